@@ -1,0 +1,18 @@
+import { readdirSync, existsSync } from "node:fs";
+import { defineConfig } from "vitest/config";
+
+const packages = readdirSync("packages").filter((name) => existsSync(`packages/${name}/src`));
+
+export default defineConfig({
+  ssr: { resolve: { conditions: ["source"] } },
+  resolve: { conditions: ["source"] },
+  test: {
+    projects: [
+      ...packages.map((name) => ({
+        extends: true as const,
+        test: { name, root: `packages/${name}`, include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+      })),
+      { extends: true as const, test: { name: "integration", root: "test", include: ["**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
+    ],
+  },
+});
