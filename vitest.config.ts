@@ -1,4 +1,4 @@
-import { readdirSync, existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 const packages = readdirSync("packages").filter((name) => existsSync(`packages/${name}/src`));
@@ -12,7 +12,16 @@ export default defineConfig({
         extends: true as const,
         test: { name, root: `packages/${name}`, include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
       })),
-      { extends: true as const, test: { name: "integration", root: "test", include: ["**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        extends: true as const,
+        test: {
+          name: "integration",
+          root: "test",
+          include: ["**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });

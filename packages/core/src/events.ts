@@ -1,0 +1,45 @@
+import type { ErrorCode } from "./errors.js";
+
+/** Fields every task event carries: ids and timings, never request contents. */
+export interface TaskEventBase {
+  /** The id given with the task, or the scheduler's own sequence number as a string. */
+  readonly id: string;
+  readonly priority: string;
+  readonly tenant: string;
+  readonly cost: number;
+}
+
+/** The events `scheduler.on()` offers, each with its payload. */
+export interface SchedulerEvents {
+  /** The task waits for a slot. */
+  queued: TaskEventBase & { readonly retry: boolean };
+  /** The task got a slot. */
+  started: TaskEventBase & { readonly waitMs: number };
+  /** The task's function fulfilled (or the permit was released normally). */
+  completed: TaskEventBase & { readonly waitMs: number; readonly runMs: number };
+  /** The task's function threw or rejected, or it was stopped while running (`RUN_TIMEOUT`, `ABORTED`, `CLOSED`). */
+  failed: TaskEventBase & {
+    readonly waitMs: number;
+    readonly runMs: number;
+    readonly error: unknown;
+    readonly code: ErrorCode | undefined;
+  };
+  /** The task never started: refused at admission or removed from the queue. */
+  rejected: TaskEventBase & {
+    readonly code: ErrorCode;
+    readonly waitMs: number;
+    readonly retryAfterMs: number | undefined;
+  };
+  /**
+   * A slot was freed although the task's function had not settled `abortGraceMs` after its signal was
+   * aborted: the function ignores its signal, and the upstream may briefly see more than the limit.
+   */
+  overrun: TaskEventBase & { readonly heldMs: number };
+  /** Nothing waits and nothing runs. */
+  idle: { readonly at: number };
+  /** A listener threw, or the store failed in the background. */
+  error: { readonly error: unknown };
+}
+
+/** Names of {@link SchedulerEvents}. */
+export type SchedulerEventName = keyof SchedulerEvents;

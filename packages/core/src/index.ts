@@ -1,0 +1,28 @@
+export type { Admitted, TaskOptions } from "./admission.js";
+export { type Clock, systemClock, type TimerHandle, VirtualClock } from "./clock.js";
+export {
+  type LlmPriority,
+  LlmScheduler,
+  type LlmSchedulerEvents,
+  type LlmSchedulerMetrics,
+  type LlmSchedulerOptions,
+} from "./compat.js";
+export type { Listener } from "./emitter.js";
+export { ErrorCode, isSchedulerError, SchedulerError, type SchedulerErrorOptions } from "./errors.js";
+export type { SchedulerEventName, SchedulerEvents, TaskEventBase } from "./events.js";
+export { type ErrorBody, type ErrorResponse, errorResponseFor, httpStatusFor } from "./http.js";
+export { MemoryStore } from "./memory/memory-store.js";
+export type {
+  PriorityOptions,
+  ResolvedOptions,
+  ResolvedPriority,
+  SchedulerOptions,
+  SchedulerUpdate,
+  TenantOptions,
+} from "./options.js";
+export { Permit } from "./permit.js";
+export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
+export type { MetricsSnapshot, PriorityMetrics } from "./stats.js";
+export type { EnqueueResult, MaybePromise, Store, StoreHost, StoreSnapshot, Ticket } from "./store.js";
+export type { TaskContext, TaskFunction } from "./task.js";
+export type { Quantiles } from "./wait-sketch.js";

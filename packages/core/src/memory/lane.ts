@@ -1,0 +1,138 @@
+import type { ResolvedPriority } from "../options.js";
+import type { Ticket } from "../store.js";
+import { TenantQueue } from "./tenant-queue.js";
+
+/**
+ * One priority's waiting room: a queue per tenant, a ring that gives tenants turns (deficit round robin
+ * with tenant weights), and a list of all its tickets oldest first, for aging. Every operation is O(1)
+ * (amortized O(1/min tenant weight) for the turn).
+ */
+export class Lane {
+  config: ResolvedPriority;
+  /** Stride scheduling: the virtual time of this priority's next start. */
+  pass = 0;
+  /** Waiting tickets. */
+  queued = 0;
+  /** Cost units holding a slot. */
+  running = 0;
+  oldest: Ticket | null = null;
+  newest: Ticket | null = null;
+  readonly tenants = new Map<string, TenantQueue>();
+  #cursor: TenantQueue | null = null;
+
+  constructor(config: ResolvedPriority) {
+    this.config = config;
+  }
+
+  /** The tenant queue for `name`, created on first use. */
+  tenant(name: string, weightOf: (tenant: string) => number): TenantQueue {
+    let queue = this.tenants.get(name);
+    if (queue === undefined) {
+      queue = new TenantQueue(name, weightOf(name));
+      this.tenants.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** Forgets a tenant that neither waits nor runs, so memory follows the active tenants only. */
+  forgetIfIdle(queue: TenantQueue): void {
+    if (queue.idle && !queue.inRing && this.tenants.get(queue.name) === queue)
+      this.tenants.delete(queue.name);
+  }
+
+  push(ticket: Ticket, queue: TenantQueue): void {
+    ticket.storeRef = queue;
+    if (ticket.retry) queue.pushFront(ticket);
+    else queue.pushBack(ticket);
+    ticket.olderPrev = this.newest;
+    ticket.olderNext = null;
+    if (this.newest === null) this.oldest = ticket;
+    else this.newest.olderNext = ticket;
+    this.newest = ticket;
+    this.queued++;
+    if (!queue.inRing) this.#join(queue);
+  }
+
+  /** The ticket the tenant turn would start next. */
+  peek(): Ticket | null {
+    return this.#cursor === null ? null : this.#cursor.head;
+  }
+
+  /** Starts the tenant turn's ticket: takes it out and moves the turn on when it is used up. */
+  takeNext(): Ticket {
+    const queue = this.#cursor!;
+    const ticket = queue.head!;
+    queue.credit -= 1;
+    this.remove(ticket);
+    if (queue.inRing && queue.credit < 1) this.#arrive(queue.ringNext);
+    return ticket;
+  }
+
+  /** Takes `ticket` out of its tenant queue and the age list; O(1). */
+  remove(ticket: Ticket): void {
+    const queue = ticket.storeRef as TenantQueue;
+    queue.remove(ticket);
+    if (ticket.olderPrev === null) this.oldest = ticket.olderNext;
+    else ticket.olderPrev.olderNext = ticket.olderNext;
+    if (ticket.olderNext === null) this.newest = ticket.olderPrev;
+    else ticket.olderNext.olderPrev = ticket.olderPrev;
+    ticket.olderPrev = null;
+    ticket.olderNext = null;
+    this.queued--;
+    if (queue.size === 0) this.#leave(queue);
+  }
+
+  /** Removes and returns every waiting ticket, oldest first. */
+  removeAll(): Ticket[] {
+    const all: Ticket[] = [];
+    while (this.oldest !== null) {
+      const ticket = this.oldest;
+      this.remove(ticket);
+      all.push(ticket);
+    }
+    return all;
+  }
+
+  #join(queue: TenantQueue): void {
+    queue.inRing = true;
+    queue.credit = 0;
+    const cursor = this.#cursor;
+    if (cursor === null) {
+      queue.ringPrev = queue;
+      queue.ringNext = queue;
+      this.#arrive(queue);
+      return;
+    }
+    // The newcomer's turn comes at the end of the current round: just before the cursor.
+    queue.ringNext = cursor;
+    queue.ringPrev = cursor.ringPrev;
+    cursor.ringPrev.ringNext = queue;
+    cursor.ringPrev = queue;
+  }
+
+  #leave(queue: TenantQueue): void {
+    queue.inRing = false;
+    queue.credit = 0;
+    const next = queue.ringNext;
+    queue.ringPrev.ringNext = next;
+    next.ringPrev = queue.ringPrev;
+    queue.ringPrev = queue;
+    queue.ringNext = queue;
+    if (this.#cursor === queue) {
+      this.#cursor = null;
+      if (next !== queue) this.#arrive(next);
+    }
+    this.forgetIfIdle(queue);
+  }
+
+  /** The turn reaches `queue`: it earns its weight; tenants still short of one start are passed over. */
+  #arrive(queue: TenantQueue): void {
+    let current = queue;
+    current.credit += current.weight;
+    while (current.credit < 1) {
+      current = current.ringNext;
+      current.credit += current.weight;
+    }
+    this.#cursor = current;
+  }
+}

@@ -1,0 +1,41 @@
+import type { Ticket } from "../store.js";
+import type { Lane } from "./lane.js";
+
+/** The picker's choice: which priority starts next, and which of its tickets. */
+export interface Pick {
+  readonly lane: Lane;
+  readonly ticket: Ticket;
+  /** Chosen by the aging bound rather than by weight and tenant turn. */
+  readonly aged: boolean;
+}
+
+/** Whether `ticket` of `lane` may take a slot now (all limits and other priorities' reserves). */
+export type Fits = (lane: Lane, ticket: Ticket) => boolean;
+
+/**
+ * The picking rule, kept small enough to be written again in Lua for a shared store:
+ * 1. aging: among priorities whose oldest ticket has waited at least `maxWaitMs` and fits, the one whose
+ *    oldest ticket is oldest starts that ticket;
+ * 2. otherwise stride scheduling: among priorities with a ticket that fits, the lowest `pass` (ties to the
+ *    priority configured first) starts its tenant turn's ticket.
+ * Cost per pick is O(k) in the number of configured priorities and O(1) in queue length and tenants.
+ */
+export function pick(lanes: readonly Lane[], now: number, fits: Fits): Pick | null {
+  let aged: Lane | null = null;
+  for (const lane of lanes) {
+    const oldest = lane.oldest;
+    if (oldest === null || now - oldest.enqueuedAt < lane.config.maxWaitMs || !fits(lane, oldest)) continue;
+    if (aged === null || oldest.enqueuedAt < aged.oldest!.enqueuedAt) aged = lane;
+  }
+  if (aged !== null) return { lane: aged, ticket: aged.oldest!, aged: true };
+
+  let best: Lane | null = null;
+  let bestTicket: Ticket | null = null;
+  for (const lane of lanes) {
+    const ticket = lane.peek();
+    if (ticket === null || (best !== null && lane.pass >= best.pass) || !fits(lane, ticket)) continue;
+    best = lane;
+    bestTicket = ticket;
+  }
+  return best === null ? null : { lane: best, ticket: bestTicket!, aged: false };
+}

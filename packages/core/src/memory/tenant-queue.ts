@@ -1,0 +1,62 @@
+import type { Ticket } from "../store.js";
+
+/**
+ * One tenant's waiting tickets within one priority: FIFO, retries at the front, O(1) removal of any
+ * ticket through the ticket's own `prev`/`next` links. Also a member of its lane's ring of tenants.
+ */
+export class TenantQueue {
+  readonly name: string;
+  weight: number;
+  head: Ticket | null = null;
+  tail: Ticket | null = null;
+  size = 0;
+  /** Cost units of this tenant's tickets that hold a slot now. */
+  running = 0;
+  /** Starts this tenant may still take in the current round (deficit round robin). */
+  credit = 0;
+  ringPrev: TenantQueue = this;
+  ringNext: TenantQueue = this;
+  inRing = false;
+
+  constructor(name: string, weight: number) {
+    this.name = name;
+    this.weight = weight;
+  }
+
+  get idle(): boolean {
+    return this.size === 0 && this.running === 0;
+  }
+
+  /** True when `ticket` waits in this queue. */
+  has(ticket: Ticket): boolean {
+    return ticket.prev !== null || this.head === ticket;
+  }
+
+  pushBack(ticket: Ticket): void {
+    ticket.prev = this.tail;
+    ticket.next = null;
+    if (this.tail === null) this.head = ticket;
+    else this.tail.next = ticket;
+    this.tail = ticket;
+    this.size++;
+  }
+
+  pushFront(ticket: Ticket): void {
+    ticket.prev = null;
+    ticket.next = this.head;
+    if (this.head === null) this.tail = ticket;
+    else this.head.prev = ticket;
+    this.head = ticket;
+    this.size++;
+  }
+
+  remove(ticket: Ticket): void {
+    if (ticket.prev === null) this.head = ticket.next;
+    else ticket.prev.next = ticket.next;
+    if (ticket.next === null) this.tail = ticket.prev;
+    else ticket.next.prev = ticket.prev;
+    ticket.prev = null;
+    ticket.next = null;
+    this.size--;
+  }
+}

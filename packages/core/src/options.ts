@@ -1,0 +1,303 @@
+import { type Clock, systemClock } from "./clock.js";
+import type { Store } from "./store.js";
+import {
+  bound,
+  definedOnly,
+  duration,
+  invalid,
+  nonEmptyString,
+  nonNegativeInteger,
+  plainObject,
+  positiveInteger,
+  positiveNumber,
+} from "./validate.js";
+
+/** One lane of work, such as `interactive` or `batch`. */
+export interface PriorityOptions {
+  /**
+   * Share of starts while several priorities wait: with weights 5 and 1, about five starts of the first
+   * for each start of the second.
+   * @default 1
+   */
+  readonly weight?: number;
+  /**
+   * Slots only this priority may use: an arrival starts at once while fewer than this many of its
+   * priority run, whatever else is queued.
+   * @default 0
+   */
+  readonly reserved?: number;
+  /**
+   * At most this many of this priority run at once.
+   * @default the scheduler's `maxConcurrency`
+   */
+  readonly maxConcurrency?: number;
+  /**
+   * A task that waits longer than this for a slot is rejected with `QUEUE_TIMEOUT`. `Infinity` waits forever.
+   * @default 60_000
+   */
+  readonly queueTimeoutMs?: number;
+  /**
+   * At most this many tasks of this priority wait; the next is rejected at once with `QUEUE_FULL`.
+   * @default 10_000
+   */
+  readonly maxQueue?: number;
+  /**
+   * Aging bound: a task that has waited this long goes next (oldest first), whatever the weights say,
+   * as soon as a slot it may use is free. `Infinity` turns aging off.
+   * @default Infinity
+   */
+  readonly maxWaitMs?: number;
+}
+
+/** Per-tenant settings. */
+export interface TenantOptions {
+  /**
+   * Turns within a priority: a tenant of weight 2 gets two starts per round where others get one.
+   * @default 1
+   */
+  readonly weight?: number;
+}
+
+/** Everything `createScheduler()` accepts. Every field is optional. */
+export interface SchedulerOptions {
+  /**
+   * Requests (or cost units) in flight upstream at once, over all priorities.
+   * @default 8
+   */
+  readonly maxConcurrency?: number;
+  /**
+   * The lanes. When given, exactly these exist.
+   * @default { interactive: { weight: 5, reserved: 1, queueTimeoutMs: 10_000, maxQueue: 1_000 },
+   *            batch: { weight: 1, queueTimeoutMs: 600_000, maxQueue: 100_000, maxWaitMs: 60_000 } }
+   */
+  readonly priorities?: Readonly<Record<string, PriorityOptions>>;
+  /**
+   * The priority of a task that names none.
+   * @default "interactive" when configured, otherwise the first priority
+   */
+  readonly defaultPriority?: string;
+  /**
+   * What a task that names an unknown priority gets: `"reject"` (an `INVALID_PRIORITY` error) or
+   * `"default"` (it runs as `defaultPriority`).
+   * @default "reject"
+   */
+  readonly unknownPriority?: "reject" | "default";
+  /**
+   * At most this many tasks wait over all priorities together.
+   * @default Infinity
+   */
+  readonly maxQueue?: number;
+  /**
+   * The tenant of a task that names none.
+   * @default "default"
+   */
+  readonly defaultTenant?: string;
+  /** Weights of named tenants; others weigh 1. */
+  readonly tenants?: Readonly<Record<string, TenantOptions>>;
+  /**
+   * After a run timeout, a caller's abort or `close()` has aborted a running task's signal, its slot stays
+   * taken until the task's function settles (so the upstream never sees more than the limit), but never
+   * longer than this.
+   * @default 5_000
+   */
+  readonly abortGraceMs?: number;
+  /**
+   * An `id` that was rejected (`QUEUE_FULL`, `QUEUE_TIMEOUT`) within this window is treated as a retry
+   * when it comes back: it goes to the front of its tenant's queue.
+   * @default 60_000
+   */
+  readonly retryWindowMs?: number;
+  /**
+   * How many recently rejected ids are remembered for that (oldest forgotten first).
+   * @default 10_000
+   */
+  readonly retryMemory?: number;
+  /**
+   * How many tenants `metrics()` lists (the busiest first).
+   * @default 50
+   */
+  readonly metricsTenantLimit?: number;
+  /**
+   * Where the queues and counts live. The in-memory store is the default; `@llm-scheduler/redis`
+   * shares them across instances.
+   * @default a new in-memory store
+   */
+  readonly store?: Store;
+  /**
+   * Time source and timers. Pass a `VirtualClock` in tests and simulations.
+   * @default systemClock
+   */
+  readonly clock?: Clock;
+}
+
+/** A priority with every field decided. */
+export interface ResolvedPriority {
+  readonly name: string;
+  /** Position in configuration order; ties between priorities go to the lower index. */
+  readonly index: number;
+  readonly weight: number;
+  readonly reserved: number;
+  readonly maxConcurrency: number;
+  readonly queueTimeoutMs: number;
+  readonly maxQueue: number;
+  readonly maxWaitMs: number;
+}
+
+/** What the scheduler and the store work from, after defaults and validation. */
+export interface ResolvedOptions {
+  readonly maxConcurrency: number;
+  readonly maxQueue: number;
+  readonly priorities: readonly ResolvedPriority[];
+  readonly priorityByName: ReadonlyMap<string, ResolvedPriority>;
+  readonly defaultPriority: string;
+  readonly unknownPriority: "reject" | "default";
+  readonly defaultTenant: string;
+  readonly tenantWeights: ReadonlyMap<string, number>;
+  readonly abortGraceMs: number;
+  readonly retryWindowMs: number;
+  readonly retryMemory: number;
+  readonly metricsTenantLimit: number;
+  readonly clock: Clock;
+}
+
+function defaultPriorities(maxConcurrency: number): Record<string, PriorityOptions> {
+  return {
+    interactive: { weight: 5, reserved: maxConcurrency > 1 ? 1 : 0, queueTimeoutMs: 10_000, maxQueue: 1_000 },
+    batch: { weight: 1, queueTimeoutMs: 600_000, maxQueue: 100_000, maxWaitMs: 60_000 },
+  };
+}
+
+function resolvePriority(
+  name: string,
+  index: number,
+  raw: unknown,
+  maxConcurrency: number,
+): ResolvedPriority {
+  const field = `priorities.${name}`;
+  const given = definedOnly(plainObject(field, raw) as PriorityOptions);
+  const merged = {
+    weight: 1,
+    reserved: 0,
+    maxConcurrency,
+    queueTimeoutMs: 60_000,
+    maxQueue: 10_000,
+    maxWaitMs: Number.POSITIVE_INFINITY,
+    ...given,
+  };
+  const priority: ResolvedPriority = {
+    name,
+    index,
+    weight: positiveNumber(`${field}.weight`, merged.weight, 1_000_000),
+    reserved: nonNegativeInteger(`${field}.reserved`, merged.reserved),
+    maxConcurrency: positiveInteger(`${field}.maxConcurrency`, merged.maxConcurrency),
+    queueTimeoutMs: duration(`${field}.queueTimeoutMs`, merged.queueTimeoutMs),
+    maxQueue: bound(`${field}.maxQueue`, merged.maxQueue),
+    maxWaitMs: duration(`${field}.maxWaitMs`, merged.maxWaitMs),
+  };
+  if (priority.maxConcurrency > maxConcurrency) {
+    throw invalid(
+      `${field}.maxConcurrency`,
+      `at most \`maxConcurrency\` (${maxConcurrency})`,
+      priority.maxConcurrency,
+    );
+  }
+  if (priority.reserved > priority.maxConcurrency) {
+    throw invalid(
+      `${field}.reserved`,
+      `at most its \`maxConcurrency\` (${priority.maxConcurrency})`,
+      priority.reserved,
+    );
+  }
+  return priority;
+}
+
+function resolveTenants(raw: unknown): Map<string, number> {
+  const weights = new Map<string, number>();
+  if (raw === undefined) return weights;
+  for (const [tenant, options] of Object.entries(plainObject("tenants", raw))) {
+    const weight = definedOnly(plainObject(`tenants.${tenant}`, options) as TenantOptions).weight ?? 1;
+    weights.set(tenant, positiveNumber(`tenants.${tenant}.weight`, weight, 1_000));
+  }
+  return weights;
+}
+
+/**
+ * Merges defaults under the given options (ignoring `undefined` fields) and validates every field,
+ * throwing a `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
+ */
+export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions {
+  const given = definedOnly(plainObject("options", options) as SchedulerOptions);
+  const maxConcurrency = positiveInteger("maxConcurrency", given.maxConcurrency ?? 8);
+  const rawPriorities = plainObject("priorities", given.priorities ?? defaultPriorities(maxConcurrency));
+  const names = Object.keys(rawPriorities);
+  if (names.length === 0) throw invalid("priorities", "an object with at least one priority", rawPriorities);
+  const priorities = names.map((name, index) =>
+    resolvePriority(name, index, rawPriorities[name], maxConcurrency),
+  );
+  const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
+  if (reservedTotal > maxConcurrency) {
+    throw invalid(
+      "priorities.*.reserved",
+      `in total at most \`maxConcurrency\` (${maxConcurrency})`,
+      reservedTotal,
+    );
+  }
+  const defaultPriority = nonEmptyString(
+    "defaultPriority",
+    given.defaultPriority ?? (names.includes("interactive") ? "interactive" : names[0]),
+  );
+  if (!names.includes(defaultPriority)) {
+    throw invalid(
+      "defaultPriority",
+      `one of ${names.map((name) => `\`${name}\``).join(", ")}`,
+      defaultPriority,
+    );
+  }
+  const unknownPriority = given.unknownPriority ?? "reject";
+  if (unknownPriority !== "reject" && unknownPriority !== "default") {
+    throw invalid("unknownPriority", '"reject" or "default"', unknownPriority);
+  }
+  return {
+    maxConcurrency,
+    maxQueue: bound("maxQueue", given.maxQueue ?? Number.POSITIVE_INFINITY),
+    priorities,
+    priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
+    defaultPriority,
+    unknownPriority,
+    defaultTenant: nonEmptyString("defaultTenant", given.defaultTenant ?? "default"),
+    tenantWeights: resolveTenants(given.tenants),
+    abortGraceMs: duration("abortGraceMs", given.abortGraceMs ?? 5_000),
+    retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),
+    retryMemory: nonNegativeInteger("retryMemory", given.retryMemory ?? 10_000),
+    metricsTenantLimit: nonNegativeInteger("metricsTenantLimit", given.metricsTenantLimit ?? 50),
+    clock: given.clock ?? systemClock,
+  };
+}
+
+/** What `update()` accepts: limits and priority fields to change while running. */
+export interface SchedulerUpdate {
+  readonly maxConcurrency?: number;
+  readonly maxQueue?: number;
+  /** Fields to change per priority; a name not configured yet adds that priority. */
+  readonly priorities?: Readonly<Record<string, PriorityOptions>>;
+  readonly tenants?: Readonly<Record<string, TenantOptions>>;
+  readonly abortGraceMs?: number;
+}
+
+/** Applies an update to the options the scheduler was built from; the caller resolves the result. */
+export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate): SchedulerOptions {
+  const patch = definedOnly(plainObject("update", update) as SchedulerUpdate);
+  const maxConcurrency = patch.maxConcurrency ?? current.maxConcurrency ?? 8;
+  const priorities: Record<string, PriorityOptions> = {
+    ...(current.priorities ?? defaultPriorities(maxConcurrency)),
+  };
+  for (const [name, fields] of Object.entries(patch.priorities ?? {})) {
+    priorities[name] = { ...priorities[name], ...definedOnly(plainObject(`priorities.${name}`, fields)) };
+  }
+  return {
+    ...current,
+    ...patch,
+    priorities,
+    tenants: { ...current.tenants, ...patch.tenants },
+  };
+}

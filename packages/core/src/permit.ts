@@ -1,0 +1,57 @@
+import type { Task } from "./task.js";
+
+/**
+ * The right to have one request in flight upstream, for code that cannot wrap its work in a function
+ * (a middleware that holds the slot until a streamed response has been sent). Release it exactly when
+ * the work is over; `release()` is idempotent.
+ *
+ * @example
+ * const permit = await scheduler.acquire({ priority: "interactive", tenant: "alice", signal });
+ * try {
+ *   await streamUpstream({ signal: permit.signal });
+ * } finally {
+ *   permit.release();
+ * }
+ */
+export class Permit {
+  readonly #task: Task;
+  readonly #release: (task: Task, failure: unknown) => void;
+  readonly waitMs: number;
+
+  /** @internal Created by the scheduler when a slot is granted. */
+  constructor(task: Task, waitMs: number, release: (task: Task, failure: unknown) => void) {
+    this.#task = task;
+    this.waitMs = waitMs;
+    this.#release = release;
+  }
+
+  get id(): string {
+    return this.#task.id;
+  }
+
+  get priority(): string {
+    return this.#task.priority;
+  }
+
+  get tenant(): string {
+    return this.#task.tenant;
+  }
+
+  /** Fires on the permit's run timeout, the caller's abort, and `close()`. */
+  get signal(): AbortSignal {
+    return this.#task.controller!.signal;
+  }
+
+  /** False once released (by this call, or by the grace bound after the signal fired). */
+  get held(): boolean {
+    return this.#task.phase === 2;
+  }
+
+  /**
+   * Gives the slot back. Pass the error when the work failed, so that metrics count it as failed.
+   * Idempotent: later calls do nothing.
+   */
+  release(error?: unknown): void {
+    this.#release(this.#task, error);
+  }
+}

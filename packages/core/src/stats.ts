@@ -1,0 +1,118 @@
+import { DrainMeter } from "./drain-meter.js";
+import type { ErrorCode } from "./errors.js";
+import type { StoreSnapshot } from "./store.js";
+import { type Quantiles, WaitSketch } from "./wait-sketch.js";
+
+/** One priority in a {@link MetricsSnapshot}. */
+export interface PriorityMetrics {
+  readonly running: number;
+  readonly queued: number;
+  readonly started: number;
+  readonly completed: number;
+  readonly failed: number;
+  /** Tasks that never started, by code (`QUEUE_FULL`, `QUEUE_TIMEOUT`, `ABORTED`, `CLOSED`, …). */
+  readonly rejected: Readonly<Partial<Record<ErrorCode, number>>>;
+  /** Slots freed by the grace bound while the task's function still ran. */
+  readonly overruns: number;
+  /** Queue wait of started tasks, in ms. */
+  readonly waitMs: Quantiles;
+  /** Clock time of the last start, or `null`. */
+  readonly lastStartedAt: number | null;
+  /** Starts per second over the last 32 starts. */
+  readonly startRate: number;
+}
+
+/** What `scheduler.metrics()` returns: a plain object, safe to serialize. */
+export interface MetricsSnapshot {
+  /** Clock time of the snapshot. */
+  readonly at: number;
+  readonly closed: boolean;
+  readonly maxConcurrency: number;
+  /** Cost units in flight (equal to tasks in flight when every cost is 1). */
+  readonly running: number;
+  readonly queued: number;
+  readonly started: number;
+  readonly completed: number;
+  readonly failed: number;
+  readonly rejected: Readonly<Partial<Record<ErrorCode, number>>>;
+  readonly priorities: Readonly<Record<string, PriorityMetrics>>;
+  /** The busiest tenants (queued plus running), at most `metricsTenantLimit`. */
+  readonly tenants: StoreSnapshot["tenants"];
+}
+
+/** Counters of one priority, kept by the scheduler in this process. */
+export class PriorityStats {
+  started = 0;
+  completed = 0;
+  failed = 0;
+  overruns = 0;
+  lastStartedAt: number | null = null;
+  readonly rejected: Partial<Record<ErrorCode, number>> = {};
+  readonly wait = new WaitSketch();
+  readonly drain = new DrainMeter();
+
+  recordStart(now: number, waitMs: number): void {
+    this.started++;
+    this.lastStartedAt = now;
+    this.wait.record(waitMs);
+    this.drain.record(now);
+  }
+
+  recordRejection(code: ErrorCode): void {
+    this.rejected[code] = (this.rejected[code] ?? 0) + 1;
+  }
+
+  snapshot(now: number, counts: { running: number; queued: number } | undefined): PriorityMetrics {
+    return {
+      running: counts?.running ?? 0,
+      queued: counts?.queued ?? 0,
+      started: this.started,
+      completed: this.completed,
+      failed: this.failed,
+      rejected: { ...this.rejected },
+      overruns: this.overruns,
+      waitMs: this.wait.snapshot(),
+      lastStartedAt: this.lastStartedAt,
+      startRate: (this.drain.rate(now) ?? 0) * 1000,
+    };
+  }
+}
+
+/** Assembles the snapshot from the store's counts and each priority's counters. */
+export function buildMetrics(
+  now: number,
+  closed: boolean,
+  maxConcurrency: number,
+  store: StoreSnapshot,
+  stats: ReadonlyMap<string, PriorityStats>,
+  unprioritized: Readonly<Partial<Record<ErrorCode, number>>>,
+): MetricsSnapshot {
+  const priorities: Record<string, PriorityMetrics> = {};
+  const rejected: Partial<Record<ErrorCode, number>> = { ...unprioritized };
+  let started = 0;
+  let completed = 0;
+  let failed = 0;
+  for (const [name, priority] of stats) {
+    const snapshot = priority.snapshot(now, store.priorities[name]);
+    priorities[name] = snapshot;
+    started += snapshot.started;
+    completed += snapshot.completed;
+    failed += snapshot.failed;
+    for (const [code, count] of Object.entries(snapshot.rejected) as Array<[ErrorCode, number]>) {
+      rejected[code] = (rejected[code] ?? 0) + count;
+    }
+  }
+  return {
+    at: now,
+    closed,
+    maxConcurrency,
+    running: store.running,
+    queued: store.queued,
+    started,
+    completed,
+    failed,
+    rejected,
+    priorities,
+    tenants: store.tenants,
+  };
+}

@@ -1,0 +1,82 @@
+import { ErrorCode, SchedulerError } from "./errors.js";
+
+function describe(value: unknown): string {
+  let shown: string;
+  try {
+    shown = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    shown = String(value);
+  }
+  return `\`${shown}\` (${value === null ? "null" : typeof value})`;
+}
+
+/** The one shape of every validation message: ``Expected `field` to be …, got `value` (type)``. */
+export function invalid(field: string, expected: string, value: unknown): SchedulerError {
+  return new SchedulerError(
+    ErrorCode.INVALID_OPTION,
+    `Expected \`${field}\` to be ${expected}, got ${describe(value)}`,
+  );
+}
+
+export function positiveInteger(field: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw invalid(field, "a positive integer", value);
+  }
+  return value;
+}
+
+export function nonNegativeInteger(field: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw invalid(field, "a non-negative integer", value);
+  }
+  return value;
+}
+
+/** A positive integer or `Infinity` (for bounds that may be switched off). */
+export function bound(field: string, value: unknown): number {
+  if (value === Number.POSITIVE_INFINITY) return value;
+  return positiveInteger(field, value);
+}
+
+/** Milliseconds: a positive finite number, or `Infinity` for "never". */
+export function duration(field: string, value: unknown): number {
+  if (typeof value !== "number" || Number.isNaN(value) || value <= 0) {
+    throw invalid(field, "a positive number of milliseconds or Infinity", value);
+  }
+  return value;
+}
+
+export function positiveNumber(field: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > max) {
+    throw invalid(
+      field,
+      max === Number.MAX_SAFE_INTEGER ? "a positive number" : `a number in (0, ${max}]`,
+      value,
+    );
+  }
+  return value;
+}
+
+export function nonEmptyString(field: string, value: unknown, maxLength = 256): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > maxLength) {
+    throw invalid(field, `a non-empty string of at most ${maxLength} characters`, value);
+  }
+  return value;
+}
+
+export function plainObject(field: string, value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw invalid(field, "an object", value);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Copies `value` without the keys whose value is `undefined`, so defaults can be spread under it. */
+export function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  const result: Partial<T> = {};
+  if (value === undefined) return result;
+  for (const key of Object.keys(value) as Array<keyof T>) {
+    if (value[key] !== undefined) result[key] = value[key];
+  }
+  return result;
+}
