@@ -21,6 +21,14 @@ export type {
   TenantOptions,
 } from "./options.js";
 export { Permit } from "./permit.js";
+export {
+  type HeaderReader,
+  Headers,
+  isRetryRequest,
+  lowerOnlyPriority,
+  requestIdOf,
+  serverTiming,
+} from "./request.js";
 export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
 export type { MetricsSnapshot, PriorityMetrics } from "./stats.js";
 export type { EnqueueResult, MaybePromise, Store, StoreHost, StoreSnapshot, Ticket } from "./store.js";

@@ -1,0 +1,69 @@
+import { ErrorCode, SchedulerError } from "./errors.js";
+import type { ResolvedOptions } from "./options.js";
+
+/** Reads one request header by lower-case name; whatever the framework offers. */
+export type HeaderReader = (name: string) => string | null | undefined;
+
+/** Header names the adapters read. */
+export const Headers = {
+  /** Lets a client lower (never raise) its own priority. */
+  priority: "x-priority",
+  /** The request id; one is made up when absent. */
+  requestId: "x-request-id",
+  /** Sent by the official OpenAI clients on their retries ("1", "2", …). */
+  retryCount: "x-stainless-retry-count",
+} as const;
+
+/**
+ * The priority a request gets when the operator configured no mapping: the default priority, or a
+ * less urgent one the client asked for with `x-priority`. Priorities rank in configuration order, most
+ * urgent first; a header naming a more urgent one than `base` is ignored (a client cannot raise itself),
+ * and one naming no configured priority is an `INVALID_PRIORITY` error (answered with 400).
+ *
+ * @example
+ * lowerOnlyPriority(scheduler.options, req.get("x-priority")); // "batch" if asked, else "interactive"
+ */
+export function lowerOnlyPriority(
+  options: ResolvedOptions,
+  requested: string | null | undefined,
+  base?: string,
+): string {
+  const floor = options.priorityByName.get(base ?? options.defaultPriority);
+  if (floor === undefined) {
+    throw new SchedulerError(ErrorCode.INVALID_PRIORITY, `Unknown priority "${String(base)}"`);
+  }
+  if (requested === null || requested === undefined || requested.trim() === "") return floor.name;
+  const wanted = options.priorityByName.get(requested.trim().toLowerCase());
+  if (wanted === undefined) {
+    const known = options.priorities.map((priority) => `"${priority.name}"`).join(", ");
+    throw new SchedulerError(
+      ErrorCode.INVALID_PRIORITY,
+      `Unknown priority "${requested.slice(0, 64)}" in the ${Headers.priority} header; expected one of ${known}`,
+    );
+  }
+  return wanted.index >= floor.index ? wanted.name : floor.name;
+}
+
+/** True when the request is a client's retry (the official OpenAI clients send `x-stainless-retry-count`). */
+export function isRetryRequest(header: HeaderReader): boolean {
+  const count = Number.parseInt(header(Headers.retryCount) ?? "", 10);
+  return Number.isInteger(count) && count >= 1;
+}
+
+let requestCounter = 0;
+
+/**
+ * The request's id: `x-request-id` when the client sent a usable one (at most 128 visible ASCII
+ * characters), otherwise a new one.
+ */
+export function requestIdOf(header: HeaderReader): string {
+  const given = header(Headers.requestId);
+  if (given !== null && given !== undefined && /^[\x21-\x7e]{1,128}$/.test(given)) return given;
+  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `req-${Date.now().toString(36)}-${requestCounter.toString(36)}`;
+}
+
+/** `Server-Timing` value that shows queue wait in browser tools. */
+export function serverTiming(waitMs: number): string {
+  return `queue;dur=${Math.max(0, waitMs).toFixed(1)}`;
+}
