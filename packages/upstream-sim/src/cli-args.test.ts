@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { parseCliArgs } from "./cli-args.js";
+
+describe("parseCliArgs", () => {
+  it("defaults to port 8000", () => {
+    expect(parseCliArgs([])).toEqual({ kind: "start", options: { port: 8000 } });
+  });
+
+  it("maps flags to options and fault rates", () => {
+    const command = parseCliArgs([
+      "--port=0",
+      "--parallel",
+      "8",
+      "--token-ms",
+      "2.5",
+      "--model",
+      "llama",
+      "--max-queued",
+      "Infinity",
+      "--rate-429",
+      "0.1",
+      "--rate-hang",
+      "0.01",
+    ]);
+    expect(command).toEqual({
+      kind: "start",
+      options: {
+        port: 0,
+        parallel: 8,
+        tokenMs: 2.5,
+        model: "llama",
+        maxQueued: Number.POSITIVE_INFINITY,
+        faults: { 429: 0.1, hang: 0.01 },
+      },
+    });
+  });
+
+  it("asks for help", () => {
+    expect(parseCliArgs(["-h"])).toEqual({ kind: "help" });
+  });
+
+  it("rejects unknown flags and non-numbers", () => {
+    expect(() => parseCliArgs(["--nope"])).toThrow();
+    expect(() => parseCliArgs(["--parallel", "many"])).toThrow(
+      "Expected `--parallel` to be a number, got `many` (string)",
+    );
+  });
+});

@@ -1,0 +1,42 @@
+import { FaultPicker } from "./faults.js";
+import { createLatencyModel, type LatencyModel } from "./latency-model.js";
+import type { ResolvedUpstreamOptions } from "./options.js";
+import { createRandom, mixSeed } from "./prng.js";
+import { Slots } from "./slots.js";
+import { StatsRecorder } from "./stats.js";
+
+/** The state one simulated server shares between its requests. */
+export interface SimContext {
+  readonly options: ResolvedUpstreamOptions;
+  readonly latency: LatencyModel;
+  readonly slots: Slots;
+  readonly stats: StatsRecorder;
+  readonly faults: FaultPicker;
+  /** Signals of the requests being handled, aborted all at once by `close()`. */
+  readonly requests: Set<AbortController>;
+  /** Numbers the completion requests 1, 2, 3… in arrival order. */
+  nextRequestNumber(): number;
+}
+
+/**
+ * Builds the shared state of one server from resolved options.
+ *
+ * @example
+ * const context = createContext(resolveOptions({ parallel: 2 }));
+ */
+export function createContext(options: ResolvedUpstreamOptions): SimContext {
+  const slots = new Slots(options.parallel);
+  let requestNumber = 0;
+  return {
+    options,
+    latency: createLatencyModel(options),
+    slots,
+    stats: new StatsRecorder(() => ({ inFlight: slots.active, queued: slots.waiting })),
+    faults: new FaultPicker(options.faults, createRandom(mixSeed(options.seed, 0x0fa17))),
+    requests: new Set(),
+    nextRequestNumber: () => {
+      requestNumber += 1;
+      return requestNumber;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+export type { ErrorBody } from "./errors.js";
+export { faultHeader } from "./faults.js";
+export { createLatencyModel, type LatencyModel } from "./latency-model.js";
+export {
+  type FaultKind,
+  type FaultRates,
+  faultKinds,
+  type LatencyOptions,
+  type ResolvedLatencyOptions,
+  type ResolvedUpstreamOptions,
+  resolveFaultRates,
+  resolveLatencyOptions,
+  resolveOptions,
+  type UpstreamOptions,
+} from "./options.js";
+export { createRandom, mixSeed, type Random } from "./prng.js";
+export { startUpstream, type Upstream } from "./server.js";
+export type { UpstreamStats } from "./stats.js";
+export { estimateTokens } from "./tokens.js";

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { resolveFaultRates, resolveOptions } from "./options.js";
+
+describe("resolveOptions", () => {
+  it("fills in the defaults and ignores undefined values", () => {
+    const options = resolveOptions({ parallel: undefined, model: "m" });
+    expect(options).toMatchObject({
+      port: 0,
+      host: "127.0.0.1",
+      model: "m",
+      parallel: 4,
+      defaultMaxTokens: 64,
+      maxQueued: Number.POSITIVE_INFINITY,
+      seed: 42,
+      retryAfterSeconds: 1,
+      slowFactor: 5,
+      faults: { 429: 0, 500: 0, slow: 0, hang: 0 },
+    });
+  });
+
+  it.each([
+    [{ parallel: 0 }, "Expected `parallel` to be a positive integer, got `0` (number)"],
+    [{ parallel: 1.5 }, "Expected `parallel` to be a positive integer, got `1.5` (number)"],
+    [{ port: 70_000 }, "Expected `port` to be an integer from 0 to 65535, got `70000` (number)"],
+    [{ host: "" }, "Expected `host` to be a non-empty string, got `` (string)"],
+    [{ defaultMaxTokens: 0 }, "Expected `defaultMaxTokens` to be a positive integer, got `0` (number)"],
+    [{ maxQueued: -1 }, "Expected `maxQueued` to be an integer >= 0 or Infinity, got `-1` (number)"],
+    [{ seed: 0.5 }, "Expected `seed` to be an integer, got `0.5` (number)"],
+    [{ slowFactor: 0.5 }, "Expected `slowFactor` to be a finite number >= 1, got `0.5` (number)"],
+    [{ ttftMs: Number.NaN }, "Expected `ttftMs` to be a finite number >= 0, got `NaN` (number)"],
+  ])("rejects %o", (options, message) => {
+    expect(() => resolveOptions(options)).toThrow(message);
+  });
+});
+
+describe("resolveFaultRates", () => {
+  it("fills in missing kinds with 0", () => {
+    expect(resolveFaultRates({ hang: 0.25 })).toEqual({ 429: 0, 500: 0, slow: 0, hang: 0.25 });
+  });
+
+  it("rejects rates out of range, unknown kinds and sums above 1", () => {
+    expect(() => resolveFaultRates({ 429: 2 })).toThrow(
+      "Expected `faults.429` to be a number from 0 to 1, got `2`",
+    );
+    expect(() => resolveFaultRates({ teapot: 0.1 } as never)).toThrow("Expected `faults key` to be one of");
+    expect(() => resolveFaultRates({ 429: 0.6, 500: 0.6 })).toThrow("rates that sum to at most 1");
+  });
+});
