@@ -160,7 +160,8 @@ export interface ResolvedOptions {
   readonly clock: Clock;
 }
 
-function defaultPriorities(maxConcurrency: number): Record<string, PriorityOptions> {
+/** The two lanes a scheduler has when none are configured. */
+export function defaultPriorities(maxConcurrency: number): Record<string, PriorityOptions> {
   return {
     interactive: { weight: 5, reserved: maxConcurrency > 1 ? 1 : 0, queueTimeoutMs: 10_000, maxQueue: 1_000 },
     batch: { weight: 1, queueTimeoutMs: 600_000, maxQueue: 100_000, maxWaitMs: 60_000 },

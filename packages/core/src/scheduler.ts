@@ -5,6 +5,7 @@ import { ErrorCode, SchedulerError } from "./errors.js";
 import type { SchedulerEvents, TaskEventBase } from "./events.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import {
+  defaultPriorities,
   mergeUpdate,
   type ResolvedOptions,
   resolveOptions,
@@ -53,7 +54,7 @@ export class Scheduler {
     this.#options = resolveOptions(options);
     this.#raw = {
       ...options,
-      priorities: Object.fromEntries(this.#options.priorities.map((p) => [p.name, { ...p }])),
+      priorities: options.priorities ?? defaultPriorities(this.#options.maxConcurrency),
     };
     const { clock } = this.#options;
     this.#events = new Emitter((error) => this.#reportError(error));
