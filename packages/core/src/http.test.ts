@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { ErrorCode, SchedulerError } from "./errors.js";
+import { errorResponseFor, httpStatusFor } from "./http.js";
+
+describe("httpStatusFor", () => {
+  it("maps every code to one status", () => {
+    expect(Object.values(ErrorCode).map((code) => [code, httpStatusFor(code)])).toEqual([
+      ["QUEUE_FULL", 429],
+      ["QUEUE_TIMEOUT", 429],
+      ["RUN_TIMEOUT", 504],
+      ["ABORTED", 499],
+      ["PREEMPTED", 503],
+      ["CLOSED", 503],
+      ["INVALID_OPTION", 400],
+      ["INVALID_PRIORITY", 400],
+      ["STORE_UNAVAILABLE", 503],
+    ]);
+  });
+});
+
+describe("errorResponseFor", () => {
+  it("sends Retry-After in whole seconds and retry-after-ms, with an OpenAI-style body", () => {
+    const error = new SchedulerError("QUEUE_FULL", "The batch queue is full", { retryAfterMs: 1_200 });
+    expect(errorResponseFor(error)).toEqual({
+      status: 429,
+      headers: { "retry-after": "2", "retry-after-ms": "1200" },
+      body: { error: { message: "The batch queue is full", type: "rate_limit_exceeded", code: "QUEUE_FULL" } },
+    });
+  });
+
+  it("never leaks the message of an unexpected error", () => {
+    const response = errorResponseFor(new Error("password=hunter2"));
+    expect(response.status).toBe(500);
+    expect(JSON.stringify(response.body)).not.toContain("hunter2");
+  });
+
+  it("keeps cause and name on the error", () => {
+    const cause = new Error("root");
+    const error = new SchedulerError("ABORTED", "aborted", { cause });
+    expect(error.cause).toBe(cause);
+    expect(error.name).toBe("SchedulerError");
+  });
+});
