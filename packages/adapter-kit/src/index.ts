@@ -1,0 +1,10 @@
+export {
+  type AdapterOptions,
+  type Awaitable,
+  type ResolvedAdapterOptions,
+  resolveAdapterOptions,
+} from "./options.js";
+export { failureOf, type Rejection, rejectionFor } from "./rejection.js";
+export { type NodeResponseLike, ResponseWatch } from "./response-watch.js";
+export { acquireSlot, type RequestSlot } from "./slot.js";
+export { optionError } from "./validate.js";

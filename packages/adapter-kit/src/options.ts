@@ -1,0 +1,113 @@
+import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import { optionError } from "./validate.js";
+
+/** A value, or a promise of it: every mapping function may be synchronous or asynchronous. */
+export type Awaitable<T> = T | PromiseLike<T>;
+
+/**
+ * The options every adapter takes. `R` is what the framework hands a middleware: Express's `req`,
+ * Koa's `ctx`, Hono's `c`. Each adapter adds its own `onRejected`.
+ */
+export interface AdapterOptions<R> {
+  /**
+   * The scheduler that decides when requests run. Share one instance between routes (and with
+   * `scheduler.metrics()` for dashboards) by passing it here.
+   * @default a new `createScheduler()` for this middleware
+   */
+  readonly scheduler?: Scheduler;
+  /**
+   * The request's priority, from something the operator trusts (API key, route). Without it a client may
+   * only lower its own priority with an `x-priority` header; an unknown value is answered with 400.
+   * @default `lowerOnlyPriority(scheduler.options, x-priority header)`
+   */
+  readonly priority?: (request: R) => Awaitable<string>;
+  /**
+   * Who the request belongs to (API key, team); tenants take turns within a priority.
+   * @default the scheduler's `defaultTenant` ("default")
+   */
+  readonly tenant?: (request: R) => Awaitable<string>;
+  /**
+   * The request id shown in events and errors; a rejected id that comes back counts as a retry.
+   * @default the `x-request-id` header when usable, otherwise a generated id
+   */
+  readonly id?: (request: R) => Awaitable<string>;
+  /**
+   * Units of the scheduler's `maxConcurrency` the request takes (e.g. estimated tokens / 1000).
+   * @default 1
+   */
+  readonly cost?: (request: R) => Awaitable<number>;
+  /**
+   * Run timeout in milliseconds: after this long holding a slot, the request's signal aborts with
+   * `RUN_TIMEOUT` so the handler can cancel its upstream call.
+   * @default Infinity
+   */
+  readonly timeoutMs?: number;
+}
+
+/** Adapter options after defaults and validation. */
+export interface ResolvedAdapterOptions<R, H> {
+  readonly scheduler: Scheduler;
+  readonly priority: ((request: R) => Awaitable<string>) | undefined;
+  readonly tenant: ((request: R) => Awaitable<string>) | undefined;
+  readonly id: ((request: R) => Awaitable<string>) | undefined;
+  readonly cost: ((request: R) => Awaitable<number>) | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly onRejected: H | undefined;
+}
+
+const KNOWN = ["scheduler", "priority", "tenant", "id", "cost", "timeoutMs", "onRejected"] as const;
+const FUNCTIONS = ["priority", "tenant", "id", "cost", "onRejected"] as const;
+
+function isScheduler(value: unknown): value is Scheduler {
+  const candidate = value as Partial<Scheduler> | null;
+  return (
+    typeof candidate === "object" &&
+    candidate !== null &&
+    typeof candidate.acquire === "function" &&
+    typeof candidate.options === "object"
+  );
+}
+
+/**
+ * Validates an adapter's options up front (unknown keys included, so a typo fails at start-up rather
+ * than silently doing nothing) and fills in the defaults. Throws a `SchedulerError` with code
+ * `INVALID_OPTION` naming the field.
+ *
+ * @example
+ * const config = resolveAdapterOptions<Request, OnRejected>(options);
+ */
+export function resolveAdapterOptions<R, H>(
+  options: (AdapterOptions<R> & { readonly onRejected?: H }) | undefined = {},
+): ResolvedAdapterOptions<R, H> {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw optionError("options", "an object", options);
+  }
+  for (const key of Object.keys(options)) {
+    if (!(KNOWN as readonly string[]).includes(key)) {
+      throw optionError("options", `an object with only the keys ${KNOWN.join(", ")}`, key);
+    }
+  }
+  for (const key of FUNCTIONS) {
+    const value: unknown = options[key];
+    if (value !== undefined && typeof value !== "function") throw optionError(key, "a function", value);
+  }
+  const { scheduler, timeoutMs } = options;
+  if (scheduler !== undefined && !isScheduler(scheduler)) {
+    throw optionError("scheduler", "a scheduler made by createScheduler()", scheduler);
+  }
+  if (
+    timeoutMs !== undefined &&
+    (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs <= 0)
+  ) {
+    throw optionError("timeoutMs", "a positive number of milliseconds or Infinity", timeoutMs);
+  }
+  return {
+    scheduler: scheduler ?? createScheduler(),
+    priority: options.priority,
+    tenant: options.tenant,
+    id: options.id,
+    cost: options.cost,
+    timeoutMs,
+    onRejected: options.onRejected,
+  };
+}
