@@ -21,7 +21,13 @@ describe("LlmScheduler", () => {
     expect(events).toContain("queued");
     expect(events).toContain("failed");
     expect(events.at(-1)).toBe("drained");
-    expect(scheduler.getMetrics()).toMatchObject({ running: 0, interactiveWaiting: 0, batchWaiting: 0, completed: 2, failed: 1 });
+    expect(scheduler.getMetrics()).toMatchObject({
+      running: 0,
+      interactiveWaiting: 0,
+      batchWaiting: 0,
+      completed: 2,
+      failed: 1,
+    });
     await scheduler.close();
   });
 
@@ -39,7 +45,9 @@ describe("LlmScheduler", () => {
     expect(scheduler.getMetrics().batchWaiting).toBeGreaterThan(300);
     const before = starts.length;
     const interactive = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => scheduler.submit(`chat-${i}`, "interactive", work(`chat-${i}`, 1))),
+      Array.from({ length: 20 }, (_, i) =>
+        scheduler.submit(`chat-${i}`, "interactive", work(`chat-${i}`, 1)),
+      ),
     );
     expect(interactive.every((result) => result.status === "fulfilled")).toBe(true);
     // Scored by queue length, all ~390 waiting batch items would start first. Weighted 5:1 with a
@@ -52,6 +60,8 @@ describe("LlmScheduler", () => {
   });
 
   it("validates its options", () => {
-    expect(() => new LlmScheduler({ maxConcurrency: 0 })).toThrow("Expected `maxConcurrency` to be a positive integer");
+    expect(() => new LlmScheduler({ maxConcurrency: 0 })).toThrow(
+      "Expected `maxConcurrency` to be a positive integer",
+    );
   });
 });

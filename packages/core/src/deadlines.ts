@@ -3,7 +3,10 @@ import { type HeapItem, IndexedHeap } from "./heap.js";
 
 /** Something with at most one deadline at a time. */
 export interface Deadlined extends HeapItem {
-  /** When it falls due, by the scheduler's clock; owned by {@link Deadlines}. */
+  /**
+   * When it falls due, in whole ms after the deadlines' origin (rounded up, so never early); -1 when
+   * none. Owned by {@link Deadlines}. Small integers keep the field unboxed in the record.
+   */
   deadline: number;
 }
 
@@ -20,24 +23,30 @@ export class Deadlines<T extends Deadlined> {
   readonly #onExpire: (item: T) => void;
   #timer: TimerHandle | null = null;
   #armedAt = Number.POSITIVE_INFINITY;
+  readonly #origin: number;
   readonly #fire = (): void => this.#expireDue();
 
   constructor(clock: Clock, onExpire: (item: T) => void) {
     this.#clock = clock;
     this.#onExpire = onExpire;
+    this.#origin = clock.now();
   }
 
   get size(): number {
     return this.#heap.size;
   }
 
-  /** Gives `item` the deadline `at` (replacing any it had); `Infinity` means none. */
+  /** Gives `item` the deadline `at`, a clock time (replacing any it had); `Infinity` means none. */
   set(item: T, at: number): void {
     if (item.heapIndex >= 0) this.#heap.remove(item);
-    item.deadline = at;
-    if (at === Number.POSITIVE_INFINITY) return;
+    if (at === Number.POSITIVE_INFINITY) {
+      item.deadline = -1;
+      return;
+    }
+    const due = Math.max(0, Math.ceil(at - this.#origin));
+    item.deadline = due;
     this.#heap.push(item);
-    if (at < this.#armedAt) this.#arm(at);
+    if (due < this.#armedAt) this.#arm(due);
   }
 
   clear(item: T): void {
@@ -50,10 +59,13 @@ export class Deadlines<T extends Deadlined> {
     this.#disarm();
   }
 
-  #arm(at: number): void {
+  #arm(due: number): void {
     this.#disarm();
-    this.#armedAt = at;
-    this.#timer = this.#clock.setTimer(this.#fire, Math.max(0, Math.ceil(at - this.#clock.now())));
+    this.#armedAt = due;
+    this.#timer = this.#clock.setTimer(
+      this.#fire,
+      Math.max(0, Math.ceil(this.#origin + due - this.#clock.now())),
+    );
   }
 
   #disarm(): void {
@@ -65,7 +77,7 @@ export class Deadlines<T extends Deadlined> {
   #expireDue(): void {
     this.#timer = null;
     this.#armedAt = Number.POSITIVE_INFINITY;
-    const now = this.#clock.now();
+    const now = this.#clock.now() - this.#origin;
     for (let item = this.#heap.peek(); item !== undefined && item.deadline <= now; item = this.#heap.peek()) {
       this.#heap.remove(item);
       this.#onExpire(item);

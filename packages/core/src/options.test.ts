@@ -22,13 +22,34 @@ describe("resolveOptions", () => {
   it.each([
     [{ maxConcurrency: 0 }, "Expected `maxConcurrency` to be a positive integer, got `0` (number)"],
     [{ maxConcurrency: 2.5 }, "Expected `maxConcurrency` to be a positive integer, got `2.5` (number)"],
-    [{ priorities: { a: { weight: 0 } } }, "Expected `priorities.a.weight` to be a number in (0, 1000000], got `0` (number)"],
-    [{ priorities: { a: { queueTimeoutMs: "5s" } } }, "Expected `priorities.a.queueTimeoutMs` to be a positive number of milliseconds or Infinity, got `5s` (string)"],
-    [{ maxConcurrency: 2, priorities: { a: { maxConcurrency: 3 } } }, "Expected `priorities.a.maxConcurrency` to be at most `maxConcurrency` (2), got `3` (number)"],
-    [{ maxConcurrency: 2, priorities: { a: { reserved: 2 }, b: { reserved: 1 } } }, "Expected `priorities.*.reserved` to be in total at most `maxConcurrency` (2), got `3` (number)"],
-    [{ priorities: {} }, "Expected `priorities` to be an object with at least one priority, got `{}` (object)"],
-    [{ defaultPriority: "urgent" }, 'Expected `defaultPriority` to be one of `interactive`, `batch`, got `urgent` (string)'],
-    [{ tenants: { a: { weight: -1 } } }, "Expected `tenants.a.weight` to be a number in (0, 1000], got `-1` (number)"],
+    [
+      { priorities: { a: { weight: 0 } } },
+      "Expected `priorities.a.weight` to be a number in (0, 1000000], got `0` (number)",
+    ],
+    [
+      { priorities: { a: { queueTimeoutMs: "5s" } } },
+      "Expected `priorities.a.queueTimeoutMs` to be a positive number of milliseconds or Infinity, got `5s` (string)",
+    ],
+    [
+      { maxConcurrency: 2, priorities: { a: { maxConcurrency: 3 } } },
+      "Expected `priorities.a.maxConcurrency` to be at most `maxConcurrency` (2), got `3` (number)",
+    ],
+    [
+      { maxConcurrency: 2, priorities: { a: { reserved: 2 }, b: { reserved: 1 } } },
+      "Expected `priorities.*.reserved` to be in total at most `maxConcurrency` (2), got `3` (number)",
+    ],
+    [
+      { priorities: {} },
+      "Expected `priorities` to be an object with at least one priority, got `{}` (object)",
+    ],
+    [
+      { defaultPriority: "urgent" },
+      "Expected `defaultPriority` to be one of `interactive`, `batch`, got `urgent` (string)",
+    ],
+    [
+      { tenants: { a: { weight: -1 } } },
+      "Expected `tenants.a.weight` to be a number in (0, 1000], got `-1` (number)",
+    ],
   ])("rejects %j with a message naming the field", (options, message) => {
     // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
     expect(() => resolveOptions(options as any)).toThrow(message);

@@ -39,7 +39,7 @@ export class Permit {
 
   /** Fires on the permit's run timeout, the caller's abort, and `close()`. */
   get signal(): AbortSignal {
-    return this.#task.controller!.signal;
+    return this.#task.runSignal;
   }
 
   /** False once released (by this call, or by the grace bound after the signal fired). */

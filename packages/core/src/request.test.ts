@@ -14,7 +14,9 @@ describe("lowerOnlyPriority", () => {
   });
 
   it("rejects an unknown value with INVALID_PRIORITY", () => {
-    expect(() => lowerOnlyPriority(options, "urgent")).toThrow(expect.objectContaining({ code: "INVALID_PRIORITY" }));
+    expect(() => lowerOnlyPriority(options, "urgent")).toThrow(
+      expect.objectContaining({ code: "INVALID_PRIORITY" }),
+    );
   });
 });
 

@@ -16,7 +16,16 @@ import { Permit } from "./permit.js";
 import { RecentIds } from "./recent-ids.js";
 import { buildMetrics, type MetricsSnapshot, PriorityStats } from "./stats.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type Ticket } from "./store.js";
-import { DONE, PENDING, QUEUED, RUNNING, Task, type TaskFunction } from "./task.js";
+import {
+  DONE,
+  PENDING,
+  QUEUED,
+  RUNNING,
+  RunContext,
+  Task,
+  type TaskFunction,
+  type TaskInit,
+} from "./task.js";
 
 /** Options of {@link Scheduler.close}. */
 export interface CloseOptions {
@@ -41,12 +50,18 @@ export class Scheduler {
   readonly #unprioritized: Partial<Record<ErrorCode, number>> = {};
   readonly #recent: RecentIds;
   readonly #running = new Set<Task>();
+  /** Clock time at construction; run start times are kept as whole ms after it. */
+  readonly #origin: number;
   #seq = 0;
   #live = 0;
   #closed = false;
   #closing: Promise<void> | null = null;
   #idleWaiters: Array<() => void> = [];
-  readonly #onAbort = (task: Task): void => this.#callerAborted(task);
+  /** Task records of this scheduler: the caller's signal calls back into this instance, with no closure per task. */
+  readonly #Task: new (
+    seq: number,
+    init: TaskInit,
+  ) => Task;
   readonly #releasePermit = (task: Task, failure: unknown): void =>
     this.#finish(task, failure === undefined, failure);
 
@@ -57,6 +72,13 @@ export class Scheduler {
       priorities: options.priorities ?? defaultPriorities(this.#options.maxConcurrency),
     };
     const { clock } = this.#options;
+    this.#origin = clock.now();
+    const callerAborted = (task: Task): void => this.#callerAborted(task);
+    this.#Task = class extends Task {
+      handleEvent(): void {
+        callerAborted(this);
+      }
+    };
     this.#events = new Emitter((error) => this.#reportError(error));
     this.#deadlines = new Deadlines(clock, (task) => this.#expired(task));
     this.#recent = new RecentIds(this.#options.retryWindowMs, this.#options.retryMemory);
@@ -193,7 +215,7 @@ export class Scheduler {
       const now = this.#options.clock.now();
       const retry =
         options.retry === true || (admitted.id !== undefined && this.#recent.take(admitted.id, now));
-      const task = new Task(++this.#seq, {
+      const task = new this.#Task(++this.#seq, {
         priority: admitted.priority.name,
         tenant: admitted.tenant,
         cost: admitted.cost,
@@ -204,8 +226,6 @@ export class Scheduler {
         signal,
         fn,
         resolve,
-        reject,
-        onAbort: this.#onAbort,
       });
       this.#live++;
       signal?.addEventListener("abort", task);
@@ -268,11 +288,10 @@ export class Scheduler {
     }
     const now = this.#options.clock.now();
     const waitMs = now - task.enqueuedAt;
-    task.startedAt = now;
-    task.controller = new AbortController();
+    task.startedAt = Math.round(now - this.#origin);
     this.#running.add(task);
     this.#stats.get(task.priority)?.recordStart(now, waitMs);
-    if (task.timeoutMs !== Number.POSITIVE_INFINITY) this.#deadlines.set(task, now + task.timeoutMs);
+    if (task.timeoutMs !== 0) this.#deadlines.set(task, now + task.timeoutMs);
     if (this.#events.has("started")) this.#events.emit("started", { ...this.#describe(task), waitMs });
     const fn = task.fn;
     if (fn === null) {
@@ -282,13 +301,7 @@ export class Scheduler {
     }
     let result: unknown;
     try {
-      result = fn({
-        signal: task.controller.signal,
-        id: task.id,
-        priority: task.priority,
-        tenant: task.tenant,
-        waitMs,
-      });
+      result = fn(new RunContext(task, waitMs));
     } catch (error) {
       this.#finish(task, false, error);
       return;
@@ -307,7 +320,7 @@ export class Scheduler {
   #finish(task: Task, ok: boolean, value: unknown): void {
     if (task.phase !== RUNNING) return;
     const stats = this.#stats.get(task.priority);
-    const aborted = task.controller!.signal.aborted;
+    const aborted = task.aborted;
     if (ok && !aborted) {
       if (stats) stats.completed++;
       if (this.#events.has("completed"))
@@ -318,7 +331,7 @@ export class Scheduler {
     if (!task.settled) {
       task.settled = true;
       if (ok) task.resolve!(value);
-      else task.reject!(value);
+      else task.rejectWith(value);
     }
     this.#release(task);
   }
@@ -352,7 +365,6 @@ export class Scheduler {
     task.signal?.removeEventListener("abort", task);
     task.fn = null;
     task.resolve = null;
-    task.reject = null;
     if (--this.#live === 0) this.#becameIdle();
   }
 
@@ -370,9 +382,9 @@ export class Scheduler {
       this.#reject(task, ErrorCode.QUEUE_TIMEOUT, `Waited longer than the ${task.priority} queue timeout`);
       this.#dequeue(task);
     } else if (task.phase === RUNNING) {
-      if (task.controller!.signal.aborted) {
+      if (task.aborted) {
         this.#stats.get(task.priority)!.overruns++;
-        const heldMs = this.#options.clock.now() - task.startedAt;
+        const heldMs = this.#options.clock.now() - this.#origin - task.startedAt;
         if (this.#events.has("overrun")) this.#events.emit("overrun", { ...this.#describe(task), heldMs });
         this.#release(task);
       } else {
@@ -404,14 +416,13 @@ export class Scheduler {
 
   /** Stops a running task: the caller hears at once, the slot stays taken until it settles or the grace ends. */
   #abortRunning(task: Task, error: SchedulerError): void {
-    const controller = task.controller!;
-    if (controller.signal.aborted) return;
+    if (task.aborted) return;
     if (!task.settled) {
       task.settled = true;
       this.#countFailure(task, error);
-      task.reject!(error);
+      task.rejectWith(error);
     }
-    controller.abort(error);
+    task.abort(error);
     if (task.phase === RUNNING)
       this.#deadlines.set(task, this.#options.clock.now() + this.#options.abortGraceMs);
   }
@@ -457,7 +468,7 @@ export class Scheduler {
       };
       this.#events.emit("rejected", event);
     }
-    task.reject!(error);
+    task.rejectWith(error);
   }
 
   #storeFailed(task: Task, cause: unknown): void {
@@ -523,7 +534,8 @@ export class Scheduler {
   }
 
   #timings(task: Task): { waitMs: number; runMs: number } {
-    return { waitMs: task.startedAt - task.enqueuedAt, runMs: this.#options.clock.now() - task.startedAt };
+    const startedAt = this.#origin + task.startedAt;
+    return { waitMs: Math.max(0, startedAt - task.enqueuedAt), runMs: this.#options.clock.now() - startedAt };
   }
 }
 

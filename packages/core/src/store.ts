@@ -24,7 +24,6 @@ export interface Ticket {
   next: Ticket | null;
   olderPrev: Ticket | null;
   olderNext: Ticket | null;
-  storeRef: unknown;
 }
 
 /** What a store answers when asked to admit a ticket. */

@@ -41,7 +41,6 @@ export class Lane {
   }
 
   push(ticket: Ticket, queue: TenantQueue): void {
-    ticket.storeRef = queue;
     if (ticket.retry) queue.pushFront(ticket);
     else queue.pushBack(ticket);
     ticket.olderPrev = this.newest;
@@ -70,7 +69,7 @@ export class Lane {
 
   /** Takes `ticket` out of its tenant queue and the age list; O(1). */
   remove(ticket: Ticket): void {
-    const queue = ticket.storeRef as TenantQueue;
+    const queue = this.tenants.get(ticket.tenant)!;
     queue.remove(ticket);
     if (ticket.olderPrev === null) this.oldest = ticket.olderNext;
     else ticket.olderPrev.olderNext = ticket.olderNext;

@@ -51,7 +51,6 @@ export class MemoryStore implements Store {
     if (lane.queued >= lane.config.maxQueue || this.#queued >= options.maxQueue) return "full";
     const queue = lane.tenant(ticket.tenant, this.#weightOf);
     if (this.#queued === 0 && this.#fitsNow(lane, ticket.cost)) {
-      ticket.storeRef = queue;
       this.#take(lane, queue, ticket.cost);
       return "granted";
     }
@@ -64,8 +63,8 @@ export class MemoryStore implements Store {
 
   remove(ticket: Ticket): boolean {
     const lane = this.#byName.get(ticket.priority);
-    const queue = ticket.storeRef as TenantQueue | null;
-    if (lane === undefined || queue === null || !queue.has(ticket)) return false;
+    const queue = lane?.tenants.get(ticket.tenant);
+    if (lane === undefined || queue === undefined || !queue.has(ticket)) return false;
     lane.remove(ticket);
     this.#queued--;
     lane.forgetIfIdle(queue);
@@ -74,13 +73,12 @@ export class MemoryStore implements Store {
 
   release(ticket: Ticket): void {
     const lane = this.#lane(ticket.priority);
-    const queue = ticket.storeRef as TenantQueue;
+    const queue = lane.tenants.get(ticket.tenant)!;
     this.#reservedIdle -= idleReserve(lane);
     lane.running -= ticket.cost;
     this.#reservedIdle += idleReserve(lane);
     queue.running -= ticket.cost;
     this.#running -= ticket.cost;
-    ticket.storeRef = null;
     lane.forgetIfIdle(queue);
     this.#pump();
   }
@@ -159,7 +157,7 @@ export class MemoryStore implements Store {
 
   #start({ lane, ticket, aged }: Pick): void {
     // Count the slot first, so that a tenant left with nothing waiting is not forgotten while it runs.
-    this.#take(lane, ticket.storeRef as TenantQueue, ticket.cost);
+    this.#take(lane, lane.tenants.get(ticket.tenant)!, ticket.cost);
     if (aged) lane.remove(ticket);
     else lane.takeNext();
     this.#queued--;
