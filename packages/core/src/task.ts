@@ -122,7 +122,7 @@ export abstract class Task implements Ticket, Deadlined, EventListenerObject {
 
   /** True once the task's own signal was aborted (run timeout, caller abort, close). */
   get aborted(): boolean {
-    return this.controller !== null && this.controller.signal.aborted;
+    return this.controller?.signal.aborted === true;
   }
 
   /** Aborts the task's own signal with `reason`. */
