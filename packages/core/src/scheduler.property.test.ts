@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { DelayedStore } from "../test/delayed-store.js";
 import { flush } from "../test/harness.js";
 import { VirtualClock } from "./clock.js";
 import { createScheduler } from "./scheduler.js";
@@ -70,10 +71,11 @@ interface Tracked {
   finish: ((ok: boolean) => void) | null;
 }
 
-async function runScenario(ops: Op[]): Promise<void> {
+async function runScenario(ops: Op[], remote: boolean): Promise<void> {
   const clock = new VirtualClock();
   const scheduler = createScheduler({
     clock,
+    store: remote ? new DelayedStore() : undefined,
     maxConcurrency: 3,
     abortGraceMs: 200,
     priorities: {
@@ -204,9 +206,19 @@ async function runScenario(ops: Op[]): Promise<void> {
 }
 
 describe("random interleavings", () => {
+  const ops = fc.array(op, { minLength: 1, maxLength: 60 });
+
   it("keep every invariant: limits, exactly-once settlement, honest counts, no timers after close", async () => {
-    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), runScenario), {
-      numRuns: 1_500,
-    });
+    await fc.assert(
+      fc.asyncProperty(ops, (steps) => runScenario(steps, false)),
+      { numRuns: 1_500 },
+    );
+  }, 120_000);
+
+  it("keep them with a store that answers asynchronously, as a remote one does", async () => {
+    await fc.assert(
+      fc.asyncProperty(ops, (steps) => runScenario(steps, true)),
+      { numRuns: 1_000 },
+    );
   }, 120_000);
 });
