@@ -1,0 +1,218 @@
+import { EventEmitter } from "node:events";
+import {
+  createScheduler,
+  ErrorCode,
+  type Scheduler,
+  SchedulerError,
+  VirtualClock,
+} from "@llm-scheduler/core";
+import type { NextFunction, Request, Response } from "express";
+import { describe, expect, it, vi } from "vitest";
+import { schedulerMiddleware } from "./middleware.js";
+
+/** Just enough of Express's req/res for the middleware, so every path can be driven by hand. */
+class FakeResponse extends EventEmitter {
+  statusCode = 200;
+  writableFinished = false;
+  destroyed = false;
+  headersSent = false;
+  locals: Record<string, unknown> = {};
+  headers: Record<string, string> = {};
+  body: string | undefined;
+
+  setHeader(name: string, value: string): this {
+    this.headers[name] = value;
+    return this;
+  }
+
+  writeHead(status: number, headers: Record<string, string>): this {
+    this.statusCode = status;
+    Object.assign(this.headers, headers);
+    this.headersSent = true;
+    return this;
+  }
+
+  end(body?: string): this {
+    this.body = body;
+    this.writableFinished = true;
+    this.emit("finish");
+    this.destroyed = true;
+    this.emit("close");
+    return this;
+  }
+
+  drop(): void {
+    this.destroyed = true;
+    this.emit("close");
+  }
+}
+
+function exchange(headers: Record<string, string> = {}) {
+  const req = { get: (name: string) => headers[name] } as unknown as Request & { llmScheduler?: unknown };
+  const res = new FakeResponse();
+  return { req, res, asRes: res as unknown as Response };
+}
+
+function nextSpy() {
+  let resolve!: (error: unknown) => void;
+  const called = new Promise<unknown>((r) => {
+    resolve = r;
+  });
+  const next = vi.fn((error?: unknown) => resolve(error)) as unknown as NextFunction &
+    ReturnType<typeof vi.fn>;
+  return { next, called };
+}
+
+function tiny(): Scheduler {
+  return createScheduler({
+    clock: new VirtualClock(),
+    maxConcurrency: 1,
+    priorities: { interactive: { maxQueue: 1 }, batch: {} },
+  });
+}
+
+async function flush(): Promise<void> {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+}
+
+describe("schedulerMiddleware (Express)", () => {
+  it("calls next with the slot on req and res.locals, sets Server-Timing, and releases when the response finishes", async () => {
+    const scheduler = tiny();
+    const middleware = schedulerMiddleware({ scheduler });
+    const { req, res, asRes } = exchange({ "x-request-id": "r1" });
+    const { next, called } = nextSpy();
+    middleware(req, asRes, next);
+    expect(await called).toBeUndefined();
+    expect(req.llmScheduler).toMatchObject({
+      id: "r1",
+      priority: "interactive",
+      tenant: "default",
+      waitMs: 0,
+    });
+    expect(res.locals.llmScheduler).toBe(req.llmScheduler);
+    expect(res.headers["server-timing"]).toBe("queue;dur=0.0");
+    expect(scheduler.metrics().running).toBe(1);
+    res.end("done");
+    expect(scheduler.metrics()).toMatchObject({ running: 0, completed: 1, failed: 0 });
+  });
+
+  it("counts a response sent with a 5xx status as failed", async () => {
+    const scheduler = tiny();
+    const { req, res, asRes } = exchange();
+    const { next, called } = nextSpy();
+    schedulerMiddleware({ scheduler })(req, asRes, next);
+    await called;
+    res.statusCode = 502;
+    res.end();
+    expect(scheduler.metrics()).toMatchObject({ running: 0, completed: 0, failed: 1 });
+  });
+
+  it("aborts the handler's signal and frees the slot when the client goes away", async () => {
+    const scheduler = tiny();
+    const { req, res, asRes } = exchange();
+    const { next, called } = nextSpy();
+    schedulerMiddleware({ scheduler })(req, asRes, next);
+    await called;
+    const slot = res.locals.llmScheduler as { signal: AbortSignal };
+    res.drop();
+    expect(slot.signal.aborted).toBe(true);
+    expect(scheduler.metrics().running).toBe(0);
+  });
+
+  it("takes a queued request out when its client goes away, and never calls next", async () => {
+    const scheduler = tiny();
+    const middleware = schedulerMiddleware({ scheduler });
+    const first = exchange();
+    const { next: firstNext, called } = nextSpy();
+    middleware(first.req, first.asRes, firstNext);
+    await called;
+    const second = exchange();
+    const secondNext = vi.fn();
+    middleware(second.req, second.asRes, secondNext);
+    await flush();
+    expect(scheduler.metrics().queued).toBe(1);
+    second.res.drop();
+    await flush();
+    expect(scheduler.metrics().queued).toBe(0);
+    first.res.end();
+    await flush();
+    expect(secondNext).not.toHaveBeenCalled();
+    expect(second.res.body).toBeUndefined();
+    expect(scheduler.metrics()).toMatchObject({ running: 0, started: 1 });
+  });
+
+  it("answers a full queue with 429, Retry-After, retry-after-ms and an OpenAI-style JSON body", async () => {
+    const scheduler = tiny();
+    const middleware = schedulerMiddleware({ scheduler });
+    const held = exchange();
+    const { next, called } = nextSpy();
+    middleware(held.req, held.asRes, next);
+    await called;
+    middleware(exchange().req, exchange().asRes, vi.fn());
+    const refused = exchange();
+    middleware(refused.req, refused.asRes, vi.fn());
+    await flush();
+    expect(refused.res.statusCode).toBe(429);
+    expect(refused.res.headers).toMatchObject({
+      "content-type": "application/json; charset=utf-8",
+      "retry-after": expect.stringMatching(/^[1-9]\d*$/),
+      "retry-after-ms": expect.stringMatching(/^\d+$/),
+    });
+    expect(JSON.parse(refused.res.body!)).toMatchObject({ error: { code: "QUEUE_FULL" } });
+  });
+
+  it("lets onRejected answer instead, and hands its failure to next", async () => {
+    const scheduler = tiny();
+    await scheduler.close();
+    const onRejected = vi.fn((error: SchedulerError, _req: Request, res: Response) => {
+      res.writeHead(503, { "x-reason": error.code }).end("closed");
+    });
+    const { req, res, asRes } = exchange();
+    schedulerMiddleware({ scheduler, onRejected })(req, asRes, vi.fn());
+    await flush();
+    expect(onRejected).toHaveBeenCalledTimes(1);
+    expect(res.headers["x-reason"]).toBe(ErrorCode.CLOSED);
+
+    const failure = new Error("onRejected broke");
+    const broken = exchange();
+    const { next, called } = nextSpy();
+    schedulerMiddleware({ scheduler, onRejected: async () => Promise.reject(failure) })(
+      broken.req,
+      broken.asRes,
+      next,
+    );
+    expect(await called).toBe(failure);
+  });
+
+  it("passes an error thrown by a mapping function to next, taking no slot", async () => {
+    const scheduler = tiny();
+    const failure = new Error("no key");
+    const { req, asRes } = exchange();
+    const { next, called } = nextSpy();
+    schedulerMiddleware({
+      scheduler,
+      tenant: () => {
+        throw failure;
+      },
+    })(req, asRes, next);
+    expect(await called).toBe(failure);
+    expect(scheduler.metrics().started).toBe(0);
+  });
+
+  it("answers an unknown x-priority with 400", async () => {
+    const { req, res, asRes } = exchange({ "x-priority": "vip" });
+    const next = vi.fn();
+    schedulerMiddleware({ scheduler: tiny() })(req, asRes, next);
+    await flush();
+    expect(res.statusCode).toBe(400);
+    expect(next).not.toHaveBeenCalled();
+  });
+
+  it("exposes its own scheduler when none is given, and checks options at construction", () => {
+    expect(schedulerMiddleware().scheduler.options.maxConcurrency).toBe(8);
+    expect(() => schedulerMiddleware({ timeoutMs: -1 })).toThrow(
+      "Expected `timeoutMs` to be a positive number of milliseconds or Infinity, got `-1` (number)",
+    );
+    expect(() => schedulerMiddleware({ priority: "batch" } as never)).toThrow(SchedulerError);
+  });
+});

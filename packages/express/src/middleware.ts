@@ -1,0 +1,84 @@
+import {
+  acquireSlot,
+  failureOf,
+  type RequestSlot,
+  ResponseWatch,
+  rejectionFor,
+} from "@llm-scheduler/adapter-kit";
+import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { type ExpressSchedulerOptions, resolveOptions } from "./options.js";
+
+declare global {
+  // Declaration merging is how Express types what middleware adds to `req` and `res.locals`.
+  namespace Express {
+    interface Request {
+      /**
+       * Set by `schedulerMiddleware()` once the request holds a slot: its `signal` (aborts when the client
+       * goes away, on run timeout and on close; pass it to the upstream fetch), `permit`, `priority`,
+       * `tenant`, `id` and `waitMs`.
+       */
+      llmScheduler?: RequestSlot;
+    }
+    interface Locals {
+      /** The same object as `req.llmScheduler`. */
+      llmScheduler?: RequestSlot;
+    }
+  }
+}
+
+/** The middleware, with the scheduler it uses (its own when none was given) for metrics and `close()`. */
+export interface SchedulerRequestHandler extends RequestHandler {
+  readonly scheduler: Scheduler;
+}
+
+/**
+ * Express 5 middleware that queues each request in the scheduler before the rest of the chain runs, and
+ * holds its slot until the response has been completely sent (streamed responses included) or the
+ * client has gone. Rejections are answered with core's status (429, 503, 400), `Retry-After`,
+ * `retry-after-ms` and an OpenAI-style JSON body. The request body is never read.
+ *
+ * @example
+ * const scheduler = createScheduler({ maxConcurrency: 8 });
+ * app.use("/v1/chat/completions", schedulerMiddleware({ scheduler }));
+ * app.post("/v1/chat/completions", async (req, res) => {
+ *   const upstream = await fetch(url, { method: "POST", body: req, duplex: "half", signal: req.llmScheduler!.signal });
+ *   // …stream upstream.body into res; the slot is freed when res finishes or the client leaves.
+ * });
+ */
+export function schedulerMiddleware(options?: ExpressSchedulerOptions): SchedulerRequestHandler {
+  const config = resolveOptions(options);
+  const { onRejected } = config;
+
+  function reject(error: unknown, req: Request, res: Response, next: NextFunction, watch: ResponseWatch) {
+    if (!isSchedulerError(error)) return next(error);
+    if (watch.ended || res.headersSent) return; // the client has gone: nobody to answer
+    if (onRejected === undefined) {
+      const { status, headers, body } = rejectionFor(error);
+      res.writeHead(status, headers).end(body);
+      return;
+    }
+    try {
+      Promise.resolve(onRejected(error, req, res, next)).catch(next);
+    } catch (failure) {
+      next(failure);
+    }
+  }
+
+  function llmScheduler(req: Request, res: Response, next: NextFunction): void {
+    const watch = new ResponseWatch(res);
+    acquireSlot(config, req, (name) => req.get(name), watch.signal).then(
+      (slot) => {
+        watch.whenEnded(() => slot.permit.release(failureOf(res.statusCode)));
+        if (watch.ended) return; // granted just as the client left
+        req.llmScheduler = slot;
+        res.locals.llmScheduler = slot;
+        res.setHeader("server-timing", serverTiming(slot.waitMs));
+        next();
+      },
+      (error: unknown) => reject(error, req, res, next, watch),
+    );
+  }
+
+  return Object.assign(llmScheduler, { scheduler: config.scheduler });
+}

@@ -1,0 +1,48 @@
+import {
+  type AdapterOptions,
+  type Awaitable,
+  type ResolvedAdapterOptions,
+  resolveAdapterOptions,
+} from "@llm-scheduler/adapter-kit";
+import type { SchedulerError } from "@llm-scheduler/core";
+import type { NextFunction, Request, Response } from "express";
+
+/**
+ * Answers a rejected request in place of the default JSON error. `error.code` says why (`QUEUE_FULL`,
+ * `QUEUE_TIMEOUT`, `CLOSED`, `INVALID_PRIORITY`, …) and `error.retryAfterMs` when to come back. Call
+ * `next(error)` to hand it to your error handler instead; a thrown error or rejected promise goes there too.
+ */
+export type ExpressRejectionHandler = (
+  error: SchedulerError,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+) => Awaitable<void>;
+
+/**
+ * Options of `schedulerMiddleware()` for Express. The mapping functions (`priority`, `tenant`, `id`,
+ * `cost`) receive Express's `req`, may be async, and may throw: a `SchedulerError` is answered as a
+ * rejection, anything else goes to `next(error)`.
+ *
+ * @example
+ * const options: ExpressSchedulerOptions = {
+ *   scheduler,
+ *   priority: (req) => (req.get("x-api-key") === batchKey ? "batch" : "interactive"),
+ *   tenant: (req) => req.get("x-api-key") ?? "anonymous",
+ * };
+ */
+export interface ExpressSchedulerOptions extends AdapterOptions<Request> {
+  /**
+   * Sends the response of a rejected request.
+   * @default a JSON body `{ error: { message, type, code } }` with core's status, `Retry-After` and
+   * `retry-after-ms`
+   */
+  readonly onRejected?: ExpressRejectionHandler;
+}
+
+/** Validates the options up front (throws `INVALID_OPTION`) and fills in the defaults. */
+export function resolveOptions(
+  options?: ExpressSchedulerOptions,
+): ResolvedAdapterOptions<Request, ExpressRejectionHandler> {
+  return resolveAdapterOptions<Request, ExpressRejectionHandler>(options);
+}
