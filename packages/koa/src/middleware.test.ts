@@ -1,0 +1,180 @@
+import { EventEmitter } from "node:events";
+import { createScheduler, type Scheduler, VirtualClock } from "@llm-scheduler/core";
+import type { Context } from "koa";
+import { describe, expect, it, vi } from "vitest";
+import { schedulerMiddleware } from "./middleware.js";
+
+/** The Node response under a Koa context: finishes or drops when the test says so. */
+class FakeResponse extends EventEmitter {
+  statusCode = 200;
+  writableFinished = false;
+  destroyed = false;
+
+  finish(status = 200): void {
+    this.statusCode = status;
+    this.writableFinished = true;
+    this.emit("finish");
+    this.destroyed = true;
+    this.emit("close");
+  }
+
+  drop(): void {
+    this.destroyed = true;
+    this.emit("close");
+  }
+}
+
+interface FakeContext {
+  readonly res: FakeResponse;
+  readonly state: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+  status: number;
+  body: unknown;
+  get(name: string): string;
+  set(name: string | Record<string, string>, value?: string): void;
+}
+
+function context(requestHeaders: Record<string, string> = {}): FakeContext & { ctx: Context } {
+  const fake: FakeContext = {
+    res: new FakeResponse(),
+    state: {},
+    headers: {},
+    status: 404,
+    body: undefined,
+    get: (name) => requestHeaders[name] ?? "",
+    set(name, value) {
+      if (typeof name === "string") this.headers[name] = value!;
+      else Object.assign(this.headers, name);
+    },
+  };
+  return Object.assign(fake, { ctx: fake as unknown as Context });
+}
+
+function tiny(): Scheduler {
+  return createScheduler({
+    clock: new VirtualClock(),
+    maxConcurrency: 1,
+    priorities: { interactive: { maxQueue: 1 }, batch: {} },
+  });
+}
+
+async function flush(): Promise<void> {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+}
+
+describe("schedulerMiddleware (Koa)", () => {
+  it("holds the slot after downstream returns until the response has been sent", async () => {
+    const scheduler = tiny();
+    const fake = context({ "x-request-id": "k1" });
+    await schedulerMiddleware({ scheduler })(fake.ctx, async () => {
+      fake.body = "a stream still being sent";
+    });
+    expect(fake.state.llmScheduler).toMatchObject({ id: "k1", priority: "interactive", waitMs: 0 });
+    expect(fake.headers["server-timing"]).toBe("queue;dur=0.0");
+    expect(scheduler.metrics().running).toBe(1);
+    fake.res.finish();
+    expect(scheduler.metrics()).toMatchObject({ running: 0, completed: 1 });
+  });
+
+  it("holds the slot while downstream runs even if the response ends first, then releases once", async () => {
+    const scheduler = tiny();
+    const fake = context();
+    let finishDownstream!: () => void;
+    const downstream = new Promise<void>((resolve) => {
+      finishDownstream = resolve;
+    });
+    const running = schedulerMiddleware({ scheduler })(fake.ctx, () => downstream);
+    await flush();
+    fake.res.drop();
+    expect((fake.state.llmScheduler as { signal: AbortSignal }).signal.aborted).toBe(true);
+    expect(scheduler.metrics().running).toBe(1);
+    finishDownstream();
+    await running;
+    expect(scheduler.metrics()).toMatchObject({ running: 0, completed: 0, failed: 0 });
+  });
+
+  it("rethrows what downstream throws and counts the request as failed", async () => {
+    const scheduler = tiny();
+    const fake = context();
+    const failure = new Error("handler failed");
+    await expect(
+      schedulerMiddleware({ scheduler })(fake.ctx, async () => {
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    fake.res.finish(500);
+    expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 });
+  });
+
+  it("never runs downstream for a client that left while queued", async () => {
+    const scheduler = tiny();
+    const middleware = schedulerMiddleware({ scheduler });
+    const first = context();
+    await middleware(first.ctx, async () => undefined);
+    const second = context();
+    const downstream = vi.fn(async () => undefined);
+    const queued = middleware(second.ctx, downstream);
+    await flush();
+    expect(scheduler.metrics().queued).toBe(1);
+    second.res.drop();
+    await queued;
+    first.res.finish();
+    expect(downstream).not.toHaveBeenCalled();
+    expect(second.body).toBeUndefined();
+    expect(scheduler.metrics()).toMatchObject({ running: 0, queued: 0, started: 1 });
+  });
+
+  it("answers a full queue with 429, both retry headers and an OpenAI-style JSON body", async () => {
+    const scheduler = tiny();
+    const middleware = schedulerMiddleware({ scheduler });
+    await middleware(context().ctx, async () => undefined);
+    void middleware(context().ctx, async () => undefined);
+    const refused = context();
+    await middleware(refused.ctx, async () => undefined);
+    expect(refused.status).toBe(429);
+    expect(refused.headers).toMatchObject({
+      "content-type": "application/json; charset=utf-8",
+      "retry-after": expect.stringMatching(/^[1-9]\d*$/),
+      "retry-after-ms": expect.stringMatching(/^\d+$/),
+    });
+    expect(JSON.parse(refused.body as string)).toMatchObject({ error: { code: "QUEUE_FULL" } });
+  });
+
+  it("lets onRejected set the response instead", async () => {
+    const scheduler = tiny();
+    await scheduler.close();
+    const fake = context();
+    await schedulerMiddleware({
+      scheduler,
+      onRejected: (error, ctx) => {
+        ctx.status = 503;
+        ctx.body = `closed: ${error.code}`;
+      },
+    })(fake.ctx, async () => undefined);
+    expect(fake.status).toBe(503);
+    expect(fake.body).toBe("closed: CLOSED");
+  });
+
+  it("rethrows an error from a mapping function, taking no slot", async () => {
+    const scheduler = tiny();
+    const failure = new Error("no key");
+    const middleware = schedulerMiddleware({
+      scheduler,
+      priority: async () => {
+        throw failure;
+      },
+    });
+    await expect(middleware(context().ctx, async () => undefined)).rejects.toBe(failure);
+    expect(scheduler.metrics().started).toBe(0);
+  });
+
+  it("checks options at construction and exposes its scheduler", () => {
+    expect(() => schedulerMiddleware({ cost: 2 } as never)).toThrow(
+      "Expected `cost` to be a function, got `2` (number)",
+    );
+    expect(schedulerMiddleware().scheduler.options.priorities.map((p) => p.name)).toEqual([
+      "interactive",
+      "batch",
+    ]);
+  });
+});

@@ -1,0 +1,77 @@
+import {
+  acquireSlot,
+  failureOf,
+  type RequestSlot,
+  ResponseWatch,
+  rejectionFor,
+} from "@llm-scheduler/adapter-kit";
+import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
+import type { Context, Middleware, Next } from "koa";
+import { type KoaSchedulerOptions, resolveOptions } from "./options.js";
+
+/** What the middleware adds to `ctx.state`. */
+export interface LlmSchedulerState {
+  /**
+   * The request's slot: `signal` (aborts when the client goes away, on run timeout and on close; pass it
+   * to the upstream fetch), `permit`, `priority`, `tenant`, `id` and `waitMs`.
+   */
+  llmScheduler: RequestSlot;
+}
+
+/** The middleware, with the scheduler it uses (its own when none was given) for metrics and `close()`. */
+export type SchedulerMiddleware = Middleware<LlmSchedulerState> & { readonly scheduler: Scheduler };
+
+/**
+ * Koa 3 middleware that queues each request in the scheduler before the downstream middleware runs, and
+ * holds its slot until downstream has returned and the response has been completely sent (a stream body
+ * until it ends) or the client has gone. Rejections are answered with core's status (429, 503, 400),
+ * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body. The request body is never read.
+ *
+ * @example
+ * const scheduler = createScheduler({ maxConcurrency: 8 });
+ * app.use(schedulerMiddleware({ scheduler }));
+ * app.use(async (ctx) => {
+ *   const upstream = await fetch(url, { signal: ctx.state.llmScheduler.signal });
+ *   ctx.status = upstream.status;
+ *   ctx.body = upstream.body; // a stream: the slot is held until it has been sent
+ * });
+ */
+export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMiddleware {
+  const config = resolveOptions(options);
+  const { onRejected } = config;
+
+  async function reject(error: unknown, ctx: Context, watch: ResponseWatch): Promise<void> {
+    if (!isSchedulerError(error)) throw error;
+    if (watch.ended) return; // the client has gone: nobody to answer
+    if (onRejected !== undefined) return onRejected(error, ctx);
+    const { status, headers, body } = rejectionFor(error);
+    ctx.status = status;
+    ctx.set(headers);
+    ctx.body = body;
+  }
+
+  async function llmScheduler(ctx: Context, next: Next): Promise<void> {
+    const watch = new ResponseWatch(ctx.res);
+    let slot: RequestSlot;
+    try {
+      slot = await acquireSlot(config, ctx, (name) => ctx.get(name), watch.signal);
+    } catch (error) {
+      return reject(error, ctx, watch);
+    }
+    if (watch.ended) return slot.permit.release(); // granted just as the client left
+    ctx.state.llmScheduler = slot;
+    ctx.set("server-timing", serverTiming(slot.waitMs));
+    let thrown: unknown;
+    try {
+      await next();
+    } catch (error) {
+      thrown = error;
+      throw error;
+    } finally {
+      // Downstream has returned; the body (maybe a stream) is sent after this, so wait for the response.
+      watch.whenEnded(() => slot.permit.release(thrown ?? failureOf(ctx.res.statusCode)));
+    }
+  }
+
+  return Object.assign(llmScheduler, { scheduler: config.scheduler });
+}

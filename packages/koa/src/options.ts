@@ -1,0 +1,43 @@
+import {
+  type AdapterOptions,
+  type Awaitable,
+  type ResolvedAdapterOptions,
+  resolveAdapterOptions,
+} from "@llm-scheduler/adapter-kit";
+import type { SchedulerError } from "@llm-scheduler/core";
+import type { Context } from "koa";
+
+/**
+ * Answers a rejected request in place of the default JSON error, by setting `ctx.status`, headers and
+ * `ctx.body` as any Koa middleware would. `error.code` says why (`QUEUE_FULL`, `QUEUE_TIMEOUT`, `CLOSED`,
+ * `INVALID_PRIORITY`, …) and `error.retryAfterMs` when to come back. Throw to use Koa's error handling.
+ */
+export type KoaRejectionHandler = (error: SchedulerError, ctx: Context) => Awaitable<void>;
+
+/**
+ * Options of `schedulerMiddleware()` for Koa. The mapping functions (`priority`, `tenant`, `id`, `cost`)
+ * receive the Koa `ctx`, may be async, and may throw: a `SchedulerError` is answered as a rejection,
+ * anything else is rethrown to Koa's error handling.
+ *
+ * @example
+ * const options: KoaSchedulerOptions = {
+ *   scheduler,
+ *   priority: (ctx) => (ctx.state.user?.plan === "batch" ? "batch" : "interactive"),
+ *   tenant: (ctx) => ctx.get("x-api-key") || "anonymous",
+ * };
+ */
+export interface KoaSchedulerOptions extends AdapterOptions<Context> {
+  /**
+   * Sets the response of a rejected request.
+   * @default a JSON body `{ error: { message, type, code } }` with core's status, `Retry-After` and
+   * `retry-after-ms`
+   */
+  readonly onRejected?: KoaRejectionHandler;
+}
+
+/** Validates the options up front (throws `INVALID_OPTION`) and fills in the defaults. */
+export function resolveOptions(
+  options?: KoaSchedulerOptions,
+): ResolvedAdapterOptions<Context, KoaRejectionHandler> {
+  return resolveAdapterOptions<Context, KoaRejectionHandler>(options);
+}
