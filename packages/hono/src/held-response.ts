@@ -1,0 +1,29 @@
+import { serverTiming } from "@llm-scheduler/core";
+import { holdBody } from "./hold-body.js";
+
+/**
+ * The response to send in place of `response` on web-standard runtimes: the same status and headers
+ * plus `Server-Timing`, with the body passed through {@link holdBody} so that `release` runs once the
+ * body has been read to the end, cancelled (client gone) or has failed. A response whose body nobody
+ * will read (no body, a `HEAD` request, a client already gone) is released at once.
+ *
+ * @example
+ * c.res = undefined;
+ * c.res = heldResponse(response, { waitMs, unread: c.req.method === "HEAD" }, (failure) => permit.release(failure));
+ */
+export function heldResponse(
+  response: Response,
+  how: { readonly waitMs: number; readonly unread: boolean },
+  release: (failure?: unknown) => void,
+): Response {
+  const headers = new Headers(response.headers);
+  headers.set("server-timing", serverTiming(how.waitMs));
+  let body = response.body;
+  if (body !== null && how.unread) {
+    body.cancel().catch(() => undefined);
+    body = null;
+  }
+  if (body === null) release();
+  else body = holdBody(body, release);
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}

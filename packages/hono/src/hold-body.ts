@@ -1,0 +1,45 @@
+/**
+ * Passes `body` through unchanged, chunk by chunk as the client reads it, and calls `done` exactly once:
+ * after the last chunk has been read (with no failure), when the reader cancels (the client has gone:
+ * runtimes cancel a response body on disconnect), or when the source errors (with its error).
+ * Web streams only, so it runs on Node, Bun, Deno and workers alike.
+ *
+ * @example
+ * const held = holdBody(response.body, (failure) => permit.release(failure));
+ * return new Response(held, response);
+ */
+export function holdBody<T>(body: ReadableStream<T>, done: (failure?: unknown) => void): ReadableStream<T> {
+  const reader = body.getReader();
+  let open = true;
+  const finish = (failure?: unknown): void => {
+    if (!open) return;
+    open = false;
+    done(failure);
+  };
+  return new ReadableStream<T>(
+    {
+      async pull(controller) {
+        let result: ReadableStreamReadResult<T>;
+        try {
+          result = await reader.read();
+        } catch (error) {
+          finish(error);
+          controller.error(error);
+          return;
+        }
+        if (result.done) {
+          controller.close();
+          finish();
+        } else {
+          controller.enqueue(result.value);
+        }
+      },
+      cancel(reason) {
+        finish();
+        return reader.cancel(reason);
+      },
+    },
+    // Read from the source only when the client asks, so "last chunk read" means "last chunk sent".
+    { highWaterMark: 0 },
+  );
+}

@@ -1,0 +1,95 @@
+import {
+  acquireSlot,
+  failureOf,
+  type RequestSlot,
+  ResponseWatch,
+  rejectionFor,
+} from "@llm-scheduler/adapter-kit";
+import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
+import type { Context, MiddlewareHandler, Next } from "hono";
+import { heldResponse } from "./held-response.js";
+import { nodeOutgoingOf } from "./node-bindings.js";
+import { type HonoSchedulerOptions, resolveOptions } from "./options.js";
+
+/** What the middleware sets on the context: `c.get("llmScheduler")`. */
+export interface LlmSchedulerVariables {
+  /**
+   * The request's slot: `signal` (aborts when the client goes away, on run timeout and on close; pass it
+   * to the upstream fetch), `permit`, `priority`, `tenant`, `id` and `waitMs`.
+   */
+  llmScheduler: RequestSlot;
+}
+
+/** A Hono environment with the middleware's variables; use it as `new Hono<LlmSchedulerEnv>()`. */
+export interface LlmSchedulerEnv {
+  Variables: LlmSchedulerVariables;
+}
+
+/** The middleware, with the scheduler it uses (its own when none was given) for metrics and `close()`. */
+export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonly scheduler: Scheduler };
+
+/**
+ * Hono 4 middleware (web standards only: Node, Bun, Deno, workers) that queues each request in the
+ * scheduler before the handler runs, and holds its slot until the response has been sent: a body is
+ * passed through a stream that releases after its last chunk, when the client cancels it or when it
+ * fails; on `@hono/node-server` the slot is released when Node has sent the response or the connection
+ * closed. Rejections are answered with core's status (429, 503, 400), `Retry-After`, `retry-after-ms`
+ * and an OpenAI-style JSON body. The request body is never read.
+ *
+ * @example
+ * const app = new Hono<LlmSchedulerEnv>();
+ * app.use("/v1/*", schedulerMiddleware({ scheduler }));
+ * app.post("/v1/chat/completions", async (c) => {
+ *   const { signal } = c.get("llmScheduler");
+ *   const upstream = await fetch(url, { method: "POST", body: c.req.raw.body, duplex: "half", signal });
+ *   return new Response(upstream.body, upstream); // the slot is held until the body has been sent
+ * });
+ */
+export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMiddleware {
+  const config = resolveOptions(options);
+  const { onRejected } = config;
+
+  async function reject(error: unknown, c: Context<LlmSchedulerEnv>): Promise<Response> {
+    if (!isSchedulerError(error)) throw error;
+    if (onRejected !== undefined) return onRejected(error, c);
+    const { status, headers, body } = rejectionFor(error);
+    return new Response(body, { status, headers });
+  }
+
+  async function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
+    const outgoing = nodeOutgoingOf(c.env);
+    const watch = outgoing === undefined ? undefined : new ResponseWatch(outgoing);
+    const client = watch?.signal ?? c.req.raw.signal;
+    let slot: RequestSlot;
+    try {
+      slot = await acquireSlot(config, c, (name) => c.req.header(name), client);
+    } catch (error) {
+      return reject(error, c);
+    }
+    const { permit } = slot;
+    c.set("llmScheduler", slot);
+    outgoing?.setHeader("server-timing", serverTiming(slot.waitMs));
+    try {
+      await next();
+    } catch (error) {
+      permit.release(error);
+      throw error;
+    }
+    const response = c.res;
+    const failure = c.error ?? failureOf(response.status);
+    if (watch !== undefined) {
+      // On Node, wait for the real end of the response: no copy of it, no wrapped body.
+      watch.whenEnded(() => permit.release(failure));
+    } else if (response.status < 200) {
+      permit.release(failure); // an upgrade: no body of ours to follow
+    } else {
+      const unread = client.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
+      c.res = undefined; // replace the response rather than merge its headers into a copy
+      c.res = heldResponse(response, { waitMs: slot.waitMs, unread }, (broken) =>
+        permit.release(broken ?? failure),
+      );
+    }
+  }
+
+  return Object.assign(llmScheduler, { scheduler: config.scheduler });
+}

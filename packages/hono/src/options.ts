@@ -1,0 +1,43 @@
+import {
+  type AdapterOptions,
+  type Awaitable,
+  type ResolvedAdapterOptions,
+  resolveAdapterOptions,
+} from "@llm-scheduler/adapter-kit";
+import type { SchedulerError } from "@llm-scheduler/core";
+import type { Context } from "hono";
+
+/**
+ * Returns the response for a rejected request in place of the default JSON error. `error.code` says why
+ * (`QUEUE_FULL`, `QUEUE_TIMEOUT`, `CLOSED`, `INVALID_PRIORITY`, …) and `error.retryAfterMs` when to come
+ * back. Throw to use the app's `onError`.
+ */
+export type HonoRejectionHandler = (error: SchedulerError, c: Context) => Awaitable<Response>;
+
+/**
+ * Options of `schedulerMiddleware()` for Hono. The mapping functions (`priority`, `tenant`, `id`, `cost`)
+ * receive the Hono context `c`, may be async, and may throw: a `SchedulerError` is answered as a
+ * rejection, anything else is rethrown to the app's `onError`.
+ *
+ * @example
+ * const options: HonoSchedulerOptions = {
+ *   scheduler,
+ *   priority: (c) => (c.req.header("x-api-key") === batchKey ? "batch" : "interactive"),
+ *   tenant: (c) => c.req.header("x-api-key") ?? "anonymous",
+ * };
+ */
+export interface HonoSchedulerOptions extends AdapterOptions<Context> {
+  /**
+   * Builds the response of a rejected request.
+   * @default a JSON body `{ error: { message, type, code } }` with core's status, `Retry-After` and
+   * `retry-after-ms`
+   */
+  readonly onRejected?: HonoRejectionHandler;
+}
+
+/** Validates the options up front (throws `INVALID_OPTION`) and fills in the defaults. */
+export function resolveOptions(
+  options?: HonoSchedulerOptions,
+): ResolvedAdapterOptions<Context, HonoRejectionHandler> {
+  return resolveAdapterOptions<Context, HonoRejectionHandler>(options);
+}
