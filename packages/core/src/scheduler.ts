@@ -1,7 +1,7 @@
 import { admit, retryAfterMs, type TaskOptions } from "./admission.js";
 import { Deadlines } from "./deadlines.js";
 import { Emitter, type Listener } from "./emitter.js";
-import { ErrorCode, SchedulerError } from "./errors.js";
+import { ErrorCode, rejection, SchedulerError } from "./errors.js";
 import type { SchedulerEvents, TaskEventBase } from "./events.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import {
@@ -390,18 +390,14 @@ export class Scheduler {
       } else {
         this.#abortRunning(
           task,
-          new SchedulerError(
-            ErrorCode.RUN_TIMEOUT,
-            `Ran longer than ${task.timeoutMs} ms`,
-            this.#about(task),
-          ),
+          rejection(ErrorCode.RUN_TIMEOUT, `Ran longer than ${task.timeoutMs} ms`, this.#about(task)),
         );
       }
     }
   }
 
   #callerAborted(task: Task): void {
-    const error = new SchedulerError(ErrorCode.ABORTED, "The task's signal was aborted", {
+    const error = rejection(ErrorCode.ABORTED, "The task's signal was aborted", {
       ...this.#about(task),
       cause: task.signal?.reason,
     });
@@ -455,7 +451,7 @@ export class Scheduler {
     if (typeof error === "string") {
       const queued = this.#store.depth(task.priority);
       const retryAfter = priority === undefined ? undefined : retryAfterMs(priority, stats, queued, now);
-      error = new SchedulerError(error, message, { ...this.#about(task), retryAfterMs: retryAfter });
+      error = rejection(error, message, { ...this.#about(task), retryAfterMs: retryAfter });
       if (task.givenId !== undefined) this.#recent.remember(task.givenId, now);
     }
     stats.recordRejection(error.code);
@@ -472,7 +468,7 @@ export class Scheduler {
   }
 
   #storeFailed(task: Task, cause: unknown): void {
-    const error = new SchedulerError(ErrorCode.STORE_UNAVAILABLE, "The scheduler's store is unavailable", {
+    const error = rejection(ErrorCode.STORE_UNAVAILABLE, "The scheduler's store is unavailable", {
       ...this.#about(task),
       cause,
       retryAfterMs: 1_000,
@@ -487,11 +483,7 @@ export class Scheduler {
         const task = ticket as Task;
         this.#reject(
           task,
-          new SchedulerError(
-            ErrorCode.CLOSED,
-            "The scheduler closed before the task started",
-            this.#about(task),
-          ),
+          rejection(ErrorCode.CLOSED, "The scheduler closed before the task started", this.#about(task)),
         );
         if (task.phase !== RUNNING) this.#retire(task);
       }
@@ -506,7 +498,7 @@ export class Scheduler {
     for (const task of [...this.#running]) {
       this.#abortRunning(
         task,
-        new SchedulerError(ErrorCode.CLOSED, "The scheduler closed while the task ran", this.#about(task)),
+        rejection(ErrorCode.CLOSED, "The scheduler closed while the task ran", this.#about(task)),
       );
     }
   }
