@@ -102,7 +102,7 @@ export interface SchedulerOptions {
    */
   readonly abortGraceMs?: number;
   /**
-   * An `id` that was rejected (`QUEUE_FULL`, `QUEUE_TIMEOUT`) within this window is treated as a retry
+   * An `id` that was rejected (`QUEUE_FULL`, `QUEUE_TIMEOUT`) or timed out running within this window is treated as a retry
    * when it comes back: it goes to the front of its tenant's queue.
    * @default 60_000
    */

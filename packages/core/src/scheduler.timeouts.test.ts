@@ -68,6 +68,19 @@ describe("retries go to the front", () => {
     expect(h.startOrder.slice(0, 3)).toEqual(["blocker", "q0", "refused-again"]);
   });
 
+  it("treats an id whose run timed out as a retry", async () => {
+    const h = new Harness({ maxConcurrency: 1, priorities: lanes });
+    h.submit("slow", { priority: "batch", id: "req-1", timeoutMs: 100 });
+    h.submit("waiting", { priority: "batch" });
+    h.clock.advance(100);
+    await flush();
+    h.submit("slow-again", { priority: "batch", id: "req-1" });
+    h.gates.get("slow")!.fail(new Error("aborted"));
+    await flush();
+    await h.finishInOrder(2);
+    expect(h.startOrder).toEqual(["slow", "slow-again", "waiting"]);
+  });
+
   it("forgets rejected ids after the retry window", async () => {
     const h = new Harness({ maxConcurrency: 1, priorities: lanes, retryWindowMs: 1_000 });
     h.submit("blocker", { priority: "batch" });

@@ -388,6 +388,7 @@ export class Scheduler {
         if (this.#events.has("overrun")) this.#events.emit("overrun", { ...this.#describe(task), heldMs });
         this.#release(task);
       } else {
+        if (task.givenId !== undefined) this.#recent.remember(task.givenId, this.#options.clock.now());
         this.#abortRunning(
           task,
           rejection(ErrorCode.RUN_TIMEOUT, `Ran longer than ${task.timeoutMs} ms`, this.#about(task)),
