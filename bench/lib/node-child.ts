@@ -1,0 +1,77 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** The repository root; children start there so that `--import tsx` resolves. */
+export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+/** A file of this folder tree as an absolute path, e.g. `benchFile("probes/memory.ts")`. */
+export function benchFile(relative: string): string {
+  return fileURLToPath(new URL(`../${relative}`, import.meta.url));
+}
+
+/**
+ * Node flags that run a TypeScript file from source with gc exposed: `--import tsx` loads the
+ * TypeScript hooks, `--conditions=source` makes `@llm-scheduler/*` resolve to their `src/`.
+ */
+export function tsFlags(extra: readonly string[] = []): string[] {
+  return [...extra, "--expose-gc", "--conditions=source", "--import", "tsx"];
+}
+
+export interface ChildOptions {
+  /** More node flags, such as `--cpu-prof` or `--max-old-space-size=8192`. */
+  readonly nodeFlags?: readonly string[];
+  /** Kill the child after this long. @default 15 minutes */
+  readonly timeoutMs?: number;
+  /** Print the child's stdout as it comes (it is captured either way). @default false */
+  readonly echo?: boolean;
+}
+
+/**
+ * Runs a TypeScript file in a fresh Node process (own heap, own gc) and resolves with its stdout;
+ * stderr goes to ours. Rejects when the child exits with a failure or runs past its timeout.
+ */
+export function runTs(file: string, args: readonly string[], options: ChildOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...tsFlags(options.nodeFlags), file, ...args], {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let stdout = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      stdout += chunk;
+      if (options.echo === true) process.stdout.write(chunk);
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 15 * 60_000);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else
+        reject(new Error(`${file} ${args.join(" ")} exited with ${signal ?? code}\n${stdout.slice(-2_000)}`));
+    });
+  });
+}
+
+/** Prefix of the one stdout line through which a probe hands its result back. */
+const RESULT = "BENCH_RESULT ";
+
+/** In a probe: hands `value` to the parent that started it with {@link runProbe}. */
+export function sendResult(value: unknown): void {
+  process.stdout.write(`${RESULT}${JSON.stringify(value)}\n`);
+}
+
+/** Runs a probe file in a fresh process and returns what it passed to {@link sendResult}. */
+export async function runProbe<T>(
+  file: string,
+  args: readonly string[],
+  options: ChildOptions = {},
+): Promise<T> {
+  const stdout = await runTs(file, args, options);
+  const line = stdout.split("\n").find((text) => text.startsWith(RESULT));
+  if (line === undefined) throw new Error(`${file} ${args.join(" ")} printed no result`);
+  return JSON.parse(line.slice(RESULT.length)) as T;
+}

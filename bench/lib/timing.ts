@@ -1,0 +1,37 @@
+/** Timing, garbage collection and heap readings. Parts run with `--expose-gc` (see node-child.ts). */
+
+const gcFunction = (globalThis as { gc?: () => void }).gc;
+
+/** Runs a full garbage collection; throws when the process was started without `--expose-gc`. */
+export function collectGarbage(): void {
+  if (gcFunction === undefined) {
+    throw new Error("Expected global gc(): run this file through bench/run.ts, which passes --expose-gc");
+  }
+  // Twice: the first pass can leave objects that only become unreachable once finalizers have run.
+  gcFunction();
+  gcFunction();
+}
+
+/** Heap in use after a full collection, in bytes. */
+export function heapAfterGc(): number {
+  collectGarbage();
+  return process.memoryUsage().heapUsed;
+}
+
+/** Milliseconds taken by `fn`, after a collection so that earlier garbage is not billed to it. */
+export async function timeIt(fn: () => Promise<unknown> | unknown): Promise<number> {
+  collectGarbage();
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+/** Lets timers, I/O callbacks and every pending microtask run once. */
+export function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A promise that never settles: the body of a task that holds its slot for the whole measurement. */
+export function never(): Promise<never> {
+  return new Promise(() => {});
+}

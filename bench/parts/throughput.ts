@@ -1,0 +1,97 @@
+// Part 1: no-op tasks per second through each library, runs interleaved in one process.
+import {
+  bottleneck,
+  CONCURRENCY,
+  type Contender,
+  core,
+  pQueuePlain,
+  pQueuePriorities,
+  submitAndAwait,
+} from "../lib/contenders.js";
+import { num, ratio, spread } from "../lib/format.js";
+import type { Part } from "../lib/part.js";
+import type { PartReport } from "../lib/report.js";
+import { median, summarize } from "../lib/stats.js";
+import { timeIt } from "../lib/timing.js";
+
+const GOAL_RATIO = 2;
+
+interface Entry {
+  readonly contender: Contender;
+  /** Tasks per timed run. Bottleneck passes every job through a timer, so it gets fewer. */
+  readonly size: number;
+  readonly rates: number[];
+}
+
+export const run: Part = async ({ quick, runs: asked, log }) => {
+  const size = quick ? 2_000 : 20_000;
+  const runs = asked ?? (quick ? 2 : 7);
+  const warmups = quick ? 1 : 2;
+  const entries: Entry[] = [core, pQueuePlain, pQueuePriorities, bottleneck].map((contender) => ({
+    contender,
+    size: contender === bottleneck ? size / 20 : size,
+    rates: [],
+  }));
+  for (let round = 0; round < warmups + runs; round++) {
+    // Rotate the order every round so that no library always runs right after the same one.
+    const order = entries.map((_, index) => entries[(index + round) % entries.length]!);
+    for (const entry of order) {
+      const elapsed = await timeIt(() => submitAndAwait(entry.contender, entry.size));
+      if (round >= warmups) entry.rates.push((entry.size / elapsed) * 1000);
+    }
+    log(round < warmups ? `warm-up round ${round + 1} done` : `round ${round - warmups + 1}/${runs} done`);
+  }
+  const [ours, plain] = entries;
+  const ratios = ours!.rates.map((rate, index) => rate / plain!.rates[index]!);
+  const goalRatio = median(ratios);
+  return report(entries, ratios, goalRatio, runs, warmups);
+};
+
+function report(
+  entries: Entry[],
+  ratios: number[],
+  goalRatio: number,
+  runs: number,
+  warmups: number,
+): PartReport {
+  const plain = entries[1]!;
+  const rows = entries.map((entry) => {
+    const rates = summarize(entry.rates);
+    const paired = entry.rates.map((rate, index) => rate / plain.rates[index]!);
+    return [entry.contender.name, num(entry.size), spread(rates), ratio(median(paired))];
+  });
+  return {
+    part: "throughput",
+    title: "Throughput: no-op tasks per second",
+    method: [
+      `Each run creates a fresh queue, submits N no-op tasks (each returns a resolved promise) at once and awaits them all; tasks per second = N / elapsed. Concurrency ${CONCURRENCY}.`,
+      "llm-scheduler: two priorities (interactive weight 5 with 1 reserved slot, batch weight 1), every 4th task interactive, 16 tenants in turn, queue timeouts on (one deadline per queued task).",
+      "p-queue 10: plain (one FIFO), and with priorities (1 for the interactive quarter, 0 for the rest). Bottleneck 2: maxConcurrent 8, priorities 4 and 6.",
+      `${warmups} warm-up rounds, then ${runs} rounds; each round runs every library once, in an order that rotates each round, with a full gc before each run. All in one process.`,
+      "The ratio column is the median, over rounds, of this library's rate divided by plain p-queue's rate in the same round.",
+    ],
+    tables: [
+      {
+        title: "Tasks per second, median (min–max)",
+        columns: ["library", "N per run", "tasks/s", "vs p-queue"],
+        rows,
+        note: "Bottleneck runs N/20 tasks: it hands every job through a setTimeout, so its rate does not depend on N and a full N would take minutes.",
+      },
+    ],
+    goals: [
+      {
+        name: "throughput vs plain p-queue",
+        target: `>= ${GOAL_RATIO}x`,
+        measured: ratio(goalRatio),
+        holds: goalRatio >= GOAL_RATIO,
+      },
+    ],
+    notes: [],
+    raw: {
+      ratiosToPlainPQueue: ratios,
+      tasksPerSecond: Object.fromEntries(
+        entries.map((entry) => [entry.contender.name, { n: entry.size, runs: entry.rates }]),
+      ),
+    },
+  };
+}
