@@ -174,7 +174,7 @@ async function runScenario(ops: Op[], remote: boolean): Promise<void> {
     } else if (closing === null) {
       closing = scheduler.close({ drain: step.drain, timeoutMs: 300 });
     }
-    await flush(6);
+    await flush(remote ? 200 : 6);
     const metrics = scheduler.metrics();
     if (metrics.running !== inFlightCost())
       problems.push(`metrics.running ${metrics.running} != held ${inFlightCost()}`);
@@ -193,7 +193,7 @@ async function runScenario(ops: Op[], remote: boolean): Promise<void> {
         finish(true);
       }
     clock.advance(300);
-    await flush(6);
+    await flush(remote ? 200 : 6);
   }
   await closing;
   expect(problems).toEqual([]);
