@@ -1,0 +1,106 @@
+import type { Ticket } from "@llm-scheduler/core";
+
+/** Waiting for a grant. */
+export const PENDING = 0;
+/** Granted: the scheduler has been told. */
+export const RUNNING = 1;
+
+/** Not held by the local fallback. */
+export const LOCAL_NONE = 0;
+/** Waiting in the local fallback. */
+export const LOCAL_QUEUED = 1;
+/** Holding a slot of the local fallback. */
+export const LOCAL_RUNNING = 2;
+
+/** This instance's record of one of its tickets, from enqueue to release. */
+export interface Entry {
+  readonly ticket: Ticket;
+  state: typeof PENDING | typeof RUNNING;
+  local: typeof LOCAL_NONE | typeof LOCAL_QUEUED | typeof LOCAL_RUNNING;
+}
+
+interface TenantCount {
+  readonly tenant: string;
+  readonly priority: string;
+  running: number;
+  queued: number;
+}
+
+/**
+ * The tickets this instance has handed to the store and not yet got back, in arrival order, with
+ * per-tenant counts kept as they change (for `snapshot()`). It is what the store reconciles Redis with
+ * after an outage, and what makes every grant reach the scheduler at most once.
+ */
+export class Ledger {
+  readonly #entries = new Map<number, Entry>();
+  readonly #tenants = new Map<string, TenantCount>();
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The entry of a ticket of this scheduler, or undefined once it has left. */
+  get(seq: number): Entry | undefined {
+    return this.#entries.get(seq);
+  }
+
+  /** The live entry for exactly this ticket object. */
+  of(ticket: Ticket): Entry | undefined {
+    const entry = this.#entries.get(ticket.seq);
+    return entry?.ticket === ticket ? entry : undefined;
+  }
+
+  add(ticket: Ticket): Entry {
+    const entry: Entry = { ticket, state: PENDING, local: LOCAL_NONE };
+    this.#entries.set(ticket.seq, entry);
+    this.#count(ticket).queued++;
+    return entry;
+  }
+
+  /** The entry's ticket was granted. */
+  start(entry: Entry): void {
+    entry.state = RUNNING;
+    const count = this.#count(entry.ticket);
+    count.queued--;
+    count.running++;
+  }
+
+  delete(entry: Entry): void {
+    if (this.#entries.get(entry.ticket.seq) !== entry) return;
+    this.#entries.delete(entry.ticket.seq);
+    const key = tenantKey(entry.ticket);
+    const count = this.#tenants.get(key)!;
+    if (entry.state === PENDING) count.queued--;
+    else count.running--;
+    if (count.queued === 0 && count.running === 0) this.#tenants.delete(key);
+  }
+
+  /** Entries in one state, in arrival order. */
+  list(state: typeof PENDING | typeof RUNNING): Entry[] {
+    const found: Entry[] = [];
+    for (const entry of this.#entries.values()) if (entry.state === state) found.push(entry);
+    return found;
+  }
+
+  /** This instance's busiest tenants first. */
+  tenants(limit: number): Array<{ tenant: string; priority: string; running: number; queued: number }> {
+    const all = [...this.#tenants.values()].map((count) => ({ ...count }));
+    all.sort((a, b) => b.queued + b.running - (a.queued + a.running));
+    all.length = Math.min(all.length, limit);
+    return all;
+  }
+
+  #count(ticket: Ticket): TenantCount {
+    const key = tenantKey(ticket);
+    let count = this.#tenants.get(key);
+    if (count === undefined) {
+      count = { tenant: ticket.tenant, priority: ticket.priority, running: 0, queued: 0 };
+      this.#tenants.set(key, count);
+    }
+    return count;
+  }
+}
+
+function tenantKey(ticket: Ticket): string {
+  return `${ticket.priority}\u0000${ticket.tenant}`;
+}

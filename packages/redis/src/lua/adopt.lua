@@ -1,0 +1,26 @@
+--[[ adopt: records tickets of the calling instance that run without a lease in Redis (their lease
+lapsed during a stall or a Redis outage, or they were started by the local fallback), so that the global
+count includes them again. A ticket still waiting in Redis leaves its queue; one that holds a lease has it
+renewed. No limit is checked: the tasks already run; new grants wait until the count is below the limit.
+KEYS: 1 cfg, 2 tw, 3 state, 4 tickets, 5 leases, 6 instances
+ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs, 5.. groups of four:
+      ticket id, cost, priority, tenant
+Returns: { adopted count, counts, granted ids of the calling instance }, or { -9 }
+]]
+--@include lib
+if not begin() then return { -9 } end
+local freed = upkeep()
+local lease = tonumber(ARGV[4])
+local adopted = 0
+for i = 5, #ARGV, 4 do
+  local id, cost, p, tenant = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
+  if not leased(id) then
+    drop_queued(id)
+    put_ticket(id, cost, LEASE_NOW, lease, p, tenant)
+    take(lane_of(p), cost)
+    adopted = adopted + 1
+  end
+  redis.call("ZADD", K_LEASES, LEASE_NOW + lease, id)
+end
+if freed then pump() end
+return { adopted, finish(), MINE }

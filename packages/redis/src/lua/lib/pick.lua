@@ -1,0 +1,84 @@
+-- The picking rule, the same as core's memory/picker.ts:
+-- capacity: a ticket of priority p and cost c fits when running_p + c <= p.maxConcurrency and
+--   running + c + (idle reserves of the other priorities) <= maxConcurrency;
+-- 1. aging: among priorities whose oldest ticket has waited >= maxWaitMs and fits, the one whose oldest
+--    ticket is oldest starts it;
+-- 2. otherwise stride scheduling: among priorities whose tenant-turn ticket fits, the lowest pass (ties
+--    to the priority configured first) starts it; pass += 1 / weight, virtual time = the pass before.
+local function reserved_by_others(lane)
+  local sum = 0
+  for _, other in ipairs(LANES) do
+    if other ~= lane then
+      local idle = other.conf.r - other.running
+      if idle > 0 then sum = sum + idle end
+    end
+  end
+  return sum
+end
+
+local function fits(lane, cost)
+  return lane.running + cost <= lane.conf.m and G.running + cost + reserved_by_others(lane) <= CFG.max
+end
+
+local function pick()
+  local aged, aged_id, aged_at = nil, nil, nil
+  for _, lane in ipairs(LANES) do
+    if lane.queued > 0 and lane.conf.a >= 0 then
+      local id = redis.call("ZRANGE", PREFIX .. "age:" .. lane.name, 0, 0)[1]
+      local t = ticket(id)
+      if NOW - t.at >= lane.conf.a and fits(lane, t.cost) and (aged == nil or t.at < aged_at) then
+        aged, aged_id, aged_at = lane, id, t.at
+      end
+    end
+  end
+  if aged ~= nil then return aged, aged_id, true end
+  local best, best_id = nil, nil
+  for _, lane in ipairs(LANES) do
+    if lane.cursor ~= "" and (best == nil or lane.pass < best.pass) then
+      local id = head(lane, lane.cursor)
+      if fits(lane, ticket(id).cost) then best, best_id = lane, id end
+    end
+  end
+  return best, best_id, false
+end
+
+-- The ticket holds a slot now: a lease, and a grant for its instance (returned to the caller, or
+-- pushed to the owner's inbox and announced on its channel by finish()).
+local function grant(id, t)
+  redis.call("ZADD", K_LEASES, LEASE_NOW + t.lease, id)
+  local owner = owner_of(id)
+  if owner == ME then
+    MINE[#MINE + 1] = id
+  else
+    local list = OTHERS[owner]
+    if list == nil then
+      list = {}
+      OTHERS[owner] = list
+      OTHER_ORDER[#OTHER_ORDER + 1] = owner
+    end
+    list[#list + 1] = id
+  end
+end
+
+local function take(lane, cost)
+  lane.running = lane.running + cost
+  G.running = G.running + cost
+end
+
+local function start(lane, id, aged)
+  local t = ticket(id)
+  take(lane, t.cost)
+  if aged then unqueue(lane, id, t.t) else take_next(lane) end
+  G.vt = lane.pass
+  lane.pass = lane.pass + 1 / lane.conf.w
+  grant(id, t)
+end
+
+-- Grants slots while something waits that fits.
+local function pump()
+  while G.queued > 0 and G.running < CFG.max do
+    local lane, id, aged = pick()
+    if lane == nil then break end
+    start(lane, id, aged)
+  end
+end

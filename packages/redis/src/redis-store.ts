@@ -1,0 +1,538 @@
+import {
+  type EnqueueResult,
+  type MaybePromise,
+  MemoryStore,
+  type ResolvedOptions,
+  type Store,
+  type StoreHost,
+  type StoreSnapshot,
+  type Ticket,
+} from "@llm-scheduler/core";
+import { openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
+import { localOptions, scrub } from "./fallback.js";
+import { grantChannel } from "./keys.js";
+import { type Entry, Ledger, LOCAL_NONE, LOCAL_QUEUED, LOCAL_RUNNING, PENDING, RUNNING } from "./ledger.js";
+import {
+  type RedisClient,
+  type RedisStoreOptions,
+  type ResolvedRedisOptions,
+  resolveRedisOptions,
+} from "./options.js";
+import { Remote } from "./remote.js";
+import { type Counts, NO_COUNTS, type Reply, Status } from "./replies.js";
+
+/** Where the store stands: talking to Redis, running on the local fallback, or neither. */
+export type RedisStoreStatus = "connecting" | "connected" | "local" | "unavailable" | "closed";
+
+const REMOVE_CHUNK = 1_000;
+/** The tick script's status when this instance was not registered (Redis lost or purged it). */
+const TICK_LOST = 1;
+
+/**
+ * A {@link Store} that keeps the queues, the running counts and the picker's state in Redis, so that
+ * every gateway instance sharing a `prefix` obeys one global limit and one global order. Each decision
+ * is one Lua script; slots are leases renewed while tasks run; grants reach the waiting instance by
+ * pub/sub, with a slow safety poll. One store serves one scheduler.
+ *
+ * @example
+ * const store = new RedisStore({ url: process.env.REDIS_URL, prefix: "llm:", leaseMs: 10_000 });
+ * const scheduler = createScheduler({ maxConcurrency: 32, store });
+ * // ... on shutdown:
+ * await scheduler.close();
+ * await store.close();
+ */
+export class RedisStore implements Store {
+  /** This instance's id in Redis (its tickets are `<instanceId>:<seq>`). */
+  readonly instanceId: string;
+  readonly #config: ResolvedRedisOptions;
+  readonly #client: RedisClient;
+  readonly #ownsClient: boolean;
+  readonly #remote: Remote;
+  readonly #ledger = new Ledger();
+  /** Seqs delivered by pub/sub since the last drain of the inbox (which then repeats them). */
+  readonly #heard = new Set<number>();
+  readonly #tickMs: number;
+  #subscriber: RedisClient | null = null;
+  #host: StoreHost | null = null;
+  #options: ResolvedOptions | null = null;
+  #up = false;
+  #firstConnect: Promise<void> | null = null;
+  #connecting: Promise<boolean> | null = null;
+  #resyncing = false;
+  #fallback: MemoryStore | null = null;
+  #counts: Counts = NO_COUNTS;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #detached = false;
+  #closing: Promise<void> | null = null;
+  readonly #onClientError = (error: unknown): void => this.#config.onError(error);
+  readonly #onClientReady = (): void => {
+    if (!this.#up) void this.#connect();
+  };
+
+  constructor(options: RedisStoreOptions = {}) {
+    this.#config = resolveRedisOptions(options);
+    this.instanceId = this.#config.instanceId;
+    const { client, owned } = openClient(this.#config);
+    this.#client = client;
+    this.#ownsClient = owned;
+    client.on("error", this.#onClientError);
+    client.on("ready", this.#onClientReady);
+    this.#remote = new Remote(client, this.#config);
+    this.#tickMs = Math.max(10, Math.min(this.#config.pollMs, Math.floor(this.#config.leaseMs / 3)));
+  }
+
+  /** `connected`, `local` (Redis unreachable, local fallback), `unavailable` (fail-closed), … */
+  get status(): RedisStoreStatus {
+    if (this.#detached) return "closed";
+    if (this.#up) return "connected";
+    if (this.#fallback !== null) return "local";
+    return this.#firstConnect !== null ? "connecting" : "unavailable";
+  }
+
+  attach(host: StoreHost, options: ResolvedOptions): Promise<void> {
+    if (this.#host !== null || this.#detached) {
+      throw new Error("A RedisStore serves one scheduler; create one store per scheduler.");
+    }
+    this.#host = host;
+    this.#options = options;
+    this.#remote.clock = host.clock;
+    const channel = grantChannel(this.#config.prefix, this.instanceId);
+    const { subscriber, subscribed } = openSubscriber(this.#client, channel, {
+      message: (ids) => this.#heardGrants(ids),
+      ready: () => this.#schedule(0), // grants published while it was away wait in the inbox
+      error: this.#onClientError,
+    });
+    this.#subscriber = subscriber;
+    const timeout = this.#config.commandTimeoutMs;
+    const first = Promise.all([whenReady(this.#client, timeout), settledWithin(subscribed, timeout)])
+      .then(() => this.#connect())
+      .then((connected) => {
+        this.#firstConnect = null;
+        this.#schedule();
+        if (connected) return;
+        if (this.#config.onStoreError === "local") this.#enterFallback();
+        else throw new Error("Redis is unavailable; the store fails closed until it is back");
+      });
+    this.#firstConnect = first.catch(() => {});
+    return first;
+  }
+
+  configure(options: ResolvedOptions): MaybePromise<void> {
+    this.#options = options;
+    this.#fallback?.configure(this.#localOptions());
+    if (!this.#up) return;
+    return this.#remote.configure(options).then(
+      (reply) => this.#absorb(reply),
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
+  enqueue(ticket: Ticket): MaybePromise<EnqueueResult> {
+    if (this.#up) return this.#enqueueRemote(this.#ledger.add(ticket));
+    if (this.#fallback !== null) return this.#enqueueLocal(this.#ledger.add(ticket));
+    if (this.#firstConnect !== null) return this.#firstConnect.then(() => this.enqueue(ticket));
+    return Promise.reject(new Error("Redis is unavailable; the store fails closed until it is back"));
+  }
+
+  remove(ticket: Ticket): MaybePromise<boolean> {
+    const entry = this.#ledger.of(ticket);
+    if (entry === undefined || entry.state !== PENDING) return false;
+    this.#forget(entry);
+    if (!this.#up) return true;
+    return this.#remote.remove([this.#remote.id(ticket)]).then(
+      (reply) => {
+        this.#absorb(reply);
+        return true;
+      },
+      (error: unknown) => {
+        this.#markDown(error);
+        return true; // a grant that still comes is handed straight back (see #deliver)
+      },
+    );
+  }
+
+  release(ticket: Ticket): MaybePromise<void> {
+    const entry = this.#ledger.of(ticket);
+    if (entry !== undefined) this.#forget(entry);
+    if (!this.#up) return; // the lease lapses by itself
+    return this.#releaseIds([this.#remote.id(ticket)]);
+  }
+
+  removeAll(): MaybePromise<Ticket[]> {
+    const entries = this.#ledger.list(PENDING);
+    for (const entry of entries) this.#forget(entry);
+    const tickets = entries.map((entry) => entry.ticket);
+    if (!this.#up || tickets.length === 0) return tickets;
+    const calls: Promise<void>[] = [];
+    for (let i = 0; i < tickets.length; i += REMOVE_CHUNK) {
+      const ids = tickets.slice(i, i + REMOVE_CHUNK).map((ticket) => this.#remote.id(ticket));
+      calls.push(this.#remote.remove(ids).then((reply) => this.#absorb(reply)));
+    }
+    return Promise.all(calls).then(
+      () => tickets,
+      (error: unknown) => {
+        this.#markDown(error);
+        return tickets;
+      },
+    );
+  }
+
+  depth(priority: string): number {
+    if (this.#fallback !== null) return this.#fallback.depth(priority);
+    return this.#counts.priorities[priority]?.queued ?? 0;
+  }
+
+  /** Global counts as Redis last reported them (exact after this instance's own calls); tenants local. */
+  snapshot(tenantLimit: number): StoreSnapshot {
+    if (this.#fallback !== null) return this.#fallback.snapshot(tenantLimit);
+    const { running, queued, priorities } = this.#counts;
+    return { running, queued, priorities, tenants: this.#ledger.tenants(tenantLimit) };
+  }
+
+  async detach(): Promise<void> {
+    if (this.#detached) return;
+    this.#detached = true;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    const subscriber = this.#subscriber;
+    this.#subscriber = null;
+    subscriber?.removeAllListeners("message");
+    subscriber?.disconnect();
+    this.#fallback = null;
+    if (this.#up) {
+      this.#up = false;
+      await this.#remote.leave().catch(this.#onClientError);
+    }
+    this.#host = null;
+  }
+
+  /** Detaches (if a scheduler has not already) and ends the connection the store opened itself. */
+  close(): Promise<void> {
+    this.#closing ??= this.detach().then(async () => {
+      this.#client.off("ready", this.#onClientReady);
+      if (!this.#ownsClient) {
+        this.#client.off("error", this.#onClientError);
+        return;
+      }
+      await this.#client.quit().catch(() => this.#client.disconnect());
+    });
+    return this.#closing;
+  }
+
+  #enqueueRemote(entry: Entry): Promise<EnqueueResult> {
+    return this.#remote.enqueue(entry.ticket).then(
+      (reply) => this.#enqueued(entry, reply),
+      (error: unknown) => this.#enqueueFailed(entry, error),
+    );
+  }
+
+  #enqueued(entry: Entry, reply: Reply): EnqueueResult {
+    const { status } = reply;
+    if (status === Status.UNREGISTERED || status === Status.UNCONFIGURED) {
+      this.#resync(); // sends every waiting ticket again, this one included
+      return "queued";
+    }
+    this.#absorb(reply);
+    const current = this.#ledger.of(entry.ticket) === entry;
+    if (status === Status.FULL || status === Status.UNKNOWN_PRIORITY) {
+      this.#ledger.delete(entry);
+      if (status === Status.FULL) return "full";
+      throw new Error(
+        `Priority "${entry.ticket.priority}" is not configured in Redis under "${this.#config.prefix}": ` +
+          "every instance sharing a prefix must configure the same priorities",
+      );
+    }
+    if (status === Status.GRANTED || status === Status.ALREADY_GRANTED) {
+      if (!current) {
+        void this.#releaseIds([this.#remote.id(entry.ticket)]); // removed while the call was out
+        return "queued";
+      }
+      if (entry.state === PENDING) {
+        this.#ledger.start(entry);
+        return "granted";
+      }
+    }
+    return "queued";
+  }
+
+  #enqueueFailed(entry: Entry, error: unknown): EnqueueResult {
+    this.#markDown(error); // in "local" mode this moves every waiting ticket, this one too, to the fallback
+    if (this.#ledger.of(entry.ticket) !== entry || entry.state !== PENDING) return "queued";
+    if (this.#fallback !== null) {
+      if (entry.local === LOCAL_QUEUED) return "queued";
+      this.#ledger.delete(entry);
+      return "full";
+    }
+    this.#ledger.delete(entry);
+    throw error;
+  }
+
+  #enqueueLocal(entry: Entry): EnqueueResult {
+    entry.local = LOCAL_QUEUED;
+    const result = this.#fallback!.enqueue(entry.ticket) as EnqueueResult;
+    if (result === "full") {
+      this.#ledger.delete(entry);
+    } else if (result === "granted") {
+      entry.local = LOCAL_RUNNING;
+      this.#ledger.start(entry);
+    }
+    return result;
+  }
+
+  /** The entry leaves: out of the ledger and out of the local fallback. */
+  #forget(entry: Entry): void {
+    this.#ledger.delete(entry);
+    if (entry.local === LOCAL_RUNNING) this.#fallback?.release(entry.ticket);
+    else if (entry.local === LOCAL_QUEUED) this.#fallback?.remove(entry.ticket);
+    entry.local = LOCAL_NONE;
+  }
+
+  #releaseIds(ids: readonly string[]): Promise<void> {
+    return this.#remote.release(ids).then(
+      (reply) => {
+        if (reply.status === Status.UNCONFIGURED) this.#resync();
+        else this.#absorb(reply);
+      },
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
+  /** A call failed: Redis counts as down; "fail-closed" passes the error on. */
+  #failed(error: unknown): void {
+    this.#markDown(error);
+    if (this.#config.onStoreError === "fail-closed") throw error;
+  }
+
+  /** Takes in a script's counts and delivers the grants it made to this instance. */
+  #absorb(reply: Reply, skip?: ReadonlySet<number>): void {
+    if (reply.counts !== undefined) this.#counts = reply.counts;
+    const orphans: string[] = [];
+    for (const id of reply.granted) {
+      const seq = this.#remote.seqOf(id);
+      if (seq !== undefined && skip?.has(seq) !== true && !this.#deliver(seq)) orphans.push(id);
+    }
+    if (orphans.length > 0) void this.#releaseIds(orphans).catch(this.#onClientError);
+  }
+
+  #heardGrants(message: string): void {
+    const orphans: string[] = [];
+    for (const id of message.split(",")) {
+      const seq = this.#remote.seqOf(id);
+      if (seq === undefined) continue;
+      this.#heard.add(seq);
+      if (!this.#deliver(seq)) orphans.push(id);
+    }
+    if (orphans.length > 0 && this.#up) void this.#releaseIds(orphans).catch(this.#onClientError);
+  }
+
+  /**
+   * Redis granted one of this instance's tickets: start it, exactly once. False when nobody waits for
+   * it any more (removed, abandoned, or already released): the caller hands the slot back.
+   */
+  #deliver(seq: number): boolean {
+    const entry = this.#ledger.get(seq);
+    if (entry === undefined || this.#host === null) return false;
+    if (entry.state === RUNNING) return true;
+    if (entry.local === LOCAL_QUEUED) {
+      this.#fallback?.remove(entry.ticket);
+      entry.local = LOCAL_NONE;
+    }
+    this.#ledger.start(entry);
+    this.#host.grant(entry.ticket);
+    return true;
+  }
+
+  /** The local fallback granted a ticket (a waiting one, or a running one whose slot it now counts). */
+  #onLocalGrant(ticket: Ticket): void {
+    const entry = this.#ledger.of(ticket);
+    if (entry === undefined || this.#host === null) {
+      this.#fallback?.release(ticket);
+      return;
+    }
+    entry.local = LOCAL_RUNNING;
+    if (entry.state === PENDING) {
+      this.#ledger.start(entry);
+      this.#host.grant(ticket);
+    }
+  }
+
+  #localOptions(): ResolvedOptions {
+    const { expectedInstances, localMaxQueue } = this.#config;
+    return localOptions(this.#options!, expectedInstances, localMaxQueue);
+  }
+
+  #markDown(error: unknown): void {
+    if (!this.#up) return;
+    this.#up = false;
+    this.#config.onError(error);
+    if (this.#config.onStoreError === "local") this.#enterFallback();
+    this.#schedule();
+  }
+
+  /**
+   * Redis is out of reach: a local in-memory store takes over with the local limit. Tasks still running
+   * take its slots first (so the local limit counts them), then the waiting tickets queue in order.
+   */
+  #enterFallback(): void {
+    if (this.#fallback !== null || this.#host === null || this.#detached) return;
+    const fallback = new MemoryStore();
+    fallback.attach(
+      { clock: this.#host.clock, grant: (ticket) => this.#onLocalGrant(ticket) },
+      this.#localOptions(),
+    );
+    this.#fallback = fallback;
+    for (const entry of [...this.#ledger.list(RUNNING), ...this.#ledger.list(PENDING)]) {
+      if (entry.local !== LOCAL_NONE) continue; // granted meanwhile by this loop's own pumps
+      scrub(entry.ticket);
+      entry.local = LOCAL_QUEUED;
+      const result = fallback.enqueue(entry.ticket);
+      if (result === "full") {
+        entry.local = LOCAL_NONE;
+      } else if (result === "granted") {
+        entry.local = LOCAL_RUNNING;
+        if (entry.state === PENDING) {
+          this.#ledger.start(entry);
+          this.#host.grant(entry.ticket);
+        }
+      }
+    }
+  }
+
+  #connect(): Promise<boolean> {
+    this.#connecting ??= this.#tryConnect().finally(() => {
+      this.#connecting = null;
+    });
+    return this.#connecting;
+  }
+
+  async #tryConnect(): Promise<boolean> {
+    if (this.#up) return true;
+    if (this.#detached || this.#host === null || !this.#remote.ready) return false;
+    try {
+      await this.#hello();
+    } catch (error) {
+      this.#config.onError(error);
+      return false;
+    }
+    if (this.#detached) return false;
+    this.#up = true;
+    this.#reconcile();
+    return true;
+  }
+
+  /** Loads the scripts, writes the configuration and registers this instance. */
+  async #hello(): Promise<void> {
+    await this.#remote.load();
+    this.#absorb(await this.#remote.configure(this.#options!));
+  }
+
+  /** Redis lost this instance's state (restart, purge): configure again, then reconcile. */
+  #resync(): void {
+    if (this.#resyncing || !this.#up) return;
+    this.#resyncing = true;
+    this.#hello().then(
+      () => {
+        this.#resyncing = false;
+        this.#reconcile();
+      },
+      (error: unknown) => {
+        this.#resyncing = false;
+        this.#markDown(error);
+      },
+    );
+  }
+
+  /**
+   * Makes Redis agree with this instance again: its running tasks hold leases (adopted without a limit
+   * check: they already run), its waiting tickets are queued (sent again; a repeat changes nothing), and
+   * the local fallback, if any, is dropped. Everything is sent before any later call.
+   */
+  #reconcile(): void {
+    const hadFallback = this.#fallback !== null;
+    this.#fallback = null;
+    const running = this.#ledger.list(RUNNING);
+    const pending = this.#ledger.list(PENDING);
+    for (const entry of [...running, ...pending]) {
+      if (hadFallback) scrub(entry.ticket);
+      entry.local = LOCAL_NONE;
+    }
+    if (running.length > 0) {
+      this.#remote.adopt(running.map((entry) => entry.ticket)).then(
+        (reply) => this.#absorb(reply),
+        (error: unknown) => this.#markDown(error),
+      );
+    }
+    for (const entry of pending) this.#resend(entry);
+  }
+
+  #resend(entry: Entry): void {
+    const id = this.#remote.id(entry.ticket);
+    this.#remote.enqueue(entry.ticket).then(
+      (reply) => {
+        if (reply.status === Status.UNREGISTERED || reply.status === Status.UNCONFIGURED) {
+          this.#resync();
+          return;
+        }
+        this.#absorb(reply);
+        if (reply.status === Status.GRANTED || reply.status === Status.ALREADY_GRANTED) {
+          const seq = entry.ticket.seq;
+          if (!this.#deliver(seq)) void this.#releaseIds([id]).catch(this.#onClientError);
+        } else if (reply.status < 0) {
+          this.#config.onError(new Error(`Ticket ${id} could not be queued again (status ${reply.status})`));
+        }
+      },
+      (error: unknown) => this.#markDown(error),
+    );
+  }
+
+  #schedule(delay = this.#tickMs): void {
+    if (this.#detached || this.#firstConnect !== null) return;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#tick(), delay);
+    this.#timer.unref();
+  }
+
+  /** The one timer: heartbeat, lease renewal and inbox drain while up; reconnection attempts while down. */
+  #tick(): void {
+    this.#timer = null;
+    if (this.#detached) return;
+    const next = (): void => {
+      if (this.#timer === null) this.#schedule();
+    };
+    if (!this.#up) {
+      void this.#connect().then(next);
+      return;
+    }
+    const running = this.#ledger.list(RUNNING).map((entry) => entry.ticket);
+    this.#remote.tick(running).then(
+      (reply) => {
+        this.#ticked(reply);
+        next();
+      },
+      (error: unknown) => {
+        this.#markDown(error);
+        next();
+      },
+    );
+  }
+
+  #ticked(reply: Reply): void {
+    if (reply.status === Status.UNCONFIGURED) {
+      this.#resync();
+      return;
+    }
+    const heard = new Set(this.#heard);
+    this.#heard.clear();
+    this.#absorb(reply, heard);
+    if (reply.status === TICK_LOST) this.#resync(); // queued tickets may have been purged
+    const missing = reply.extra
+      .map((id) => this.#ledger.get(this.#remote.seqOf(id) ?? -1))
+      .filter((entry): entry is Entry => entry !== undefined && entry.state === RUNNING);
+    if (missing.length > 0) {
+      this.#remote.adopt(missing.map((entry) => entry.ticket)).then(
+        (adopted) => this.#absorb(adopted),
+        (error: unknown) => this.#markDown(error),
+      );
+    }
+  }
+}

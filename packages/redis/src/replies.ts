@@ -1,0 +1,54 @@
+/** Running and queued counts as Redis last reported them (for `metrics()` and `depth()`). */
+export interface Counts {
+  readonly running: number;
+  readonly queued: number;
+  readonly priorities: Readonly<Record<string, { readonly running: number; readonly queued: number }>>;
+}
+
+export const NO_COUNTS: Counts = { running: 0, queued: 0, priorities: {} };
+
+/** What every script answers: a status, the counts after the call, grants for the caller, and extras. */
+export interface Reply {
+  readonly status: number;
+  /** Undefined when the script stopped early (negative statuses -7, -8, -9). */
+  readonly counts: Counts | undefined;
+  readonly granted: readonly string[];
+  readonly extra: readonly string[];
+}
+
+/** Script statuses shared by several scripts (see each script's header). */
+export const Status = {
+  GRANTED: 1,
+  ALREADY_GRANTED: 2,
+  QUEUED: 0,
+  FULL: -1,
+  UNKNOWN_PRIORITY: -7,
+  UNREGISTERED: -8,
+  UNCONFIGURED: -9,
+} as const;
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+function parseCounts(value: unknown): Counts | undefined {
+  if (!Array.isArray(value) || value.length < 2) return undefined;
+  const priorities: Record<string, { running: number; queued: number }> = {};
+  for (let i = 2; i + 2 < value.length; i += 3) {
+    priorities[String(value[i])] = { running: Number(value[i + 1]), queued: Number(value[i + 2]) };
+  }
+  return { running: Number(value[0]), queued: Number(value[1]), priorities };
+}
+
+/** Reads a script's reply; throws on a shape no script returns. */
+export function parseReply(raw: unknown): Reply {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    throw new Error(`Unexpected reply from a Redis store script: ${JSON.stringify(raw)}`);
+  }
+  return {
+    status: Number(raw[0]),
+    counts: parseCounts(raw[1]),
+    granted: strings(raw[2]),
+    extra: strings(raw[3]),
+  };
+}

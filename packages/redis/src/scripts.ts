@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { RedisClient } from "./options.js";
+
+/** One Lua script per store operation, each under `src/lua/<name>.lua`. */
+export type ScriptName = "enqueue" | "release" | "remove" | "configure" | "tick" | "adopt" | "leave";
+
+const NAMES: readonly ScriptName[] = ["enqueue", "release", "remove", "configure", "tick", "adopt", "leave"];
+/** The shared functions, concatenated in this order where a script says `--@include lib`. */
+const LIBRARY = ["base", "ring", "pick", "upkeep", "finish"];
+
+// `../src/lua/` resolves from both src/ (sources) and dist/ (build): the package ships src/.
+const LUA_DIR = new URL("../src/lua/", import.meta.url);
+
+function read(path: string): string {
+  return readFileSync(new URL(path, LUA_DIR), "utf8");
+}
+
+let library: string | undefined;
+
+/** The full text of one script, with `--@include lib` replaced by the shared functions. */
+export function scriptSource(name: ScriptName): string {
+  library ??= LIBRARY.map((part) => read(`lib/${part}.lua`)).join("\n");
+  const source = read(`${name}.lua`);
+  if (!source.includes("--@include lib")) throw new Error(`${name}.lua does not include the library`);
+  return source.replace("--@include lib", () => library!);
+}
+
+interface Script {
+  readonly source: string;
+  readonly sha: string;
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("NOSCRIPT");
+}
+
+/**
+ * The store's scripts on one connection: loaded once (`SCRIPT LOAD`), then called by SHA with
+ * `EVALSHA`; a script is loaded again only when Redis answers `NOSCRIPT` (after a restart or a
+ * `SCRIPT FLUSH`).
+ *
+ * @example
+ * const scripts = new Scripts(client);
+ * await scripts.load();
+ * const reply = await scripts.run("tick", keys, args);
+ */
+export class Scripts {
+  readonly #client: RedisClient;
+  readonly #scripts: ReadonlyMap<ScriptName, Script>;
+
+  constructor(client: RedisClient) {
+    this.#client = client;
+    this.#scripts = new Map(
+      NAMES.map((name) => {
+        const source = scriptSource(name);
+        return [name, { source, sha: createHash("sha1").update(source).digest("hex") }];
+      }),
+    );
+  }
+
+  /** Loads every script; call on (re)connection. */
+  async load(): Promise<void> {
+    await Promise.all(
+      [...this.#scripts.values()].map((script) => this.#client.script("LOAD", script.source)),
+    );
+  }
+
+  /** Runs a script by SHA, loading it again once if Redis does not know it. */
+  run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    const script = this.#scripts.get(name)!;
+    return this.#client.evalsha(script.sha, keys.length, ...keys, ...args).catch(async (error: unknown) => {
+      if (!isNoScript(error)) throw error;
+      await this.#client.script("LOAD", script.source);
+      return this.#client.evalsha(script.sha, keys.length, ...keys, ...args);
+    });
+  }
+
+  /** The SHA of a script, as Redis knows it. */
+  sha(name: ScriptName): string {
+    return this.#scripts.get(name)!.sha;
+  }
+}
