@@ -171,6 +171,17 @@ export function runStoreContract(factory: StoreFactory): void {
       expect(d.granted).toContain(h1!.seq);
     });
 
+    it("counts a ticket as aged from exactly maxWaitMs", async () => {
+      const d = await open({
+        maxConcurrency: 1,
+        priorities: { hi: { weight: 100 }, lo: { maxWaitMs: 1_000 } },
+      });
+      const [t0, lo] = await d.enqueueAll([{ priority: "hi" }, { priority: "lo" }, { priority: "hi" }]);
+      d.clock.advance(1_000);
+      await d.release(t0!.seq);
+      expect(d.granted).toEqual([t0!.seq, lo!.seq]);
+    });
+
     it("waits for enough slots for a costly ticket, keeping its tenant's order", async () => {
       const d = await open({ maxConcurrency: 3, priorities: { a: {} } });
       const [t1, t2, t3] = await d.enqueueAll([
