@@ -1,0 +1,63 @@
+import { schedulerMiddleware } from "@llm-scheduler/express";
+import express, { type Request } from "express";
+import { type ContractSetup, runAdapterContract } from "./contract.js";
+import { serveListener } from "./serve.js";
+
+function slotOf(req: Request) {
+  if (req.llmScheduler === undefined) throw new Error("the scheduler middleware did not run");
+  return req.llmScheduler;
+}
+
+async function startExpressApp({ scheduler, probe, timeoutMs, mapped, customRejection }: ContractSetup) {
+  const app = express();
+  app.use(
+    schedulerMiddleware({
+      scheduler,
+      timeoutMs,
+      ...(mapped && {
+        priority: async (req) => {
+          if (req.get("x-plan") === "broken") throw new Error("no plan");
+          return req.get("x-plan") === "free" ? "batch" : "interactive";
+        },
+        tenant: (req) => req.get("x-tenant") ?? "anonymous",
+      }),
+      ...(customRejection && {
+        onRejected: (error, _req, res) => {
+          res.status(529).set("x-rejected-by", "onRejected").type("text").send(`rejected: ${error.code}`);
+        },
+      }),
+    }),
+  );
+  app.get("/slot", (req, res) => {
+    const slot = slotOf(req);
+    probe.enter(slot);
+    const { id, priority, tenant, waitMs } = res.locals.llmScheduler!;
+    res.json({ id, priority, tenant, waitMs });
+  });
+  app.get("/wait", async (req, res) => {
+    const slot = slotOf(req);
+    probe.enter(slot);
+    const outcome = await probe.hold(slot);
+    if (!res.writableEnded && !res.destroyed) res.status(outcome === "released" ? 200 : 504).send(outcome);
+  });
+  app.get("/stream", async (req, res) => {
+    const slot = slotOf(req);
+    probe.enter(slot);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for await (const event of probe.sse(slot)) res.write(event);
+    res.end();
+  });
+  app.get("/throw", (req) => {
+    probe.enter(slotOf(req));
+    throw new Error("handler failed");
+  });
+  app.post("/echo", async (req, res) => {
+    probe.enter(slotOf(req));
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    res.type("text").send(Buffer.concat(chunks).toString("utf8"));
+  });
+  return serveListener(app);
+}
+
+runAdapterContract("express", startExpressApp);
