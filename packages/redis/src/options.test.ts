@@ -1,0 +1,63 @@
+import { SchedulerError } from "@llm-scheduler/core";
+import { describe, expect, it } from "vitest";
+import { resolveRedisOptions } from "./options.js";
+
+describe("resolveRedisOptions", () => {
+  it("fills in the defaults", () => {
+    const options = resolveRedisOptions({ instanceId: "a1" });
+    expect(options).toMatchObject({
+      url: "redis://127.0.0.1:6379",
+      prefix: "llm:",
+      leaseMs: 10_000,
+      pollMs: 1_000,
+      onStoreError: "fail-closed",
+      agingClock: "redis",
+      localMaxQueue: 1_000,
+      instanceId: "a1",
+    });
+  });
+
+  it("ignores undefined fields and draws a random instance id", () => {
+    const a = resolveRedisOptions({ leaseMs: undefined, instanceId: undefined });
+    const b = resolveRedisOptions();
+    expect(a.leaseMs).toBe(10_000);
+    expect(a.instanceId).toMatch(/^[0-9a-f]{16}$/);
+    expect(a.instanceId).not.toBe(b.instanceId);
+  });
+
+  it.each([
+    [{ leaseMs: 0 }, "Expected `leaseMs` to be an integer of at least 100, got `0` (number)"],
+    [{ pollMs: 2.5 }, "Expected `pollMs` to be an integer of at least 10, got `2.5` (number)"],
+    [{ prefix: "" }, "Expected `prefix` to be a non-empty string of at most 128 characters, got `` (string)"],
+    [{ url: "http://x" }, "Expected `url` to be a redis:// or rediss:// URL, got `http://x` (string)"],
+    [{ onStoreError: "open" }, 'Expected `onStoreError` to be "fail-closed" or "local", got `open` (string)'],
+    [
+      { onStoreError: "local" },
+      'Expected `expectedInstances` to be a positive integer when `onStoreError` is "local", got `undefined` (undefined)',
+    ],
+    [
+      { onStoreError: "local", expectedInstances: 0 },
+      "Expected `expectedInstances` to be a positive integer, got `0` (number)",
+    ],
+    [{ agingClock: "wall" }, 'Expected `agingClock` to be "redis" or "scheduler", got `wall` (string)'],
+    [
+      { instanceId: "a:b" },
+      "Expected `instanceId` to be 1 to 64 letters, digits, `-` or `_`, got `a:b` (string)",
+    ],
+    [{ client: {} }, "Expected `client` to be an ioredis client, got `{}` (object)"],
+    [{ leaseMS: 5 }, "Expected `leaseMS` to be a known option"],
+  ])("rejects %j with a message naming the field", (options, message) => {
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    const attempt = () => resolveRedisOptions(options as any);
+    expect(attempt).toThrow(message);
+    expect(attempt).toThrow(SchedulerError);
+  });
+
+  it("refuses both a url and a client", () => {
+    const client = { evalsha: () => {}, duplicate: () => {} };
+    // biome-ignore lint/suspicious/noExplicitAny: a stand-in client
+    expect(() => resolveRedisOptions({ url: "redis://x", client: client as any })).toThrow(
+      "Expected `url` to be left out when `client` is given",
+    );
+  });
+});
