@@ -7,7 +7,7 @@ export type ScriptName = "enqueue" | "release" | "remove" | "configure" | "tick"
 
 const NAMES: readonly ScriptName[] = ["enqueue", "release", "remove", "configure", "tick", "adopt", "leave"];
 /** The shared functions, concatenated in this order where a script says `--@include lib`. */
-const LIBRARY = ["base", "ring", "pick", "upkeep", "finish"];
+const LIBRARY = ["base", "ring", "upkeep", "pick", "finish"];
 
 // `../src/lua/` resolves from both src/ (sources) and dist/ (build): the package ships src/.
 const LUA_DIR = new URL("../src/lua/", import.meta.url);

@@ -13,7 +13,7 @@ redis.call("DEL", K_TW)
 for i = 6, #ARGV, 2 do
   redis.call("HSET", K_TW, ARGV[i], ARGV[i + 1])
 end
-redis.call("ZADD", K_INSTANCES, LEASE_NOW + tonumber(ARGV[5]), ME)
+register(tonumber(ARGV[5]))
 begin()
 upkeep()
 pump()

@@ -11,7 +11,7 @@ Returns: { lost, counts, granted ids (new grants and the drained inbox), ids who
 local lease = tonumber(ARGV[4])
 local lost = 0
 if not registered() then lost = 1 end
-redis.call("ZADD", K_INSTANCES, LEASE_NOW + lease, ME)
+register(lease)
 if not begin() then return { -9 } end
 local freed = upkeep()
 local missing = {}

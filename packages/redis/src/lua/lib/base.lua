@@ -1,4 +1,4 @@
--- Shared by every script (included in this order: base, ring, pick, upkeep, finish).
+-- Shared by every script (included in this order: base, ring, upkeep, pick, finish).
 -- Conventions: KEYS[1..6] = cfg, tw, state, tickets, leases, instances (see keys.ts);
 -- ARGV[1] = key prefix, ARGV[2] = calling instance id, ARGV[3] = "now" for aging by the
 -- scheduler's clock, or "" to use Redis TIME. Leases and heartbeats always use Redis TIME.
@@ -59,10 +59,26 @@ local function lane_of(name)
   return lane
 end
 
--- True when the calling instance's heartbeat is current (it has not been purged or forgotten).
+-- True when an instance's heartbeat is current (it has not died, been purged or been forgotten).
+local LIVE = {}
+local function alive(instance)
+  local live = LIVE[instance]
+  if live == nil then
+    local expiry = redis.call("ZSCORE", K_INSTANCES, instance)
+    live = expiry ~= false and tonumber(expiry) >= LEASE_NOW
+    LIVE[instance] = live
+  end
+  return live
+end
+
 local function registered()
-  local expiry = redis.call("ZSCORE", K_INSTANCES, ME)
-  return expiry ~= false and tonumber(expiry) >= LEASE_NOW
+  return alive(ME)
+end
+
+-- Renews the calling instance's heartbeat.
+local function register(lease_ms)
+  redis.call("ZADD", K_INSTANCES, LEASE_NOW + lease_ms, ME)
+  LIVE[ME] = true
 end
 
 local function owner_of(id)

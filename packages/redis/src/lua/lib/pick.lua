@@ -65,8 +65,14 @@ local function take(lane, cost)
   G.running = G.running + cost
 end
 
+-- Starts the chosen ticket; one of an instance whose heartbeat lapsed is dropped instead (the loop in
+-- pump() then picks again), so a dead instance is never granted a slot it cannot use.
 local function start(lane, id, aged)
   local t = ticket(id)
+  if not alive(owner_of(id)) then
+    drop_queued(id)
+    return
+  end
   take(lane, t.cost)
   if aged then unqueue(lane, id, t.t) else take_next(lane) end
   G.vt = lane.pass

@@ -1,0 +1,60 @@
+import { createScheduler, type Scheduler, type SchedulerOptions } from "@llm-scheduler/core";
+import { fixedKeys, RedisStore, type RedisStoreOptions } from "@llm-scheduler/redis";
+import type { Redis } from "ioredis";
+
+/** Polls `check` every 10 ms until it returns true; fails after `timeoutMs`. For integration tests only. */
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+  what = "condition",
+): Promise<number> {
+  const started = performance.now();
+  while (!(await check())) {
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return performance.now() - started;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One gateway instance in this process: a scheduler on a RedisStore. */
+export interface Instance {
+  readonly store: RedisStore;
+  readonly scheduler: Scheduler;
+  readonly errors: unknown[];
+  close(): Promise<void>;
+}
+
+export function instance(url: string, store: RedisStoreOptions, scheduler: SchedulerOptions): Instance {
+  const errors: unknown[] = [];
+  const redisStore = new RedisStore({ url, onError: (error) => errors.push(error), ...store });
+  const created = createScheduler({ ...scheduler, store: redisStore });
+  created.on("error", ({ error }) => errors.push(error));
+  return {
+    store: redisStore,
+    scheduler: created,
+    errors,
+    async close() {
+      await created.close({ timeoutMs: 2_000 });
+      await redisStore.close();
+    },
+  };
+}
+
+/** The global counters as Redis holds them. */
+export async function redisState(
+  client: Redis,
+  prefix: string,
+): Promise<{ running: number; queued: number }> {
+  const state = await client.hgetall(fixedKeys(prefix).state);
+  return { running: Number(state.running ?? 0), queued: Number(state.queued ?? 0) };
+}
+
+/** Calls of EVALSHA Redis has served so far (INFO commandstats). */
+export async function evalshaCalls(client: Redis): Promise<number> {
+  const info = await client.info("commandstats");
+  const match = /cmdstat_evalsha:calls=(\d+)/.exec(info);
+  return match === null ? 0 : Number(match[1]);
+}

@@ -1,0 +1,123 @@
+import { createScheduler, type Permit } from "@llm-scheduler/core";
+import { fixedKeys, RedisStore, scriptSource } from "@llm-scheduler/redis";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { instance, redisState, waitFor } from "./helpers.js";
+import { type RedisServer, startRedisServer } from "./redis-server.js";
+
+let redis: RedisServer;
+let admin: Redis;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  admin = new Redis(redis.url);
+});
+
+afterAll(async () => {
+  await admin?.quit();
+  await redis?.stop();
+});
+
+const LEASE_MS = 600;
+const OPTIONS = { maxConcurrency: 2, priorities: { a: { queueTimeoutMs: 30_000 } } };
+
+/** An instance whose connection is cut without a goodbye: to Redis it looks like a crashed process. */
+async function crashingInstance(prefix: string) {
+  const client = new Redis(redis.url);
+  client.on("error", () => {});
+  const store = new RedisStore({ client, prefix, leaseMs: LEASE_MS });
+  const scheduler = createScheduler({ ...OPTIONS, store });
+  scheduler.on("error", () => {});
+  return {
+    store,
+    scheduler,
+    crash() {
+      client.disconnect();
+    },
+    async cleanUp() {
+      await scheduler.close({ timeoutMs: 100 });
+      await store.close();
+    },
+  };
+}
+
+describe("leases", () => {
+  it("give a crashed instance's slots back within leaseMs and purge its queued tickets", async () => {
+    const prefix = "lease-crash:";
+    const crashing = await crashingInstance(prefix);
+    const held = [await crashing.scheduler.acquire(), await crashing.scheduler.acquire()];
+    void crashing.scheduler.acquire().catch(() => {}); // queued on the instance that will crash
+    const survivor = instance(redis.url, { prefix, leaseMs: LEASE_MS }, OPTIONS);
+    const granted: Permit[] = [];
+    const waiting = [survivor.scheduler.acquire(), survivor.scheduler.acquire()].map((p) =>
+      p.then((permit) => void granted.push(permit)),
+    );
+    await waitFor(() => survivor.store.depth("a") === 3, 2_000, "three queued");
+
+    crashing.crash();
+    const crashedAt = performance.now();
+    await Promise.all(waiting);
+    const recoveredMs = performance.now() - crashedAt;
+
+    expect(granted).toHaveLength(2);
+    expect(recoveredMs).toBeLessThan(LEASE_MS + 500);
+    expect(await redisState(admin, prefix)).toEqual({ running: 2, queued: 0 });
+    expect(await admin.zscore(fixedKeys(prefix).instances, crashing.store.instanceId)).toBeNull();
+
+    // A late release of a lapsed lease changes nothing: the slot is someone else's now.
+    const keys = Object.values(fixedKeys(prefix));
+    const late = await admin.eval(
+      scriptSource("release"),
+      keys.length,
+      ...keys,
+      prefix,
+      "x",
+      "",
+      `${crashing.store.instanceId}:1`,
+    );
+    expect((late as unknown[])[0]).toBe(0);
+    expect(await redisState(admin, prefix)).toEqual({ running: 2, queued: 0 });
+
+    for (const permit of [...granted, ...held]) permit.release();
+    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 2_000, "released");
+    await survivor.close();
+    await crashing.cleanUp();
+  });
+
+  it("are renewed while tasks run longer than leaseMs", async () => {
+    const prefix = "lease-renew:";
+    const gateway = instance(redis.url, { prefix, leaseMs: 300 }, OPTIONS);
+    const permit = await gateway.scheduler.acquire();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await redisState(admin, prefix)).toEqual({ running: 1, queued: 0 });
+    permit.release();
+    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 2_000, "released");
+    await gateway.close();
+  });
+
+  it("survive a SCRIPT FLUSH: scripts are loaded again on NOSCRIPT", async () => {
+    const prefix = "lease-noscript:";
+    const gateway = instance(redis.url, { prefix }, OPTIONS);
+    await gateway.scheduler.run(() => {});
+    await admin.script("FLUSH");
+    await expect(gateway.scheduler.run(() => "ran")).resolves.toBe("ran");
+    expect(gateway.errors).toEqual([]);
+    await gateway.close();
+  });
+
+  it("count a task that runs while Redis lost its lease (restart) once it is renewed again", async () => {
+    const prefix = "lease-adopt:";
+    const gateway = instance(redis.url, { prefix, leaseMs: 300 }, OPTIONS);
+    const permit = await gateway.scheduler.acquire();
+    await admin.flushall();
+    await waitFor(async () => (await redisState(admin, prefix)).running === 1, 2_000, "adopted");
+    const second = await gateway.scheduler.acquire();
+    const third = gateway.scheduler.acquire();
+    await waitFor(() => gateway.store.depth("a") === 1, 2_000, "third waits: the adopted task counts");
+    permit.release();
+    (await third).release();
+    second.release();
+    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 2_000, "released");
+    await gateway.close();
+  });
+});
