@@ -1,0 +1,144 @@
+import { type Permit, SchedulerError } from "@llm-scheduler/core";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { instance, redisState, sleep, waitFor } from "./helpers.js";
+import { type RedisServer, startRedisServer } from "./redis-server.js";
+
+let redis: RedisServer;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+
+afterAll(async () => {
+  await redis?.stop();
+});
+
+async function state(prefix: string): Promise<{ running: number; queued: number }> {
+  const admin = new Redis(redis.url);
+  try {
+    return await redisState(admin, prefix);
+  } finally {
+    admin.disconnect();
+  }
+}
+
+const OPTIONS = {
+  maxConcurrency: 4,
+  priorities: { interactive: { queueTimeoutMs: 30_000 }, batch: { queueTimeoutMs: 30_000 } },
+};
+
+describe("Redis stopped and restarted mid-run", () => {
+  it("fail-closed: rejects new work with STORE_UNAVAILABLE while down, then recovers and reconciles", async () => {
+    const prefix = "fault-closed:";
+    const gateway = instance(redis.url, { prefix, leaseMs: 600, commandTimeoutMs: 500 }, OPTIONS);
+    const heldAcross = await gateway.scheduler.acquire();
+    const released = [await gateway.scheduler.acquire(), await gateway.scheduler.acquire()];
+    const others: Permit[] = [await gateway.scheduler.acquire()];
+    const queuedAcross = gateway.scheduler.acquire(); // waits for a slot through the outage
+    await waitFor(() => gateway.store.depth("interactive") === 1, 2_000, "queued");
+
+    await redis.stop();
+    const failure = await gateway.scheduler.run(() => "ran").catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(SchedulerError);
+    expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
+    expect(gateway.store.status).toBe("unavailable");
+    for (const permit of released) permit.release(); // their leases vanish with the data
+
+    await redis.restart();
+    await waitFor(() => gateway.store.status === "connected", 5_000, "reconnected");
+    // the two tasks that ran through the outage hold leases again, and the ticket that waited through
+    // it was sent again and took one of the two free slots
+    const late = await queuedAcross;
+    await waitFor(async () => (await state(prefix)).running === 3, 3_000, "running tasks adopted");
+    others[0]!.release();
+    await expect(gateway.scheduler.run(() => "after")).resolves.toBe("after");
+    heldAcross.release();
+    late.release();
+    await waitFor(async () => (await state(prefix)).running === 0, 3_000, "all released");
+    expect(await state(prefix)).toEqual({ running: 0, queued: 0 });
+    await gateway.close();
+  });
+
+  it("local: runs under maxConcurrency / expectedInstances with a bounded queue while down, then reconciles", async () => {
+    const prefix = "fault-local:";
+    const gateway = instance(
+      redis.url,
+      {
+        prefix,
+        leaseMs: 600,
+        commandTimeoutMs: 500,
+        onStoreError: "local",
+        expectedInstances: 2,
+        localMaxQueue: 3,
+      },
+      OPTIONS,
+    );
+    const before = await gateway.scheduler.acquire(); // holds a Redis slot into the outage
+    await redis.stop();
+    await waitFor(
+      async () => {
+        await gateway.scheduler.run(() => {}).catch(() => {});
+        return gateway.store.status === "local";
+      },
+      5_000,
+      "local fallback",
+    );
+
+    let inFlight = 0;
+    let peak = 0;
+    const gates: Array<() => void> = [];
+    const task = (): Promise<void> => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      return new Promise<void>((resolve) => gates.push(resolve)).finally(() => inFlight--);
+    };
+    const outcomes = Array.from({ length: 6 }, () =>
+      gateway.scheduler.run(task, { priority: "batch" }).then(
+        () => "done",
+        (error: unknown) => (error as SchedulerError).code,
+      ),
+    );
+    await sleep(50);
+    // local limit 4 / 2 = 2, and the task still running from before the outage takes one of them
+    expect(peak).toBe(1);
+    expect(gateway.store.snapshot(10).queued).toBe(3);
+    expect(await outcomes[5]).toBe("QUEUE_FULL");
+    expect(await outcomes[4]).toBe("QUEUE_FULL");
+
+    await redis.restart();
+    await waitFor(() => gateway.store.status === "connected", 5_000, "reconnected");
+    // adopted: the task from before the outage and the one the fallback started; then two of the three
+    // that waited locally were sent to Redis and took the free slots
+    await waitFor(async () => (await state(prefix)).running === 4, 3_000, "running tasks adopted");
+    expect(inFlight).toBe(3);
+    before.release();
+    while (gates.length > 0 || inFlight > 0) {
+      gates.shift()?.();
+      await sleep(5);
+    }
+    expect((await Promise.all(outcomes)).slice(0, 4)).toEqual(["done", "done", "done", "done"]);
+    await waitFor(async () => (await state(prefix)).running === 0, 3_000, "all released");
+    expect(await state(prefix)).toEqual({ running: 0, queued: 0 });
+    expect(peak).toBeLessThanOrEqual(4);
+    await gateway.close();
+  });
+
+  it("a hung Redis (SIGSTOP) counts as down after commandTimeoutMs; work resumes when it continues", async () => {
+    const prefix = "fault-hung:";
+    const gateway = instance(redis.url, { prefix, commandTimeoutMs: 300 }, OPTIONS);
+    await gateway.scheduler.run(() => {});
+    redis.pause();
+    try {
+      const started = performance.now();
+      const failure = await gateway.scheduler.run(() => {}).catch((error: unknown) => error);
+      expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
+      expect(performance.now() - started).toBeLessThan(1_000);
+    } finally {
+      redis.resume();
+    }
+    await waitFor(() => gateway.store.status === "connected", 5_000, "back");
+    await expect(gateway.scheduler.run(() => "ok")).resolves.toBe("ok");
+    await gateway.close();
+  });
+});
