@@ -1,0 +1,204 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import { fileURLToPath } from "node:url";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisState, waitFor } from "./helpers.js";
+import { type RedisServer, startRedisServer } from "./redis-server.js";
+
+/**
+ * Three gateway processes share one Redis; an upstream in this process counts the requests in flight
+ * across all of them. Each gateway allows 4 at once (the global limit); leases last 1 s.
+ */
+const MAX = 4;
+const LEASE_MS = 1_000;
+const PREFIX = "multiprocess:";
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const GATEWAY = fileURLToPath(new URL("./gateway-process.ts", import.meta.url));
+
+/** Counts requests in flight; requests whose id starts with "hold" wait until the test lets them go. */
+class Upstream {
+  inFlight = 0;
+  peak = 0;
+  readonly starts: Array<{ id: string; priority: string; at: number }> = [];
+  readonly runs = new Map<string, number>();
+  readonly #held: Array<() => void> = [];
+  readonly server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://upstream");
+    const id = url.searchParams.get("id") ?? "";
+    this.inFlight++;
+    this.peak = Math.max(this.peak, this.inFlight);
+    this.starts.push({ id, priority: url.searchParams.get("priority") ?? "", at: performance.now() });
+    this.runs.set(id, (this.runs.get(id) ?? 0) + 1);
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      this.inFlight--;
+      if (!res.writableEnded) res.end(`done ${id}`);
+    };
+    res.on("close", finish); // the gateway went away
+    if (id.startsWith("hold")) this.#held.push(finish);
+    else setTimeout(finish, 15);
+  });
+  url = "";
+
+  async listen(): Promise<void> {
+    this.server.listen(0, "127.0.0.1");
+    await once(this.server, "listening");
+    const address = this.server.address();
+    this.url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
+  }
+
+  releaseHeld(): void {
+    for (const finish of this.#held.splice(0)) finish();
+  }
+
+  startsOf(prefix: string): string[] {
+    return this.starts.filter((start) => start.id.startsWith(prefix)).map((start) => start.id);
+  }
+}
+
+interface Gateway {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly output: string[];
+}
+
+function startGateway(redisUrl: string, upstreamUrl: string): Promise<Gateway> {
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", GATEWAY], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      REDIS_URL: redisUrl,
+      PREFIX,
+      UPSTREAM_URL: upstreamUrl,
+      LEASE_MS: String(LEASE_MS),
+      MAX_CONCURRENCY: String(MAX),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output.join("")}`)), 20_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      const match = /READY (\d+)/.exec(chunk.toString());
+      if (match === null) return;
+      clearTimeout(timer);
+      resolve({ child, url: `http://127.0.0.1:${match[1]}`, output });
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}:\n${output.join("")}`));
+    });
+  });
+}
+
+/** One request through a gateway; resolves with the HTTP status (0 when the gateway is gone). */
+function send(gateway: Gateway, id: string, priority: string, tenant = "t"): Promise<number> {
+  return fetch(`${gateway.url}/run?id=${id}&priority=${priority}&tenant=${tenant}`).then(
+    async (response) => {
+      await response.text();
+      return response.status;
+    },
+    () => 0,
+  );
+}
+
+let redis: RedisServer;
+let admin: Redis;
+const upstream = new Upstream();
+let gateways: Gateway[] = [];
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  admin = new Redis(redis.url);
+  await upstream.listen();
+  gateways = await Promise.all([0, 1, 2].map(() => startGateway(redis.url, upstream.url)));
+}, 60_000);
+
+afterAll(async () => {
+  upstream.releaseHeld();
+  await Promise.all(
+    gateways.map(async ({ child }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await exited;
+    }),
+  );
+  upstream.server.closeAllConnections();
+  upstream.server.close();
+  await admin?.quit();
+  await redis?.stop();
+});
+
+const queued = async (): Promise<number> => (await redisState(admin, PREFIX)).queued;
+
+describe("three gateway processes, one Redis", () => {
+  it("never send the upstream more than the global limit", async () => {
+    const requests = gateways.flatMap((gateway, g) =>
+      Array.from({ length: 20 }, (_, i) =>
+        send(gateway, `limit-${g}-${i}`, i % 3 === 0 ? "interactive" : "batch", `tenant${i % 4}`),
+      ),
+    );
+    const statuses = await Promise.all(requests);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    expect(upstream.peak).toBe(MAX);
+    const limitRuns = [...upstream.runs].filter(([id]) => id.startsWith("limit-"));
+    expect(limitRuns).toHaveLength(60);
+    expect(limitRuns.every(([, runs]) => runs === 1)).toBe(true);
+  });
+
+  it("start interactive requests of one instance before batch requests queued earlier on the others", async () => {
+    const [g0, g1, g2] = gateways as [Gateway, Gateway, Gateway];
+    const holders = Array.from({ length: MAX }, (_, i) => send(g0, `hold-order-${i}`, "batch"));
+    await waitFor(() => upstream.inFlight === MAX, 5_000, "slots held");
+    const batch = Array.from({ length: 8 }, (_, i) => send(i % 2 === 0 ? g1 : g2, `order-b${i}`, "batch"));
+    await waitFor(async () => (await queued()) === 8, 5_000, "batch queued");
+    const interactive = Array.from({ length: 4 }, (_, i) => send(g0, `order-i${i}`, "interactive"));
+    await waitFor(async () => (await queued()) === 12, 5_000, "interactive queued");
+    upstream.releaseHeld();
+    const statuses = await Promise.all([...holders, ...batch, ...interactive]);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    const order = upstream.startsOf("order-");
+    const lastInteractive = Math.max(...order.map((id, i) => (id.includes("-i") ? i : -1)));
+    expect(lastInteractive).toBeLessThan(7); // FIFO would start all 8 batch requests first
+    expect(upstream.peak).toBe(MAX);
+  });
+
+  it("give a SIGKILLed instance's slots back within leaseMs; the survivors' requests all run exactly once", async () => {
+    const [g0, g1, g2] = gateways as [Gateway, Gateway, Gateway];
+    const holders = Array.from({ length: MAX }, (_, i) => send(g2, `hold-kill-${i}`, "batch"));
+    await waitFor(() => upstream.inFlight === MAX, 5_000, "slots held by the doomed gateway");
+    const doomed = [send(g2, "doomed-0", "batch"), send(g2, "doomed-1", "interactive")];
+    const survivors = Array.from({ length: 6 }, (_, i) =>
+      send(i % 2 === 0 ? g0 : g1, `survivor-${i}`, "batch"),
+    );
+    await waitFor(async () => (await queued()) === 8, 5_000, "requests queued");
+
+    g2.child.kill("SIGKILL");
+    const killedAt = performance.now();
+    const statuses = await Promise.all(survivors);
+    const firstStart = upstream.starts.find((start) => start.id.startsWith("survivor-"))!.at;
+
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(firstStart - killedAt).toBeLessThan(LEASE_MS + 800);
+    expect(upstream.startsOf("survivor-").sort()).toEqual(
+      Array.from({ length: 6 }, (_, i) => `survivor-${i}`),
+    );
+    expect(upstream.startsOf("doomed-")).toEqual([]);
+    expect(await Promise.all([...holders, ...doomed])).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(upstream.peak).toBe(MAX);
+    await waitFor(
+      async () => {
+        const state = await redisState(admin, PREFIX);
+        return state.running === 0 && state.queued === 0;
+      },
+      3_000,
+      "nothing left in Redis",
+    );
+  });
+});
