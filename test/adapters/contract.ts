@@ -62,6 +62,19 @@ export function runAdapterContract(name: string, start: StartApp): void {
 
     const queued = (count: number) => until(() => scheduler.metrics().queued === count, `${count} queued`);
 
+    /** Starts `GET /wait` as `id` and waits until its handler holds a slot; `open(id)` lets it answer. */
+    async function occupy(id: string): Promise<{ readonly response: Promise<Response> }> {
+      const response = app!.fetch("/wait", as(id));
+      await until(() => probe.ran.includes(id), `${id} to run`);
+      return { response };
+    }
+
+    /** Lets the handler started by {@link occupy} answer, and reads its answer. */
+    async function vacate(id: string, held: { readonly response: Promise<Response> }): Promise<string> {
+      probe.open(id);
+      return (await held.response).text();
+    }
+
     afterEach(async () => {
       probe.openAll();
       try {
@@ -78,14 +91,12 @@ export function runAdapterContract(name: string, start: StartApp): void {
 
     it("queues a request before its handler runs, and reports the wait in Server-Timing", async () => {
       const { fetch } = await open();
-      const first = fetch("/wait", as("a"));
-      await until(() => probe.ran.includes("a"), "a to run");
+      const first = await occupy("a");
       const second = fetch("/slot", as("b"));
       await queued(1);
       expect(probe.ran).toEqual(["a"]);
       await new Promise((resolve) => setTimeout(resolve, 20));
-      probe.open("a");
-      expect(await (await first).text()).toBe("released");
+      expect(await vacate("a", first)).toBe("released");
       const answer = await second;
       const body = (await answer.json()) as { id: string; waitMs: number };
       expect(body.id).toBe("b");
@@ -136,8 +147,7 @@ export function runAdapterContract(name: string, start: StartApp): void {
 
     it("takes a client that leaves while queued out of the queue; its handler never runs", async () => {
       const { fetch } = await open();
-      const first = fetch("/wait", as("a"));
-      await until(() => probe.ran.includes("a"), "a to run");
+      const first = await occupy("a");
       const client = new AbortController();
       const gone = fetch("/slot", { ...as("b"), signal: client.signal }).catch(() => undefined);
       await queued(1);
@@ -145,8 +155,7 @@ export function runAdapterContract(name: string, start: StartApp): void {
       await gone;
       await queued(0);
       expect(scheduler.metrics().rejected).toMatchObject({ ABORTED: 1 });
-      probe.open("a");
-      await (await first).text();
+      await vacate("a", first);
       await until(() => scheduler.metrics().running === 0, "a to finish");
       expect(probe.ran).toEqual(["a"]);
       expect(scheduler.metrics()).toMatchObject({ started: 1, completed: 1 });
@@ -180,8 +189,7 @@ export function runAdapterContract(name: string, start: StartApp): void {
 
     it("answers a full queue with 429, Retry-After, retry-after-ms and an OpenAI-style body", async () => {
       const { fetch } = await open({ priorities: { interactive: { maxQueue: 1 }, batch: {} } });
-      const first = fetch("/wait", as("a"));
-      await until(() => probe.ran.includes("a"), "a to run");
+      const first = await occupy("a");
       const second = fetch("/slot", as("b"));
       await queued(1);
       const refused = await fetch("/slot", as("c"));
@@ -192,8 +200,7 @@ export function runAdapterContract(name: string, start: StartApp): void {
       expect(await refused.json()).toEqual({
         error: { message: expect.any(String), type: "rate_limit_exceeded", code: "QUEUE_FULL" },
       });
-      probe.open("a");
-      await (await first).text();
+      await vacate("a", first);
       await (await second).text();
       expect(probe.ran).toEqual(["a", "b"]);
     });
@@ -253,24 +260,21 @@ export function runAdapterContract(name: string, start: StartApp): void {
 
     it("schedules a request with x-stainless-retry-count >= 1 at the front of its tenant's queue", async () => {
       const { fetch } = await open();
-      const first = fetch("/wait", as("a"));
-      await until(() => probe.ran.includes("a"), "a to run");
+      const first = await occupy("a");
       const later = [fetch("/slot", as("b"))];
       await queued(1);
       later.push(fetch("/slot", as("c")));
       await queued(2);
       later.push(fetch("/slot", as("retry", { "x-stainless-retry-count": "1" })));
       await queued(3);
-      probe.open("a");
-      await (await first).text();
+      await vacate("a", first);
       await Promise.all(later.map(async (answer) => (await answer).text()));
       expect(probe.ran).toEqual(["a", "retry", "b", "c"]);
     });
 
     it("never reads the request body: the handler still can, after waiting in the queue", async () => {
       const { fetch } = await open();
-      const first = fetch("/wait", as("a"));
-      await until(() => probe.ran.includes("a"), "a to run");
+      const first = await occupy("a");
       const body = JSON.stringify({ messages: [{ role: "user", content: "hello scheduler" }] });
       const echo = fetch("/echo", {
         method: "POST",
@@ -278,8 +282,7 @@ export function runAdapterContract(name: string, start: StartApp): void {
         headers: { "x-request-id": "e", "content-type": "application/json" },
       });
       await queued(1);
-      probe.open("a");
-      await (await first).text();
+      await vacate("a", first);
       expect(await (await echo).text()).toBe(body);
     });
 

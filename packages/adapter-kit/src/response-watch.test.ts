@@ -1,27 +1,10 @@
-import { EventEmitter } from "node:events";
 import { describe, expect, it, vi } from "vitest";
 import { ResponseWatch } from "./response-watch.js";
-
-class FakeResponse extends EventEmitter {
-  writableFinished = false;
-  destroyed = false;
-
-  finish(): void {
-    this.writableFinished = true;
-    this.emit("finish");
-    this.destroyed = true;
-    this.emit("close");
-  }
-
-  drop(): void {
-    this.destroyed = true;
-    this.emit("close");
-  }
-}
+import { FakeNodeResponse } from "./testing.js";
 
 describe("ResponseWatch", () => {
   it("calls back once when the response has been sent, without aborting", () => {
-    const response = new FakeResponse();
+    const response = new FakeNodeResponse();
     const watch = new ResponseWatch(response);
     const ended = vi.fn();
     watch.whenEnded(ended);
@@ -33,19 +16,19 @@ describe("ResponseWatch", () => {
   });
 
   it("aborts its signal and calls back when the client goes away first", () => {
-    const response = new FakeResponse();
+    const response = new FakeNodeResponse();
     const watch = new ResponseWatch(response);
     const ended = vi.fn();
     watch.whenEnded(ended);
     response.drop();
-    response.emit("finish");
+    response.finish();
     expect(ended).toHaveBeenCalledTimes(1);
     expect(watch.signal.aborted).toBe(true);
     expect(String(watch.signal.reason)).toContain("client closed");
   });
 
   it("calls back at once when asked after the end", () => {
-    const response = new FakeResponse();
+    const response = new FakeNodeResponse();
     const watch = new ResponseWatch(response);
     response.finish();
     const ended = vi.fn();
@@ -54,7 +37,7 @@ describe("ResponseWatch", () => {
   });
 
   it("sees a connection that was already gone when the middleware started", () => {
-    const response = new FakeResponse();
+    const response = new FakeNodeResponse();
     response.destroyed = true;
     const watch = new ResponseWatch(response);
     expect(watch.ended).toBe(true);

@@ -1,20 +1,15 @@
-import { EventEmitter } from "node:events";
 import {
-  createScheduler,
-  ErrorCode,
-  type Scheduler,
-  SchedulerError,
-  VirtualClock,
-} from "@llm-scheduler/core";
+  FakeNodeResponse,
+  settle as flush,
+  oneSlotScheduler as tiny,
+} from "@llm-scheduler/adapter-kit/testing";
+import { ErrorCode, SchedulerError } from "@llm-scheduler/core";
 import type { NextFunction, Request, Response } from "express";
 import { describe, expect, it, vi } from "vitest";
 import { schedulerMiddleware } from "./middleware.js";
 
-/** Just enough of Express's req/res for the middleware, so every path can be driven by hand. */
-class FakeResponse extends EventEmitter {
-  statusCode = 200;
-  writableFinished = false;
-  destroyed = false;
+/** Just enough of Express's `res` for the middleware, so every path can be driven by hand. */
+class FakeResponse extends FakeNodeResponse {
   headersSent = false;
   locals: Record<string, unknown> = {};
   headers: Record<string, string> = {};
@@ -34,16 +29,8 @@ class FakeResponse extends EventEmitter {
 
   end(body?: string): this {
     this.body = body;
-    this.writableFinished = true;
-    this.emit("finish");
-    this.destroyed = true;
-    this.emit("close");
+    this.finish();
     return this;
-  }
-
-  drop(): void {
-    this.destroyed = true;
-    this.emit("close");
   }
 }
 
@@ -63,26 +50,23 @@ function nextSpy() {
   return { next, called };
 }
 
-function tiny(): Scheduler {
-  return createScheduler({
-    clock: new VirtualClock(),
-    maxConcurrency: 1,
-    priorities: { interactive: { maxQueue: 1 }, batch: {} },
-  });
-}
-
-async function flush(): Promise<void> {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
+/** Runs the middleware for one request and waits until it has called `next` (the request holds a slot). */
+async function granted(
+  middleware: ReturnType<typeof schedulerMiddleware>,
+  headers: Record<string, string> = {},
+) {
+  const { req, res, asRes } = exchange(headers);
+  const { next, called } = nextSpy();
+  middleware(req, asRes, next);
+  expect(await called).toBeUndefined();
+  return { req, res };
 }
 
 describe("schedulerMiddleware (Express)", () => {
   it("calls next with the slot on req and res.locals, sets Server-Timing, and releases when the response finishes", async () => {
     const scheduler = tiny();
     const middleware = schedulerMiddleware({ scheduler });
-    const { req, res, asRes } = exchange({ "x-request-id": "r1" });
-    const { next, called } = nextSpy();
-    middleware(req, asRes, next);
-    expect(await called).toBeUndefined();
+    const { req, res } = await granted(middleware, { "x-request-id": "r1" });
     expect(req.llmScheduler).toMatchObject({
       id: "r1",
       priority: "interactive",
@@ -98,10 +82,7 @@ describe("schedulerMiddleware (Express)", () => {
 
   it("counts a response sent with a 5xx status as failed", async () => {
     const scheduler = tiny();
-    const { req, res, asRes } = exchange();
-    const { next, called } = nextSpy();
-    schedulerMiddleware({ scheduler })(req, asRes, next);
-    await called;
+    const { res } = await granted(schedulerMiddleware({ scheduler }));
     res.statusCode = 502;
     res.end();
     expect(scheduler.metrics()).toMatchObject({ running: 0, completed: 0, failed: 1 });
@@ -109,10 +90,7 @@ describe("schedulerMiddleware (Express)", () => {
 
   it("aborts the handler's signal and frees the slot when the client goes away", async () => {
     const scheduler = tiny();
-    const { req, res, asRes } = exchange();
-    const { next, called } = nextSpy();
-    schedulerMiddleware({ scheduler })(req, asRes, next);
-    await called;
+    const { res } = await granted(schedulerMiddleware({ scheduler }));
     const slot = res.locals.llmScheduler as { signal: AbortSignal };
     res.drop();
     expect(slot.signal.aborted).toBe(true);
@@ -122,10 +100,7 @@ describe("schedulerMiddleware (Express)", () => {
   it("takes a queued request out when its client goes away, and never calls next", async () => {
     const scheduler = tiny();
     const middleware = schedulerMiddleware({ scheduler });
-    const first = exchange();
-    const { next: firstNext, called } = nextSpy();
-    middleware(first.req, first.asRes, firstNext);
-    await called;
+    const first = await granted(middleware);
     const second = exchange();
     const secondNext = vi.fn();
     middleware(second.req, second.asRes, secondNext);
@@ -144,10 +119,7 @@ describe("schedulerMiddleware (Express)", () => {
   it("answers a full queue with 429, Retry-After, retry-after-ms and an OpenAI-style JSON body", async () => {
     const scheduler = tiny();
     const middleware = schedulerMiddleware({ scheduler });
-    const held = exchange();
-    const { next, called } = nextSpy();
-    middleware(held.req, held.asRes, next);
-    await called;
+    await granted(middleware);
     middleware(exchange().req, exchange().asRes, vi.fn());
     const refused = exchange();
     middleware(refused.req, refused.asRes, vi.fn());

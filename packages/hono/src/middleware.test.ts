@@ -1,16 +1,8 @@
-import { createScheduler, type Scheduler, VirtualClock } from "@llm-scheduler/core";
+import { settle, oneSlotScheduler as tiny } from "@llm-scheduler/adapter-kit/testing";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { type LlmSchedulerEnv, schedulerMiddleware } from "./middleware.js";
 import type { HonoSchedulerOptions } from "./options.js";
-
-function tiny(): Scheduler {
-  return createScheduler({
-    clock: new VirtualClock(),
-    maxConcurrency: 1,
-    priorities: { interactive: { maxQueue: 1 }, batch: {} },
-  });
-}
 
 /** An app whose `/stream` route streams chunks the test pushes, and whose other routes answer at once. */
 function app(options: HonoSchedulerOptions) {
@@ -115,7 +107,7 @@ describe("schedulerMiddleware (Hono, web standards)", () => {
     const holder = await hono.request("/stream");
     const client = new AbortController();
     const queued = hono.request("/slot", { signal: client.signal });
-    for (let i = 0; i < 5; i++) await Promise.resolve();
+    await settle();
     expect(scheduler.metrics().queued).toBe(1);
     client.abort();
     expect((await queued).status).toBe(499);
