@@ -124,6 +124,47 @@ describe("Redis stopped and restarted mid-run", () => {
     await gateway.close();
   });
 
+  it("fail-closed: rejects while Redis is not up yet at start, and serves once it is", async () => {
+    await redis.stop();
+    const gateway = instance(redis.url, { prefix: "fault-start-closed:", commandTimeoutMs: 300 }, OPTIONS);
+    try {
+      const failure = await gateway.scheduler.run(() => {}).catch((error: unknown) => error);
+      expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
+    } finally {
+      await redis.restart();
+    }
+    await waitFor(() => gateway.store.status === "connected", 5_000, "connected");
+    await expect(gateway.scheduler.run(() => "ok")).resolves.toBe("ok");
+    await gateway.close();
+  });
+
+  it("local: serves under the local limit while Redis is not up yet at start, then moves to Redis", async () => {
+    await redis.stop();
+    const prefix = "fault-start-local:";
+    const gateway = instance(
+      redis.url,
+      { prefix, commandTimeoutMs: 300, onStoreError: "local", expectedInstances: 4 },
+      OPTIONS,
+    );
+    let held: Permit | undefined;
+    try {
+      held = await gateway.scheduler.acquire();
+      expect(gateway.store.status).toBe("local");
+      const second = gateway.scheduler.acquire(); // local limit: 4 / 4 = 1
+      await sleep(50);
+      expect(gateway.store.snapshot(10)).toMatchObject({ running: 1, queued: 1 });
+      held.release();
+      held = await second;
+    } finally {
+      await redis.restart();
+    }
+    await waitFor(() => gateway.store.status === "connected", 5_000, "connected");
+    await waitFor(async () => (await state(prefix)).running === 1, 3_000, "the local task adopted");
+    held.release();
+    await waitFor(async () => (await state(prefix)).running === 0, 3_000, "released");
+    await gateway.close();
+  });
+
   it("a hung Redis (SIGSTOP) counts as down after commandTimeoutMs; work resumes when it continues", async () => {
     const prefix = "fault-hung:";
     const gateway = instance(redis.url, { prefix, commandTimeoutMs: 300 }, OPTIONS);
