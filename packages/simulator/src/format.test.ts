@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
+import { quantiles } from "./stats.js";
+
+describe("formatDuration and parseDuration", () => {
+  it.each([
+    [0, "0 ms"],
+    [42.4, "42 ms"],
+    [9_999, "9999 ms"],
+    [12_345, "12.3 s"],
+    [720_000, "12.0 min"],
+    [86_400_000, "24.0 h"],
+    [Number.POSITIVE_INFINITY, "never"],
+  ])("writes %d as %s and reads it back", (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    expect(parseDuration(text)).toBeCloseTo(ms, -2);
+  });
+
+  it("refuses what is not a duration", () => {
+    expect(() => parseDuration("soon")).toThrow('got "soon"');
+  });
+
+  it("writes rates with three significant digits", () => {
+    expect([formatRate(123.4), formatRate(12.34), formatRate(1.234)]).toEqual([
+      "123 /s",
+      "12.3 /s",
+      "1.23 /s",
+    ]);
+  });
+
+  it("lays out a table with the first column left and the others right", () => {
+    expect(
+      layoutTable(
+        [
+          ["", "a", "bb"],
+          ["row", "1", "22"],
+        ],
+        1,
+      ),
+    ).toBe("    a bb\nrow 1 22");
+  });
+});
+
+describe("quantiles", () => {
+  it("takes nearest-rank quantiles of sorted values", () => {
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(quantiles(values)).toEqual({ count: 100, p50: 50, p95: 95, p99: 99, max: 100 });
+    expect(quantiles([])).toEqual({ count: 0, p50: 0, p95: 0, p99: 0, max: 0 });
+    expect(quantiles([1, 2, Number.POSITIVE_INFINITY]).p95).toBe(Number.POSITIVE_INFINITY);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * A duration for people: `0 ms` to `9999 ms`, then seconds, minutes and hours with one decimal; `never`
+ * for `Infinity`.
+ *
+ * @example
+ * formatDuration(42.4); // "42 ms"
+ * formatDuration(12_345); // "12.3 s"
+ */
+export function formatDuration(ms: number): string {
+  if (ms === Number.POSITIVE_INFINITY) return "never";
+  if (ms < 10_000) return `${Math.round(ms)} ms`;
+  if (ms < 600_000) return `${(ms / 1_000).toFixed(1)} s`;
+  if (ms < 36_000_000) return `${(ms / 60_000).toFixed(1)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
+}
+
+/**
+ * Reads back what {@link formatDuration} wrote, in ms (`never` is `Infinity`).
+ *
+ * @example
+ * parseDuration("12.3 s"); // 12300
+ */
+export function parseDuration(text: string): number {
+  const trimmed = text.trim();
+  if (trimmed === "never") return Number.POSITIVE_INFINITY;
+  const match = /^(-?[\d.]+)\s*(ms|s|min|h)$/.exec(trimmed);
+  if (match === null) throw new TypeError(`Expected a duration such as "12 ms" or "3.4 s", got "${text}"`);
+  const factor = { ms: 1, s: 1_000, min: 60_000, h: 3_600_000 }[match[2] as "ms" | "s" | "min" | "h"];
+  return Number(match[1]) * factor;
+}
+
+/** A rate with three significant digits: `12.3 /s`. */
+export function formatRate(perSecond: number): string {
+  if (perSecond >= 100) return `${Math.round(perSecond)} /s`;
+  if (perSecond >= 10) return `${perSecond.toFixed(1)} /s`;
+  return `${perSecond.toFixed(2)} /s`;
+}
+
+/** Lays out rows as a plain-text table: the first column left-aligned, the others right-aligned. */
+export function layoutTable(rows: readonly (readonly string[])[], gap = 3): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    });
+  }
+  const space = " ".repeat(gap);
+  return rows
+    .map((row) =>
+      row
+        .map((cell, index) => (index === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[index]!)))
+        .join(space)
+        .trimEnd(),
+    )
+    .join("\n");
+}

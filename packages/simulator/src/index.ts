@@ -1,0 +1,76 @@
+export { parseSimulateArgs, type SimulateCommand } from "./cli-args.js";
+export { type DemoScenarioOptions, demoScenario } from "./demo-scenario.js";
+export { ClientTimeout, Driver, type DriverOptions } from "./driver.js";
+export { type GatewayKind, type SimulateOptions, simulate } from "./engine.js";
+export { FifoLimiter, type Release } from "./fifo-limiter.js";
+export { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
+export { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
+export { type ControllerFactory, LightAbortController, LightAbortSignal } from "./light-abort.js";
+export {
+  type KindCounters,
+  type LoadSample,
+  type PriorityWaits,
+  Recorder,
+  type RequestRecord,
+} from "./recorder.js";
+export { type ReportInput, renderHtmlReport } from "./report-html.js";
+export type {
+  Range,
+  ResolvedBatch,
+  ResolvedBatchTenant,
+  ResolvedChat,
+  ResolvedGoal,
+  ResolvedRange,
+  ResolvedScenario,
+  Scenario,
+  ScenarioBatch,
+  ScenarioBatchTenant,
+  ScenarioChat,
+  ScenarioGateway,
+  ScenarioGoal,
+  ScenarioScheduler,
+  ScenarioUpstream,
+} from "./scenario.js";
+export { invalidField, ScenarioError } from "./scenario-error.js";
+export {
+  type LoadedScenario,
+  loadScenarioFile,
+  type ScenarioOverrides,
+  withOverrides,
+} from "./scenario-load.js";
+export { resolveScenario } from "./scenario-resolve.js";
+export {
+  type BatchResult,
+  type InteractiveResult,
+  type Quantiles,
+  quantiles,
+  type RunResult,
+  summarize,
+  type TenantResult,
+} from "./stats.js";
+export { renderSweep, runSweep, type SweepOutcome, type SweepRow } from "./sweep.js";
+export { parseSweep, type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
+export { describeScenario, improvement, renderComparison, tableLegend } from "./table.js";
+export type {
+  Attempt,
+  AttemptFailure,
+  AttemptHooks,
+  Gateway,
+  LoadSnapshot,
+  Transport,
+  WaitSink,
+} from "./transport.js";
+export {
+  createVirtualFifoGateway,
+  createVirtualScheduledGateway,
+  failureOf,
+} from "./virtual-gateways.js";
+export { type GenerationJob, VirtualUpstream } from "./virtual-upstream.js";
+export {
+  drawRange,
+  exponentialMs,
+  generateWorkload,
+  type RequestKind,
+  type RequestSpec,
+  type Workload,
+} from "./workload.js";

@@ -1,0 +1,133 @@
+import { formatDuration } from "./format.js";
+import type { ResolvedScenario } from "./scenario.js";
+import type { RunResult } from "./stats.js";
+import { type Axis, escapeXml, lineChart, type Series } from "./svg-chart.js";
+import { describeScenario } from "./table.js";
+
+/** What {@link renderHtmlReport} shows. */
+export interface ReportInput {
+  readonly title: string;
+  readonly scenario: ResolvedScenario;
+  /** The runs, shown side by side (FIFO first, usually). */
+  readonly results: readonly RunResult[];
+  /** The plain-text table, shown as is. */
+  readonly table: string;
+  /** Extra lines under the title: where the runs came from, how long they took. */
+  readonly notes?: readonly string[];
+}
+
+const COLORS = { chat: "#2563eb", batch: "#d97706" };
+const MAX_POINTS = 240;
+
+/** At most `MAX_POINTS` points of a sorted list, as `[wait, fraction at or below]` pairs. */
+function cdfPoints(sorted: readonly number[], floor: number): [number, number][] {
+  const n = sorted.length;
+  if (n === 0) return [];
+  const step = Math.max(1, Math.floor(n / MAX_POINTS));
+  const points: [number, number][] = [[Math.max(sorted[0]!, floor), 0]];
+  for (let i = 0; i < n; i += step) points.push([Math.max(sorted[i]!, floor), (i + 1) / n]);
+  points.push([Math.max(sorted[n - 1]!, floor), 1]);
+  return points;
+}
+
+function thin<T>(items: readonly T[]): readonly T[] {
+  if (items.length <= MAX_POINTS * 2) return items;
+  const step = items.length / (MAX_POINTS * 2);
+  return Array.from({ length: MAX_POINTS * 2 }, (_, i) => items[Math.floor(i * step)]!).concat(items.at(-1)!);
+}
+
+function waitChart(result: RunResult, maxWait: number): string {
+  const x: Axis = {
+    min: 1,
+    max: maxWait,
+    log: true,
+    label: "queue wait (log scale)",
+    format: formatDuration,
+  };
+  const series: Series[] = [
+    {
+      name: result.priorities.chat,
+      color: COLORS.chat,
+      points: cdfPoints(result.waits[result.priorities.chat] ?? [], 1),
+    },
+    {
+      name: result.priorities.batch,
+      color: COLORS.batch,
+      points: cdfPoints(result.waits[result.priorities.batch] ?? [], 1),
+    },
+  ];
+  const y: Axis = { min: 0, max: 1, label: "share of attempts", format: (v) => `${Math.round(v * 100)}%` };
+  return lineChart({ title: `${result.label}: queue wait CDF per priority`, x, y, series });
+}
+
+function loadChart(
+  result: RunResult,
+  field: "queued" | "running",
+  maxTime: number,
+  maxCount: number,
+): string {
+  const samples = thin(result.samples);
+  const series = (["chat", "batch"] as const).map((kind) => ({
+    name: result.priorities[kind],
+    color: COLORS[kind],
+    points: samples.map((s) => [s.at / 1_000, s[field][result.priorities[kind]] ?? 0] as const),
+  }));
+  const what = field === "queued" ? "queue depth" : "in flight upstream";
+  return lineChart({
+    title: `${result.label}: ${what} over time`,
+    x: { min: 0, max: maxTime, label: "time (s)" },
+    y: { min: 0, max: maxCount, label: "requests" },
+    series,
+    steps: true,
+  });
+}
+
+function maxOf(results: readonly RunResult[], pick: (result: RunResult) => number, floor: number): number {
+  return Math.max(floor, ...results.map(pick));
+}
+
+function niceCeil(value: number): number {
+  const magnitude = 10 ** Math.floor(Math.log10(value));
+  return ([1, 2, 5, 10].map((m) => m * magnitude).find((v) => v >= value) ?? value) as number;
+}
+
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#111;max-width:1120px}
+pre{background:#f6f6f4;padding:12px;overflow-x:auto;font-size:12.5px}
+.row{display:flex;flex-wrap:wrap;gap:16px}
+.chart text{font:11px system-ui,sans-serif;fill:#333}.chart .title{font-weight:600;font-size:12.5px}
+.chart .grid{stroke:#e5e5e5}.chart .frame{fill:none;stroke:#999}
+h2{font-size:16px;margin-top:28px}.muted{color:#555}`;
+
+/**
+ * A self-contained HTML report (inline SVG, inline CSS, no scripts or external files): the table, then
+ * for each run side by side the queue-wait CDF per priority, the queue depth over time and the number in
+ * flight over time, on shared scales so the runs compare at a glance.
+ *
+ * @example
+ * await writeFile("report.html", renderHtmlReport({ title: "demo", scenario, results: [fifo, scheduled], table }));
+ */
+export function renderHtmlReport(input: ReportInput): string {
+  const { results } = input;
+  const maxWait = niceCeil(
+    maxOf(results, (r) => Math.max(...Object.values(r.waits).map((w) => w.at(-1) ?? 0)), 10),
+  );
+  const maxTime = niceCeil(maxOf(results, (r) => (r.samples.at(-1)?.at ?? 0) / 1_000, 1));
+  const maxOfField = (field: "queued" | "running") =>
+    niceCeil(maxOf(results, (r) => Math.max(0, ...r.samples.flatMap((s) => Object.values(s[field]))), 1));
+  const row = (charts: string[]) => `<div class="row">${charts.join("\n")}</div>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeXml(input.title)}</title><style>${STYLE}</style></head>
+<body>
+<h1>${escapeXml(input.title)}</h1>
+<p class="muted">${escapeXml(describeScenario(input.scenario))}</p>
+${(input.notes ?? []).map((note) => `<p class="muted">${escapeXml(note)}</p>`).join("\n")}
+<pre>${escapeXml(input.table)}</pre>
+<h2>Queue wait, per priority (cumulative share of attempts)</h2>
+${row(results.map((r) => waitChart(r, maxWait)))}
+<h2>Queue depth over time</h2>
+${row(results.map((r) => loadChart(r, "queued", maxTime, maxOfField("queued"))))}
+<h2>In flight upstream over time</h2>
+${row(results.map((r) => loadChart(r, "running", maxTime, maxOfField("running"))))}
+</body></html>
+`;
+}

@@ -1,0 +1,48 @@
+/**
+ * A scenario that cannot be used. `field` is the dotted path of the offending field (for example
+ * `batch.tenants[1].items`), and the message says what was expected and what was found:
+ * ``Expected `chat.ratePerSec` to be a number >= 0, got `-1` (number)``.
+ *
+ * @example
+ * try {
+ *   resolveScenario(JSON.parse(text));
+ * } catch (error) {
+ *   if (error instanceof ScenarioError) console.error(`bad field ${error.field}: ${error.message}`);
+ * }
+ */
+export class ScenarioError extends Error {
+  readonly code = "INVALID_SCENARIO";
+  /** Dotted path of the field at fault; `""` for the scenario as a whole. */
+  readonly field: string;
+
+  constructor(field: string, message: string, options?: { readonly cause?: unknown }) {
+    super(message, options);
+    this.name = "ScenarioError";
+    this.field = field;
+  }
+}
+
+function show(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  if (text.length > 60) text = `${text.slice(0, 57)}...`;
+  const type = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+  return `\`${text}\` (${type})`;
+}
+
+/**
+ * Builds the error for a field, in the house shape.
+ *
+ * @example
+ * throw invalidField("chat.ratePerSec", "a number >= 0", -1);
+ */
+export function invalidField(field: string, expected: string, value: unknown): ScenarioError {
+  return new ScenarioError(
+    field,
+    `Expected \`${field || "scenario"}\` to be ${expected}, got ${show(value)}`,
+  );
+}

@@ -1,0 +1,179 @@
+import { resolveLatencyOptions } from "@llm-scheduler/upstream-sim";
+import { numberAt, objectAt, type RawObject, rangeAt, stringAt } from "./fields.js";
+import type {
+  ResolvedBatch,
+  ResolvedBatchTenant,
+  ResolvedChat,
+  ResolvedGoal,
+  ResolvedScenario,
+  Scenario,
+} from "./scenario.js";
+import { invalidField, ScenarioError } from "./scenario-error.js";
+import { schedulerOptionsAt } from "./scenario-scheduler.js";
+
+const TOP_KEYS = [
+  "$schema",
+  "name",
+  "description",
+  "seed",
+  "durationMs",
+  "upstream",
+  "gateway",
+  "scheduler",
+  "chat",
+  "batch",
+  "goal",
+];
+const UPSTREAM_KEYS = ["parallel", "ttftMs", "prefillMsPerToken", "tokenMs", "slowdown"];
+const CHAT_KEYS = [
+  "ratePerSec",
+  "priority",
+  "tenant",
+  "promptTokens",
+  "maxTokens",
+  "timeoutMs",
+  "retries",
+  "retryDelayMs",
+];
+const BATCH_KEYS = ["priority", "timeoutMs", "retries", "retryDelayMs", "tenants"];
+const TENANT_KEYS = ["name", "items", "startMs", "spreadMs", "promptTokens", "maxTokens"];
+const GOAL_KEYS = ["interactiveWaitP95Ms", "interactiveTtftP95Ms", "maxUnanswered"];
+
+/** More requests than this would not fit in memory comfortably; split the scenario instead. */
+const MAX_REQUESTS = 5_000_000;
+
+const NON_NEGATIVE = { min: 0 } as const;
+const COUNT = { min: 0, integer: true } as const;
+
+function resolveUpstream(value: unknown): ResolvedScenario["upstream"] {
+  const raw = objectAt("upstream", value, UPSTREAM_KEYS);
+  return resolveLatencyOptions({
+    parallel: numberAt("upstream.parallel", raw.parallel, 4, { min: 1, integer: true }),
+    ttftMs: numberAt("upstream.ttftMs", raw.ttftMs, 50, NON_NEGATIVE),
+    prefillMsPerToken: numberAt("upstream.prefillMsPerToken", raw.prefillMsPerToken, 0.2, NON_NEGATIVE),
+    tokenMs: numberAt("upstream.tokenMs", raw.tokenMs, 20, NON_NEGATIVE),
+    slowdown: numberAt("upstream.slowdown", raw.slowdown, 1, NON_NEGATIVE),
+  });
+}
+
+function resolveChat(value: unknown): ResolvedChat {
+  const raw = objectAt("chat", value, CHAT_KEYS);
+  return {
+    ratePerSec: numberAt("chat.ratePerSec", raw.ratePerSec, 1, NON_NEGATIVE),
+    priority: stringAt("chat.priority", raw.priority, "interactive"),
+    tenant: stringAt("chat.tenant", raw.tenant, "chat"),
+    promptTokens: rangeAt("chat.promptTokens", raw.promptTokens, { min: 20, max: 200 }),
+    maxTokens: rangeAt("chat.maxTokens", raw.maxTokens, { min: 16, max: 64 }, 1),
+    timeoutMs: numberAt("chat.timeoutMs", raw.timeoutMs, 10_000, { min: 0, exclusive: true, infinity: true }),
+    retries: numberAt("chat.retries", raw.retries, 2, COUNT),
+    retryDelayMs: numberAt("chat.retryDelayMs", raw.retryDelayMs, 1_000, NON_NEGATIVE),
+  };
+}
+
+function resolveTenant(path: string, value: unknown): ResolvedBatchTenant {
+  const raw = objectAt(path, value, TENANT_KEYS);
+  if (raw.name === undefined) throw invalidField(`${path}.name`, "a non-empty string", raw.name);
+  if (raw.items === undefined) throw invalidField(`${path}.items`, "an integer >= 0", raw.items);
+  return {
+    name: stringAt(`${path}.name`, raw.name, ""),
+    items: numberAt(`${path}.items`, raw.items, 0, COUNT),
+    startMs: numberAt(`${path}.startMs`, raw.startMs, 0, NON_NEGATIVE),
+    spreadMs: numberAt(`${path}.spreadMs`, raw.spreadMs, 0, NON_NEGATIVE),
+    promptTokens: rangeAt(`${path}.promptTokens`, raw.promptTokens, { min: 200, max: 800 }),
+    maxTokens: rangeAt(`${path}.maxTokens`, raw.maxTokens, { min: 100, max: 300 }, 1),
+  };
+}
+
+function resolveBatch(value: unknown, chatTenant: string): ResolvedBatch {
+  const raw = objectAt("batch", value, BATCH_KEYS);
+  const list = raw.tenants ?? [];
+  if (!Array.isArray(list)) throw invalidField("batch.tenants", "an array", list);
+  const tenants = list.map((tenant: unknown, index) => resolveTenant(`batch.tenants[${index}]`, tenant));
+  const seen = new Set([chatTenant]);
+  tenants.forEach((tenant, index) => {
+    if (seen.has(tenant.name)) {
+      throw invalidField(`batch.tenants[${index}].name`, "unique (and not the chat tenant)", tenant.name);
+    }
+    seen.add(tenant.name);
+  });
+  return {
+    priority: stringAt("batch.priority", raw.priority, "batch"),
+    timeoutMs: numberAt("batch.timeoutMs", raw.timeoutMs, Number.POSITIVE_INFINITY, {
+      min: 0,
+      exclusive: true,
+      infinity: true,
+    }),
+    retries: numberAt("batch.retries", raw.retries, 3, COUNT),
+    retryDelayMs: numberAt("batch.retryDelayMs", raw.retryDelayMs, 1_000, NON_NEGATIVE),
+    tenants,
+  };
+}
+
+function resolveGoal(value: unknown): ResolvedGoal {
+  const raw = objectAt("goal", value, GOAL_KEYS);
+  const infinite = Number.POSITIVE_INFINITY;
+  return {
+    interactiveWaitP95Ms: numberAt("goal.interactiveWaitP95Ms", raw.interactiveWaitP95Ms, 1_000, {
+      min: 0,
+      infinity: true,
+    }),
+    interactiveTtftP95Ms: numberAt("goal.interactiveTtftP95Ms", raw.interactiveTtftP95Ms, infinite, {
+      min: 0,
+      infinity: true,
+    }),
+    maxUnanswered: numberAt("goal.maxUnanswered", raw.maxUnanswered, infinite, { ...COUNT, infinity: true }),
+  };
+}
+
+function checkSize(top: RawObject, durationMs: number, chat: ResolvedChat, batch: ResolvedBatch): void {
+  const requests = (chat.ratePerSec * durationMs) / 1_000 + batch.tenants.reduce((n, t) => n + t.items, 0);
+  if (requests > MAX_REQUESTS) {
+    throw new ScenarioError(
+      top.batch === undefined ? "chat.ratePerSec" : "batch.tenants",
+      `The scenario asks for about ${Math.round(requests)} requests; at most ${MAX_REQUESTS} are supported`,
+    );
+  }
+}
+
+/**
+ * Validates a scenario (typically parsed from a JSON file) and fills in every default. Throws a
+ * {@link ScenarioError} whose `field` names the first bad field, with a message such as
+ * ``Expected `batch.tenants[0].items` to be an integer >= 0, got `-5` (number)``.
+ *
+ * @example
+ * const scenario = resolveScenario({ durationMs: 60_000, batch: { tenants: [{ name: "indexer", items: 300 }] } });
+ * scenario.chat.ratePerSec; // 1
+ */
+export function resolveScenario(input: Scenario | unknown): ResolvedScenario {
+  const top = objectAt("", input, TOP_KEYS);
+  if (top.durationMs === undefined) throw invalidField("durationMs", "a number > 0", top.durationMs);
+  const durationMs = numberAt("durationMs", top.durationMs, 0, { min: 0, exclusive: true });
+  const upstream = resolveUpstream(top.upstream);
+  const gateway = objectAt("gateway", top.gateway, ["maxConcurrency"]);
+  const maxConcurrency = numberAt("gateway.maxConcurrency", gateway.maxConcurrency, upstream.parallel, {
+    min: 1,
+    integer: true,
+  });
+  const chat = resolveChat(top.chat);
+  const batch = resolveBatch(top.batch, chat.tenant);
+  if (batch.priority === chat.priority) {
+    throw invalidField("batch.priority", `a priority other than chat's (${chat.priority})`, batch.priority);
+  }
+  checkSize(top, durationMs, chat, batch);
+  const scheduler = schedulerOptionsAt(top.scheduler, maxConcurrency, [
+    { field: "chat.priority", name: chat.priority },
+    { field: "batch.priority", name: batch.priority },
+  ]);
+  return {
+    name: stringAt("name", top.name, "scenario"),
+    description: stringAt("description", top.description, "", true),
+    seed: numberAt("seed", top.seed, 1, { integer: true }),
+    durationMs,
+    upstream,
+    maxConcurrency,
+    scheduler,
+    chat,
+    batch,
+    goal: resolveGoal(top.goal),
+  };
+}

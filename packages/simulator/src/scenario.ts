@@ -1,0 +1,191 @@
+import type { PriorityOptions, SchedulerOptions, TenantOptions } from "@llm-scheduler/core";
+import type { ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
+
+/**
+ * A whole-number amount: a plain number is fixed, `{ min, max }` is drawn uniformly from `min..max`
+ * (both included) for each request.
+ *
+ * @example
+ * const promptTokens: Range = { min: 20, max: 200 };
+ */
+export type Range = number | { readonly min: number; readonly max: number };
+
+/** How fast the simulated LLM server is; the same model as `@llm-scheduler/upstream-sim`. */
+export interface ScenarioUpstream {
+  /** Sequences served at once (vLLM `--max-num-seqs`, `OLLAMA_NUM_PARALLEL`). @default 4 */
+  readonly parallel?: number;
+  /** Base time to first token, ms. @default 50 */
+  readonly ttftMs?: number;
+  /** Prefill time per prompt token, ms. @default 0.2 */
+  readonly prefillMsPerToken?: number;
+  /** Decode time per token when a sequence runs alone, ms. @default 20 */
+  readonly tokenMs?: number;
+  /** Extra step time with a full batch: `1` makes a full batch twice as slow. @default 1 */
+  readonly slowdown?: number;
+}
+
+/** The gateway in front of the server; both the FIFO baseline and llm-scheduler get the same limit. */
+export interface ScenarioGateway {
+  /** Requests in flight upstream at once. @default `upstream.parallel` */
+  readonly maxConcurrency?: number;
+}
+
+/**
+ * The scheduler's options as JSON: anything `createScheduler()` takes except `maxConcurrency` (set by
+ * `gateway.maxConcurrency`), `clock` and `store`. Durations and bounds may be the string `"Infinity"`.
+ */
+export interface ScenarioScheduler {
+  /** @default core's defaults (`interactive` weight 5 with 1 reserved slot, `batch` weight 1) */
+  readonly priorities?: Readonly<Record<string, PriorityOptions>>;
+  readonly tenants?: Readonly<Record<string, TenantOptions>>;
+  readonly maxQueue?: number;
+  readonly retryWindowMs?: number;
+  readonly abortGraceMs?: number;
+}
+
+/** Chat users: Poisson arrivals, short prompts, a front end that gives up and retries. */
+export interface ScenarioChat {
+  /** Mean arrivals per second (Poisson); `0` means no chat traffic. @default 1 */
+  readonly ratePerSec?: number;
+  /** The scheduler priority chat requests ask for. @default "interactive" */
+  readonly priority?: string;
+  /** The tenant (API key) of chat requests. @default "chat" */
+  readonly tenant?: string;
+  /** Prompt length in tokens. @default { min: 20, max: 200 } */
+  readonly promptTokens?: Range;
+  /** Tokens generated (`max_tokens`). @default { min: 16, max: 64 } */
+  readonly maxTokens?: Range;
+  /**
+   * The front end gives up on an attempt that has no first token this long after it was sent, cancels
+   * it and retries. `"Infinity"` never gives up.
+   * @default 10_000
+   */
+  readonly timeoutMs?: number | "Infinity";
+  /** Retries after a timeout or an error answer (429, 5xx) before the user gives up. @default 2 */
+  readonly retries?: number;
+  /** Pause before a retry, ms (a 429's `retry-after-ms` is used instead when it is given). @default 1_000 */
+  readonly retryDelayMs?: number;
+}
+
+/** One tenant's batch job: `items` requests sent from `startMs`, spread evenly over `spreadMs`. */
+export interface ScenarioBatchTenant {
+  /** The tenant (API key) name; unique. */
+  readonly name: string;
+  /** Number of requests in the job. */
+  readonly items: number;
+  /** When the first item is sent, ms after the start. @default 0 */
+  readonly startMs?: number;
+  /** Items are sent evenly over this many ms; `0` sends them all at once (a flood). @default 0 */
+  readonly spreadMs?: number;
+  /** Prompt length in tokens. @default { min: 200, max: 800 } */
+  readonly promptTokens?: Range;
+  /** Tokens generated (`max_tokens`). @default { min: 100, max: 300 } */
+  readonly maxTokens?: Range;
+}
+
+/** Offline batch jobs. */
+export interface ScenarioBatch {
+  /** The scheduler priority batch requests ask for. @default "batch" */
+  readonly priority?: string;
+  /** Client timeout of a batch request, ms. @default "Infinity" */
+  readonly timeoutMs?: number | "Infinity";
+  /** Retries after a timeout or an error answer. @default 3 */
+  readonly retries?: number;
+  /** Pause before a retry, ms (a 429's `retry-after-ms` is used instead when it is given). @default 1_000 */
+  readonly retryDelayMs?: number;
+  /** The jobs, one per tenant. @default [] */
+  readonly tenants?: readonly ScenarioBatchTenant[];
+}
+
+/** What `--sweep` optimises: constraints first, then the most batch throughput. */
+export interface ScenarioGoal {
+  /** Interactive queue wait p95 must be at most this, ms. @default 1_000 */
+  readonly interactiveWaitP95Ms?: number;
+  /** Interactive time to first token p95 must be at most this, ms. @default "Infinity" (no constraint) */
+  readonly interactiveTtftP95Ms?: number | "Infinity";
+  /** At most this many chat requests may go unanswered. @default "Infinity" (no constraint) */
+  readonly maxUnanswered?: number | "Infinity";
+}
+
+/**
+ * A workload and a setup to replay it against, as stored in a scenario JSON file. Only `durationMs` is
+ * required; every other field has a default. Unknown fields are errors, so typos do not go unnoticed.
+ *
+ * @example
+ * const scenario: Scenario = {
+ *   durationMs: 60_000,
+ *   chat: { ratePerSec: 2, timeoutMs: 3_000 },
+ *   batch: { tenants: [{ name: "indexer", items: 500 }] },
+ * };
+ */
+export interface Scenario {
+  /** A short name shown in tables and reports. @default "scenario" */
+  readonly name?: string;
+  /** Free text. @default "" */
+  readonly description?: string;
+  /** Seed of every random draw (arrivals, sizes); the same seed gives the same run. @default 1 */
+  readonly seed?: number;
+  /** Chat requests arrive during `[0, durationMs)`; the run lasts until every request is settled. */
+  readonly durationMs: number;
+  readonly upstream?: ScenarioUpstream;
+  readonly gateway?: ScenarioGateway;
+  readonly scheduler?: ScenarioScheduler;
+  readonly chat?: ScenarioChat;
+  readonly batch?: ScenarioBatch;
+  readonly goal?: ScenarioGoal;
+}
+
+/** A range after validation. */
+export interface ResolvedRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+export interface ResolvedChat {
+  readonly ratePerSec: number;
+  readonly priority: string;
+  readonly tenant: string;
+  readonly promptTokens: ResolvedRange;
+  readonly maxTokens: ResolvedRange;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly retryDelayMs: number;
+}
+
+export interface ResolvedBatchTenant {
+  readonly name: string;
+  readonly items: number;
+  readonly startMs: number;
+  readonly spreadMs: number;
+  readonly promptTokens: ResolvedRange;
+  readonly maxTokens: ResolvedRange;
+}
+
+export interface ResolvedBatch {
+  readonly priority: string;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly retryDelayMs: number;
+  readonly tenants: readonly ResolvedBatchTenant[];
+}
+
+export interface ResolvedGoal {
+  readonly interactiveWaitP95Ms: number;
+  readonly interactiveTtftP95Ms: number;
+  readonly maxUnanswered: number;
+}
+
+/** A validated scenario with every default filled in. */
+export interface ResolvedScenario {
+  readonly name: string;
+  readonly description: string;
+  readonly seed: number;
+  readonly durationMs: number;
+  readonly upstream: ResolvedLatencyOptions;
+  readonly maxConcurrency: number;
+  /** Ready for `createScheduler({ ...scheduler, clock })`; includes `maxConcurrency`. */
+  readonly scheduler: SchedulerOptions;
+  readonly chat: ResolvedChat;
+  readonly batch: ResolvedBatch;
+  readonly goal: ResolvedGoal;
+}

@@ -1,0 +1,169 @@
+import type { LoadSample, Recorder, RequestRecord } from "./recorder.js";
+import type { ResolvedScenario } from "./scenario.js";
+
+/** Nearest-rank quantiles of a set of values (`Infinity` stands for "never"). */
+export interface Quantiles {
+  readonly count: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export interface InteractiveResult {
+  /** Chat requests sent (each may have had several attempts). */
+  readonly requests: number;
+  readonly answered: number;
+  /** Given up after every retry. */
+  readonly unanswered: number;
+  readonly attempts: number;
+  readonly retries: number;
+  /** Attempts abandoned by the front end's timeout. */
+  readonly timeouts: number;
+  /** Attempts answered 429 (queue full or queue timeout at the gateway). */
+  readonly rejected429: number;
+  /** Attempts answered with any other error status. */
+  readonly otherErrors: number;
+  /** Queue wait per attempt, at the gateway; an attempt that left unserved counts with its wait so far. */
+  readonly waitMs: Quantiles;
+  /** Per request, from the first send to the first token, retries included; unanswered ones are `Infinity`. */
+  readonly ttftMs: Quantiles;
+}
+
+export interface BatchResult {
+  readonly items: number;
+  readonly completed: number;
+  readonly unanswered: number;
+  readonly retries: number;
+  /** Completed items per second over the makespan. */
+  readonly throughputPerSec: number;
+  /** From the first batch item sent to the last one settled. */
+  readonly makespanMs: number;
+  /** The longest queue wait of any batch attempt. */
+  readonly longestWaitMs: number;
+  readonly waitMs: Quantiles;
+}
+
+export interface TenantResult {
+  readonly tenant: string;
+  readonly kind: "chat" | "batch";
+  readonly requests: number;
+  readonly answered: number;
+  /** From the tenant's first request sent to its last one settled. */
+  readonly completionMs: number;
+}
+
+/** Everything one run measured, ready for the table and the HTML report. */
+export interface RunResult {
+  readonly label: string;
+  /** From the start to the last request settled, by the run's clock (virtual or real). */
+  readonly elapsedMs: number;
+  readonly interactive: InteractiveResult;
+  readonly batch: BatchResult;
+  readonly tenants: readonly TenantResult[];
+  /** Sorted queue waits of every attempt, by priority (for CDF charts). */
+  readonly waits: Readonly<Record<string, readonly number[]>>;
+  readonly samples: readonly LoadSample[];
+  readonly priorities: { readonly chat: string; readonly batch: string };
+}
+
+/**
+ * Nearest-rank quantiles; the input must be sorted ascending. Empty input gives zeros.
+ *
+ * @example
+ * quantiles([1, 2, 3, 4]); // { count: 4, p50: 2, p95: 4, p99: 4, max: 4 }
+ */
+export function quantiles(sorted: readonly number[]): Quantiles {
+  const at = (q: number): number => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? 0;
+  return { count: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: at(1) };
+}
+
+const ascending = (a: number, b: number): number => a - b;
+
+function spanOf(records: readonly RequestRecord[]): number {
+  let first = Number.POSITIVE_INFINITY;
+  let last = 0;
+  for (const record of records) {
+    first = Math.min(first, record.sentAt);
+    last = Math.max(last, record.endedAt ?? record.sentAt);
+  }
+  return records.length === 0 ? 0 : last - first;
+}
+
+function tenantsOf(records: readonly RequestRecord[]): TenantResult[] {
+  const groups = new Map<string, RequestRecord[]>();
+  for (const record of records) {
+    const list = groups.get(record.spec.tenant) ?? [];
+    list.push(record);
+    groups.set(record.spec.tenant, list);
+  }
+  return [...groups].map(([tenant, list]) => ({
+    tenant,
+    kind: list[0]!.spec.kind,
+    requests: list.length,
+    answered: list.filter((record) => record.outcome === "answered").length,
+    completionMs: spanOf(list),
+  }));
+}
+
+function sumStatuses(statuses: Record<string, number>, keep: (status: number) => boolean): number {
+  return Object.entries(statuses).reduce((sum, [status, n]) => (keep(Number(status)) ? sum + n : sum), 0);
+}
+
+function interactiveOf(recorder: Recorder, chats: readonly RequestRecord[], waits: number[]) {
+  const counters = recorder.counters.chat;
+  const ttft = chats.map((record) =>
+    record.outcome === "answered" && record.firstTokenAt !== undefined
+      ? record.firstTokenAt - record.sentAt
+      : Number.POSITIVE_INFINITY,
+  );
+  return {
+    requests: chats.length,
+    answered: chats.filter((record) => record.outcome === "answered").length,
+    unanswered: chats.filter((record) => record.outcome === "unanswered").length,
+    attempts: chats.reduce((sum, record) => sum + record.attempts, 0),
+    retries: counters.retries,
+    timeouts: counters.timeouts,
+    rejected429: counters.statuses["429"] ?? 0,
+    otherErrors: sumStatuses(counters.statuses, (status) => status !== 429),
+    waitMs: quantiles(waits),
+    ttftMs: quantiles(ttft.sort(ascending)),
+  };
+}
+
+/**
+ * Turns what a run recorded into its results.
+ *
+ * @example
+ * const result = summarize("llm-scheduler", recorder, scenario);
+ * result.interactive.waitMs.p95;
+ */
+export function summarize(label: string, recorder: Recorder, scenario: ResolvedScenario): RunResult {
+  const chats = recorder.records.filter((record) => record.spec.kind === "chat");
+  const items = recorder.records.filter((record) => record.spec.kind === "batch");
+  const waits: Record<string, number[]> = {};
+  for (const [priority, entry] of recorder.waits) waits[priority] = [...entry.waits].sort(ascending);
+  const chatWaits = waits[scenario.chat.priority] ?? [];
+  const batchWaits = waits[scenario.batch.priority] ?? [];
+  const completed = items.filter((record) => record.outcome === "answered").length;
+  const makespanMs = spanOf(items);
+  return {
+    label,
+    elapsedMs: recorder.endedAt,
+    interactive: interactiveOf(recorder, chats, chatWaits),
+    batch: {
+      items: items.length,
+      completed,
+      unanswered: items.filter((record) => record.outcome === "unanswered").length,
+      retries: recorder.counters.batch.retries,
+      throughputPerSec: makespanMs > 0 ? completed / (makespanMs / 1_000) : 0,
+      makespanMs,
+      longestWaitMs: batchWaits.at(-1) ?? 0,
+      waitMs: quantiles(batchWaits),
+    },
+    tenants: tenantsOf(recorder.records),
+    waits,
+    samples: recorder.samples,
+    priorities: { chat: scenario.chat.priority, batch: scenario.batch.priority },
+  };
+}

@@ -1,0 +1,85 @@
+import { formatDuration, formatRate, layoutTable } from "./format.js";
+import type { ResolvedScenario } from "./scenario.js";
+import type { RunResult } from "./stats.js";
+
+type Row = readonly [string, (result: RunResult) => string];
+
+const ROWS: readonly Row[] = [
+  ["interactive queue wait p50", (r) => formatDuration(r.interactive.waitMs.p50)],
+  ["interactive queue wait p95", (r) => formatDuration(r.interactive.waitMs.p95)],
+  ["interactive queue wait p99", (r) => formatDuration(r.interactive.waitMs.p99)],
+  ["interactive TTFT p50", (r) => formatDuration(r.interactive.ttftMs.p50)],
+  ["interactive TTFT p95", (r) => formatDuration(r.interactive.ttftMs.p95)],
+  ["interactive TTFT p99", (r) => formatDuration(r.interactive.ttftMs.p99)],
+  ["interactive answered", (r) => `${r.interactive.answered} / ${r.interactive.requests}`],
+  ["interactive timeouts", (r) => String(r.interactive.timeouts)],
+  ["interactive 429s", (r) => String(r.interactive.rejected429)],
+  ["interactive retries", (r) => String(r.interactive.retries)],
+  ["batch completed", (r) => `${r.batch.completed} / ${r.batch.items}`],
+  ["batch throughput", (r) => formatRate(r.batch.throughputPerSec)],
+  ["batch makespan", (r) => formatDuration(r.batch.makespanMs)],
+  ["longest batch wait", (r) => formatDuration(r.batch.longestWaitMs)],
+];
+
+/** One line describing the scenario, shown above its tables. */
+export function describeScenario(scenario: ResolvedScenario): string {
+  const items = scenario.batch.tenants.reduce((sum, tenant) => sum + tenant.items, 0);
+  const tenants = scenario.batch.tenants.length;
+  return (
+    `${scenario.name}: ${formatDuration(scenario.durationMs)} of chat at ${scenario.chat.ratePerSec}/s ` +
+    `(front-end timeout ${formatDuration(scenario.chat.timeoutMs)}, ${scenario.chat.retries} retries), ` +
+    `${items} batch items from ${tenants} tenant${tenants === 1 ? "" : "s"}, ` +
+    `${scenario.upstream.parallel} upstream sequences, gateway limit ${scenario.maxConcurrency}, seed ${scenario.seed}`
+  );
+}
+
+function tenantRows(scenario: ResolvedScenario, results: readonly RunResult[]): string[][] {
+  return scenario.batch.tenants.map((tenant) => [
+    `tenant ${tenant.name} done after`,
+    ...results.map((result) => {
+      const found = result.tenants.find((entry) => entry.tenant === tenant.name);
+      return found === undefined ? "-" : formatDuration(found.completionMs);
+    }),
+  ]);
+}
+
+/** `12x lower`, from two p95 waits (a wait under 1 ms counts as 1 ms). */
+export function improvement(baselineMs: number, candidateMs: number): number {
+  return Math.max(baselineMs, 1) / Math.max(candidateMs, 1);
+}
+
+/**
+ * The side-by-side table of runs of one scenario (FIFO against llm-scheduler, usually): interactive
+ * queue wait and TTFT quantiles, timeouts, 429s, retries, batch throughput, makespan, longest batch wait
+ * and per-tenant completion time, with a one-line verdict when there are two runs.
+ *
+ * @example
+ * console.log(renderComparison(scenario, [fifo, scheduled]));
+ */
+export function renderComparison(scenario: ResolvedScenario, results: readonly RunResult[]): string {
+  const rows: string[][] = [
+    ["", ...results.map((result) => result.label)],
+    ...ROWS.map(([name, cell]) => [name, ...results.map(cell)]),
+    ...tenantRows(scenario, results),
+  ];
+  const lines = [describeScenario(scenario), "", layoutTable(rows)];
+  if (results.length === 2) {
+    const [baseline, candidate] = results as [RunResult, RunResult];
+    const factor = improvement(baseline.interactive.waitMs.p95, candidate.interactive.waitMs.p95);
+    lines.push(
+      "",
+      `interactive p95 queue wait: ${formatDuration(baseline.interactive.waitMs.p95)} with ${baseline.label}, ` +
+        `${formatDuration(candidate.interactive.waitMs.p95)} with ${candidate.label} ` +
+        `(${factor >= 10 ? factor.toFixed(0) : factor.toFixed(1)}x lower)`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** What the table's rows mean; printed under it by the CLIs. */
+export const tableLegend = [
+  "queue wait: per attempt, at the gateway, until it was sent upstream (an attempt that left unserved counts with the time it had waited)",
+  "TTFT: per chat request, from its first send to its first token, retries included; `never` for one never answered",
+  "timeouts: attempts the front end gave up on (then retried); 429s: attempts the gateway turned away",
+  "makespan: first batch item sent to last batch item done; throughput: items done per second of makespan",
+].join("\n");

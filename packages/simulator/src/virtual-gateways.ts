@@ -1,0 +1,107 @@
+import { type Clock, httpStatusFor, isSchedulerError, type Scheduler } from "@llm-scheduler/core";
+import { FifoLimiter } from "./fifo-limiter.js";
+import type { Attempt, AttemptFailure, AttemptHooks, Gateway, LoadSnapshot, WaitSink } from "./transport.js";
+import type { VirtualUpstream } from "./virtual-upstream.js";
+
+/** A status for whatever ended an attempt that did not complete. */
+export function failureOf(error: unknown): AttemptFailure {
+  if (isSchedulerError(error)) {
+    return { status: httpStatusFor(error.code), retryAfterMs: error.retryAfterMs, message: error.message };
+  }
+  return { status: 499, message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Sends an attempt to the virtual server. The server is cancelled by the client's own signal: in these
+ * runs the client giving up is the only thing that stops a running request (no run timeout is set, and
+ * the scheduler is closed only once everything has settled), and reading the task's signal would make
+ * the scheduler build a second signal per request.
+ */
+function generation(upstream: VirtualUpstream, attempt: Attempt, hooks: AttemptHooks) {
+  const { promptTokens, maxTokens } = attempt.request;
+  return upstream.generate({
+    promptTokens,
+    completionTokens: maxTokens,
+    signal: attempt.signal,
+    onFirstToken: attempt.request.kind === "chat" ? () => hooks.firstToken() : undefined,
+  });
+}
+
+/** The FIFO baseline in virtual time: one queue, a concurrency limit. */
+export function createVirtualFifoGateway(
+  limit: number,
+  upstream: VirtualUpstream,
+  clock: Clock,
+  waits: WaitSink,
+): Gateway {
+  const fifo = new FifoLimiter(limit);
+  return {
+    send(attempt, hooks) {
+      const { priority } = attempt.request;
+      const queuedAt = clock.now();
+      fifo.enter(
+        priority,
+        (release) => {
+          waits.queueWait(priority, clock.now() - queuedAt, true);
+          generation(upstream, attempt, hooks).then(
+            () => {
+              release();
+              hooks.completed();
+            },
+            (error: unknown) => {
+              release();
+              hooks.failed(failureOf(error));
+            },
+          );
+        },
+        (reason) => {
+          waits.queueWait(priority, clock.now() - queuedAt, false);
+          hooks.failed(failureOf(reason));
+        },
+        attempt.signal,
+      );
+    },
+    snapshot: () => fifo.snapshot(),
+  };
+}
+
+/** llm-scheduler in virtual time: the real scheduler (on the same virtual clock) in front of the model. */
+export function createVirtualScheduledGateway(
+  scheduler: Scheduler,
+  upstream: VirtualUpstream,
+  clock: Clock,
+  waits: WaitSink,
+): Gateway {
+  return {
+    send(attempt, hooks) {
+      const { priority, tenant } = attempt.request;
+      const queuedAt = clock.now();
+      let started = false;
+      scheduler
+        .run(
+          (task) => {
+            started = true;
+            waits.queueWait(priority, task.waitMs, true);
+            return generation(upstream, attempt, hooks);
+          },
+          { priority, tenant, id: attempt.id, signal: attempt.signal, retry: attempt.number > 0 },
+        )
+        .then(
+          () => hooks.completed(),
+          (error: unknown) => {
+            if (!started) waits.queueWait(priority, clock.now() - queuedAt, false);
+            hooks.failed(failureOf(error));
+          },
+        );
+    },
+    snapshot(): LoadSnapshot {
+      const queued: Record<string, number> = {};
+      const running: Record<string, number> = {};
+      for (const [name, stats] of Object.entries(scheduler.metrics().priorities)) {
+        queued[name] = stats.queued;
+        running[name] = stats.running;
+      }
+      return { queued, running };
+    },
+  };
+}

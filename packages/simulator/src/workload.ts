@@ -1,0 +1,96 @@
+import { createRandom, mixSeed, type Random } from "@llm-scheduler/upstream-sim";
+import type { ResolvedRange, ResolvedScenario } from "./scenario.js";
+
+/** Chat requests come from users; batch requests from offline jobs. */
+export type RequestKind = "chat" | "batch";
+
+/** One request a client will make (its retries, if any, are decided while the run goes). */
+export interface RequestSpec {
+  /** Unique and stable for a seed: `chat-17`, `indexer-203`. */
+  readonly key: string;
+  readonly kind: RequestKind;
+  /** When the client first sends it, ms after the start of the run. */
+  readonly at: number;
+  readonly priority: string;
+  readonly tenant: string;
+  readonly promptTokens: number;
+  readonly maxTokens: number;
+}
+
+/** Every request of a run, in the order they are first sent. */
+export interface Workload {
+  readonly requests: readonly RequestSpec[];
+  readonly chatCount: number;
+  readonly batchCount: number;
+}
+
+const CHAT_ARRIVALS = 1;
+const CHAT_SIZES = 2;
+const BATCH_SIZES = 3;
+
+/** A whole number drawn uniformly from `range.min..range.max`, both included. */
+export function drawRange(random: Random, range: ResolvedRange): number {
+  return range.min + Math.floor(random() * (range.max - range.min + 1));
+}
+
+/** Exponential inter-arrival time of a Poisson process of `ratePerSec`, in ms. */
+export function exponentialMs(random: Random, ratePerSec: number): number {
+  return (-Math.log(1 - random()) / ratePerSec) * 1_000;
+}
+
+function chatRequests(scenario: ResolvedScenario): RequestSpec[] {
+  const { chat, durationMs, seed } = scenario;
+  const requests: RequestSpec[] = [];
+  if (chat.ratePerSec === 0) return requests;
+  const arrivals = createRandom(mixSeed(seed, CHAT_ARRIVALS));
+  const sizes = createRandom(mixSeed(seed, CHAT_SIZES));
+  for (let at = exponentialMs(arrivals, chat.ratePerSec); at < durationMs; ) {
+    requests.push({
+      key: `chat-${requests.length}`,
+      kind: "chat",
+      at,
+      priority: chat.priority,
+      tenant: chat.tenant,
+      promptTokens: drawRange(sizes, chat.promptTokens),
+      maxTokens: drawRange(sizes, chat.maxTokens),
+    });
+    at += exponentialMs(arrivals, chat.ratePerSec);
+  }
+  return requests;
+}
+
+function batchRequests(scenario: ResolvedScenario): RequestSpec[] {
+  const requests: RequestSpec[] = [];
+  scenario.batch.tenants.forEach((tenant, index) => {
+    const sizes = createRandom(mixSeed(scenario.seed, BATCH_SIZES, index));
+    for (let item = 0; item < tenant.items; item++) {
+      requests.push({
+        key: `${tenant.name}-${item}`,
+        kind: "batch",
+        at: tenant.startMs + (tenant.spreadMs * item) / tenant.items,
+        priority: scenario.batch.priority,
+        tenant: tenant.name,
+        promptTokens: drawRange(sizes, tenant.promptTokens),
+        maxTokens: drawRange(sizes, tenant.maxTokens),
+      });
+    }
+  });
+  return requests;
+}
+
+/**
+ * Draws every request of a scenario from its seed: chat users arrive as a Poisson process over
+ * `[0, durationMs)`, each batch tenant sends its items from `startMs` over `spreadMs`. Each part has its
+ * own random stream, so changing the chat rate does not change the batch sizes. Same seed, same workload.
+ *
+ * @example
+ * const { requests } = generateWorkload(resolveScenario({ durationMs: 10_000 }));
+ * requests[0]; // { key: "chat-0", kind: "chat", at: 412.7, priority: "interactive", ... }
+ */
+export function generateWorkload(scenario: ResolvedScenario): Workload {
+  const batch = batchRequests(scenario);
+  const chat = chatRequests(scenario);
+  // Batch first on equal times; sort is stable, so each part keeps its own order.
+  const requests = [...batch, ...chat].sort((a, b) => a.at - b.at);
+  return { requests, chatCount: chat.length, batchCount: batch.length };
+}
