@@ -59,19 +59,37 @@ export function runTs(file: string, args: readonly string[], options: ChildOptio
 /** Prefix of the one stdout line through which a probe hands its result back. */
 const RESULT = "BENCH_RESULT ";
 
-/** In a probe: hands `value` to the parent that started it with {@link runProbe}. */
+/** In a probe process: hands `value` to the parent that started it with {@link runProbe}. */
 export function sendResult(value: unknown): void {
   process.stdout.write(`${RESULT}${JSON.stringify(value)}\n`);
 }
 
-/** Runs a probe file in a fresh process and returns what it passed to {@link sendResult}. */
+/** A measurement that can run in a fresh process: `bench/probes/<name>.ts` exports it as `main`. */
+export type Probe = (args: readonly string[]) => Promise<unknown>;
+
+export async function loadProbe(name: string): Promise<Probe> {
+  if (!/^[a-z-]+$/.test(name)) throw new Error(`Unknown probe ${name}`);
+  const module = (await import(`../probes/${name}.js`)) as { main: Probe };
+  return module.main;
+}
+
+export interface ProbeOptions extends ChildOptions {
+  /**
+   * Run in this process instead (quick smoke runs, where starting a process per reading would cost
+   * more than the reading and isolation does not matter). @default false
+   */
+  readonly inProcess?: boolean;
+}
+
+/** Runs probe `name` in a fresh process (or in this one) and returns what its `main` resolved with. */
 export async function runProbe<T>(
-  file: string,
+  name: string,
   args: readonly string[],
-  options: ChildOptions = {},
+  options: ProbeOptions = {},
 ): Promise<T> {
-  const stdout = await runTs(file, args, options);
+  if (options.inProcess === true) return (await (await loadProbe(name))(args)) as T;
+  const stdout = await runTs(benchFile("probe.ts"), [name, ...args], options);
   const line = stdout.split("\n").find((text) => text.startsWith(RESULT));
-  if (line === undefined) throw new Error(`${file} ${args.join(" ")} printed no result`);
+  if (line === undefined) throw new Error(`probe ${name} ${args.join(" ")} printed no result`);
   return JSON.parse(line.slice(RESULT.length)) as T;
 }

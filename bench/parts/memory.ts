@@ -1,0 +1,97 @@
+// Part 2: bytes per queued task, each reading in a fresh process (see probes/memory.ts).
+import { num, ratio, spread } from "../lib/format.js";
+import type { CensusRow } from "../lib/heap-census.js";
+import { runProbe } from "../lib/node-child.js";
+import type { Part } from "../lib/part.js";
+import type { Table } from "../lib/report.js";
+import { median, summarize } from "../lib/stats.js";
+
+const GOAL_BYTES = 400;
+
+interface ProbeResult {
+  readonly bytesPerTask: number;
+  readonly heapBefore: number;
+  readonly heapAfter: number;
+  readonly census: CensusRow[] | null;
+}
+
+const SUBJECTS = [
+  ["core", "llm-scheduler, one priority and tenant"],
+  ["core-mixed", "llm-scheduler, 2 priorities x 16 tenants"],
+  ["p-queue", "p-queue"],
+  ["p-queue-priorities", "p-queue, priorities"],
+] as const;
+
+export const run: Part = async ({ quick, runs: asked, log }) => {
+  const size = quick ? 1_000 : 100_000;
+  const runs = quick ? 1 : (asked ?? 3);
+  const censusSize = quick ? 1_000 : 10_000;
+  const readings = new Map<string, number[]>(SUBJECTS.map(([subject]) => [subject, []]));
+  const censuses = new Map<string, CensusRow[]>();
+  const read = async (subject: string): Promise<void> => {
+    const result = await runProbe<ProbeResult>("memory", [subject, String(size)], { inProcess: quick });
+    readings.get(subject)!.push(result.bytesPerTask);
+  };
+  const census = async (subject: string): Promise<void> => {
+    const result = await runProbe<ProbeResult>("memory", [subject, String(censusSize), "--census"], {
+      inProcess: quick,
+    });
+    censuses.set(subject, result.census ?? []);
+  };
+  if (quick) {
+    // A smoke run only checks that every probe works, in this process.
+    for (const [subject] of SUBJECTS) await read(subject);
+    await census("core");
+  } else {
+    for (let round = 0; round < runs; round++) {
+      for (const [subject] of SUBJECTS) await read(subject);
+      log(`round ${round + 1}/${runs} done`);
+    }
+    for (const subject of ["core", "p-queue"]) await census(subject);
+  }
+  log("heap censuses done");
+
+  const pQueue = median(readings.get("p-queue")!);
+  const ours = median(readings.get("core")!);
+  const worst = Math.max(ours, median(readings.get("core-mixed")!));
+  const censusTable = (subject: string, title: string): Table => ({
+    title,
+    columns: ["object (V8 type:name)", "per task", "bytes per task"],
+    rows: censuses.get(subject)!.map((row) => [row.kind, row.perTask.toFixed(2), num(row.bytesPerTask, 1)]),
+  });
+  return {
+    part: "memory",
+    title: "Memory: bytes per queued task",
+    method: [
+      `Each reading runs in a fresh Node process with --expose-gc: one slot (concurrency 1) is taken by a task that never settles, 1,000 tasks are queued to warm up, then the heap in use is read after a full gc, ${num(size)} no-op tasks are queued with the caller keeping every returned promise, and the heap is read again after a full gc.`,
+      "Bytes per task = heap growth / tasks. The promise each caller holds is counted; the caller's array of promises was allocated before the first reading and is not. All tasks share one function, so no per-task closure of the caller is counted.",
+      "llm-scheduler runs with queue timeouts on (600 s), so each waiting task also has a deadline.",
+      `${runs} reading(s) per subject; the table shows the median (min–max).`,
+      `The census tables compare V8 heap snapshots taken before and after queueing ${num(censusSize)} tasks (object kinds that grew by at least 0.1 per task); sizes are V8's self sizes.`,
+    ],
+    tables: [
+      {
+        title: `Heap growth per queued task, ${num(size)} tasks`,
+        columns: ["subject", "bytes per task", "vs p-queue"],
+        rows: SUBJECTS.map(([subject, label]) => {
+          const values = readings.get(subject)!;
+          return [label, spread(summarize(values)), ratio(median(values) / pQueue)];
+        }),
+      },
+      censusTable("core", "What one queued task keeps alive: llm-scheduler"),
+      ...(censuses.has("p-queue")
+        ? [censusTable("p-queue", "What one queued task keeps alive: p-queue")]
+        : []),
+    ],
+    goals: [
+      {
+        name: "bytes per queued task (worst llm-scheduler setup)",
+        target: `<= ${GOAL_BYTES} B`,
+        measured: `${num(worst)} B (p-queue ${num(pQueue)} B)`,
+        holds: worst <= GOAL_BYTES,
+      },
+    ],
+    notes: [],
+    raw: { size, bytesPerTask: Object.fromEntries(readings), census: Object.fromEntries(censuses), ours },
+  };
+};
