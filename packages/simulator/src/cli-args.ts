@@ -22,7 +22,7 @@ Replays a scenario in virtual time through the real llm-scheduler and through a 
 against the upstream-sim latency model, and prints both side by side. Nothing really waits.
 
   --seed <n>                 override the scenario's seed
-  --duration <ms>            override the scenario's durationMs
+  --duration <time>          override the scenario's duration: seconds, or 500ms, 90s, 30m, 24h
   --sweep <k=v,v,...> ...    try every combination of settings, e.g.
                                --sweep batch.weight=1,2,4 interactive.reserved=0,1,2
                              <priority>.<field> is a scheduler priority field, maxConcurrency the
@@ -33,6 +33,33 @@ against the upstream-sim latency model, and prints both side by side. Nothing re
 
 Example scenarios: examples/scenarios/*.json; the format: packages/simulator/README.md
 `;
+
+/**
+ * Reads a duration flag: a plain number is seconds; `ms`, `s`, `m`/`min`, `h` and `d` suffixes are
+ * understood. Returns milliseconds.
+ *
+ * @example
+ * parseDurationFlag("duration", "10"); // 10_000
+ * parseDurationFlag("duration", "1.5h"); // 5_400_000
+ */
+export function parseDurationFlag(flag: string, text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h|d)?\s*$/.exec(text);
+  const units: Record<string, number> = {
+    ms: 1,
+    s: 1_000,
+    m: 60_000,
+    min: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+  };
+  const value = match === null ? Number.NaN : Number(match[1]) * units[match[2] ?? "s"]!;
+  if (!(value > 0)) {
+    throw new TypeError(
+      `Expected \`--${flag}\` to be a duration such as 10, 90s, 30m or 24h, got \`${text}\` (string)`,
+    );
+  }
+  return value;
+}
 
 function numberFlag(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -93,7 +120,7 @@ export function parseSimulateArgs(args: readonly string[]): SimulateCommand {
     kind: "run",
     file: files[0]!,
     seed: numberFlag("seed", values.seed),
-    durationMs: numberFlag("duration", values.duration),
+    durationMs: values.duration === undefined ? undefined : parseDurationFlag("duration", values.duration),
     sweep,
     goal: parseGoal(values.goal ?? []),
     html: values.html,

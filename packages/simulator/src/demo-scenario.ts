@@ -11,7 +11,7 @@ export interface DemoScenarioOptions {
 /**
  * The workload `pnpm demo` replays: two tenants flood a server of 8 sequences with a few hundred long
  * batch generations (the second one joining a little later), while chat users arrive at random (3 per
- * second) with short prompts and a front end that gives up after 2.5 s without a first token and
+ * second) with short prompts and a front end that gives up after 5 s without a first token and
  * retries twice. The batch flood is sized so that the server stays busy for about `durationMs`.
  *
  * @example
@@ -39,7 +39,7 @@ export function demoScenario(options: DemoScenarioOptions = {}): Scenario {
       tenant: "chat-app",
       promptTokens: { min: 20, max: 200 },
       maxTokens: { min: 16, max: 48 },
-      timeoutMs: 2_500,
+      timeoutMs: 5_000,
       retries: 2,
       retryDelayMs: 250,
     },

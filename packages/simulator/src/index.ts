@@ -1,4 +1,4 @@
-export { parseSimulateArgs, type SimulateCommand } from "./cli-args.js";
+export { parseDurationFlag, parseSimulateArgs, type SimulateCommand } from "./cli-args.js";
 export { type DemoScenarioOptions, demoScenario } from "./demo-scenario.js";
 export { ClientTimeout, Driver, type DriverOptions } from "./driver.js";
 export { type GatewayKind, type SimulateOptions, simulate } from "./engine.js";

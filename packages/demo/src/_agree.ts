@@ -1,0 +1,12 @@
+import { demoScenario, generateWorkload, renderComparison, resolveScenario, simulate } from "@llm-scheduler/simulator";
+import { startUpstream } from "@llm-scheduler/upstream-sim";
+import { runPhase } from "./phase.js";
+const scenario = resolveScenario(demoScenario({ durationMs: Number(process.argv[2] ?? 6000), seed: Number(process.argv[3] ?? 1) }));
+const workload = generateWorkload(scenario);
+const vf = await simulate(scenario, { gateway: "fifo", workload, label: "virtual FIFO" });
+const vs = await simulate(scenario, { gateway: "scheduler", workload, label: "virtual sched" });
+const sim = await startUpstream({ ...scenario.upstream, seed: scenario.seed, port: 0 });
+const rf = await runPhase({ gateway: "fifo", scenario, workload, upstream: sim.url, label: "real FIFO" });
+const rs = await runPhase({ gateway: "scheduler", scenario, workload, upstream: sim.url, label: "real sched" });
+await sim.close();
+console.log(renderComparison(scenario, [vf, rf, vs, rs]));

@@ -1,0 +1,17 @@
+import { demoScenario, generateWorkload, resolveScenario, simulate } from "@llm-scheduler/simulator";
+import { startUpstream } from "@llm-scheduler/upstream-sim";
+import { runPhase } from "./phase.js";
+const scenario = resolveScenario(demoScenario({ durationMs: Number(process.argv[2] ?? 20000) }));
+const workload = generateWorkload(scenario);
+const vs = await simulate(scenario, { gateway: "scheduler", workload });
+const sim = await startUpstream({ ...scenario.upstream, seed: scenario.seed, port: 0 });
+const t0 = performance.now();
+let maxLag = 0; let last = performance.now();
+const lag = setInterval(() => { const now = performance.now(); maxLag = Math.max(maxLag, now - last - 10); last = now; }, 10);
+const rs = await runPhase({ gateway: "scheduler", scenario, workload, upstream: sim.url });
+clearInterval(lag);
+await sim.close();
+console.log("virtual", vs.waits.interactive.slice(-10).map(Math.round), vs.batch.makespanMs);
+console.log("real   ", rs.waits.interactive.slice(-10).map(Math.round), rs.batch.makespanMs, "maxLag", Math.round(maxLag));
+const ch = rs.samples.filter((s) => (s.running.interactive ?? 0) >= 2 && (s.queued.interactive ?? 0) > 0).map((s) => Math.round(s.at));
+console.log("samples with interactive queued", ch.length, ch.slice(0, 30));

@@ -1,0 +1,102 @@
+import { createScheduler } from "@llm-scheduler/core";
+import {
+  Driver,
+  type GatewayKind,
+  Recorder,
+  type ResolvedScenario,
+  type RunResult,
+  summarize,
+  type Workload,
+} from "@llm-scheduler/simulator";
+import { type GatewayServer, startFifoGateway, startScheduledGateway } from "./gateways.js";
+import { createHttpTransport } from "./http-transport.js";
+import { keysFor } from "./keys.js";
+import { WaitProbe } from "./probe.js";
+import { progressLine } from "./progress.js";
+import { realClock } from "./real-clock.js";
+
+/** Options of {@link runPhase}. */
+export interface PhaseOptions {
+  readonly gateway: GatewayKind;
+  /** Name of the run in the table. @default "FIFO" or "llm-scheduler" */
+  readonly label?: string;
+  readonly scenario: ResolvedScenario;
+  readonly workload: Workload;
+  /** Base URL of the upstream server. */
+  readonly upstream: string;
+  /** `model` of each request. @default "sim-model" */
+  readonly model?: string;
+  /** Key the gateway sends upstream. */
+  readonly upstreamKey?: string;
+  /** Load samples for the charts, ms. @default 100 */
+  readonly sampleEveryMs?: number;
+  /** Receives a progress line about four times a second. */
+  readonly onProgress?: (line: string) => void;
+  /** Fails the phase if it has not finished by then, ms. @default 5 * durationMs + 60_000 */
+  readonly timeoutMs?: number;
+}
+
+async function startGateway(options: PhaseOptions, probe: WaitProbe) {
+  const { scenario, upstream, upstreamKey } = options;
+  const gatewayOptions = { upstream, keys: keysFor(scenario), probe, upstreamKey };
+  if (options.gateway === "fifo") {
+    return { server: await startFifoGateway(gatewayOptions, scenario.maxConcurrency), scheduler: undefined };
+  }
+  const scheduler = createScheduler(scenario.scheduler);
+  return { server: await startScheduledGateway(gatewayOptions, scheduler), scheduler };
+}
+
+function untilFinished(driver: Driver, server: GatewayServer, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      driver.stop();
+      reject(new Error(`The run did not finish within ${timeoutMs} ms (${server.url})`));
+    }, timeoutMs);
+    driver.onFinished(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Replays a workload in real time over HTTP through one gateway (the FIFO baseline or llm-scheduler's
+ * Express adapter) in front of `upstream`, with the same client behaviour as the virtual-time simulator,
+ * and returns the same results.
+ *
+ * @example
+ * const fifo = await runPhase({ gateway: "fifo", scenario, workload, upstream: sim.url });
+ */
+export async function runPhase(options: PhaseOptions): Promise<RunResult> {
+  const { scenario, workload } = options;
+  const label = options.label ?? (options.gateway === "fifo" ? "FIFO" : "llm-scheduler");
+  // The gateway starts first; the run's clock starts with the recorder and the driver, just before sending.
+  let current: Recorder | undefined;
+  const sink = {
+    queueWait: (priority: string, waitMs: number, started: boolean) =>
+      current?.queueWait(priority, waitMs, started),
+  };
+  const { server, scheduler } = await startGateway(options, new WaitProbe(sink));
+  const recorder = new Recorder(realClock);
+  current = recorder;
+  const transport = createHttpTransport({ gateway: server.url, model: options.model });
+  const driver = new Driver({ scenario, workload, clock: realClock, transport, recorder });
+  const sampler = setInterval(() => recorder.sample(server.snapshot()), options.sampleEveryMs ?? 100);
+  const reporter = setInterval(
+    () => options.onProgress?.(progressLine(label, recorder, workload, server.snapshot())),
+    250,
+  );
+  try {
+    recorder.sample(server.snapshot());
+    driver.start();
+    await untilFinished(driver, server, options.timeoutMs ?? 5 * scenario.durationMs + 60_000);
+    recorder.sample(server.snapshot());
+    options.onProgress?.(progressLine(label, recorder, workload, server.snapshot()));
+  } finally {
+    clearInterval(sampler);
+    clearInterval(reporter);
+    await server.close();
+    await scheduler?.close();
+  }
+  return summarize(label, recorder, scenario);
+}
