@@ -1,0 +1,88 @@
+// The same tiny JSON endpoint on Express, Koa and Hono, bare or behind schedulerMiddleware().
+
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import { schedulerMiddleware as expressScheduler } from "@llm-scheduler/express";
+import { schedulerMiddleware as honoScheduler } from "@llm-scheduler/hono";
+import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
+import { Hono } from "hono";
+import { express, Koa, type KoaContext } from "./untyped.js";
+
+export const FRAMEWORKS = ["express", "koa", "hono"] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+
+export const PATH = "/v1/ping";
+const BODY = { ok: true };
+
+/** A server listening on 127.0.0.1 and a function that closes it (and its scheduler). */
+export interface Running {
+  readonly url: string;
+  /** The middleware's scheduler, or `null` for the bare app. */
+  readonly scheduler: Scheduler | null;
+  close(): Promise<void>;
+}
+
+/** More slots than load connections, so that no request ever waits: the cost measured is the middleware's. */
+export function freeScheduler(slots: number): Scheduler {
+  return createScheduler({ maxConcurrency: slots });
+}
+
+function expressApp(scheduler: Scheduler | null): RequestListener {
+  const app = express();
+  if (scheduler !== null) app.use("/v1", expressScheduler({ scheduler }));
+  app.get(PATH, (_req, res) => {
+    res.json(BODY);
+  });
+  return app;
+}
+
+function koaApp(scheduler: Scheduler | null): RequestListener {
+  const app = new Koa();
+  if (scheduler !== null) app.use(koaScheduler({ scheduler }));
+  app.use((ctx: KoaContext) => {
+    if (ctx.path === PATH) ctx.body = BODY;
+  });
+  return app.callback();
+}
+
+function honoApp(scheduler: Scheduler | null): Hono {
+  const app = new Hono();
+  if (scheduler !== null) app.use("/v1/*", honoScheduler({ scheduler }));
+  app.get(PATH, (c) => c.json(BODY));
+  return app;
+}
+
+function listening(server: Server, scheduler: Scheduler | null): Promise<Running> {
+  return new Promise((resolve, reject) => {
+    const ready = (): void => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        url: `http://127.0.0.1:${port}${PATH}`,
+        scheduler,
+        close: async () => {
+          server.closeAllConnections();
+          await new Promise<void>((done) => server.close(() => done()));
+          await scheduler?.close();
+        },
+      });
+    };
+    server.once("error", reject);
+    if (server.listening) ready();
+    else server.once("listening", ready);
+  });
+}
+
+/** Starts `framework` on a free port, behind the middleware when `slots` is given. */
+export async function start(framework: Framework, slots: number | null): Promise<Running> {
+  const scheduler = slots === null ? null : freeScheduler(slots);
+  if (framework === "hono") {
+    const server = serve({ fetch: honoApp(scheduler).fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+    return listening(server, scheduler);
+  }
+  const handler = framework === "express" ? expressApp(scheduler) : koaApp(scheduler);
+  const server = createServer(handler);
+  server.listen(0, "127.0.0.1");
+  return listening(server, scheduler);
+}
