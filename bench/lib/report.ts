@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describeMachine, type Machine, machine } from "./machine.js";
+import { describeMachine, type Machine, machine, revision } from "./machine.js";
 
 /** One printed table; cells are already formatted. */
 export interface Table {
@@ -93,6 +93,7 @@ export function renderMarkdown(report: PartReport, run: RunInfo, info: Machine =
     "",
     `- Date: ${run.startedAt.toISOString()}${run.quick ? " (quick run: tiny sizes, figures not meaningful)" : ""}`,
     `- Machine: ${describeMachine(info)}`,
+    `- Code: ${revision()}`,
     `- Command: \`pnpm bench ${run.argv.join(" ")}\` (${run.seconds.toFixed(0)} s)`,
     "",
     "## Method",
