@@ -1,0 +1,168 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, type Spawned, startExample } from "./spawn.js";
+
+let sim: Upstream;
+
+beforeAll(async () => {
+  sim = await startUpstream({ port: 0, parallel: 4, ttftMs: 5, tokenMs: 1, prefillMsPerToken: 0 });
+});
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+/** Sends one plain and one streamed chat completion through `baseURL` with the official client. */
+async function chatThrough(baseURL: string, apiKey: string): Promise<void> {
+  const client = new OpenAI({ baseURL: `${baseURL}/v1`, apiKey, maxRetries: 0 });
+  const answer = await client.chat.completions.create({
+    model: "sim-model",
+    messages: [{ role: "user", content: "Say hello" }],
+    max_tokens: 8,
+  });
+  expect(answer.object).toBe("chat.completion");
+  expect(answer.choices[0]?.message.content?.split(" ").filter(Boolean)).toHaveLength(8);
+  expect(answer.usage?.completion_tokens).toBe(8);
+
+  const stream = await client.chat.completions.create({
+    model: "sim-model",
+    messages: [{ role: "user", content: "Count" }],
+    max_tokens: 5,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let text = "";
+  let finish: string | null | undefined;
+  let usage: number | undefined;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta.content ?? "";
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+    usage = chunk.usage?.completion_tokens ?? usage;
+  }
+  expect(text.split(" ").filter(Boolean)).toHaveLength(5);
+  expect(finish).toBe("length");
+  expect(usage).toBe(5);
+}
+
+interface Metrics {
+  running: number;
+  priorities: Record<string, { started: number; running: number }>;
+}
+
+const metricsOf = async (url: string): Promise<Metrics> =>
+  (await fetch(`${url}/metrics`)).json() as Promise<Metrics>;
+
+describe.each([["express-openai-proxy/server.ts"], ["koa-gateway/server.ts"], ["hono-gateway/server.ts"]])(
+  "examples/%s",
+  (entry) => {
+    let example: Spawned;
+
+    beforeAll(async () => {
+      example = await startExample(entry, { UPSTREAM_URL: sim.url, MAX_CONCURRENCY: "2" });
+    });
+
+    afterAll(async () => {
+      await example?.stop();
+    });
+
+    it("answers the official OpenAI client, plain and streamed, through the scheduler", async () => {
+      const before = (await metricsOf(example.url)).priorities.interactive?.started ?? 0;
+      await chatThrough(example.url, "sk-test");
+      const after = await metricsOf(example.url);
+      expect(after.priorities.interactive?.started).toBe(before + 2);
+      expect(after.running).toBe(0);
+    });
+
+    it("cancels the upstream request when the client disconnects", async () => {
+      const cancelled = sim.stats().cancelled;
+      const controller = new AbortController();
+      const request = fetch(`${example.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: {
+          authorization: "Bearer sk-test",
+          "content-type": "application/json",
+          "x-sim-fault": "hang",
+        },
+        body: JSON.stringify({ model: "sim-model", messages: [{ role: "user", content: "hang" }] }),
+        signal: controller.signal,
+      }).catch(() => undefined);
+      await eventually(() => sim.stats().inFlight === 1);
+      controller.abort();
+      await request;
+      await eventually(() => sim.stats().cancelled === cancelled + 1 && sim.stats().inFlight === 0);
+      await eventually(async () => (await metricsOf(example.url)).running === 0);
+    });
+
+    it("lets a client lower its priority with x-priority, never raise it", async () => {
+      const client = new OpenAI({ baseURL: `${example.url}/v1`, apiKey: "sk-test", maxRetries: 0 });
+      const body = {
+        model: "sim-model",
+        messages: [{ role: "user" as const, content: "later" }],
+        max_tokens: 2,
+      };
+      const before = (await metricsOf(example.url)).priorities.batch?.started ?? 0;
+      await client.chat.completions.create(body, { headers: { "x-priority": "batch" } });
+      expect((await metricsOf(example.url)).priorities.batch?.started).toBe(before + 1);
+    });
+  },
+);
+
+describe("examples/express-openai-proxy with API keys", () => {
+  let example: Spawned;
+  let raw: Server;
+  let rawUrl: string;
+  // An SSE answer cut at awkward places, a multi-byte character split across chunks included.
+  const bytes = Buffer.from('data: {"a":"caf\u00e9 \u00e8"}\n\ndata: [DONE]\n\n');
+  const cuts = [7, 16, 21, 30]; // byte 16 is the middle of the first two-byte character
+
+  beforeAll(async () => {
+    raw = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "x-upstream": "raw" });
+      let at = 0;
+      const next = () => {
+        const cut = cuts.find((c) => c > at) ?? bytes.length;
+        res.write(bytes.subarray(at, cut));
+        at = cut;
+        if (at < bytes.length) setTimeout(next, 5);
+        else res.end();
+      };
+      next();
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await example?.stop();
+    await new Promise((resolve) => raw?.close(resolve));
+  });
+
+  it("maps keys to tenants and priorities, refuses unknown keys, and passes streams through byte for byte", async () => {
+    example = await startExample("express-openai-proxy/server.ts", {
+      UPSTREAM_URL: rawUrl,
+      API_KEYS: "sk-chat:chat-app:interactive,sk-etl:etl:batch",
+    });
+    const post = (key: string) =>
+      fetch(`${example.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [], stream: true }),
+      });
+    const refused = await post("sk-unknown");
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: { code: "invalid_api_key" } });
+
+    const answer = await post("sk-etl");
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("text/event-stream");
+    expect(answer.headers.get("x-upstream")).toBe("raw");
+    expect(Buffer.from(await answer.arrayBuffer()).equals(bytes)).toBe(true);
+
+    const metrics = await metricsOf(example.url);
+    expect(metrics.priorities.batch?.started).toBe(1);
+    expect(metrics.priorities.interactive?.started ?? 0).toBe(0);
+  });
+});
