@@ -1,5 +1,5 @@
 import { createScheduler, type Permit } from "@llm-scheduler/core";
-import { fixedKeys, RedisStore, scriptSource } from "@llm-scheduler/redis";
+import { fixedKeys, keyList, RedisStore, scriptSource } from "@llm-scheduler/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instance, redisState, waitFor } from "./helpers.js";
@@ -65,7 +65,7 @@ describe("leases", () => {
     expect(await admin.zscore(fixedKeys(prefix).instances, crashing.store.instanceId)).toBeNull();
 
     // A late release of a lapsed lease changes nothing: the slot is someone else's now.
-    const keys = Object.values(fixedKeys(prefix));
+    const keys = keyList(fixedKeys(prefix));
     const late = await admin.eval(
       scriptSource("release"),
       keys.length,

@@ -94,10 +94,11 @@ describe("several instances on one Redis", () => {
   });
 
   it("acquire a free slot in one round trip and release it in one", async () => {
-    const { list } = gateways(1, 2, { leaseMs: 60_000, pollMs: 60_000 });
+    const { prefix, list } = gateways(1, 2, { leaseMs: 60_000, pollMs: 60_000 });
     const gateway = list[0]!;
     await waitFor(() => gateway.store.status === "connected", 2_000, "connected");
     await gateway.scheduler.run(() => {}); // warm up
+    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 1_000, "warm-up released");
     const before = await evalshaCalls(admin);
     const permit = await gateway.scheduler.acquire();
     const afterAcquire = await evalshaCalls(admin);

@@ -1,4 +1,4 @@
-export { fixedKeys, grantChannel, inboxKey, type Keys, ticketId } from "./keys.js";
+export { fixedKeys, grantChannel, inboxKey, type Keys, keyList, ticketId } from "./keys.js";
 export {
   type AgingClock,
   type OnStoreError,

@@ -1,42 +1,44 @@
 /**
- * Every Redis key and channel the store uses, with its type. All start with the store's `prefix`.
+ * Every Redis key and channel the store uses, with its type (five keys, plus a few per priority, tenant
+ * and instance). All start with the store's `prefix`.
  * The fixed keys travel as KEYS to every script; the per-priority, per-tenant and per-instance keys
  * are built inside the scripts from the prefix (ARGV[1]) exactly as below, so in Redis Cluster the prefix
  * must carry a hash tag (`"{llm}:"`) to keep them all in one slot.
  *
- * | key                                   | type   | holds                                                           |
- * | ------------------------------------- | ------ | --------------------------------------------------------------- |
- * | `cfg`                                 | STRING | JSON: maxConcurrency, maxQueue, priorities in order (last `configure()` wins) |
- * | `tw`                                  | HASH   | tenant -> weight (tenants with a configured weight)             |
- * | `state`                               | HASH   | `running`, `queued` (totals), `vt` (stride virtual time), `seq` (arrival counter) |
- * | `tickets`                             | HASH   | ticket id -> "cost at leaseMs len(priority) priority..tenant" while queued or leased |
- * | `leases`                              | ZSET   | ticket id -> lease expiry (ms, Redis clock); a member holds a slot |
- * | `instances`                           | ZSET   | instance id -> heartbeat expiry (ms, Redis clock)               |
- * | `lane:<priority>`                     | HASH   | `pass`, `queued`, `running`, `cursor` (tenant whose turn it is)  |
- * | `age:<priority>`                      | ZSET   | ticket id -> arrival number: the priority's tickets, oldest first (aging) |
- * | `ring:<priority>`                     | HASH   | `n:<tenant>`, `p:<tenant>` ring links, `c:<tenant>` turn credit  |
- * | `q:<bytes(priority)>:<priority>:<tenant>` | ZSET | ticket id -> position (arrival number, negated for retries)   |
- * | `owned:<instance>`                    | SET    | ids of the instance's queued tickets (purged if it dies)         |
- * | `inbox:<instance>`                    | LIST   | ids granted to the instance by another's script, until it drains them |
- * | `grants:<instance>` (pub/sub channel) | —      | comma-separated ids granted to the instance                     |
+ * - `state` HASH, read once and written once per script: the configuration (the last `configure()`
+ *   wins): `max` (maxConcurrency), `mq` (maxQueue, -1 = none), `pn` and `pn|1`.. (the priorities in
+ *   configuration order), per priority `cw|<name>` (weight), `cr|<name>` (reserved), `cm|<name>`
+ *   (maxConcurrency), `cq|<name>` (maxQueue), `ca|<name>` (maxWaitMs, -1 = no aging); the counters:
+ *   `running`, `queued` (totals), `vt` (stride virtual time), `seq` (arrival counter), per priority
+ *   `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `c|<name>` (whose turn it is).
+ * - `tw` HASH: tenant -> weight, for tenants with a configured weight.
+ * - `tickets` HASH: ticket id -> "cost at leaseMs len(priority) priority..tenant", while queued or leased.
+ * - `leases` ZSET: ticket id -> lease expiry (ms, Redis clock); a member holds a slot.
+ * - `instances` ZSET: instance id -> heartbeat expiry (ms, Redis clock).
+ * - `age:<priority>` ZSET: ticket id -> arrival number; the priority's tickets, oldest first (aging).
+ * - `ring:<priority>` HASH: `n:<tenant>` / `p:<tenant>` ring links and `c:<tenant>` turn credit of the
+ *   tenants with waiting tickets.
+ * - `q:<bytes(priority)>:<priority>:<tenant>` ZSET: ticket id -> position (arrival number, negated for
+ *   retries), one tenant's waiting tickets within one priority.
+ * - `owned:<instance>` SET: ids of the instance's queued tickets (purged if it dies).
+ * - `inbox:<instance>` LIST: ids granted to the instance by another instance's script, until drained.
+ * - `grants:<instance>` pub/sub channel: comma-separated ids granted to the instance.
  *
  * A ticket id is `<instance>:<seq>`; `seq` is the scheduler's per-instance ticket number.
  */
 export interface Keys {
-  readonly cfg: string;
-  readonly tenantWeights: string;
   readonly state: string;
+  readonly tenantWeights: string;
   readonly tickets: string;
   readonly leases: string;
   readonly instances: string;
 }
 
-/** The fixed keys, in the order every script receives them as KEYS[1..6]. */
+/** The fixed keys, in the order every script receives them as KEYS[1..5]. */
 export function fixedKeys(prefix: string): Keys {
   return {
-    cfg: `${prefix}cfg`,
-    tenantWeights: `${prefix}tw`,
     state: `${prefix}state`,
+    tenantWeights: `${prefix}tw`,
     tickets: `${prefix}tickets`,
     leases: `${prefix}leases`,
     instances: `${prefix}instances`,
@@ -45,11 +47,9 @@ export function fixedKeys(prefix: string): Keys {
 
 /** KEYS as the scripts expect them. */
 export function keyList(keys: Keys): string[] {
-  return [keys.cfg, keys.tenantWeights, keys.state, keys.tickets, keys.leases, keys.instances];
+  return [keys.state, keys.tenantWeights, keys.tickets, keys.leases, keys.instances];
 }
 
-/** A priority's counters and stride pass. */
-export const laneKey = (prefix: string, priority: string): string => `${prefix}lane:${priority}`;
 /** A priority's tickets in arrival order. */
 export const ageKey = (prefix: string, priority: string): string => `${prefix}age:${priority}`;
 /** A priority's ring of tenants with waiting tickets. */

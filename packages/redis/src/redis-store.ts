@@ -77,7 +77,7 @@ export class RedisStore implements Store {
     this.#ownsClient = owned;
     client.on("error", this.#onClientError);
     client.on("ready", this.#onClientReady);
-    this.#remote = new Remote(client, this.#config);
+    this.#remote = new Remote(client, this.#config, (reply) => this.#absorb(reply));
     this.#tickMs = Math.max(10, Math.min(this.#config.pollMs, Math.floor(this.#config.leaseMs / 3)));
   }
 
@@ -140,8 +140,8 @@ export class RedisStore implements Store {
     this.#forget(entry);
     if (!this.#up) return true;
     return this.#remote.remove([this.#remote.id(ticket)]).then(
-      (reply) => {
-        this.#absorb(reply);
+      (status) => {
+        if (status === Status.UNCONFIGURED) this.#resync();
         return true;
       },
       (error: unknown) => {
@@ -166,7 +166,7 @@ export class RedisStore implements Store {
     const calls: Promise<void>[] = [];
     for (let i = 0; i < tickets.length; i += REMOVE_CHUNK) {
       const ids = tickets.slice(i, i + REMOVE_CHUNK).map((ticket) => this.#remote.id(ticket));
-      calls.push(this.#remote.remove(ids).then((reply) => this.#absorb(reply)));
+      calls.push(this.#remote.remove(ids).then(() => {}));
     }
     return Promise.all(calls).then(
       () => tickets,
@@ -221,18 +221,17 @@ export class RedisStore implements Store {
 
   #enqueueRemote(entry: Entry): Promise<EnqueueResult> {
     return this.#remote.enqueue(entry.ticket).then(
-      (reply) => this.#enqueued(entry, reply),
+      (status) => this.#enqueued(entry, status),
       (error: unknown) => this.#enqueueFailed(entry, error),
     );
   }
 
-  #enqueued(entry: Entry, reply: Reply): EnqueueResult {
-    const { status } = reply;
+  /** The script's answer for one ticket; the grants its call made were delivered just before. */
+  #enqueued(entry: Entry, status: number): EnqueueResult {
     if (status === Status.UNREGISTERED || status === Status.UNCONFIGURED) {
       this.#resync(); // sends every waiting ticket again, this one included
       return "queued";
     }
-    this.#absorb(reply);
     const current = this.#ledger.of(entry.ticket) === entry;
     if (status === Status.FULL || status === Status.UNKNOWN_PRIORITY) {
       this.#ledger.delete(entry);
@@ -289,9 +288,8 @@ export class RedisStore implements Store {
 
   #releaseIds(ids: readonly string[]): Promise<void> {
     return this.#remote.release(ids).then(
-      (reply) => {
-        if (reply.status === Status.UNCONFIGURED) this.#resync();
-        else this.#absorb(reply);
+      (status) => {
+        if (status === Status.UNCONFIGURED) this.#resync();
       },
       (error: unknown) => this.#failed(error),
     );
@@ -468,17 +466,13 @@ export class RedisStore implements Store {
   #resend(entry: Entry): void {
     const id = this.#remote.id(entry.ticket);
     this.#remote.enqueue(entry.ticket).then(
-      (reply) => {
-        if (reply.status === Status.UNREGISTERED || reply.status === Status.UNCONFIGURED) {
+      (status) => {
+        if (status === Status.UNREGISTERED || status === Status.UNCONFIGURED) {
           this.#resync();
-          return;
-        }
-        this.#absorb(reply);
-        if (reply.status === Status.GRANTED || reply.status === Status.ALREADY_GRANTED) {
-          const seq = entry.ticket.seq;
-          if (!this.#deliver(seq)) void this.#releaseIds([id]).catch(this.#onClientError);
-        } else if (reply.status < 0) {
-          this.#config.onError(new Error(`Ticket ${id} could not be queued again (status ${reply.status})`));
+        } else if (status === Status.GRANTED || status === Status.ALREADY_GRANTED) {
+          if (!this.#deliver(entry.ticket.seq)) void this.#releaseIds([id]).catch(this.#onClientError);
+        } else if (status < 0) {
+          this.#config.onError(new Error(`Ticket ${id} could not be queued again (status ${status})`));
         }
       },
       (error: unknown) => this.#markDown(error),

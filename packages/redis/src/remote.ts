@@ -1,4 +1,5 @@
 import type { Clock, ResolvedOptions, Ticket } from "@llm-scheduler/core";
+import { Batcher, type BatchKind } from "./batcher.js";
 import { fixedKeys, keyList, ticketId } from "./keys.js";
 import type { RedisClient, ResolvedRedisOptions } from "./options.js";
 import { parseReply, type Reply } from "./replies.js";
@@ -6,7 +7,7 @@ import { type ScriptName, Scripts } from "./scripts.js";
 
 const finite = (value: number): number => (value === Number.POSITIVE_INFINITY ? -1 : value);
 
-/** The limits and priorities as the scripts read them (`cfg`); -1 stands for Infinity. */
+/** The limits and priorities as the configure script takes them; -1 stands for Infinity. */
 export function configJson(options: ResolvedOptions): string {
   return JSON.stringify({
     max: options.maxConcurrency,
@@ -24,8 +25,10 @@ export function configJson(options: ResolvedOptions): string {
 
 /**
  * This instance's side of the conversation with Redis: one method per script, building its arguments
- * and reading its reply. Calls fail at once (rather than wait in a queue) while the connection is not
- * ready, so that the store can fall back or fail closed.
+ * and reading its reply. Enqueues, releases and removals made in the same turn of the event loop share
+ * one script call (see {@link Batcher}); their reply's counts and grants go to `absorb` once. Calls fail
+ * at once (rather than wait in a queue) while the connection is not ready, so that the store can fall
+ * back or fail closed.
  */
 export class Remote {
   readonly #client: RedisClient;
@@ -33,11 +36,13 @@ export class Remote {
   readonly #keys: string[];
   readonly #config: ResolvedRedisOptions;
   readonly #idPrefix: string;
+  readonly #batcher: Batcher;
   clock: Clock | null = null;
 
-  constructor(client: RedisClient, config: ResolvedRedisOptions) {
+  constructor(client: RedisClient, config: ResolvedRedisOptions, absorb: (reply: Reply) => void) {
     this.#client = client;
     this.#config = config;
+    this.#batcher = new Batcher((kind, args) => this.#runBatch(kind, args), absorb);
     this.#scripts = new Scripts(client);
     this.#keys = keyList(fixedKeys(config.prefix));
     this.#idPrefix = `${config.instanceId}:`;
@@ -64,10 +69,11 @@ export class Remote {
     return this.#scripts.load();
   }
 
-  enqueue(ticket: Ticket): Promise<Reply> {
+  /** Resolves with the ticket's status (see enqueue.lua), after the reply's grants were absorbed. */
+  enqueue(ticket: Ticket): Promise<number> {
     const byScheduler = this.#config.agingClock === "scheduler";
     const ageMs = Math.max(0, this.clock!.now() - ticket.enqueuedAt);
-    return this.#run("enqueue", [
+    return this.#batched("enqueue", [
       this.id(ticket),
       ticket.priority,
       ticket.tenant,
@@ -75,16 +81,17 @@ export class Remote {
       ticket.retry ? "1" : "0",
       byScheduler ? String(ticket.enqueuedAt) : "",
       String(ageMs),
-      this.#config.leaseMs,
     ]);
   }
 
-  release(ids: readonly string[]): Promise<Reply> {
-    return this.#run("release", ids);
+  /** Resolves with the count released by the whole batch, or -9 (see release.lua). */
+  release(ids: readonly string[]): Promise<number> {
+    return this.#batched("release", ids);
   }
 
-  remove(ids: readonly string[]): Promise<Reply> {
-    return this.#run("remove", ids);
+  /** Resolves with the count removed by the whole batch, or -9 (see remove.lua). */
+  remove(ids: readonly string[]): Promise<number> {
+    return this.#batched("remove", ids);
   }
 
   configure(options: ResolvedOptions): Promise<Reply> {
@@ -105,9 +112,24 @@ export class Remote {
     return this.#run("leave", []);
   }
 
-  #run(name: ScriptName, args: readonly (string | number)[]): Promise<Reply> {
+  #batched(kind: BatchKind, item: ReadonlyArray<string | number>): Promise<number> {
+    if (!this.ready) return Promise.reject(this.#notReady());
+    return this.#batcher.add(kind, item);
+  }
+
+  #runBatch(kind: BatchKind, args: ReadonlyArray<string | number>): Promise<Reply> {
+    return this.#run(kind, kind === "enqueue" ? [this.#config.leaseMs, ...args] : args, false);
+  }
+
+  #notReady(): Error {
+    return new Error(`The Redis connection is ${this.#client.status}, not ready`);
+  }
+
+  /** Runs one script; calls made earlier and still gathered in a batch go out first. */
+  #run(name: ScriptName, args: readonly (string | number)[], flushFirst = true): Promise<Reply> {
+    if (flushFirst) this.#batcher.flush();
     if (!this.ready) {
-      return Promise.reject(new Error(`The Redis connection is ${this.#client.status}, not ready`));
+      return Promise.reject(this.#notReady());
     }
     const now = this.#config.agingClock === "scheduler" ? String(this.clock!.now()) : "";
     return this.#scripts

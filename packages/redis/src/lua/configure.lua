@@ -1,14 +1,29 @@
---[[ configure: writes the limits and priorities (the last instance to configure wins: all instances
+--[[ configure: writes the limits and priorities (fields of the state hash) (the last instance to configure wins: all instances
 sharing a prefix must use the same options), registers the calling instance's heartbeat, and grants
 what the new limits allow. Also the first call of an instance and its call after a reconnection.
-KEYS: 1 cfg, 2 tw, 3 state, 4 tickets, 5 leases, 6 instances
+KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 configuration JSON
-      { max, mq, p: [{ n, w, r, m, q, a }] } (-1 = Infinity), 5 leaseMs of the instance,
-      6.. tenant, weight pairs
+      { max, mq, p: [{ n, w, r, m, q, a }] } (-1 = Infinity), written as fields of the state hash (see
+      keys.ts), 5 leaseMs of the instance, 6.. tenant, weight pairs
 Returns: { 0, counts, granted ids of the calling instance }
 ]]
 --@include lib
-redis.call("SET", K_CFG, ARGV[4])
+local config = cjson.decode(ARGV[4])
+local old = redis.call("HGET", K_STATE, "pn")
+if old then
+  for i = 1, tonumber(old) do redis.call("HDEL", K_STATE, "pn|" .. i) end
+end
+local fields = { "max", config.max, "mq", config.mq, "pn", #config.p }
+for i, p in ipairs(config.p) do
+  local n = #fields
+  fields[n + 1], fields[n + 2] = "pn|" .. i, p.n
+  fields[n + 3], fields[n + 4] = "cw|" .. p.n, num(p.w)
+  fields[n + 5], fields[n + 6] = "cr|" .. p.n, p.r
+  fields[n + 7], fields[n + 8] = "cm|" .. p.n, p.m
+  fields[n + 9], fields[n + 10] = "cq|" .. p.n, p.q
+  fields[n + 11], fields[n + 12] = "ca|" .. p.n, num(p.a)
+end
+redis.call("HSET", K_STATE, unpack(fields))
 redis.call("DEL", K_TW)
 for i = 6, #ARGV, 2 do
   redis.call("HSET", K_TW, ARGV[i], ARGV[i + 1])

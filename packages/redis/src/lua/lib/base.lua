@@ -1,10 +1,10 @@
 -- Shared by every script (included in this order: base, ring, upkeep, pick, finish).
--- Conventions: KEYS[1..6] = cfg, tw, state, tickets, leases, instances (see keys.ts);
+-- Conventions: KEYS[1..5] = state, tw, tickets, leases, instances (see keys.ts);
 -- ARGV[1] = key prefix, ARGV[2] = calling instance id, ARGV[3] = "now" for aging by the
 -- scheduler's clock, or "" to use Redis TIME. Leases and heartbeats always use Redis TIME.
 local PREFIX = ARGV[1]
 local ME = ARGV[2]
-local K_CFG, K_TW, K_STATE, K_TICKETS, K_LEASES, K_INSTANCES = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local K_STATE, K_TW, K_TICKETS, K_LEASES, K_INSTANCES = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 
 -- Numbers are written with 17 significant digits so that pass, credit and time values read back as
 -- the same doubles the in-memory store computes.
@@ -18,6 +18,7 @@ local NOW = LEASE_NOW
 if ARGV[3] ~= "" then NOW = tonumber(ARGV[3]) end
 
 local CFG, G
+local S = {}       -- the state hash as read: field -> value
 local LANES = {}   -- configured priorities, in configuration order
 local BY_NAME = {} -- every lane touched by this call, configured or not
 local MINE = {}    -- ids granted to the calling instance, in grant order
@@ -25,26 +26,38 @@ local OTHERS = {}  -- instance -> ids granted to it
 local OTHER_ORDER = {}
 local TICKETS = {}
 local WEIGHTS = {}
+local LIVE = {}
 
-local function load_lane(name, conf)
-  local v = redis.call("HMGET", PREFIX .. "lane:" .. name, "pass", "queued", "running", "cursor")
-  return {
-    name = name, conf = conf, pass = tonumber(v[1]) or 0, queued = tonumber(v[2]) or 0,
-    running = tonumber(v[3]) or 0, cursor = v[4] or "",
+-- A priority's counters live in the state hash as p|name (stride pass), q|name (queued),
+-- r|name (running) and c|name (the tenant whose turn it is); its configuration as cw|name (weight),
+-- cr|name (reserved), cm|name (maxConcurrency), cq|name (maxQueue, -1 = none) and ca|name (maxWaitMs,
+-- -1 = no aging). `max`, `mq` are the totals' limits; `pn` and pn|1.. list the priorities in order.
+local function load_lane(name, configured)
+  local lane = {
+    name = name, pass = tonumber(S["p|" .. name]) or 0, queued = tonumber(S["q|" .. name]) or 0,
+    running = tonumber(S["r|" .. name]) or 0, cursor = S["c|" .. name] or "", ring = {}, dirty = {},
   }
+  if configured then
+    lane.conf = {
+      w = tonumber(S["cw|" .. name]), r = tonumber(S["cr|" .. name]), m = tonumber(S["cm|" .. name]),
+      q = tonumber(S["cq|" .. name]), a = tonumber(S["ca|" .. name]),
+    }
+  end
+  return lane
 end
 
--- Loads the configuration, the totals and every configured lane; false when nothing is configured.
+-- Reads the configuration, the totals and every lane in one call; false when nothing is configured.
 local function begin()
-  local raw = redis.call("GET", K_CFG)
-  if not raw then return false end
-  CFG = cjson.decode(raw)
-  local s = redis.call("HMGET", K_STATE, "running", "queued", "vt", "seq")
-  G = { running = tonumber(s[1]) or 0, queued = tonumber(s[2]) or 0, vt = tonumber(s[3]) or 0, seq = tonumber(s[4]) or 0 }
-  for i, conf in ipairs(CFG.p) do
-    local lane = load_lane(conf.n, conf)
+  local flat = redis.call("HGETALL", K_STATE)
+  for i = 1, #flat, 2 do S[flat[i]] = flat[i + 1] end
+  if S.max == nil then return false end
+  CFG = { max = tonumber(S.max), mq = tonumber(S.mq) }
+  G = { running = tonumber(S.running) or 0, queued = tonumber(S.queued) or 0, vt = tonumber(S.vt) or 0, seq = tonumber(S.seq) or 0 }
+  for i = 1, tonumber(S.pn) do
+    local name = S["pn|" .. i]
+    local lane = load_lane(name, true)
     LANES[i] = lane
-    BY_NAME[conf.n] = lane
+    BY_NAME[name] = lane
   end
   return true
 end
@@ -53,14 +66,13 @@ end
 local function lane_of(name)
   local lane = BY_NAME[name]
   if lane == nil then
-    lane = load_lane(name, nil)
+    lane = load_lane(name, false)
     BY_NAME[name] = lane
   end
   return lane
 end
 
 -- True when an instance's heartbeat is current (it has not died, been purged or been forgotten).
-local LIVE = {}
 local function alive(instance)
   local live = LIVE[instance]
   if live == nil then
@@ -85,6 +97,10 @@ local function owner_of(id)
   return string.match(id, "^([^:]+):")
 end
 
+local function encode_ticket(cost, at, lease, p, tenant)
+  return num(cost) .. " " .. num(at) .. " " .. num(lease) .. " " .. string.len(p) .. " " .. p .. tenant
+end
+
 -- A ticket record is "cost at leaseMs len(priority) priority..tenant": any bytes in either name.
 local function ticket(id)
   local t = TICKETS[id]
@@ -102,7 +118,7 @@ local function ticket(id)
 end
 
 local function put_ticket(id, cost, at, lease, p, tenant)
-  redis.call("HSET", K_TICKETS, id, num(cost) .. " " .. num(at) .. " " .. num(lease) .. " " .. string.len(p) .. " " .. p .. tenant)
+  redis.call("HSET", K_TICKETS, id, encode_ticket(cost, at, lease, p, tenant))
   TICKETS[id] = { id = id, cost = cost, at = at, lease = lease, p = p, t = tenant }
 end
 

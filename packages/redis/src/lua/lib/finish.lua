@@ -1,11 +1,28 @@
--- Writes the counters back, hands grants to other instances (inbox + channel), and returns the
--- counts the caller caches for metrics: { running, queued, name1, running1, queued1, ... }.
+-- Writes the counters and the rings back, hands grants to other instances (inbox + channel), and
+-- returns the counts the caller caches for metrics: { running, queued, name1, running1, queued1, ... }.
 local function finish()
-  redis.call("HSET", K_STATE, "running", G.running, "queued", G.queued, "vt", num(G.vt), "seq", G.seq)
+  local fields = { "running", G.running, "queued", G.queued, "vt", num(G.vt), "seq", G.seq }
   for name, lane in pairs(BY_NAME) do
-    redis.call("HSET", PREFIX .. "lane:" .. name, "pass", num(lane.pass), "queued", lane.queued,
-      "running", lane.running, "cursor", lane.cursor)
+    local n = #fields
+    fields[n + 1], fields[n + 2] = "p|" .. name, num(lane.pass)
+    fields[n + 3], fields[n + 4] = "q|" .. name, lane.queued
+    fields[n + 5], fields[n + 6] = "r|" .. name, lane.running
+    fields[n + 7], fields[n + 8] = "c|" .. name, lane.cursor
+    local set, gone = {}, {}
+    for field in pairs(lane.dirty) do
+      local value = lane.ring[field]
+      if value == DELETED then
+        gone[#gone + 1] = field
+      else
+        set[#set + 1] = field
+        set[#set + 1] = value
+      end
+    end
+    local rk = PREFIX .. "ring:" .. name
+    for i = 1, #set, 500 do redis.call("HSET", rk, unpack(set, i, math.min(i + 499, #set))) end
+    for i = 1, #gone, 500 do redis.call("HDEL", rk, unpack(gone, i, math.min(i + 499, #gone))) end
   end
+  redis.call("HSET", K_STATE, unpack(fields))
   for _, owner in ipairs(OTHER_ORDER) do
     local ids = OTHERS[owner]
     for i = 1, #ids, 500 do

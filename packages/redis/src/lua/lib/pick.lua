@@ -74,7 +74,7 @@ local function start(lane, id, aged)
     return
   end
   take(lane, t.cost)
-  if aged then unqueue(lane, id, t.t) else take_next(lane) end
+  if aged then unqueue(lane, id, t.t) else take_next(lane, id) end
   G.vt = lane.pass
   lane.pass = lane.pass + 1 / lane.conf.w
   grant(id, t)

@@ -2,12 +2,28 @@
 -- a ring of tenants with waiting tickets; the turn holder earns its weight in credit when the turn
 -- arrives, a start costs one credit, the turn moves on when credit < 1 or the tenant's queue empties;
 -- a tenant that starts waiting joins just before the turn holder (at the end of the round).
+-- The ring hash (n:<tenant>, p:<tenant> links, c:<tenant> credit) is read through a cache and written
+-- back once by finish().
 local function qkey(lane, tenant)
   return PREFIX .. "q:" .. string.len(lane.name) .. ":" .. lane.name .. ":" .. tenant
 end
 
-local function rkey(lane)
-  return PREFIX .. "ring:" .. lane.name
+local DELETED = {}
+
+local function rget(lane, field)
+  local value = lane.ring[field]
+  if value == nil then
+    value = redis.call("HGET", PREFIX .. "ring:" .. lane.name, field)
+    if value == false then value = DELETED end
+    lane.ring[field] = value
+  end
+  if value == DELETED then return nil end
+  return value
+end
+
+local function rset(lane, field, value)
+  lane.ring[field] = value
+  lane.dirty[field] = true
 end
 
 local function weight(tenant)
@@ -21,39 +37,40 @@ end
 
 -- The turn reaches `tenant`: it earns its weight; tenants still short of one start are passed over.
 local function arrive(lane, tenant)
-  local rk = rkey(lane)
   local current = tenant
-  local credit = tonumber(redis.call("HGET", rk, "c:" .. current)) + weight(current)
+  local credit = tonumber(rget(lane, "c:" .. current)) + weight(current)
   while credit < 1 do
-    redis.call("HSET", rk, "c:" .. current, num(credit))
-    current = redis.call("HGET", rk, "n:" .. current)
-    credit = tonumber(redis.call("HGET", rk, "c:" .. current)) + weight(current)
+    rset(lane, "c:" .. current, num(credit))
+    current = rget(lane, "n:" .. current)
+    credit = tonumber(rget(lane, "c:" .. current)) + weight(current)
   end
-  redis.call("HSET", rk, "c:" .. current, num(credit))
+  rset(lane, "c:" .. current, num(credit))
   lane.cursor = current
 end
 
 local function join(lane, tenant)
-  local rk = rkey(lane)
   local cursor = lane.cursor
+  rset(lane, "c:" .. tenant, "0")
   if cursor == "" then
-    redis.call("HSET", rk, "n:" .. tenant, tenant, "p:" .. tenant, tenant, "c:" .. tenant, "0")
+    rset(lane, "n:" .. tenant, tenant)
+    rset(lane, "p:" .. tenant, tenant)
     arrive(lane, tenant)
     return
   end
-  local before = redis.call("HGET", rk, "p:" .. cursor)
-  redis.call("HSET", rk, "n:" .. tenant, cursor, "p:" .. tenant, before, "c:" .. tenant, "0")
-  redis.call("HSET", rk, "n:" .. before, tenant)
-  redis.call("HSET", rk, "p:" .. cursor, tenant)
+  local before = rget(lane, "p:" .. cursor)
+  rset(lane, "n:" .. tenant, cursor)
+  rset(lane, "p:" .. tenant, before)
+  rset(lane, "n:" .. before, tenant)
+  rset(lane, "p:" .. cursor, tenant)
 end
 
 local function leave(lane, tenant)
-  local rk = rkey(lane)
-  local links = redis.call("HMGET", rk, "n:" .. tenant, "p:" .. tenant)
-  local after, before = links[1], links[2]
-  redis.call("HSET", rk, "n:" .. before, after)
-  redis.call("HSET", rk, "p:" .. after, before)
-  redis.call("HDEL", rk, "n:" .. tenant, "p:" .. tenant, "c:" .. tenant)
+  local after, before = rget(lane, "n:" .. tenant), rget(lane, "p:" .. tenant)
+  rset(lane, "n:" .. before, after)
+  rset(lane, "p:" .. after, before)
+  rset(lane, "n:" .. tenant, DELETED)
+  rset(lane, "p:" .. tenant, DELETED)
+  rset(lane, "c:" .. tenant, DELETED)
   if lane.cursor == tenant then
     lane.cursor = ""
     if after ~= tenant then arrive(lane, after) end
@@ -89,16 +106,13 @@ local function head(lane, tenant)
   return redis.call("ZRANGE", qkey(lane, tenant), 0, 0)[1]
 end
 
--- Starts the turn holder's first ticket; moves the turn on when its credit is used up.
-local function take_next(lane)
+-- Starts the turn holder's first ticket `id`; moves the turn on when its credit is used up.
+local function take_next(lane, id)
   local tenant = lane.cursor
-  local rk = rkey(lane)
-  local credit = tonumber(redis.call("HGET", rk, "c:" .. tenant)) - 1
-  redis.call("HSET", rk, "c:" .. tenant, num(credit))
-  local id = head(lane, tenant)
+  local credit = tonumber(rget(lane, "c:" .. tenant)) - 1
+  rset(lane, "c:" .. tenant, num(credit))
   unqueue(lane, id, tenant)
-  if credit < 1 and redis.call("HEXISTS", rk, "n:" .. tenant) == 1 then
-    arrive(lane, redis.call("HGET", rk, "n:" .. tenant))
+  if credit < 1 and rget(lane, "n:" .. tenant) ~= nil then
+    arrive(lane, rget(lane, "n:" .. tenant))
   end
-  return id
 end

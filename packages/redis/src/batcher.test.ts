@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { Batcher, type BatchKind } from "./batcher.js";
+import type { Reply } from "./replies.js";
+
+const counts = { running: 0, queued: 0, priorities: {} };
+
+function recorder(reply: (kind: BatchKind, args: ReadonlyArray<string | number>) => Reply) {
+  const sent: Array<[BatchKind, ReadonlyArray<string | number>]> = [];
+  const absorbed: Reply[] = [];
+  const batcher = new Batcher(
+    async (kind, args) => {
+      sent.push([kind, [...args]]);
+      return reply(kind, args);
+    },
+    (r) => absorbed.push(r),
+    3,
+  );
+  return { batcher, sent, absorbed };
+}
+
+describe("Batcher", () => {
+  it("sends the calls of one turn as one call per kind, in the order the batches opened", async () => {
+    const { batcher, sent, absorbed } = recorder((kind, args) => ({
+      status: kind === "enqueue" ? 0 : 5,
+      counts,
+      granted: [],
+      extra: kind === "enqueue" ? args.filter((_, i) => i % 2 === 0).map((_, i) => String(10 + i)) : [],
+    }));
+    const results = await Promise.all([
+      batcher.add("enqueue", ["a", 1]),
+      batcher.add("release", ["x"]),
+      batcher.add("enqueue", ["b", 2]),
+    ]);
+    expect(sent).toEqual([
+      ["enqueue", ["a", 1, "b", 2]],
+      ["release", ["x"]],
+    ]);
+    expect(results).toEqual([10, 5, 11]);
+    expect(absorbed).toHaveLength(2);
+  });
+
+  it("starts a new call when a batch is full", async () => {
+    const { batcher, sent } = recorder(() => ({ status: 0, counts, granted: [], extra: ["0", "0", "0"] }));
+    await Promise.all(["a", "b", "c", "d"].map((id) => batcher.add("remove", [id])));
+    expect(sent.map(([, args]) => args)).toEqual([["a", "b", "c"], ["d"]]);
+  });
+
+  it("answers every caller of a call that stopped early with its status, absorbing nothing", async () => {
+    const { batcher, absorbed } = recorder(() => ({ status: -9, counts: undefined, granted: [], extra: [] }));
+    expect(await Promise.all([batcher.add("enqueue", ["a"]), batcher.add("enqueue", ["b"])])).toEqual([
+      -9, -9,
+    ]);
+    expect(absorbed).toEqual([]);
+  });
+
+  it("rejects every caller of a call that failed", async () => {
+    const batcher = new Batcher(
+      () => Promise.reject(new Error("down")),
+      () => {},
+    );
+    const results = await Promise.allSettled([batcher.add("release", ["a"]), batcher.add("release", ["b"])]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+  });
+});
