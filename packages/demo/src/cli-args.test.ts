@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { parseDemoArgs } from "./cli-args.js";
+
+describe("parseDemoArgs", () => {
+  it("reads every flag, the duration in seconds unless a unit is given", () => {
+    expect(
+      parseDemoArgs(
+        [
+          "--duration",
+          "10",
+          "--seed",
+          "3",
+          "--scenario",
+          "s.json",
+          "--upstream",
+          "http://localhost:11434",
+          "--model",
+          "llama3",
+          "--report",
+          "r.html",
+        ],
+        { UPSTREAM_API_KEY: "secret" },
+      ),
+    ).toEqual({
+      kind: "run",
+      options: {
+        durationMs: 10_000,
+        seed: 3,
+        scenarioFile: "s.json",
+        upstreamUrl: "http://localhost:11434",
+        model: "llama3",
+        reportPath: "r.html",
+        upstreamKey: "secret",
+      },
+    });
+    expect(parseDemoArgs(["--duration", "1500ms"])).toEqual({ kind: "run", options: { durationMs: 1_500 } });
+    expect(parseDemoArgs([])).toEqual({ kind: "run", options: {} });
+    expect(parseDemoArgs(["-h"])).toEqual({ kind: "help" });
+  });
+
+  it.each([
+    [["--duration", "soon"], "`--duration` to be a duration"],
+    [["--seed", "1.5"], "`--seed` to be an integer"],
+    [["--upstream", "localhost:8000"], "`--upstream` to be an http(s) URL"],
+    [["extra"], "Unexpected argument"],
+  ])("refuses %j", (args, message) => {
+    expect(() => parseDemoArgs(args)).toThrow(message);
+  });
+});
