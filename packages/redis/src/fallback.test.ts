@@ -1,6 +1,7 @@
-import { createScheduler } from "@llm-scheduler/core";
+import { createScheduler, type Ticket, VirtualClock } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
-import { localOptions } from "./fallback.js";
+import { LocalFallback, localOptions } from "./fallback.js";
+import { Ledger, LOCAL_NONE, LOCAL_QUEUED, LOCAL_RUNNING, PENDING, RUNNING } from "./ledger.js";
 
 describe("localOptions", () => {
   const options = createScheduler({
@@ -32,5 +33,56 @@ describe("localOptions", () => {
     const local = localOptions(options, 64, 10);
     expect(local.maxConcurrency).toBe(1);
     expect(local.priorities.every((p) => p.maxConcurrency === 1 && p.reserved === 0)).toBe(true);
+  });
+});
+
+describe("LocalFallback", () => {
+  const options = createScheduler({ maxConcurrency: 2, priorities: { a: {} } }).options;
+  const ticket = (seq: number): Ticket => ({
+    seq,
+    priority: "a",
+    tenant: "t",
+    cost: 1,
+    retry: false,
+    enqueuedAt: 0,
+    prev: null,
+    next: null,
+    olderPrev: null,
+    olderNext: null,
+  });
+
+  function setUp() {
+    const ledger = new Ledger();
+    const granted: number[] = [];
+    const host = { clock: new VirtualClock(), grant: (t: Ticket) => granted.push(t.seq) };
+    return { ledger, granted, fallback: new LocalFallback(ledger, host, options) };
+  }
+
+  it("counts tasks still running first, then queues the waiting ones in order and grants what fits", () => {
+    const { ledger, granted, fallback } = setUp();
+    const running = ledger.add(ticket(1));
+    ledger.start(running);
+    for (const seq of [2, 3, 4]) ledger.add(ticket(seq));
+    fallback.takeOver();
+    expect(granted).toEqual([2]);
+    expect(running.local).toBe(LOCAL_RUNNING);
+    expect(ledger.list(PENDING).map((e) => [e.ticket.seq, e.local])).toEqual([
+      [3, LOCAL_QUEUED],
+      [4, LOCAL_QUEUED],
+    ]);
+    expect(fallback.snapshot(10)).toMatchObject({ running: 2, queued: 2 });
+  });
+
+  it("frees a slot when an entry is forgotten, granting the next one exactly once", () => {
+    const { ledger, granted, fallback } = setUp();
+    const entries = [1, 2, 3].map((seq) => ledger.add(ticket(seq)));
+    fallback.takeOver();
+    expect(granted).toEqual([1, 2]);
+    ledger.delete(entries[0]!);
+    fallback.forget(entries[0]!);
+    expect(granted).toEqual([1, 2, 3]);
+    expect(entries[2]!.state).toBe(RUNNING);
+    fallback.handBack();
+    expect(entries.map((e) => e.local)).toEqual([LOCAL_NONE, LOCAL_NONE, LOCAL_NONE]);
   });
 });

@@ -1,4 +1,21 @@
-import type { ResolvedOptions, ResolvedPriority, Ticket } from "@llm-scheduler/core";
+import {
+  type EnqueueResult,
+  MemoryStore,
+  type ResolvedOptions,
+  type ResolvedPriority,
+  type StoreHost,
+  type StoreSnapshot,
+  type Ticket,
+} from "@llm-scheduler/core";
+import {
+  type Entry,
+  type Ledger,
+  LOCAL_NONE,
+  LOCAL_QUEUED,
+  LOCAL_RUNNING,
+  PENDING,
+  RUNNING,
+} from "./ledger.js";
 
 /**
  * The options of the local fallback while Redis is down: the scheduler's options with every limit
@@ -36,10 +53,92 @@ export function localOptions(
   };
 }
 
-/** Clears the links a discarded in-memory store left on a ticket, so that another can use them. */
-export function scrub(ticket: Ticket): void {
+/** Clears the links an in-memory store left on a ticket, so that another one can use them. */
+function scrub(ticket: Ticket): void {
   ticket.prev = null;
   ticket.next = null;
   ticket.olderPrev = null;
   ticket.olderNext = null;
+}
+
+/**
+ * The in-memory store that decides for this instance alone while Redis cannot be reached ("local" mode),
+ * under the local limit, with bounded queues. Taking over, it lets the tasks still running take its
+ * slots first (so the local limit counts them), then queues the waiting tickets in their order. Each
+ * ledger entry says whether the fallback holds it (`local`). Every grant reaches the scheduler once.
+ */
+export class LocalFallback {
+  readonly #store = new MemoryStore();
+  readonly #ledger: Ledger;
+  readonly #host: StoreHost;
+
+  constructor(ledger: Ledger, host: StoreHost, options: ResolvedOptions) {
+    this.#ledger = ledger;
+    this.#host = host;
+    this.#store.attach({ clock: host.clock, grant: (ticket) => this.#granted(ticket) }, options);
+  }
+
+  /** Takes every entry of the ledger in: running ones first, then the waiting ones in order. */
+  takeOver(): void {
+    for (const entry of [...this.#ledger.list(RUNNING), ...this.#ledger.list(PENDING)]) {
+      if (entry.local !== LOCAL_NONE) continue; // granted meanwhile by this loop's own pumps
+      scrub(entry.ticket);
+      const waiting = entry.state === PENDING;
+      if (this.enqueue(entry) === "granted" && waiting) this.#host.grant(entry.ticket);
+    }
+  }
+
+  /** Admits an entry; "granted" starts it in the ledger (the caller tells the scheduler); "full" leaves it out. */
+  enqueue(entry: Entry): EnqueueResult {
+    entry.local = LOCAL_QUEUED;
+    const result = this.#store.enqueue(entry.ticket);
+    if (result === "full") {
+      entry.local = LOCAL_NONE;
+    } else if (result === "granted") {
+      entry.local = LOCAL_RUNNING;
+      if (entry.state === PENDING) this.#ledger.start(entry);
+    }
+    return result;
+  }
+
+  /** The entry leaves (released, removed, or granted by Redis after all): free what it holds here. */
+  forget(entry: Entry): void {
+    if (entry.local === LOCAL_RUNNING) this.#store.release(entry.ticket);
+    else if (entry.local === LOCAL_QUEUED) this.#store.remove(entry.ticket);
+    entry.local = LOCAL_NONE;
+  }
+
+  /** Redis is back: the entries are Redis's again, and this store is dropped. */
+  handBack(): void {
+    for (const entry of [...this.#ledger.list(RUNNING), ...this.#ledger.list(PENDING)]) {
+      scrub(entry.ticket);
+      entry.local = LOCAL_NONE;
+    }
+  }
+
+  configure(options: ResolvedOptions): void {
+    this.#store.configure(options);
+  }
+
+  depth(priority: string): number {
+    return this.#store.depth(priority);
+  }
+
+  snapshot(tenantLimit: number): StoreSnapshot {
+    return this.#store.snapshot(tenantLimit);
+  }
+
+  /** A waiting ticket starts, or a running one now counts against the local limit. */
+  #granted(ticket: Ticket): void {
+    const entry = this.#ledger.of(ticket);
+    if (entry === undefined) {
+      this.#store.release(ticket); // nobody holds it any more
+      return;
+    }
+    entry.local = LOCAL_RUNNING;
+    if (entry.state === PENDING) {
+      this.#ledger.start(entry);
+      this.#host.grant(ticket);
+    }
+  }
 }

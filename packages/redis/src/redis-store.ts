@@ -1,17 +1,16 @@
-import {
-  type EnqueueResult,
-  type MaybePromise,
-  MemoryStore,
-  type ResolvedOptions,
-  type Store,
-  type StoreHost,
-  type StoreSnapshot,
-  type Ticket,
+import type {
+  EnqueueResult,
+  MaybePromise,
+  ResolvedOptions,
+  Store,
+  StoreHost,
+  StoreSnapshot,
+  Ticket,
 } from "@llm-scheduler/core";
 import { openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
-import { localOptions, scrub } from "./fallback.js";
+import { LocalFallback, localOptions } from "./fallback.js";
 import { grantChannel } from "./keys.js";
-import { type Entry, Ledger, LOCAL_NONE, LOCAL_QUEUED, LOCAL_RUNNING, PENDING, RUNNING } from "./ledger.js";
+import { type Entry, Ledger, LOCAL_QUEUED, PENDING, RUNNING } from "./ledger.js";
 import {
   type RedisClient,
   type RedisStoreOptions,
@@ -59,7 +58,7 @@ export class RedisStore implements Store {
   #firstConnect: Promise<void> | null = null;
   #connecting: Promise<boolean> | null = null;
   #resyncing = false;
-  #fallback: MemoryStore | null = null;
+  #fallback: LocalFallback | null = null;
   #counts: Counts = NO_COUNTS;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #detached = false;
@@ -267,23 +266,15 @@ export class RedisStore implements Store {
   }
 
   #enqueueLocal(entry: Entry): EnqueueResult {
-    entry.local = LOCAL_QUEUED;
-    const result = this.#fallback!.enqueue(entry.ticket) as EnqueueResult;
-    if (result === "full") {
-      this.#ledger.delete(entry);
-    } else if (result === "granted") {
-      entry.local = LOCAL_RUNNING;
-      this.#ledger.start(entry);
-    }
+    const result = this.#fallback!.enqueue(entry);
+    if (result === "full") this.#ledger.delete(entry);
     return result;
   }
 
   /** The entry leaves: out of the ledger and out of the local fallback. */
   #forget(entry: Entry): void {
     this.#ledger.delete(entry);
-    if (entry.local === LOCAL_RUNNING) this.#fallback?.release(entry.ticket);
-    else if (entry.local === LOCAL_QUEUED) this.#fallback?.remove(entry.ticket);
-    entry.local = LOCAL_NONE;
+    this.#fallback?.forget(entry);
   }
 
   #releaseIds(ids: readonly string[]): Promise<void> {
@@ -331,27 +322,10 @@ export class RedisStore implements Store {
     const entry = this.#ledger.get(seq);
     if (entry === undefined || this.#host === null) return false;
     if (entry.state === RUNNING) return true;
-    if (entry.local === LOCAL_QUEUED) {
-      this.#fallback?.remove(entry.ticket);
-      entry.local = LOCAL_NONE;
-    }
+    this.#fallback?.forget(entry); // it waited in the fallback too
     this.#ledger.start(entry);
     this.#host.grant(entry.ticket);
     return true;
-  }
-
-  /** The local fallback granted a ticket (a waiting one, or a running one whose slot it now counts). */
-  #onLocalGrant(ticket: Ticket): void {
-    const entry = this.#ledger.of(ticket);
-    if (entry === undefined || this.#host === null) {
-      this.#fallback?.release(ticket);
-      return;
-    }
-    entry.local = LOCAL_RUNNING;
-    if (entry.state === PENDING) {
-      this.#ledger.start(entry);
-      this.#host.grant(ticket);
-    }
   }
 
   #localOptions(): ResolvedOptions {
@@ -367,33 +341,11 @@ export class RedisStore implements Store {
     this.#schedule();
   }
 
-  /**
-   * Redis is out of reach: a local in-memory store takes over with the local limit. Tasks still running
-   * take its slots first (so the local limit counts them), then the waiting tickets queue in order.
-   */
+  /** Redis is out of reach: a local in-memory store takes over under the local limit. */
   #enterFallback(): void {
     if (this.#fallback !== null || this.#host === null || this.#detached) return;
-    const fallback = new MemoryStore();
-    fallback.attach(
-      { clock: this.#host.clock, grant: (ticket) => this.#onLocalGrant(ticket) },
-      this.#localOptions(),
-    );
-    this.#fallback = fallback;
-    for (const entry of [...this.#ledger.list(RUNNING), ...this.#ledger.list(PENDING)]) {
-      if (entry.local !== LOCAL_NONE) continue; // granted meanwhile by this loop's own pumps
-      scrub(entry.ticket);
-      entry.local = LOCAL_QUEUED;
-      const result = fallback.enqueue(entry.ticket);
-      if (result === "full") {
-        entry.local = LOCAL_NONE;
-      } else if (result === "granted") {
-        entry.local = LOCAL_RUNNING;
-        if (entry.state === PENDING) {
-          this.#ledger.start(entry);
-          this.#host.grant(entry.ticket);
-        }
-      }
-    }
+    this.#fallback = new LocalFallback(this.#ledger, this.#host, this.#localOptions());
+    this.#fallback.takeOver();
   }
 
   #connect(): Promise<boolean> {
@@ -446,14 +398,10 @@ export class RedisStore implements Store {
    * the local fallback, if any, is dropped. Everything is sent before any later call.
    */
   #reconcile(): void {
-    const hadFallback = this.#fallback !== null;
+    this.#fallback?.handBack();
     this.#fallback = null;
     const running = this.#ledger.list(RUNNING);
     const pending = this.#ledger.list(PENDING);
-    for (const entry of [...running, ...pending]) {
-      if (hadFallback) scrub(entry.ticket);
-      entry.local = LOCAL_NONE;
-    }
     if (running.length > 0) {
       this.#remote.adopt(running.map((entry) => entry.ticket)).then(
         (reply) => this.#absorb(reply),
