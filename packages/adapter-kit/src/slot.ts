@@ -5,6 +5,7 @@ import {
   lowerOnlyPriority,
   type Permit,
   requestIdOf,
+  type TaskOptions,
 } from "@llm-scheduler/core";
 import type { ResolvedAdapterOptions } from "./options.js";
 
@@ -27,23 +28,52 @@ export interface RequestSlot {
   readonly waitMs: number;
 }
 
-interface Plan {
-  readonly priority: string;
-  readonly tenant: string | undefined;
-  readonly id: string;
-  readonly cost: number | undefined;
+/** The request's slot, read through to the permit so nothing is made that the handler does not read. */
+class Slot implements RequestSlot {
+  readonly permit: Permit;
+
+  constructor(permit: Permit) {
+    this.permit = permit;
+  }
+
+  get signal(): AbortSignal {
+    return this.permit.signal;
+  }
+
+  get priority(): string {
+    return this.permit.priority;
+  }
+
+  get tenant(): string {
+    return this.permit.tenant;
+  }
+
+  get id(): string {
+    return this.permit.id;
+  }
+
+  get waitMs(): number {
+    return this.permit.waitMs;
+  }
 }
+
+const toSlot = (permit: Permit): RequestSlot => new Slot(permit);
 
 function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | null)?.then === "function";
 }
 
-/** Runs the mapping functions; a plain value when all of them answered synchronously (no extra tick). */
-function planFor<R, H>(
+/**
+ * The task options for one request. A plain object when every mapping answered synchronously (no extra
+ * promise or tick on the common path); otherwise a promise, with every mapping started before any is
+ * awaited so that asynchronous ones run side by side.
+ */
+function taskOptionsFor<R, H>(
   config: ResolvedAdapterOptions<R, H>,
   request: R,
   header: HeaderReader,
-): Plan | Promise<Plan> {
+  signal: AbortSignal,
+): TaskOptions | Promise<TaskOptions> {
   const priority =
     config.priority === undefined
       ? lowerOnlyPriority(config.scheduler.options, header(Headers.priority))
@@ -51,15 +81,19 @@ function planFor<R, H>(
   const tenant = config.tenant?.(request);
   const id = config.id === undefined ? requestIdOf(header) : config.id(request);
   const cost = config.cost?.(request);
+  const { timeoutMs } = config;
+  const retry = isRetryRequest(header);
   if (!isThenable(priority) && !isThenable(tenant) && !isThenable(id) && !isThenable(cost)) {
-    return { priority, tenant, id, cost };
+    return { priority, tenant, id, cost, signal, timeoutMs, retry };
   }
-  // Every mapping has started already, so asynchronous ones run side by side.
   return Promise.all([priority, tenant, id, cost]).then(([p, t, i, c]) => ({
     priority: p,
     tenant: t,
     id: i,
     cost: c,
+    signal,
+    timeoutMs,
+    retry,
   }));
 }
 
@@ -77,26 +111,15 @@ export function acquireSlot<R, H>(
   header: HeaderReader,
   signal: AbortSignal,
 ): Promise<RequestSlot> {
-  const { scheduler, timeoutMs } = config;
-  const retry = isRetryRequest(header);
-  const acquire = (plan: Plan) => scheduler.acquire({ ...plan, signal, timeoutMs, retry });
-  let plan: Plan | Promise<Plan>;
+  const { scheduler } = config;
+  let options: TaskOptions | Promise<TaskOptions>;
   try {
-    plan = planFor(config, request, header);
+    options = taskOptionsFor(config, request, header, signal);
   } catch (error) {
     return Promise.reject(error);
   }
-  const permit = isThenable(plan) ? plan.then(acquire) : acquire(plan);
-  return permit.then(slotOf);
-}
-
-function slotOf(permit: Permit): RequestSlot {
-  return {
-    signal: permit.signal,
-    permit,
-    priority: permit.priority,
-    tenant: permit.tenant,
-    id: permit.id,
-    waitMs: permit.waitMs,
-  };
+  const permit = isThenable(options)
+    ? options.then((ready) => scheduler.acquire(ready))
+    : scheduler.acquire(options);
+  return permit.then(toSlot);
 }

@@ -8,7 +8,7 @@ import {
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { heldResponse } from "./held-response.js";
-import { nodeOutgoingOf } from "./node-bindings.js";
+import { nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveOptions } from "./options.js";
 
 /** What the middleware sets on the context: `c.get("llmScheduler")`. */
@@ -57,12 +57,13 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
   }
 
   async function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
-    const outgoing = nodeOutgoingOf(c.env);
+    const node = nodeBindingsOf(c.env);
+    const outgoing = node?.outgoing;
     const watch = outgoing === undefined ? undefined : new ResponseWatch(outgoing);
     const client = watch?.signal ?? c.req.raw.signal;
     let slot: RequestSlot;
     try {
-      slot = await acquireSlot(config, c, (name) => c.req.header(name), client);
+      slot = await acquireSlot(config, c, node?.header ?? ((name) => c.req.header(name)), client);
     } catch (error) {
       return reject(error, c);
     }
