@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { demoScenario } from "./demo-scenario.js";
+import { simulate } from "./engine.js";
+import { renderHtmlReport } from "./report-html.js";
+import { resolveScenario } from "./scenario-resolve.js";
+import { renderComparison } from "./table.js";
+
+describe("renderHtmlReport", () => {
+  it("is one self-contained page: the table, and three charts per run side by side", async () => {
+    const scenario = resolveScenario(demoScenario({ durationMs: 3_000 }));
+    const results = [
+      await simulate(scenario, { gateway: "fifo" }),
+      await simulate(scenario, { gateway: "scheduler" }),
+    ];
+    const table = renderComparison(scenario, results);
+    const html = renderHtmlReport({
+      title: "A <test> report",
+      scenario,
+      results,
+      table,
+      notes: ["note & more"],
+    });
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain("<title>A &#60;test&#62; report</title>");
+    expect(html).toContain("note &#38; more");
+    expect(html).toContain("interactive queue wait p95");
+    expect(html.match(/<svg /g)).toHaveLength(6);
+    for (const title of [
+      "queue wait CDF per priority",
+      "queue depth over time",
+      "in flight upstream over time",
+    ]) {
+      expect(html).toContain(`FIFO: ${title}`);
+      expect(html).toContain(`llm-scheduler: ${title}`);
+    }
+    expect(html).not.toMatch(/<script|<link|src=|https?:\/\/(?!www\.w3\.org)/);
+    expect(html).not.toMatch(/NaN|Infinity/);
+  });
+});
