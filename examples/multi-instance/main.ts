@@ -1,0 +1,119 @@
+// Two gateway processes and one Redis in front of one simulated LLM server. Each gateway is configured
+// with maxConcurrency 4: without Redis they would send up to 8 requests at once; sharing a RedisStore
+// they send at most 4 together, and interactive requests arriving at gateway B overtake the batch
+// flood queued at gateway A.
+//
+//   pnpm --filter @llm-scheduler/example-multi-instance start    (starts its own redis-server;
+//   REDIS_URL=redis://host:6379 uses yours; --keep leaves everything running for curl)
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { startUpstream } from "@llm-scheduler/upstream-sim";
+
+const GLOBAL_LIMIT = 4;
+const BATCH = 40;
+const CHATS = 12;
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  server.close();
+  return typeof address === "object" && address !== null ? address.port : 0;
+}
+
+async function startRedis(): Promise<{ url: string; child?: ChildProcess }> {
+  if (process.env.REDIS_URL !== undefined) return { url: process.env.REDIS_URL };
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", ""], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  child.once("error", () => {
+    console.error("redis-server is not on PATH: apt-get install -y redis-server (or set REDIS_URL).");
+    process.exit(1);
+  });
+  let output = "";
+  for await (const chunk of child.stdout!) {
+    output += String(chunk);
+    if (output.includes("Ready to accept connections")) break;
+  }
+  child.stdout!.resume();
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+async function startGateway(
+  name: string,
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess }> {
+  const script = fileURLToPath(new URL("./gateway.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", script], {
+    env: { ...process.env, ...env, NAME: name, MAX_CONCURRENCY: String(GLOBAL_LIMIT) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  for await (const chunk of child.stdout!) {
+    const match = /READY (\d+)/.exec(String(chunk));
+    if (match !== null) {
+      child.stdout!.resume();
+      return { url: `http://127.0.0.1:${match[1]}`, child };
+    }
+  }
+  throw new Error(`${name} did not start`);
+}
+
+/** One chat completion through a gateway; resolves with the time it waited in the queue (ms). */
+async function complete(gateway: string, priority: string, maxTokens: number): Promise<number> {
+  const response = await fetch(`${gateway}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-priority": priority },
+    body: JSON.stringify({
+      model: "sim-model",
+      messages: [{ role: "user", content: "Hi" }],
+      max_tokens: maxTokens,
+    }),
+  });
+  await response.text();
+  if (response.status !== 200) throw new Error(`${priority} request answered ${response.status}`);
+  return Number(/queue;dur=([\d.]+)/.exec(response.headers.get("server-timing") ?? "")?.[1] ?? Number.NaN);
+}
+
+const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const redis = await startRedis();
+const upstream = await startUpstream({ port: 0, parallel: 16, ttftMs: 20, tokenMs: 4 });
+const env = { REDIS_URL: redis.url, UPSTREAM_URL: upstream.url };
+const [a, b] = await Promise.all([startGateway("A", env), startGateway("B", env)]);
+console.log(`Redis ${redis.url}, upstream ${upstream.url}, gateway A ${a.url}, gateway B ${b.url}`);
+
+try {
+  const batch = Array.from({ length: BATCH }, () => complete(a.url, "batch", 40));
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the flood is queued at gateway A
+  const chats: Array<Promise<number>> = [];
+  for (let i = 0; i < CHATS; i++) {
+    chats.push(complete(b.url, "interactive", 8));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+  const [batchWaits, chatWaits] = await Promise.all([Promise.all(batch), Promise.all(chats)]);
+  const stats = upstream.stats();
+  console.log(`\nUpstream: ${stats.served} served, at most ${stats.maxInFlightSeen} in flight at once`);
+  console.log(`  (each gateway allows ${GLOBAL_LIMIT}; together they never exceeded ${GLOBAL_LIMIT})`);
+  console.log(`Batch at gateway A:       median queue wait ${median(batchWaits).toFixed(0)} ms`);
+  console.log(`Interactive at gateway B: median queue wait ${median(chatWaits).toFixed(0)} ms`);
+  if (stats.maxInFlightSeen > GLOBAL_LIMIT) throw new Error("the global limit was exceeded");
+  if (process.argv.includes("--keep")) {
+    console.log("\nRunning; try: curl -s -H 'x-priority: batch' -H 'content-type: application/json' \\");
+    console.log(
+      `  -d '{"messages":[{"role":"user","content":"Hi"}]}' ${a.url}/v1/chat/completions   (Ctrl-C stops)`,
+    );
+    await new Promise((resolve) => process.once("SIGINT", resolve));
+  }
+} finally {
+  for (const gateway of [a, b]) {
+    const exited = once(gateway.child, "exit");
+    gateway.child.kill("SIGTERM");
+    await exited;
+  }
+  await upstream.close();
+  redis.child?.kill("SIGTERM");
+}
