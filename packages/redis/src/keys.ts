@@ -34,7 +34,12 @@ export interface Keys {
   readonly instances: string;
 }
 
-/** The fixed keys, in the order every script receives them as KEYS[1..5]. */
+/**
+ * The fixed keys under a prefix.
+ *
+ * @example
+ * await redis.hgetall(fixedKeys("llm:").state); // { max: "32", running: "7", queued: "120", ... }
+ */
 export function fixedKeys(prefix: string): Keys {
   return {
     state: `${prefix}state`,
@@ -45,7 +50,13 @@ export function fixedKeys(prefix: string): Keys {
   };
 }
 
-/** KEYS as the scripts expect them. */
+/**
+ * The fixed keys in the order every script receives them as KEYS[1..5].
+ *
+ * @example
+ * const keys = keyList(fixedKeys("llm:"));
+ * await redis.evalsha(sha, keys.length, ...keys, "llm:", instanceId, "", ...args);
+ */
 export function keyList(keys: Keys): string[] {
   return [keys.state, keys.tenantWeights, keys.tickets, keys.leases, keys.instances];
 }
@@ -59,10 +70,25 @@ export const tenantQueueKey = (prefix: string, priority: string, tenant: string)
   `${prefix}q:${Buffer.byteLength(priority)}:${priority}:${tenant}`;
 /** The queued tickets of one instance. */
 export const ownedKey = (prefix: string, instance: string): string => `${prefix}owned:${instance}`;
-/** Grants waiting to be drained by one instance. */
+/**
+ * Grants waiting to be drained by one instance.
+ *
+ * @example
+ * await redis.llen(inboxKey("llm:", store.instanceId));
+ */
 export const inboxKey = (prefix: string, instance: string): string => `${prefix}inbox:${instance}`;
-/** The pub/sub channel on which one instance hears of its grants. */
+/**
+ * The pub/sub channel on which one instance hears of its grants.
+ *
+ * @example
+ * subscriber.subscribe(grantChannel("llm:", store.instanceId)); // "llm:grants:<instance>"
+ */
 export const grantChannel = (prefix: string, instance: string): string => `${prefix}grants:${instance}`;
 
-/** A ticket's id in Redis: unique across instances. */
+/**
+ * A ticket's id in Redis: unique across instances.
+ *
+ * @example
+ * ticketId("a1b2", 42); // "a1b2:42"
+ */
 export const ticketId = (instance: string, seq: number): string => `${instance}:${seq}`;

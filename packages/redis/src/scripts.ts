@@ -18,7 +18,12 @@ function read(path: string): string {
 
 let library: string | undefined;
 
-/** The full text of one script, with `--@include lib` replaced by the shared functions. */
+/**
+ * The full text of one script, with `--@include lib` replaced by the shared functions.
+ *
+ * @example
+ * await redis.script("LOAD", scriptSource("release"));
+ */
 export function scriptSource(name: ScriptName): string {
   library ??= LIBRARY.map((part) => read(`lib/${part}.lua`)).join("\n");
   const source = read(`${name}.lua`);
