@@ -242,7 +242,7 @@ export class RedisStore implements Store {
     }
     if (status === Status.GRANTED || status === Status.ALREADY_GRANTED) {
       if (!current) {
-        void this.#releaseIds([this.#remote.id(entry.ticket)]); // removed while the call was out
+        this.#handBack([this.#remote.id(entry.ticket)]); // removed while the call was out
         return "queued";
       }
       if (entry.state === PENDING) {
@@ -286,6 +286,11 @@ export class RedisStore implements Store {
     );
   }
 
+  /** Gives back slots that nobody here wants (granted after their ticket was removed or abandoned). */
+  #handBack(ids: readonly string[]): void {
+    this.#releaseIds(ids).catch(this.#onClientError);
+  }
+
   /** A call failed: Redis counts as down; "fail-closed" passes the error on. */
   #failed(error: unknown): void {
     this.#markDown(error);
@@ -300,7 +305,7 @@ export class RedisStore implements Store {
       const seq = this.#remote.seqOf(id);
       if (seq !== undefined && skip?.has(seq) !== true && !this.#deliver(seq)) orphans.push(id);
     }
-    if (orphans.length > 0) void this.#releaseIds(orphans).catch(this.#onClientError);
+    if (orphans.length > 0) this.#handBack(orphans);
   }
 
   #heardGrants(message: string): void {
@@ -311,7 +316,7 @@ export class RedisStore implements Store {
       this.#heard.add(seq);
       if (!this.#deliver(seq)) orphans.push(id);
     }
-    if (orphans.length > 0 && this.#up) void this.#releaseIds(orphans).catch(this.#onClientError);
+    if (orphans.length > 0 && this.#up) this.#handBack(orphans);
   }
 
   /**
@@ -418,7 +423,7 @@ export class RedisStore implements Store {
         if (status === Status.UNREGISTERED || status === Status.UNCONFIGURED) {
           this.#resync();
         } else if (status === Status.GRANTED || status === Status.ALREADY_GRANTED) {
-          if (!this.#deliver(entry.ticket.seq)) void this.#releaseIds([id]).catch(this.#onClientError);
+          if (!this.#deliver(entry.ticket.seq)) this.#handBack([id]);
         } else if (status < 0) {
           this.#config.onError(new Error(`Ticket ${id} could not be queued again (status ${status})`));
         }
