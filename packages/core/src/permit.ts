@@ -1,5 +1,11 @@
 import type { Task } from "./task.js";
 
+/** @internal How a permit reaches back into its scheduler (one object per scheduler, not per permit). */
+export interface PermitControl {
+  release(task: Task, failure: unknown): void;
+  abort(task: Task, reason: unknown): void;
+}
+
 /**
  * The right to have one request in flight upstream, for code that cannot wrap its work in a function
  * (a middleware that holds the slot until a streamed response has been sent). Release it exactly when
@@ -15,14 +21,14 @@ import type { Task } from "./task.js";
  */
 export class Permit {
   readonly #task: Task;
-  readonly #release: (task: Task, failure: unknown) => void;
+  readonly #control: PermitControl;
   readonly waitMs: number;
 
   /** @internal Created by the scheduler when a slot is granted. */
-  constructor(task: Task, waitMs: number, release: (task: Task, failure: unknown) => void) {
+  constructor(task: Task, waitMs: number, control: PermitControl) {
     this.#task = task;
     this.waitMs = waitMs;
-    this.#release = release;
+    this.#control = control;
   }
 
   get id(): string {
@@ -52,6 +58,14 @@ export class Permit {
    * Idempotent: later calls do nothing.
    */
   release(error?: unknown): void {
-    this.#release(this.#task, error);
+    this.#control.release(this.#task, error);
+  }
+
+  /**
+   * Aborts the permit's signal (its holder should stop the upstream call), for example because the
+   * client went away. The slot stays held until `release()`, or at most `abortGraceMs`. Idempotent.
+   */
+  abort(reason?: unknown): void {
+    this.#control.abort(this.#task, reason);
   }
 }

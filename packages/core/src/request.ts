@@ -51,6 +51,8 @@ export function isRetryRequest(header: HeaderReader): boolean {
 }
 
 let requestCounter = 0;
+/** Per process (or isolate): ids made up here do not collide with another instance's. */
+const requestPrefix = `req-${Math.floor(Math.random() * 36 ** 6).toString(36)}-`;
 
 /**
  * The request's id: `x-request-id` when the client sent a usable one (at most 128 visible ASCII
@@ -60,7 +62,7 @@ export function requestIdOf(header: HeaderReader): string {
   const given = header(Headers.requestId);
   if (given !== null && given !== undefined && /^[\x21-\x7e]{1,128}$/.test(given)) return given;
   requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
-  return `req-${Date.now().toString(36)}-${requestCounter.toString(36)}`;
+  return requestPrefix + requestCounter.toString(36);
 }
 
 /** `Server-Timing` value that shows queue wait in browser tools. */

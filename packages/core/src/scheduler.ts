@@ -12,7 +12,7 @@ import {
   type SchedulerOptions,
   type SchedulerUpdate,
 } from "./options.js";
-import { Permit } from "./permit.js";
+import { Permit, type PermitControl } from "./permit.js";
 import { RecentIds } from "./recent-ids.js";
 import { buildMetrics, type MetricsSnapshot, PriorityStats } from "./stats.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type Ticket } from "./store.js";
@@ -26,6 +26,8 @@ import {
   type TaskFunction,
   type TaskInit,
 } from "./task.js";
+
+const noop = (): void => {};
 
 /** Options of {@link Scheduler.close}. */
 export interface CloseOptions {
@@ -62,8 +64,17 @@ export class Scheduler {
     seq: number,
     init: TaskInit,
   ) => Task;
-  readonly #releasePermit = (task: Task, failure: unknown): void =>
-    this.#finish(task, failure === undefined, failure);
+  readonly #permitControl: PermitControl = {
+    release: (task, failure) => this.#finish(task, failure === undefined, failure),
+    abort: (task, reason) => {
+      if (task.phase !== RUNNING) return;
+      const error = rejection(ErrorCode.ABORTED, "The permit was aborted", {
+        ...this.#about(task),
+        cause: reason,
+      });
+      this.#abortRunning(task, error);
+    },
+  };
 
   constructor(options: SchedulerOptions = {}) {
     this.#options = resolveOptions(options);
@@ -119,6 +130,25 @@ export class Scheduler {
     return new Promise<Permit>((resolve, reject) => {
       this.#submit(null, options, resolve as (value: unknown) => void, reject);
     });
+  }
+
+  /**
+   * A permit at once, synchronously, when a slot is free for this request and nothing waits ahead of it;
+   * `undefined` otherwise (then `await acquire()`), and always `undefined` with a store that answers
+   * asynchronously. The fast path of adapters: no promise, and no `AbortSignal` needed while nothing
+   * queues (call `permit.abort()` if the client leaves). Throws a `SchedulerError` for invalid options or
+   * when closed.
+   *
+   * @example
+   * const permit = scheduler.tryAcquire({ priority: "interactive" }) ?? (await scheduler.acquire({ priority: "interactive", signal }));
+   */
+  tryAcquire(options: TaskOptions = {}): Permit | undefined {
+    const tryGrant = this.#store.tryGrant;
+    const task = this.#createTask(null, options, noop);
+    if (tryGrant === undefined || !tryGrant.call(this.#store, task)) return undefined;
+    task.resolve = null;
+    this.#admitted(task);
+    return this.#permitFor(task, this.#begin(task));
   }
 
   /** Adds a listener for a typed event; returns a function that removes it. */
@@ -199,12 +229,25 @@ export class Scheduler {
     resolve: (v: unknown) => void,
     reject: (e: unknown) => void,
   ): void {
-    const priorityName = options?.priority;
+    let task: Task;
+    try {
+      task = this.#createTask(fn, options, resolve);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    this.#admitted(task);
+    this.#enqueue(task);
+  }
+
+  /** Validates one call's options and builds its record; throws (and counts) a refusal. */
+  #createTask(fn: TaskFunction<unknown> | null, options: TaskOptions, resolve: (v: unknown) => void): Task {
+    const given = options ?? {};
     try {
       if (this.#closed)
-        throw new SchedulerError(ErrorCode.CLOSED, "The scheduler is closed", { id: options?.id });
-      const admitted = admit(options ?? {}, this.#options);
-      const signal = options.signal ?? null;
+        throw new SchedulerError(ErrorCode.CLOSED, "The scheduler is closed", { id: given.id });
+      const admitted = admit(given, this.#options);
+      const signal = given.signal ?? null;
       if (signal?.aborted) {
         throw new SchedulerError(ErrorCode.ABORTED, "The task's signal was aborted before it was queued", {
           cause: signal.reason,
@@ -214,8 +257,8 @@ export class Scheduler {
       }
       const now = this.#options.clock.now();
       const retry =
-        options.retry === true || (admitted.id !== undefined && this.#recent.take(admitted.id, now));
-      const task = new this.#Task(++this.#seq, {
+        given.retry === true || (admitted.id !== undefined && this.#recent.take(admitted.id, now));
+      return new this.#Task(++this.#seq, {
         priority: admitted.priority.name,
         tenant: admitted.tenant,
         cost: admitted.cost,
@@ -227,13 +270,16 @@ export class Scheduler {
         fn,
         resolve,
       });
-      this.#live++;
-      signal?.addEventListener("abort", task);
-      this.#enqueue(task);
     } catch (error) {
-      if (error instanceof SchedulerError) this.#countRefusal(error, priorityName);
-      reject(error);
+      if (error instanceof SchedulerError) this.#countRefusal(error, given.priority);
+      throw error;
     }
+  }
+
+  /** The task is on the books from here until it retires. */
+  #admitted(task: Task): void {
+    this.#live++;
+    task.signal?.addEventListener("abort", task);
   }
 
   #enqueue(task: Task): void {
@@ -286,17 +332,10 @@ export class Scheduler {
       this.#release(task);
       return;
     }
-    const now = this.#options.clock.now();
-    const waitMs = now - task.enqueuedAt;
-    task.startedAt = Math.round(now - this.#origin);
-    this.#running.add(task);
-    this.#stats.get(task.priority)?.recordStart(now, waitMs);
-    if (task.timeoutMs !== 0) this.#deadlines.set(task, now + task.timeoutMs);
-    if (this.#events.has("started")) this.#events.emit("started", { ...this.#describe(task), waitMs });
+    const waitMs = this.#begin(task);
     const fn = task.fn;
     if (fn === null) {
-      task.settled = true;
-      task.resolve!(new Permit(task, waitMs, this.#releasePermit));
+      task.resolve!(this.#permitFor(task, waitMs));
       return;
     }
     let result: unknown;
@@ -314,6 +353,24 @@ export class Scheduler {
     } else {
       this.#finish(task, true, result);
     }
+  }
+
+  /** Bookkeeping of a start: the run deadline, counters, the `started` event. Returns the wait. */
+  #begin(task: Task): number {
+    task.phase = RUNNING;
+    const now = this.#options.clock.now();
+    const waitMs = now - task.enqueuedAt;
+    task.startedAt = Math.round(now - this.#origin);
+    this.#running.add(task);
+    this.#stats.get(task.priority)?.recordStart(now, waitMs);
+    if (task.timeoutMs !== 0) this.#deadlines.set(task, now + task.timeoutMs);
+    if (this.#events.has("started")) this.#events.emit("started", { ...this.#describe(task), waitMs });
+    return waitMs;
+  }
+
+  #permitFor(task: Task, waitMs: number): Permit {
+    task.settled = true;
+    return new Permit(task, waitMs, this.#permitControl);
   }
 
   /** The task's function settled (or the permit was released): answer the caller, free the slot. */
@@ -418,6 +475,8 @@ export class Scheduler {
       task.settled = true;
       this.#countFailure(task, error);
       task.rejectWith(error);
+    } else if (task.fn === null) {
+      this.#countFailure(task, error); // a permit: its holder already has it, the work failed all the same
     }
     task.abort(error);
     if (task.phase === RUNNING)

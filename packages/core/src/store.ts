@@ -69,6 +69,11 @@ export interface Store {
   /** Admits a ticket: grants it a slot at once, queues it, or refuses it because a queue is full. */
   enqueue(ticket: Ticket): MaybePromise<EnqueueResult>;
   /**
+   * Synchronous stores only (optional): grants a slot at once if one is free for the ticket and nothing
+   * waits, exactly as `enqueue` would answer "granted"; otherwise changes nothing and answers `false`.
+   */
+  tryGrant?(ticket: Ticket): boolean;
+  /**
    * Takes a waiting ticket out of the queue. `true` when it was waiting and is gone; `false` when it was
    * already granted (the grant is then delivered, or was, through `host.grant`) or unknown.
    */

@@ -61,6 +61,13 @@ export class MemoryStore implements Store {
     return "queued";
   }
 
+  tryGrant(ticket: Ticket): boolean {
+    const lane = this.#lane(ticket.priority);
+    if (this.#queued !== 0 || !this.#fitsNow(lane, ticket.cost)) return false;
+    this.#take(lane, lane.tenant(ticket.tenant, this.#weightOf), ticket.cost);
+    return true;
+  }
+
   remove(ticket: Ticket): boolean {
     const lane = this.#byName.get(ticket.priority);
     const queue = lane?.tenants.get(ticket.tenant);
