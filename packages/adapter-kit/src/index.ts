@@ -5,6 +5,6 @@ export {
   resolveAdapterOptions,
 } from "./options.js";
 export { failureOf, type Rejection, rejectionFor } from "./rejection.js";
-export { type NodeResponseLike, ResponseWatch } from "./response-watch.js";
-export { acquireSlot, type RequestSlot } from "./slot.js";
+export { abortWhenGone, type NodeResponseLike, ResponseWatch, releaseWhenEnded } from "./response-watch.js";
+export { acquireSlot, isThenable, type RequestSlot } from "./slot.js";
 export { optionError } from "./validate.js";

@@ -1,3 +1,5 @@
+import type { Permit } from "@llm-scheduler/core";
+
 /** The part of Node's `http.ServerResponse` that {@link ResponseWatch} uses (Express and Koa hand one over). */
 export interface NodeResponseLike {
   readonly writableFinished: boolean;
@@ -5,21 +7,26 @@ export interface NodeResponseLike {
   once(event: "finish" | "close", listener: () => void): unknown;
 }
 
+/** Why a watched request's permit is aborted: the client closed the connection. */
+const CLIENT_GONE = "The client closed the connection";
+
 /**
  * Follows one Node response from the moment a middleware sees it: `signal` aborts when the client goes
- * away before the response is complete (pass it to `acquire()` so a queued request leaves at once), and
- * `whenEnded()` runs a callback once, after the response has been sent (`finish`) or the connection has
- * closed (`close`), whichever comes first.
+ * away before the response is complete (pass it to `acquire()` so a queued request leaves at once; it is
+ * made only when read, so the fast path pays for no `AbortController`), and `whenEnded()` runs a
+ * callback once, after the response has been sent (`finish`) or the connection has closed (`close`),
+ * whichever comes first.
  *
  * @example
  * const watch = new ResponseWatch(res);
- * const slot = await acquireSlot(config, req, header, watch.signal);
- * watch.whenEnded(() => slot.permit.release());
+ * const slot = await acquireSlot(config, req, header, () => watch.signal);
+ * watch.whenEnded((sent) => slot.permit.release());
  */
 export class ResponseWatch {
-  readonly #controller = new AbortController();
+  #controller: AbortController | null = null;
   #ended = false;
-  #callbacks: Array<() => void> = [];
+  #sent = false;
+  #callbacks: Array<(sent: boolean) => void> = [];
 
   constructor(response: NodeResponseLike) {
     if (response.writableFinished || response.destroyed) {
@@ -32,6 +39,10 @@ export class ResponseWatch {
 
   /** Aborts when the client goes away before the whole response was handed to the operating system. */
   get signal(): AbortSignal {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.#ended && !this.#sent) this.#controller.abort(new Error(CLIENT_GONE));
+    }
     return this.#controller.signal;
   }
 
@@ -40,18 +51,43 @@ export class ResponseWatch {
     return this.#ended;
   }
 
-  /** Runs `callback` once the response has ended; at once if it already has. */
-  whenEnded(callback: () => void): void {
-    if (this.#ended) callback();
+  /**
+   * Runs `callback` once the response has ended, with whether it was completely sent (`false`: the
+   * client went away first); at once if it already has.
+   */
+  whenEnded(callback: (sent: boolean) => void): void {
+    if (this.#ended) callback(this.#sent);
     else this.#callbacks.push(callback);
   }
 
   #end(sent: boolean): void {
     if (this.#ended) return;
     this.#ended = true;
-    if (!sent) this.#controller.abort(new Error("The client closed the connection"));
+    this.#sent = sent;
+    if (!sent) this.#controller?.abort(new Error(CLIENT_GONE));
     const callbacks = this.#callbacks;
     this.#callbacks = [];
-    for (const callback of callbacks) callback();
+    for (const callback of callbacks) callback(sent);
   }
+}
+
+/**
+ * Aborts the permit's signal as soon as the client goes away, so a handler still talking to the
+ * upstream stops (the slot itself is freed separately, see {@link releaseWhenEnded}).
+ */
+export function abortWhenGone(watch: ResponseWatch, permit: Permit): void {
+  watch.whenEnded((sent) => {
+    if (!sent) permit.abort(new Error(CLIENT_GONE));
+  });
+}
+
+/**
+ * Frees a request's permit when its response has ended; if the client went away first, the permit's
+ * signal is aborted too (a no-op when {@link abortWhenGone} already did).
+ */
+export function releaseWhenEnded(watch: ResponseWatch, permit: Permit, failure: () => unknown): void {
+  watch.whenEnded((sent) => {
+    if (!sent) permit.abort(new Error(CLIENT_GONE));
+    permit.release(failure());
+  });
 }

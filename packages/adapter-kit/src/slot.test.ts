@@ -8,7 +8,7 @@ interface FakeRequest {
 }
 
 const headerOf = (request: FakeRequest) => (name: string) => request.headers[name];
-const never = new AbortController().signal;
+const never = () => new AbortController().signal;
 
 function twoLanes(clock = new VirtualClock()) {
   return createScheduler({
@@ -95,7 +95,7 @@ describe("acquireSlot", () => {
       const request = {
         headers: { "x-request-id": id, ...(retry ? { "x-stainless-retry-count": "1" } : {}) },
       };
-      return acquireSlot(config, request, headerOf(request), never).then((slot) => {
+      return Promise.resolve(acquireSlot(config, request, headerOf(request), never)).then((slot) => {
         order.push(slot.id);
         slot.permit.release();
       });
@@ -113,7 +113,7 @@ describe("acquireSlot", () => {
     const request = { headers: {} };
     const holder = await acquireSlot(config, request, headerOf(request), never);
     const client = new AbortController();
-    const queued = acquireSlot(config, request, headerOf(request), client.signal);
+    const queued = Promise.resolve(acquireSlot(config, request, headerOf(request), () => client.signal));
     await Promise.resolve();
     expect(scheduler.metrics().queued).toBe(1);
     client.abort();
@@ -121,6 +121,21 @@ describe("acquireSlot", () => {
     expect(scheduler.metrics().queued).toBe(0);
     holder.permit.release();
     expect(scheduler.metrics()).toMatchObject({ running: 0, started: 1 });
+  });
+
+  it("grants synchronously, without asking for the client's signal, while a slot is free", () => {
+    const scheduler = twoLanes();
+    const config = resolveAdapterOptions<FakeRequest, never>({ scheduler });
+    const request = { headers: {} };
+    let asked = 0;
+    const slot = acquireSlot(config, request, headerOf(request), () => {
+      asked++;
+      return new AbortController().signal;
+    });
+    expect(slot).not.toBeInstanceOf(Promise);
+    expect(asked).toBe(0);
+    (slot as { permit: { release(): void } }).permit.release();
+    expect(scheduler.metrics().running).toBe(0);
   });
 
   it("passes the run timeout on to the permit's signal", async () => {

@@ -59,7 +59,8 @@ class Slot implements RequestSlot {
 
 const toSlot = (permit: Permit): RequestSlot => new Slot(permit);
 
-function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+/** True when `value` is a promise (or any thenable) to wait for. */
+export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as PromiseLike<T> | null)?.then === "function";
 }
 
@@ -72,7 +73,6 @@ function taskOptionsFor<R, H>(
   config: ResolvedAdapterOptions<R, H>,
   request: R,
   header: HeaderReader,
-  signal: AbortSignal,
 ): TaskOptions | Promise<TaskOptions> {
   const priority =
     config.priority === undefined
@@ -84,42 +84,43 @@ function taskOptionsFor<R, H>(
   const { timeoutMs } = config;
   const retry = isRetryRequest(header);
   if (!isThenable(priority) && !isThenable(tenant) && !isThenable(id) && !isThenable(cost)) {
-    return { priority, tenant, id, cost, signal, timeoutMs, retry };
+    return { priority, tenant, id, cost, timeoutMs, retry };
   }
   return Promise.all([priority, tenant, id, cost]).then(([p, t, i, c]) => ({
     priority: p,
     tenant: t,
     id: i,
     cost: c,
-    signal,
     timeoutMs,
     retry,
   }));
 }
 
 /**
- * Maps one request to the scheduler's terms (priority, tenant, id, cost, retry) and waits for a permit.
- * Rejects with a `SchedulerError` (queue full, closed, unknown priority, client gone while queued) or
- * with whatever a mapping function threw.
+ * Maps one request to the scheduler's terms (priority, tenant, id, cost, retry) and gets it a permit:
+ * synchronously when a slot is free and nothing waits (no promise, and `clientSignal` is never called,
+ * so no `AbortController` is made), otherwise by waiting in the queue with the client's signal, so a
+ * client that leaves is dropped from the queue at once. Rejects with a `SchedulerError` (queue full,
+ * closed, unknown priority, client gone while queued) or with whatever a mapping function threw.
  *
  * @example
- * const slot = await acquireSlot(config, req, (name) => req.get(name), clientGone);
+ * const slot = await acquireSlot(config, req, (name) => req.get(name), () => watch.signal);
  */
 export function acquireSlot<R, H>(
   config: ResolvedAdapterOptions<R, H>,
   request: R,
   header: HeaderReader,
-  signal: AbortSignal,
-): Promise<RequestSlot> {
+  clientSignal: () => AbortSignal,
+): RequestSlot | Promise<RequestSlot> {
   const { scheduler } = config;
-  let options: TaskOptions | Promise<TaskOptions>;
+  const queue = (options: TaskOptions) =>
+    scheduler.acquire({ ...options, signal: clientSignal() }).then(toSlot);
   try {
-    options = taskOptionsFor(config, request, header, signal);
+    const options = taskOptionsFor(config, request, header);
+    if (isThenable(options)) return options.then(queue);
+    const permit = scheduler.tryAcquire(options);
+    return permit === undefined ? queue(options) : new Slot(permit);
   } catch (error) {
     return Promise.reject(error);
   }
-  const permit = isThenable(options)
-    ? options.then((ready) => scheduler.acquire(ready))
-    : scheduler.acquire(options);
-  return permit.then(toSlot);
 }

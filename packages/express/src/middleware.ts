@@ -1,9 +1,11 @@
 import {
   acquireSlot,
   failureOf,
+  isThenable,
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  releaseWhenEnded,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
@@ -67,17 +69,22 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
 
   function llmScheduler(req: Request, res: Response, next: NextFunction): void {
     const watch = new ResponseWatch(res);
-    acquireSlot(config, req, (name) => req.get(name), watch.signal).then(
-      (slot) => {
-        watch.whenEnded(() => slot.permit.release(failureOf(res.statusCode)));
-        if (watch.ended) return; // granted just as the client left
-        req.llmScheduler = slot;
-        res.locals.llmScheduler = slot;
-        res.setHeader("server-timing", serverTiming(slot.waitMs));
-        next();
-      },
-      (error: unknown) => reject(error, req, res, next, watch),
+    const proceed = (slot: RequestSlot): void => {
+      releaseWhenEnded(watch, slot.permit, () => failureOf(res.statusCode));
+      if (watch.ended) return; // granted just as the client left
+      req.llmScheduler = slot;
+      res.locals.llmScheduler = slot;
+      res.setHeader("server-timing", serverTiming(slot.waitMs));
+      next();
+    };
+    const slot = acquireSlot(
+      config,
+      req,
+      (name) => req.get(name),
+      () => watch.signal,
     );
+    if (isThenable(slot)) slot.then(proceed, (error: unknown) => reject(error, req, res, next, watch));
+    else proceed(slot);
   }
 
   return Object.assign(llmScheduler, { scheduler: config.scheduler });

@@ -1,9 +1,11 @@
 import {
+  abortWhenGone,
   acquireSlot,
   failureOf,
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  releaseWhenEnded,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, MiddlewareHandler, Next } from "hono";
@@ -60,7 +62,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     const node = nodeBindingsOf(c.env);
     const outgoing = node?.outgoing;
     const watch = outgoing === undefined ? undefined : new ResponseWatch(outgoing);
-    const client = watch?.signal ?? c.req.raw.signal;
+    const client = () => watch?.signal ?? c.req.raw.signal;
     let slot: RequestSlot;
     try {
       slot = await acquireSlot(config, c, node?.header ?? ((name) => c.req.header(name)), client);
@@ -68,6 +70,9 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
       return reject(error, c);
     }
     const { permit } = slot;
+    if (watch !== undefined) abortWhenGone(watch, permit);
+    else
+      c.req.raw.signal.addEventListener("abort", () => permit.abort(c.req.raw.signal.reason), { once: true });
     c.set("llmScheduler", slot);
     outgoing?.setHeader("server-timing", serverTiming(slot.waitMs));
     try {
@@ -80,11 +85,11 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     const failure = c.error ?? failureOf(response.status);
     if (watch !== undefined) {
       // On Node, wait for the real end of the response: no copy of it, no wrapped body.
-      watch.whenEnded(() => permit.release(failure));
+      releaseWhenEnded(watch, permit, () => failure);
     } else if (response.status < 200) {
       permit.release(failure); // an upgrade: no body of ours to follow
     } else {
-      const unread = client.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
+      const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
       c.res = undefined; // replace the response rather than merge its headers into a copy
       c.res = heldResponse(response, { waitMs: slot.waitMs, unread }, (broken) =>
         permit.release(broken ?? failure),

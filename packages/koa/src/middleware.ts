@@ -1,9 +1,11 @@
 import {
+  abortWhenGone,
   acquireSlot,
   failureOf,
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  releaseWhenEnded,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, Middleware, Next } from "koa";
@@ -54,11 +56,17 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
     const watch = new ResponseWatch(ctx.res);
     let slot: RequestSlot;
     try {
-      slot = await acquireSlot(config, ctx, (name) => ctx.get(name), watch.signal);
+      slot = await acquireSlot(
+        config,
+        ctx,
+        (name) => ctx.get(name),
+        () => watch.signal,
+      );
     } catch (error) {
       return reject(error, ctx, watch);
     }
     if (watch.ended) return slot.permit.release(); // granted just as the client left
+    abortWhenGone(watch, slot.permit);
     ctx.state.llmScheduler = slot;
     ctx.set("server-timing", serverTiming(slot.waitMs));
     let thrown: unknown;
@@ -69,7 +77,7 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
       throw error;
     } finally {
       // Downstream has returned; the body (maybe a stream) is sent after this, so wait for the response.
-      watch.whenEnded(() => slot.permit.release(thrown ?? failureOf(ctx.res.statusCode)));
+      releaseWhenEnded(watch, slot.permit, () => thrown ?? failureOf(ctx.res.statusCode));
     }
   }
 
