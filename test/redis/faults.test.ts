@@ -165,21 +165,33 @@ describe("Redis stopped and restarted mid-run", () => {
     await gateway.close();
   });
 
-  it("a hung Redis (SIGSTOP) counts as down after commandTimeoutMs; work resumes when it continues", async () => {
-    const prefix = "fault-hung:";
-    const gateway = instance(redis.url, { prefix, commandTimeoutMs: 300 }, OPTIONS);
-    await gateway.scheduler.run(() => {});
-    redis.pause();
-    try {
-      const started = performance.now();
-      const failure = await gateway.scheduler.run(() => {}).catch((error: unknown) => error);
-      expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
-      expect(performance.now() - started).toBeLessThan(1_000);
-    } finally {
-      redis.resume();
-    }
-    await waitFor(() => gateway.store.status === "connected", 5_000, "back");
-    await expect(gateway.scheduler.run(() => "ok")).resolves.toBe("ok");
-    await gateway.close();
-  });
+  it.each([
+    ["its own connection", false],
+    ["a client passed in", true],
+  ])(
+    "a hung Redis (SIGSTOP) counts as down after commandTimeoutMs with %s; work resumes after",
+    async (_, passClient) => {
+      const prefix = `fault-hung-${passClient}:`;
+      const client = passClient ? new Redis(redis.url) : undefined;
+      const gateway = instance(
+        redis.url,
+        { prefix, commandTimeoutMs: 300, ...(client ? { client, url: undefined } : {}) },
+        OPTIONS,
+      );
+      await gateway.scheduler.run(() => {});
+      redis.pause();
+      try {
+        const started = performance.now();
+        const failure = await gateway.scheduler.run(() => {}).catch((error: unknown) => error);
+        expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
+        expect(performance.now() - started).toBeLessThan(1_000);
+      } finally {
+        redis.resume();
+      }
+      await waitFor(() => gateway.store.status === "connected", 5_000, "back");
+      await expect(gateway.scheduler.run(() => "ok")).resolves.toBe("ok");
+      await gateway.close();
+      await client?.quit();
+    },
+  );
 });

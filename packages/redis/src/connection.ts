@@ -74,6 +74,24 @@ export function settledWithin(promise: Promise<unknown>, ms: number): Promise<vo
   });
 }
 
+/** Rejects with a timeout error when `promise` has not settled after `ms`; the timer is unref()ed. */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: no reply from Redis in ${ms} ms`)), ms);
+    timer.unref();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Resolves true once `client` is ready, false after `timeoutMs` or when it ends. */
 export function whenReady(client: RedisClient, timeoutMs: number): Promise<boolean> {
   if (client.status === "ready") return Promise.resolve(true);

@@ -69,8 +69,8 @@ export interface RedisStoreOptions {
    */
   readonly agingClock?: AgingClock;
   /**
-   * With `url`: a command that gets no reply in this long fails (and counts as Redis being unavailable).
-   * With `client`, the client's own `commandTimeout` applies.
+   * A script call that gets no reply in this long fails, and Redis counts as unavailable (a hung server
+   * does not close its connections).
    * @default 2_000
    */
   readonly commandTimeoutMs?: number;

@@ -1,5 +1,6 @@
 import type { Clock, ResolvedOptions, Ticket } from "@llm-scheduler/core";
 import { Batcher, type BatchKind } from "./batcher.js";
+import { within } from "./connection.js";
 import { fixedKeys, keyList, ticketId } from "./keys.js";
 import type { RedisClient, ResolvedRedisOptions } from "./options.js";
 import { parseReply, type Reply } from "./replies.js";
@@ -132,8 +133,15 @@ export class Remote {
       return Promise.reject(this.#notReady());
     }
     const now = this.#config.agingClock === "scheduler" ? String(this.clock!.now()) : "";
-    return this.#scripts
-      .run(name, this.#keys, [this.#config.prefix, this.#config.instanceId, now, ...args])
-      .then(parseReply);
+    const call = this.#scripts.run(name, this.#keys, [
+      this.#config.prefix,
+      this.#config.instanceId,
+      now,
+      ...args,
+    ]);
+    // The store's own connection has ioredis's commandTimeout; a client passed in gets the same bound here.
+    const bounded =
+      this.#config.client === undefined ? call : within(call, this.#config.commandTimeoutMs, name);
+    return bounded.then(parseReply);
   }
 }
