@@ -65,11 +65,20 @@ export function startExample(
   });
 }
 
-/** Polls `check` every 20 ms until it returns true or `timeoutMs` passes. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+/**
+ * Polls `check` every 20 ms until it returns true or `timeoutMs` passes; the error says what `describe`
+ * saw last.
+ */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  describe: () => unknown = () => "",
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms`);
+    if (performance.now() > deadline) {
+      throw new Error(`Condition not met within ${timeoutMs} ms: ${JSON.stringify(await describe())}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -12,7 +12,7 @@ Starts a simulated LLM server, then replays the same mixed workload twice in rea
 FIFO gateway (a concurrency limit and one queue) and through an Express gateway with llm-scheduler.
 Prints both side by side and writes an HTML report with charts.
 
-  --duration <time>     how long chat users arrive: seconds, or 500ms, 90s, 2m (default 20)
+  --duration <time>     how long chat users arrive: seconds, or 500ms, 90s, 2m (default 15)
   --seed <n>            seed of the workload (default 1)
   --scenario <file>     a scenario file instead of the built-in workload (see examples/scenarios)
   --upstream <url>      an OpenAI-compatible server (vLLM, Ollama) instead of the simulated one

@@ -17,7 +17,7 @@ import { runPhase } from "./phase.js";
 
 /** Options of {@link runDemo}; the `pnpm demo` flags. */
 export interface DemoOptions {
-  /** How long chat users arrive, ms; the built-in batch flood is sized to match. @default 20_000 */
+  /** How long chat users arrive, ms; the built-in batch flood is sized to match. @default 15_000 */
   readonly durationMs?: number;
   /** Seed of the workload. @default the scenario's (1 for the built-in one) */
   readonly seed?: number;

@@ -2,7 +2,7 @@ import type { Scenario } from "./scenario.js";
 
 /** Options of {@link demoScenario}. */
 export interface DemoScenarioOptions {
-  /** How long chat users arrive; the batch flood is sized to keep the server busy about this long. @default 20_000 */
+  /** How long chat users arrive; the batch flood is sized to keep the server busy about this long. @default 15_000 */
   readonly durationMs?: number;
   /** @default 1 */
   readonly seed?: number;
@@ -18,7 +18,7 @@ export interface DemoScenarioOptions {
  * const scenario = resolveScenario(demoScenario({ durationMs: 10_000 }));
  */
 export function demoScenario(options: DemoScenarioOptions = {}): Scenario {
-  const durationMs = options.durationMs ?? 20_000;
+  const durationMs = options.durationMs ?? 15_000;
   // One batch item takes about 0.6 s with a full batch; 8 sequences finish about 13 per second.
   const items = Math.max(10, Math.round((13 * durationMs) / 1_000));
   return {

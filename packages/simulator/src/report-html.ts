@@ -88,14 +88,12 @@ function maxOf(results: readonly RunResult[], pick: (result: RunResult) => numbe
 
 function niceCeil(value: number): number {
   const magnitude = 10 ** Math.floor(Math.log10(value));
-  return ([1, 2, 5, 10].map((m) => m * magnitude).find((v) => v >= value) ?? value) as number;
+  return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * magnitude).find((v) => v >= value) ?? value;
 }
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#111;max-width:1120px}
 pre{background:#f6f6f4;padding:12px;overflow-x:auto;font-size:12.5px}
 .row{display:flex;flex-wrap:wrap;gap:16px}
-.chart text{font:11px system-ui,sans-serif;fill:#333}.chart .title{font-weight:600;font-size:12.5px}
-.chart .grid{stroke:#e5e5e5}.chart .frame{fill:none;stroke:#999}
 h2{font-size:16px;margin-top:28px}.muted{color:#555}`;
 
 /**
@@ -122,7 +120,7 @@ export function renderHtmlReport(input: ReportInput): string {
 <p class="muted">${escapeXml(describeScenario(input.scenario))}</p>
 ${(input.notes ?? []).map((note) => `<p class="muted">${escapeXml(note)}</p>`).join("\n")}
 <pre>${escapeXml(input.table)}</pre>
-<h2>Queue wait, per priority (cumulative share of attempts)</h2>
+<h2>Queue wait, per priority (cumulative share of attempts; waits under 1 ms are drawn at 1 ms)</h2>
 ${row(results.map((r) => waitChart(r, maxWait)))}
 <h2>Queue depth over time</h2>
 ${row(results.map((r) => loadChart(r, "queued", maxTime, maxOfField("queued"))))}

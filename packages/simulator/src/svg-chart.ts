@@ -99,12 +99,12 @@ export function lineChart(spec: ChartSpec): string {
   const grid = [
     ...ticks(spec.x).map(
       (v) =>
-        `<line x1="${sx(v).toFixed(1)}" x2="${sx(v).toFixed(1)}" y1="${PAD.top}" y2="${height - PAD.bottom}" class="grid"/>` +
+        `<line x1="${sx(v).toFixed(1)}" x2="${sx(v).toFixed(1)}" y1="${PAD.top}" y2="${height - PAD.bottom}" stroke="#e5e5e5"/>` +
         `<text x="${sx(v).toFixed(1)}" y="${height - PAD.bottom + 14}" text-anchor="middle">${escapeXml(fx(v))}</text>`,
     ),
     ...ticks(spec.y).map(
       (v) =>
-        `<line x1="${PAD.left}" x2="${width - PAD.right}" y1="${sy(v).toFixed(1)}" y2="${sy(v).toFixed(1)}" class="grid"/>` +
+        `<line x1="${PAD.left}" x2="${width - PAD.right}" y1="${sy(v).toFixed(1)}" y2="${sy(v).toFixed(1)}" stroke="#e5e5e5"/>` +
         `<text x="${PAD.left - 6}" y="${(sy(v) + 4).toFixed(1)}" text-anchor="end">${escapeXml(fy(v))}</text>`,
     ),
   ];
@@ -120,14 +120,17 @@ export function lineChart(spec: ChartSpec): string {
       `<text x="22" y="4">${escapeXml(series.name)}</text></g>`,
   );
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" class="chart">`,
-    `<text x="${PAD.left}" y="16" class="title">${escapeXml(spec.title)}</text>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">`,
+    // Presentation attributes rather than CSS, so the chart looks the same outside the report too.
+    `<g font-family="system-ui, sans-serif" font-size="11" fill="#333">`,
+    `<text x="${PAD.left}" y="16" font-size="12.5" font-weight="600">${escapeXml(spec.title)}</text>`,
     ...grid,
-    `<rect x="${PAD.left}" y="${PAD.top}" width="${width - PAD.left - PAD.right}" height="${height - PAD.top - PAD.bottom}" class="frame"/>`,
+    `<rect x="${PAD.left}" y="${PAD.top}" width="${width - PAD.left - PAD.right}" height="${height - PAD.top - PAD.bottom}" fill="none" stroke="#999"/>`,
     ...lines,
     ...legend,
     `<text x="${(PAD.left + width - PAD.right) / 2}" y="${height - 8}" text-anchor="middle">${escapeXml(spec.x.label)}</text>`,
     `<text transform="translate(14,${(PAD.top + height - PAD.bottom) / 2}) rotate(-90)" text-anchor="middle">${escapeXml(spec.y.label)}</text>`,
+    "</g>",
     "</svg>",
   ].join("\n");
 }
