@@ -6,7 +6,12 @@ export interface KeyEntry {
   readonly priority: string;
 }
 
-/** The API key the demo's clients send for a tenant. */
+/**
+ * The API key the demo's clients send for a tenant.
+ *
+ * @example
+ * keyOf("indexer"); // "sk-demo-indexer"
+ */
 export function keyOf(tenant: string): string {
   return `sk-demo-${tenant}`;
 }
@@ -27,7 +32,12 @@ export function keysFor(scenario: ResolvedScenario): Map<string, KeyEntry> {
   return keys;
 }
 
-/** The bearer token of a request, if any. */
+/**
+ * The bearer token of an `Authorization` header, if any.
+ *
+ * @example
+ * bearerOf("Bearer sk-1"); // "sk-1"
+ */
 export function bearerOf(authorization: string | undefined): string | undefined {
   const match = /^Bearer\s+(.+)$/i.exec(authorization ?? "");
   return match?.[1]?.trim();

@@ -29,14 +29,24 @@ export function parseDuration(text: string): number {
   return Number(match[1]) * factor;
 }
 
-/** A rate with three significant digits: `12.3 /s`. */
+/**
+ * A rate per second with three significant digits.
+ *
+ * @example
+ * formatRate(12.34); // "12.3 /s"
+ */
 export function formatRate(perSecond: number): string {
   if (perSecond >= 100) return `${Math.round(perSecond)} /s`;
   if (perSecond >= 10) return `${perSecond.toFixed(1)} /s`;
   return `${perSecond.toFixed(2)} /s`;
 }
 
-/** Lays out rows as a plain-text table: the first column left-aligned, the others right-aligned. */
+/**
+ * Lays out rows as a plain-text table: the first column left-aligned, the others right-aligned.
+ *
+ * @example
+ * layoutTable([["", "FIFO"], ["p95", "5000 ms"]]);
+ */
 export function layoutTable(rows: readonly (readonly string[])[], gap = 3): string {
   const widths: number[] = [];
   for (const row of rows) {

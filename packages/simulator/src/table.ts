@@ -21,7 +21,12 @@ const ROWS: readonly Row[] = [
   ["longest batch wait", (r) => formatDuration(r.batch.longestWaitMs)],
 ];
 
-/** One line describing the scenario, shown above its tables. */
+/**
+ * One line describing the scenario, shown above its tables.
+ *
+ * @example
+ * describeScenario(scenario); // "demo: 15.0 s of chat at 3/s (front-end timeout 5000 ms, 2 retries), ..."
+ */
 export function describeScenario(scenario: ResolvedScenario): string {
   const items = scenario.batch.tenants.reduce((sum, tenant) => sum + tenant.items, 0);
   const tenants = scenario.batch.tenants.length;
@@ -43,7 +48,12 @@ function tenantRows(scenario: ResolvedScenario, results: readonly RunResult[]): 
   ]);
 }
 
-/** `12x lower`, from two p95 waits (a wait under 1 ms counts as 1 ms). */
+/**
+ * How many times lower `candidateMs` is than `baselineMs` (a wait under 1 ms counts as 1 ms).
+ *
+ * @example
+ * improvement(5_000, 100); // 50
+ */
 export function improvement(baselineMs: number, candidateMs: number): number {
   return Math.max(baselineMs, 1) / Math.max(candidateMs, 1);
 }

@@ -3,7 +3,13 @@ import { FifoLimiter } from "./fifo-limiter.js";
 import type { Attempt, AttemptFailure, AttemptHooks, Gateway, LoadSnapshot, WaitSink } from "./transport.js";
 import type { VirtualUpstream } from "./virtual-upstream.js";
 
-/** A status for whatever ended an attempt that did not complete. */
+/**
+ * A status for whatever ended an attempt that did not complete: core's status for a `SchedulerError`
+ * (429 for a full queue or a queue timeout), 499 for anything else (a cancelled call).
+ *
+ * @example
+ * failureOf(new SchedulerError(ErrorCode.QUEUE_TIMEOUT, "waited too long")).status; // 429
+ */
 export function failureOf(error: unknown): AttemptFailure {
   if (isSchedulerError(error)) {
     return { status: httpStatusFor(error.code), retryAfterMs: error.retryAfterMs, message: error.message };

@@ -28,12 +28,22 @@ const CHAT_ARRIVALS = 1;
 const CHAT_SIZES = 2;
 const BATCH_SIZES = 3;
 
-/** A whole number drawn uniformly from `range.min..range.max`, both included. */
+/**
+ * A whole number drawn uniformly from `range.min..range.max`, both included.
+ *
+ * @example
+ * drawRange(createRandom(1), { min: 20, max: 200 }); // the same number for the same seed
+ */
 export function drawRange(random: Random, range: ResolvedRange): number {
   return range.min + Math.floor(random() * (range.max - range.min + 1));
 }
 
-/** Exponential inter-arrival time of a Poisson process of `ratePerSec`, in ms. */
+/**
+ * Exponential inter-arrival time of a Poisson process of `ratePerSec`, in ms.
+ *
+ * @example
+ * exponentialMs(createRandom(1), 3); // about 333 ms on average
+ */
 export function exponentialMs(random: Random, ratePerSec: number): number {
   return (-Math.log(1 - random()) / ratePerSec) * 1_000;
 }
