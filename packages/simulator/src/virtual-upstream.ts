@@ -18,7 +18,7 @@ const DECODE = 2;
 const OVER = 3;
 
 /** One request inside the server; it listens to its own signal (no closure per request). */
-class Sequence implements EventListenerObject {
+class Sequence {
   readonly job: GenerationJob;
   readonly order: number;
   readonly server: VirtualUpstream;
