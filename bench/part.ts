@@ -1,9 +1,10 @@
 // Runs one part in this process (started by run.ts with --expose-gc), prints its tables and goals,
 // writes bench/results/<date>-<part>.md, and leaves the goals in the file named by --summary.
-import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type PartName, parseArgs } from "./lib/args.js";
-import { benchFile, repoRoot } from "./lib/node-child.js";
+import { benchFile, repoRoot, usingDist } from "./lib/node-child.js";
 import type { Part } from "./lib/part.js";
 import { renderConsole, writeReport } from "./lib/report.js";
 
@@ -19,6 +20,12 @@ const argv = process.argv.slice(2);
 const summaryAt = argv.indexOf("--summary");
 const summaryFile = summaryAt >= 0 ? argv.splice(summaryAt, 2)[1] : undefined;
 const args = parseArgs(argv);
+if (usingDist()) {
+  const entry = fileURLToPath(import.meta.resolve("@llm-scheduler/core"));
+  if (!entry.includes(`${sep}dist${sep}`) || !existsSync(entry)) {
+    throw new Error(`--dist needs the built packages: run \`pnpm build\` first (core resolved to ${entry})`);
+  }
+}
 const name = args.parts[0]!;
 const startedAt = new Date();
 const { run } = await parts[name]();

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs, partArgv, USAGE } from "./lib/args.js";
 import { describeMachine } from "./lib/machine.js";
-import { benchFile, runTs } from "./lib/node-child.js";
+import { benchFile, runTs, useDist } from "./lib/node-child.js";
 import { type Goal, goalLine } from "./lib/report.js";
 
 let args: ReturnType<typeof parseArgs>;
@@ -20,6 +20,7 @@ if (process.argv.includes("--help") || process.argv.includes("-h")) {
   process.exit(0);
 }
 
+if (args.dist) useDist();
 console.log(`llm-scheduler benchmarks on ${describeMachine()}${args.quick ? " (quick)" : ""}`);
 const scratch = mkdtempSync(join(tmpdir(), "llm-scheduler-bench-"));
 const outcome: Array<{ part: string; goals: readonly Goal[]; error?: string; seconds: number }> = [];

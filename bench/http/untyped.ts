@@ -33,6 +33,6 @@ export interface AutocannonResult {
 }
 export const autocannon = require("autocannon") as (options: {
   url: string;
-  duration: number;
   connections: number;
+  duration: number;
 }) => Promise<AutocannonResult>;

@@ -26,7 +26,7 @@ function readSnapshot(): RawSnapshot {
 
 /** Takes a snapshot after a full gc and tallies it; the snapshot itself is dropped before returning. */
 export function takeCensus(): Census {
-  collectGarbage();
+  collectGarbage(2);
   const { snapshot, nodes, strings } = readSnapshot();
   const fields = snapshot.meta.node_fields;
   const stride = fields.length;

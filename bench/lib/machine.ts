@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { cpus, freemem, loadavg, platform, release, totalmem } from "node:os";
-import { repoRoot } from "./node-child.js";
+import { repoRoot, usingDist } from "./node-child.js";
 
 /** Where a result was measured; printed with every result, because absolute figures move between machines. */
 export interface Machine {
@@ -47,7 +47,8 @@ export function revision(): string {
       }).trim();
     const commit = git("rev-parse", "--short", "HEAD");
     const dirty = git("status", "--porcelain", "--", "packages").length > 0;
-    return `${commit}${dirty ? " with uncommitted changes under packages/" : ""}`;
+    const form = usingDist() ? "built packages (dist/)" : "TypeScript sources through tsx";
+    return `${commit}${dirty ? " with uncommitted changes under packages/" : ""}, ${form}`;
   } catch {
     return "unknown (not a git checkout)";
   }

@@ -9,12 +9,25 @@ export function benchFile(relative: string): string {
   return fileURLToPath(new URL(`../${relative}`, import.meta.url));
 }
 
+/** Set (and inherited by every child) when the packages under test are the built ones. */
+const DIST = "LLM_SCHEDULER_BENCH_DIST";
+
+/** From now on, this process and its children load `@llm-scheduler/*` from `dist/` (see `--dist`). */
+export function useDist(): void {
+  process.env[DIST] = "1";
+}
+
+/** Whether `@llm-scheduler/*` come from `dist/` rather than from their TypeScript sources. */
+export function usingDist(): boolean {
+  return process.env[DIST] === "1";
+}
+
 /**
- * Node flags that run a TypeScript file from source with gc exposed: `--import tsx` loads the
- * TypeScript hooks, `--conditions=source` makes `@llm-scheduler/*` resolve to their `src/`.
+ * Node flags that run a TypeScript file with gc exposed: `--import tsx` loads the TypeScript hooks;
+ * `--conditions=source` makes `@llm-scheduler/*` resolve to their `src/` (left out with `--dist`).
  */
 export function tsFlags(extra: readonly string[] = []): string[] {
-  return [...extra, "--expose-gc", "--conditions=source", "--import", "tsx"];
+  return [...extra, "--expose-gc", ...(usingDist() ? [] : ["--conditions=source"]), "--import", "tsx"];
 }
 
 export interface ChildOptions {

@@ -2,19 +2,21 @@
 
 const gcFunction = (globalThis as { gc?: () => void }).gc;
 
-/** Runs a full garbage collection; throws when the process was started without `--expose-gc`. */
-export function collectGarbage(): void {
+/**
+ * Runs full garbage collections; throws when the process was started without `--expose-gc`. Heap
+ * readings take two passes: the first can leave objects that only become unreachable once
+ * finalizers have run.
+ */
+export function collectGarbage(passes = 1): void {
   if (gcFunction === undefined) {
     throw new Error("Expected global gc(): run this file through bench/run.ts, which passes --expose-gc");
   }
-  // Twice: the first pass can leave objects that only become unreachable once finalizers have run.
-  gcFunction();
-  gcFunction();
+  for (let pass = 0; pass < passes; pass++) gcFunction();
 }
 
 /** Heap in use after a full collection, in bytes. */
 export function heapAfterGc(): number {
-  collectGarbage();
+  collectGarbage(2);
   return process.memoryUsage().heapUsed;
 }
 

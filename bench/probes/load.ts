@@ -1,5 +1,6 @@
 // HTTP load from a separate process: autocannon against each URL in turn.
-// Arguments: <seconds> <connections> <url...>
+// Arguments: <seconds> <connections> <url...> [--parallel]; --parallel loads every URL at once (only
+// for smoke runs: the servers then compete for the CPU).
 import { autocannon } from "../http/untyped.js";
 import type { Probe } from "../lib/node-child.js";
 
@@ -14,18 +15,21 @@ export interface LoadResult {
   readonly failures: number;
 }
 
-export const main: Probe = async ([seconds, connections, ...urls]) => {
-  const results: LoadResult[] = [];
-  for (const url of urls) {
+export const main: Probe = async ([seconds, connections, ...rest]) => {
+  const urls = rest.filter((arg) => arg !== "--parallel");
+  const load = async (url: string): Promise<LoadResult> => {
     const result = await autocannon({ url, duration: Number(seconds), connections: Number(connections) });
-    results.push({
+    return {
       url,
-      requestsPerSecond: result.requests.total / (result.duration || Number(seconds)),
+      requestsPerSecond: result.requests.total / result.duration,
       p50: result.latency.p50,
       p99: result.latency.p99,
       requests: result.requests.total,
       failures: result.non2xx + result.errors + result.timeouts,
-    });
-  }
+    };
+  };
+  if (rest.includes("--parallel")) return Promise.all(urls.map(load));
+  const results: LoadResult[] = [];
+  for (const url of urls) results.push(await load(url));
   return results;
 };

@@ -45,7 +45,8 @@ async function time(subject: string, runs: number, sizes: number[]): Promise<Rec
   const contender = contenders[subject];
   if (contender === undefined) throw new Error(`Unknown subject ${subject}`);
   // Warm-up, so that the first size does not pay for compilation.
-  for (let i = 0; i < 3; i++) await submitAndAwait(contender, Math.min(10_000, Math.max(...sizes)));
+  for (let i = 0; i < Math.min(3, runs); i++)
+    await submitAndAwait(contender, Math.min(10_000, Math.max(...sizes)));
   const runsFor = (size: number): number => Math.max(runs, Math.min(4 * runs, Math.round(1e6 / size / 10)));
   const times: Record<number, number[]> = Object.fromEntries(sizes.map((size) => [size, []]));
   const rounds = Math.max(...sizes.map(runsFor));
