@@ -19,6 +19,7 @@ export interface TicketInit {
 /** One thing a store did, in order: a grant through `host.grant`, or an answer to a call. */
 export type StoreEvent =
   | readonly ["grant", number]
+  | readonly ["fail" | "revoke", number]
   | readonly ["enqueue", number, EnqueueResult]
   | readonly ["remove", number, boolean];
 
@@ -55,6 +56,8 @@ export class Driver {
           this.events.push(["grant", ticket.seq]);
           this.granted.push(ticket.seq);
         },
+        fail: (ticket) => this.events.push(["fail", ticket.seq]),
+        revoke: (ticket) => this.events.push(["revoke", ticket.seq]),
       },
       this.options,
     );

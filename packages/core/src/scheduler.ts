@@ -1,7 +1,7 @@
 import { admit, retryAfterMs, type TaskOptions } from "./admission.js";
 import { Deadlines } from "./deadlines.js";
 import { Emitter, type Listener } from "./emitter.js";
-import { ErrorCode, rejection, SchedulerError } from "./errors.js";
+import { ErrorCode, isSchedulerError, rejection, SchedulerError } from "./errors.js";
 import type { SchedulerEvents, TaskEventBase } from "./events.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import {
@@ -15,7 +15,14 @@ import {
 import { Permit, type PermitControl } from "./permit.js";
 import { RecentIds } from "./recent-ids.js";
 import { buildMetrics, type MetricsSnapshot, PriorityStats } from "./stats.js";
-import { type EnqueueResult, isPromise, type MaybePromise, type Store, type Ticket } from "./store.js";
+import {
+  type EnqueueResult,
+  isPromise,
+  type MaybePromise,
+  type Store,
+  type StoreHost,
+  type Ticket,
+} from "./store.js";
 import {
   DONE,
   PENDING,
@@ -95,9 +102,13 @@ export class Scheduler {
     this.#recent = new RecentIds(this.#options.retryWindowMs, this.#options.retryMemory);
     for (const priority of this.#options.priorities) this.#stats.set(priority.name, new PriorityStats());
     this.#store = options.store ?? new MemoryStore();
-    this.#settleStore(
-      this.#store.attach({ clock, grant: (ticket) => this.#granted(ticket as Task) }, this.#options),
-    );
+    const host: StoreHost = {
+      clock,
+      grant: (ticket) => this.#granted(ticket as Task),
+      fail: (ticket, error) => this.#storeDropped(ticket as Task, error),
+      revoke: (ticket, error) => this.#storeRevoked(ticket as Task, error),
+    };
+    this.#settleStore(this.#store.attach(host, this.#options));
   }
 
   /**
@@ -496,7 +507,11 @@ export class Scheduler {
     const done = (gone: boolean): void => {
       if (gone && task.phase !== RUNNING) this.#retire(task);
     };
-    if (isPromise(removed)) removed.then(done, (error: unknown) => this.#reportError(error));
+    const failed = (error: unknown): void => {
+      this.#reportError(error);
+      done(true); // the store could not say: keep no record that would hold close() open forever
+    };
+    if (isPromise(removed)) removed.then(done, failed);
     else done(removed);
   }
 
@@ -535,6 +550,33 @@ export class Scheduler {
     });
     this.#reject(task, error);
     if (task.phase !== RUNNING) this.#retire(task);
+  }
+
+  /** The store dropped a waiting ticket: answer its caller. */
+  #storeDropped(task: Task, cause: unknown): void {
+    if (task.phase !== QUEUED && task.phase !== PENDING) return;
+    const error = isSchedulerError(cause)
+      ? cause
+      : rejection(ErrorCode.STORE_UNAVAILABLE, "The scheduler's store dropped the task", {
+          ...this.#about(task),
+          cause,
+        });
+    this.#reject(task, error);
+    this.#retire(task);
+  }
+
+  /** The store took a granted slot back: stop the task; its slot is no longer ours to release. */
+  #storeRevoked(task: Task, cause: unknown): void {
+    if (task.phase !== RUNNING) return;
+    const error = isSchedulerError(cause)
+      ? cause
+      : rejection(ErrorCode.STORE_UNAVAILABLE, "The scheduler's store revoked the task's slot", {
+          ...this.#about(task),
+          cause,
+        });
+    this.#abortRunning(task, error);
+    this.#running.delete(task);
+    this.#retire(task);
   }
 
   #rejectQueued(): Promise<void> | undefined {

@@ -40,6 +40,16 @@ export interface StoreHost {
   readonly clock: Clock;
   /** The ticket now holds a slot. Called at most once per ticket. */
   grant(ticket: Ticket): void;
+  /**
+   * The store dropped a waiting ticket on its own (for example a re-send after an outage found the queue
+   * full, or the store failed closed): the scheduler rejects its caller with `error`.
+   */
+  fail(ticket: Ticket, error: unknown): void;
+  /**
+   * The store took back a granted slot on its own (for example a lease that lapsed while this instance
+   * stalled): the scheduler aborts the task's signal and forgets the slot without releasing it again.
+   */
+  revoke(ticket: Ticket, error: unknown): void;
 }
 
 /** Running and queued counts as one store knows them, for `metrics()`. */

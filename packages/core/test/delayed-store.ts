@@ -23,7 +23,7 @@ export class DelayedStore implements Store {
 
   attach(host: StoreHost, options: ResolvedOptions): Promise<void> {
     const deferred: StoreHost = {
-      clock: host.clock,
+      ...host,
       grant: (ticket) => queueMicrotask(() => host.grant(ticket)),
     };
     return later(() => this.#inner.attach(deferred, options));

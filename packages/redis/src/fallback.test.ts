@@ -54,7 +54,12 @@ describe("LocalFallback", () => {
   function setUp() {
     const ledger = new Ledger();
     const granted: number[] = [];
-    const host = { clock: new VirtualClock(), grant: (t: Ticket) => granted.push(t.seq) };
+    const host = {
+      clock: new VirtualClock(),
+      grant: (t: Ticket) => granted.push(t.seq),
+      fail: () => {},
+      revoke: () => {},
+    };
     return { ledger, granted, fallback: new LocalFallback(ledger, host, options) };
   }
 

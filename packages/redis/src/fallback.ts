@@ -75,7 +75,7 @@ export class LocalFallback {
   constructor(ledger: Ledger, host: StoreHost, options: ResolvedOptions) {
     this.#ledger = ledger;
     this.#host = host;
-    this.#store.attach({ clock: host.clock, grant: (ticket) => this.#granted(ticket) }, options);
+    this.#store.attach({ ...host, grant: (ticket) => this.#granted(ticket) }, options);
   }
 
   /** Takes every entry of the ledger in: running ones first, then the waiting ones in order. */

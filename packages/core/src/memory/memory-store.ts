@@ -75,6 +75,8 @@ export class MemoryStore implements Store {
     lane.remove(ticket);
     this.#queued--;
     lane.forgetIfIdle(queue);
+    // A ticket that did not fit may have been blocking its lane; what waits behind it may fit now.
+    this.#pump();
     return true;
   }
 

@@ -18,4 +18,6 @@ for i = 4, #ARGV do
     removed = removed + 1
   end
 end
+-- A ticket that did not fit may have been blocking its lane; what waits behind it may fit now.
+if removed > 0 then pump() end
 return { removed, finish(), MINE }

@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { DelayedStore } from "../test/delayed-store.js";
+import { flush } from "../test/harness.js";
+import { VirtualClock } from "./clock.js";
+import { SchedulerError } from "./errors.js";
+import { MemoryStore } from "./memory/memory-store.js";
+import type { ResolvedOptions } from "./options.js";
+import { createScheduler } from "./scheduler.js";
+import type { StoreHost, Ticket } from "./store.js";
+
+/** A memory store that lets the test act as the store: see the host, make remove() fail. */
+class OpenStore extends MemoryStore {
+  host: StoreHost | null = null;
+  failRemove = false;
+  override attach(host: StoreHost, options: ResolvedOptions): void {
+    this.host = host;
+    super.attach(host, options);
+  }
+  override remove(ticket: Ticket): boolean {
+    if (this.failRemove) throw new Error("connection lost");
+    return super.remove(ticket);
+  }
+}
+
+function setUp() {
+  const store = new OpenStore();
+  const clock = new VirtualClock();
+  const scheduler = createScheduler({
+    clock,
+    store,
+    maxConcurrency: 1,
+    priorities: { batch: { queueTimeoutMs: 1_000 } },
+  });
+  const tickets: Ticket[] = [];
+  const original = store.enqueue.bind(store);
+  store.enqueue = (ticket) => {
+    tickets.push(ticket);
+    return original(ticket);
+  };
+  return { store, clock, scheduler, tickets };
+}
+
+describe("the store's own decisions", () => {
+  it("rejects a waiting task the store dropped", async () => {
+    const { store, scheduler, tickets } = setUp();
+    void scheduler.run(() => new Promise(() => {}));
+    const waiting = scheduler.run(() => "never");
+    await flush();
+    store.host!.fail(tickets[1]!, new Error("queue lost in a restart"));
+    await expect(waiting).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    expect(scheduler.metrics().priorities.batch!.rejected).toEqual({ STORE_UNAVAILABLE: 1 });
+  });
+
+  it("passes on the store's own SchedulerError when it drops a task", async () => {
+    const { store, scheduler, tickets } = setUp();
+    void scheduler.run(() => new Promise(() => {}));
+    const waiting = scheduler.run(() => "never");
+    await flush();
+    store.host!.fail(
+      tickets[1]!,
+      new SchedulerError("QUEUE_FULL", "full after the restart", { retryAfterMs: 500 }),
+    );
+    await expect(waiting).rejects.toMatchObject({ code: "QUEUE_FULL", retryAfterMs: 500 });
+  });
+
+  it("aborts a running task whose slot the store revoked, and forgets the slot", async () => {
+    const { store, scheduler, tickets } = setUp();
+    let signal: AbortSignal | undefined;
+    const running = scheduler.run((context) => {
+      signal = context.signal;
+      return new Promise(() => {});
+    });
+    await flush();
+    store.host!.revoke(tickets[0]!, new Error("lease lapsed"));
+    await expect(running).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    expect(signal!.aborted).toBe(true);
+    await scheduler.onIdle();
+  });
+
+  it("does not hang close() when the store cannot remove a task", async () => {
+    const { store, scheduler, clock } = setUp();
+    const errors: unknown[] = [];
+    scheduler.on("error", ({ error }) => errors.push(error));
+    let finish!: () => void;
+    void scheduler.run(() => new Promise<void>((resolve) => (finish = resolve)));
+    const waiting = scheduler.run(() => "never");
+    await flush();
+    store.failRemove = true;
+    clock.advance(1_000);
+    await expect(waiting).rejects.toMatchObject({ code: "QUEUE_TIMEOUT" });
+    finish();
+    await flush();
+    await scheduler.close();
+    expect(errors).toHaveLength(1);
+  });
+});
+
+describe("a store that answers asynchronously", () => {
+  it("runs tasks in the same order as the in-memory store", async () => {
+    const order = async (remote: boolean) => {
+      const scheduler = createScheduler({
+        maxConcurrency: 1,
+        store: remote ? new DelayedStore() : undefined,
+        priorities: { interactive: { weight: 3 }, batch: { weight: 1 } },
+      });
+      const started: string[] = [];
+      let unblock!: () => void;
+      const all: Array<Promise<unknown>> = [
+        scheduler.run(() => new Promise<void>((resolve) => (unblock = resolve))),
+      ];
+      await flush(50);
+      for (let i = 0; i < 8; i++) {
+        for (const priority of ["batch", "interactive"]) {
+          all.push(
+            scheduler.run(() => started.push(`${priority[0]}${i}`), { priority, tenant: `t${i % 2}` }),
+          );
+        }
+      }
+      await flush(50);
+      unblock();
+      await Promise.all(all);
+      return started;
+    };
+    const local = await order(false);
+    expect(local).toHaveLength(16);
+    expect(local.slice(0, 4)).toEqual(["i0", "b0", "i1", "i2"]); // weighted 3:1, tenants taking turns
+    expect(await order(true)).toEqual(local);
+  });
+});
