@@ -21,6 +21,8 @@ export interface Running {
   readonly url: string;
   /** The middleware's scheduler, or `null` for the bare app. */
   readonly scheduler: Scheduler | null;
+  /** Calls `listener` on every request, before the app sees it. */
+  onRequest(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,9 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
       resolve({
         url: `http://127.0.0.1:${port}${PATH}`,
         scheduler,
+        onRequest: (listener) => {
+          server.prependListener("request", listener);
+        },
         close: async () => {
           server.closeAllConnections();
           await new Promise<void>((done) => server.close(() => done()));
