@@ -42,8 +42,9 @@ export interface PriorityOptions {
    */
   readonly maxQueue?: number;
   /**
-   * Aging bound: a task that has waited this long goes next (oldest first), whatever the weights say,
-   * as soon as a slot it may use is free. `Infinity` turns aging off.
+   * Aging bound: when this priority has had work waiting and no start for this long, its oldest task goes
+   * next, whatever the weights say, as soon as a slot it may use is free; so it gets at least one start
+   * per `maxWaitMs`. `Infinity` turns aging off.
    * @default Infinity
    */
   readonly maxWaitMs?: number;

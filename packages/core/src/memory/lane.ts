@@ -15,6 +15,8 @@ export class Lane {
   queued = 0;
   /** Cost units holding a slot. */
   running = 0;
+  /** Clock time of this priority's last start (aging counts from it). */
+  lastStartAt = Number.NEGATIVE_INFINITY;
   oldest: Ticket | null = null;
   newest: Ticket | null = null;
   readonly tenants = new Map<string, TenantQueue>();

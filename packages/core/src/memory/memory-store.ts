@@ -51,7 +51,7 @@ export class MemoryStore implements Store {
     if (lane.queued >= lane.config.maxQueue || this.#queued >= options.maxQueue) return "full";
     const queue = lane.tenant(ticket.tenant, this.#weightOf);
     if (this.#queued === 0 && this.#fitsNow(lane, ticket.cost)) {
-      this.#take(lane, queue, ticket.cost);
+      this.#take(lane, queue, ticket.cost, this.#host!.clock.now());
       return "granted";
     }
     lane.push(ticket, queue);
@@ -64,7 +64,7 @@ export class MemoryStore implements Store {
   tryGrant(ticket: Ticket): boolean {
     const lane = this.#lane(ticket.priority);
     if (this.#queued !== 0 || !this.#fitsNow(lane, ticket.cost)) return false;
-    this.#take(lane, lane.tenant(ticket.tenant, this.#weightOf), ticket.cost);
+    this.#take(lane, lane.tenant(ticket.tenant, this.#weightOf), ticket.cost, this.#host!.clock.now());
     return true;
   }
 
@@ -140,7 +140,8 @@ export class MemoryStore implements Store {
     );
   }
 
-  #take(lane: Lane, queue: TenantQueue, cost: number): void {
+  #take(lane: Lane, queue: TenantQueue, cost: number, now: number): void {
+    lane.lastStartAt = now;
     this.#reservedIdle -= idleReserve(lane);
     lane.running += cost;
     this.#reservedIdle += idleReserve(lane);
@@ -155,18 +156,19 @@ export class MemoryStore implements Store {
     try {
       const { clock } = this.#host;
       while (this.#queued > 0 && this.#running < this.#options!.maxConcurrency) {
-        const chosen = pick(this.#lanes, clock.now(), this.#fits);
+        const now = clock.now();
+        const chosen = pick(this.#lanes, now, this.#fits);
         if (chosen === null) break;
-        this.#start(chosen);
+        this.#start(chosen, now);
       }
     } finally {
       this.#pumping = false;
     }
   }
 
-  #start({ lane, ticket, aged }: Pick): void {
+  #start({ lane, ticket, aged }: Pick, now: number): void {
     // Count the slot first, so that a tenant left with nothing waiting is not forgotten while it runs.
-    this.#take(lane, lane.tenants.get(ticket.tenant)!, ticket.cost);
+    this.#take(lane, lane.tenants.get(ticket.tenant)!, ticket.cost, now);
     if (aged) lane.remove(ticket);
     else lane.takeNext();
     this.#queued--;

@@ -14,18 +14,25 @@ export type Fits = (lane: Lane, ticket: Ticket) => boolean;
 
 /**
  * The picking rule, kept small enough to be written again in Lua for a shared store:
- * 1. aging: among priorities whose oldest ticket has waited at least `maxWaitMs` and fits, the one whose
- *    oldest ticket is oldest starts that ticket;
+ * 1. aging: a priority is starved when it has had a ticket waiting, and no start, for `maxWaitMs`
+ *    (measured from the later of its oldest ticket's arrival and its last start). Among starved
+ *    priorities whose oldest ticket fits, the one starved longest (ties to the priority configured
+ *    first) starts that oldest ticket. So every priority gets at least one start per `maxWaitMs` while
+ *    slots turn over, and a deep backlog, all of it older than `maxWaitMs`, cannot take every slot;
  * 2. otherwise stride scheduling: among priorities with a ticket that fits, the lowest `pass` (ties to the
  *    priority configured first) starts its tenant turn's ticket.
  * Cost per pick is O(k) in the number of configured priorities and O(1) in queue length and tenants.
  */
 export function pick(lanes: readonly Lane[], now: number, fits: Fits): Pick | null {
   let aged: Lane | null = null;
+  let agedSince = Number.POSITIVE_INFINITY;
   for (const lane of lanes) {
     const oldest = lane.oldest;
-    if (oldest === null || now - oldest.enqueuedAt < lane.config.maxWaitMs || !fits(lane, oldest)) continue;
-    if (aged === null || oldest.enqueuedAt < aged.oldest!.enqueuedAt) aged = lane;
+    if (oldest === null) continue;
+    const since = Math.max(oldest.enqueuedAt, lane.lastStartAt);
+    if (now - since < lane.config.maxWaitMs || since >= agedSince || !fits(lane, oldest)) continue;
+    aged = lane;
+    agedSince = since;
   }
   if (aged !== null) return { lane: aged, ticket: aged.oldest!, aged: true };
 

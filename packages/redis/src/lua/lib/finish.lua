@@ -8,6 +8,9 @@ local function finish()
     fields[n + 3], fields[n + 4] = "q|" .. name, lane.queued
     fields[n + 5], fields[n + 6] = "r|" .. name, lane.running
     fields[n + 7], fields[n + 8] = "c|" .. name, lane.cursor
+    if lane.last ~= nil then
+      fields[n + 9], fields[n + 10] = "l|" .. name, num(lane.last)
+    end
     local set, gone = {}, {}
     for field in pairs(lane.dirty) do
       local value = lane.ring[field]

@@ -1,8 +1,9 @@
 -- The picking rule, the same as core's memory/picker.ts:
 -- capacity: a ticket of priority p and cost c fits when running_p + c <= p.maxConcurrency and
 --   running + c + (idle reserves of the other priorities) <= maxConcurrency;
--- 1. aging: among priorities whose oldest ticket has waited >= maxWaitMs and fits, the one whose oldest
---    ticket is oldest starts it;
+-- 1. aging: a priority is starved when it has had a ticket waiting, and no start, for maxWaitMs
+--    (from the later of its oldest ticket's arrival and its last start); among starved priorities whose
+--    oldest ticket fits, the one starved longest (ties to the priority configured first) starts it;
 -- 2. otherwise stride scheduling: among priorities whose tenant-turn ticket fits, the lowest pass (ties
 --    to the priority configured first) starts it; pass += 1 / weight, virtual time = the pass before.
 local function reserved_by_others(lane)
@@ -21,13 +22,15 @@ local function fits(lane, cost)
 end
 
 local function pick()
-  local aged, aged_id, aged_at = nil, nil, nil
+  local aged, aged_id, aged_since = nil, nil, nil
   for _, lane in ipairs(LANES) do
     if lane.queued > 0 and lane.conf.a >= 0 then
       local id = redis.call("ZRANGE", PREFIX .. "age:" .. lane.name, 0, 0)[1]
       local t = ticket(id)
-      if NOW - t.at >= lane.conf.a and fits(lane, t.cost) and (aged == nil or t.at < aged_at) then
-        aged, aged_id, aged_at = lane, id, t.at
+      local since = t.at
+      if lane.last ~= nil and lane.last > since then since = lane.last end
+      if NOW - since >= lane.conf.a and (aged == nil or since < aged_since) and fits(lane, t.cost) then
+        aged, aged_id, aged_since = lane, id, since
       end
     end
   end
@@ -61,6 +64,7 @@ local function grant(id, t)
 end
 
 local function take(lane, cost)
+  lane.last = NOW
   lane.running = lane.running + cost
   G.running = G.running + cost
 end
