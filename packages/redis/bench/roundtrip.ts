@@ -87,7 +87,11 @@ async function roundTrips(store: Store, samples: number): Promise<number[]> {
 async function storeCalls(store: Store, samples: number): Promise<{ enqueue: number[]; release: number[] }> {
   const scheduler = createScheduler({ maxConcurrency: 8 });
   let seq = 0;
-  await store.attach({ clock: scheduler.options.clock, grant: () => {} }, scheduler.options);
+  const ignore = (): void => {};
+  await store.attach(
+    { clock: scheduler.options.clock, grant: ignore, fail: ignore, revoke: ignore },
+    scheduler.options,
+  );
   const enqueue: number[] = [];
   const release: number[] = [];
   for (let i = 0; i < samples + 500; i++) {
