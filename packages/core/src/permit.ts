@@ -1,4 +1,4 @@
-import type { Task } from "./task.js";
+import { RunContext, type Task } from "./task.js";
 
 /** @internal How a permit reaches back into its scheduler (one object per scheduler, not per permit). */
 export interface PermitControl {
@@ -19,33 +19,15 @@ export interface PermitControl {
  *   permit.release();
  * }
  */
-export class Permit {
+export class Permit extends RunContext {
   readonly #task: Task;
   readonly #control: PermitControl;
-  readonly waitMs: number;
 
   /** @internal Created by the scheduler when a slot is granted. */
   constructor(task: Task, waitMs: number, control: PermitControl) {
+    super(task, waitMs);
     this.#task = task;
-    this.waitMs = waitMs;
     this.#control = control;
-  }
-
-  get id(): string {
-    return this.#task.id;
-  }
-
-  get priority(): string {
-    return this.#task.priority;
-  }
-
-  get tenant(): string {
-    return this.#task.tenant;
-  }
-
-  /** Fires on the permit's run timeout, the caller's abort, and `close()`. */
-  get signal(): AbortSignal {
-    return this.#task.runSignal;
   }
 
   /** False once released (by this call, or by the grace bound after the signal fired). */

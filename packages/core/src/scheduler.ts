@@ -555,28 +555,22 @@ export class Scheduler {
   /** The store dropped a waiting ticket: answer its caller. */
   #storeDropped(task: Task, cause: unknown): void {
     if (task.phase !== QUEUED && task.phase !== PENDING) return;
-    const error = isSchedulerError(cause)
-      ? cause
-      : rejection(ErrorCode.STORE_UNAVAILABLE, "The scheduler's store dropped the task", {
-          ...this.#about(task),
-          cause,
-        });
-    this.#reject(task, error);
+    this.#reject(task, this.#storeError(task, cause, "The scheduler's store dropped the task"));
     this.#retire(task);
   }
 
   /** The store took a granted slot back: stop the task; its slot is no longer ours to release. */
   #storeRevoked(task: Task, cause: unknown): void {
     if (task.phase !== RUNNING) return;
-    const error = isSchedulerError(cause)
-      ? cause
-      : rejection(ErrorCode.STORE_UNAVAILABLE, "The scheduler's store revoked the task's slot", {
-          ...this.#about(task),
-          cause,
-        });
-    this.#abortRunning(task, error);
+    this.#abortRunning(task, this.#storeError(task, cause, "The scheduler's store revoked the task's slot"));
     this.#running.delete(task);
     this.#retire(task);
+  }
+
+  /** The store's own SchedulerError, or STORE_UNAVAILABLE with the store's reason as cause. */
+  #storeError(task: Task, cause: unknown, message: string): SchedulerError {
+    if (isSchedulerError(cause)) return cause;
+    return rejection(ErrorCode.STORE_UNAVAILABLE, message, { ...this.#about(task), cause });
   }
 
   #rejectQueued(): Promise<void> | undefined {

@@ -3,8 +3,9 @@ import type { ErrorCode } from "./errors.js";
 import type { StoreSnapshot } from "./store.js";
 import { type Quantiles, WaitSketch } from "./wait-sketch.js";
 
-/** One priority in a {@link MetricsSnapshot}. */
-export interface PriorityMetrics {
+/** Counts kept in total and per priority. */
+export interface TaskCounts {
+  /** Cost units in flight (equal to tasks in flight when every cost is 1). */
   readonly running: number;
   readonly queued: number;
   readonly started: number;
@@ -12,6 +13,10 @@ export interface PriorityMetrics {
   readonly failed: number;
   /** Tasks that never started, by code (`QUEUE_FULL`, `QUEUE_TIMEOUT`, `ABORTED`, `CLOSED`, …). */
   readonly rejected: Readonly<Partial<Record<ErrorCode, number>>>;
+}
+
+/** One priority in a {@link MetricsSnapshot}. */
+export interface PriorityMetrics extends TaskCounts {
   /** Slots freed by the grace bound while the task's function still ran. */
   readonly overruns: number;
   /** Queue wait of started tasks, in ms. */
@@ -23,18 +28,11 @@ export interface PriorityMetrics {
 }
 
 /** What `scheduler.metrics()` returns: a plain object, safe to serialize. */
-export interface MetricsSnapshot {
+export interface MetricsSnapshot extends TaskCounts {
   /** Clock time of the snapshot. */
   readonly at: number;
   readonly closed: boolean;
   readonly maxConcurrency: number;
-  /** Cost units in flight (equal to tasks in flight when every cost is 1). */
-  readonly running: number;
-  readonly queued: number;
-  readonly started: number;
-  readonly completed: number;
-  readonly failed: number;
-  readonly rejected: Readonly<Partial<Record<ErrorCode, number>>>;
   readonly priorities: Readonly<Record<string, PriorityMetrics>>;
   /** The busiest tenants (queued plus running), at most `metricsTenantLimit`. */
   readonly tenants: StoreSnapshot["tenants"];

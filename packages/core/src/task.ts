@@ -143,7 +143,10 @@ export abstract class Task implements Ticket, Deadlined, EventListenerObject {
   abstract handleEvent(): void;
 }
 
-/** The context object a task's function receives; the signal is made only if the function reads it. */
+/**
+ * The context object a task's function receives (and the base of a permit): id, priority, tenant, wait,
+ * and the signal that fires on run timeout, the caller's abort and `close()`, made only when read.
+ */
 export class RunContext implements TaskContext {
   readonly #task: Task;
   readonly waitMs: number;

@@ -1,6 +1,5 @@
-import type { Clock, TimerHandle } from "@llm-scheduler/core";
+import { type Clock, IndexedHeap, type TimerHandle } from "@llm-scheduler/core";
 import type { LatencyModel } from "@llm-scheduler/upstream-sim";
-import { MinHeap } from "./min-heap.js";
 
 /** One generation asked of the virtual server. */
 export interface GenerationJob {
@@ -28,6 +27,8 @@ class Sequence {
   /** Work (ms of a lone sequence) the server must have done when the next milestone is reached. */
   target = 0;
   doneTarget = 0;
+  /** Position in the milestone heap (owned by the heap). */
+  heapIndex = -1;
 
   constructor(job: GenerationJob, order: number, server: VirtualUpstream) {
     this.job = job;
@@ -69,7 +70,7 @@ export class VirtualUpstream {
   #work = 0;
   #workAt: number;
   #order = 0;
-  readonly #milestones = new MinHeap<Sequence>(before);
+  readonly #milestones = new IndexedHeap<Sequence>(before);
   #timer: TimerHandle | null = null;
 
   constructor(model: LatencyModel, clock: Clock) {
