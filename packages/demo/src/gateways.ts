@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Scheduler } from "@llm-scheduler/core";
 import { schedulerMiddleware } from "@llm-scheduler/express";
-import { FifoLimiter, type LoadSnapshot } from "@llm-scheduler/simulator";
+import { FifoLimiter, type LoadSnapshot, schedulerLoad } from "@llm-scheduler/simulator";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { bearerOf, type KeyEntry } from "./keys.js";
 import type { WaitProbe } from "./probe.js";
@@ -124,14 +124,6 @@ export async function startScheduledGateway(
     void forward(req, res, { upstream: options.upstream, signal, apiKey: options.upstreamKey });
   });
   const { server, url } = await listen(app);
-  const snapshot = (): LoadSnapshot => {
-    const queued: Record<string, number> = {};
-    const running: Record<string, number> = {};
-    for (const [name, stats] of Object.entries(scheduler.metrics().priorities)) {
-      queued[name] = stats.queued;
-      running[name] = stats.running;
-    }
-    return { queued, running };
-  };
+  const snapshot = (): LoadSnapshot => schedulerLoad(scheduler);
   return { url, snapshot, close: closer(server) };
 }

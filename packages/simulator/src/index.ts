@@ -60,6 +60,7 @@ export type {
   Transport,
   WaitSink,
 } from "./transport.js";
+export { schedulerLoad } from "./transport.js";
 export {
   createVirtualFifoGateway,
   createVirtualScheduledGateway,

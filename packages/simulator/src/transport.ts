@@ -1,3 +1,4 @@
+import type { Scheduler } from "@llm-scheduler/core";
 import type { RequestSpec } from "./workload.js";
 
 /** One try at a request: the first send, or a retry. */
@@ -37,6 +38,17 @@ export interface Transport {
 export interface LoadSnapshot {
   readonly queued: Readonly<Record<string, number>>;
   readonly running: Readonly<Record<string, number>>;
+}
+
+/** The load of a scheduler, per priority, from its metrics. */
+export function schedulerLoad(scheduler: Scheduler): LoadSnapshot {
+  const queued: Record<string, number> = {};
+  const running: Record<string, number> = {};
+  for (const [name, stats] of Object.entries(scheduler.metrics().priorities)) {
+    queued[name] = stats.queued;
+    running[name] = stats.running;
+  }
+  return { queued, running };
 }
 
 /** A gateway: a transport whose load can be read at any time. */

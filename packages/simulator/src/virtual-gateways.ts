@@ -1,6 +1,14 @@
 import { type Clock, httpStatusFor, isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { FifoLimiter } from "./fifo-limiter.js";
-import type { Attempt, AttemptFailure, AttemptHooks, Gateway, LoadSnapshot, WaitSink } from "./transport.js";
+import {
+  type Attempt,
+  type AttemptFailure,
+  type AttemptHooks,
+  type Gateway,
+  type LoadSnapshot,
+  schedulerLoad,
+  type WaitSink,
+} from "./transport.js";
 import type { VirtualUpstream } from "./virtual-upstream.js";
 
 /**
@@ -100,14 +108,6 @@ export function createVirtualScheduledGateway(
           },
         );
     },
-    snapshot(): LoadSnapshot {
-      const queued: Record<string, number> = {};
-      const running: Record<string, number> = {};
-      for (const [name, stats] of Object.entries(scheduler.metrics().priorities)) {
-        queued[name] = stats.queued;
-        running[name] = stats.running;
-      }
-      return { queued, running };
-    },
+    snapshot: (): LoadSnapshot => schedulerLoad(scheduler),
   };
 }
