@@ -34,7 +34,9 @@ function fifo(limit: number) {
   };
 }
 
-async function replay(submit: (priority: "interactive" | "batch", work: () => Promise<void>) => Promise<void>) {
+async function replay(
+  submit: (priority: "interactive" | "batch", work: () => Promise<void>) => Promise<void>,
+) {
   const waits: number[] = [];
   const batch = Array.from({ length: BATCH_ITEMS }, (_, i) =>
     submit("batch", () => sleep(BATCH_MS)).catch(() => console.error(`batch item ${i} failed`)),
@@ -72,4 +74,6 @@ console.log(`chat queue wait with ${BATCH_ITEMS} batch items flooding ${SLOTS} s
 console.log(`${"".padEnd(16)} ${"p50".padStart(11)} ${"p95".padStart(11)}`);
 console.log(row("FIFO", plain));
 console.log(row("llm-scheduler", smart));
-console.log(`\nchat p95 wait is ${(plain.p95 / Math.max(1, smart.p95)).toFixed(0)}x lower with llm-scheduler`);
+console.log(
+  `\nchat p95 wait is ${(plain.p95 / Math.max(1, smart.p95)).toFixed(0)}x lower with llm-scheduler`,
+);
