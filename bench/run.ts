@@ -8,16 +8,16 @@ import { describeMachine } from "./lib/machine.js";
 import { benchFile, runTs, useDist } from "./lib/node-child.js";
 import { type Goal, goalLine } from "./lib/report.js";
 
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  console.log(USAGE);
+  process.exit(0);
+}
 let args: ReturnType<typeof parseArgs>;
 try {
   args = parseArgs(process.argv.slice(2));
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
-}
-if (process.argv.includes("--help") || process.argv.includes("-h")) {
-  console.log(USAGE);
-  process.exit(0);
 }
 
 if (args.dist) useDist();
