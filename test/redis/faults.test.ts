@@ -29,34 +29,99 @@ const OPTIONS = {
 };
 
 describe("Redis stopped and restarted mid-run", () => {
-  it("fail-closed: rejects new work with STORE_UNAVAILABLE while down, then recovers and reconciles", async () => {
+  it("fail-closed: rejects new work at once and the waiting tickets when reconnecting fails, long before their queue timeout", async () => {
     const prefix = "fault-closed:";
-    const gateway = instance(redis.url, { prefix, leaseMs: 600, commandTimeoutMs: 500 }, OPTIONS);
-    const heldAcross = await gateway.scheduler.acquire();
-    const released = [await gateway.scheduler.acquire(), await gateway.scheduler.acquire()];
-    const others: Permit[] = [await gateway.scheduler.acquire()];
-    const queuedAcross = gateway.scheduler.acquire(); // waits for a slot through the outage
-    await waitFor(() => gateway.store.depth("interactive") === 1, 2_000, "queued");
+    // defaults: leaseMs 10 s, so the heartbeat and the reconnection attempts come every second
+    const gateway = instance(redis.url, { prefix, commandTimeoutMs: 500 }, OPTIONS);
+    const held = await Promise.all([0, 1, 2, 3].map(() => gateway.scheduler.acquire()));
+    const waiting = [gateway.scheduler.acquire(), gateway.scheduler.acquire({ priority: "batch" })].map((p) =>
+      p.catch((error: unknown) => ({ error, at: performance.now() })),
+    );
+    await waitFor(
+      () => gateway.store.depth("interactive") + gateway.store.depth("batch") === 2,
+      2_000,
+      "queued",
+    );
 
+    const stoppedAt = performance.now();
     await redis.stop();
     const failure = await gateway.scheduler.run(() => "ran").catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(SchedulerError);
     expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
     expect(gateway.store.status).toBe("unavailable");
-    for (const permit of released) permit.release(); // their leases vanish with the data
+    for (const outcome of await Promise.all(waiting)) {
+      const { error, at } = outcome as { error: SchedulerError; at: number };
+      expect(error).toBeInstanceOf(SchedulerError);
+      expect(error.code).toBe("STORE_UNAVAILABLE");
+      expect(error.retryAfterMs).toBe(1_000); // the next reconnection attempt
+      expect(at - stoppedAt).toBeLessThan(3_000); // queue timeout: 30 s
+    }
+    expect(gateway.scheduler.metrics().rejected.STORE_UNAVAILABLE).toBe(3);
 
     await redis.restart();
     await waitFor(() => gateway.store.status === "connected", 5_000, "reconnected");
-    // the two tasks that ran through the outage hold leases again, and the ticket that waited through
-    // it was sent again and took one of the two free slots
-    const late = await queuedAcross;
-    await waitFor(async () => (await state(prefix)).running === 3, 3_000, "running tasks adopted");
-    others[0]!.release();
+    // the outage was shorter than a lease: the tasks that ran through it are counted again
+    await waitFor(async () => (await state(prefix)).running === 4, 3_000, "running tasks adopted");
+    expect(held.every((permit) => !permit.signal.aborted)).toBe(true);
+    for (const permit of held) permit.release();
     await expect(gateway.scheduler.run(() => "after")).resolves.toBe("after");
-    heldAcross.release();
-    late.release();
     await waitFor(async () => (await state(prefix)).running === 0, 3_000, "all released");
     expect(await state(prefix)).toEqual({ running: 0, queued: 0 });
+    await gateway.close();
+  });
+
+  it("fail-closed: one slow reply drops nothing that waits: the tickets are sent again once Redis answers", async () => {
+    const prefix = "fault-slow:";
+    const gateway = instance(redis.url, { prefix, commandTimeoutMs: 200 }, OPTIONS);
+    const held = await Promise.all([0, 1, 2, 3].map(() => gateway.scheduler.acquire()));
+    const waiting = gateway.scheduler.acquire();
+    await waitFor(() => gateway.store.depth("interactive") === 1, 2_000, "queued");
+
+    redis.pause();
+    try {
+      const failure = await gateway.scheduler.run(() => {}).catch((error: unknown) => error);
+      expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
+    } finally {
+      redis.resume();
+    }
+    await waitFor(() => gateway.store.status === "connected", 5_000, "back");
+    held[0]!.release();
+    const permit = await waiting;
+    expect(permit.held).toBe(true);
+    for (const other of [...held.slice(1), permit]) other.release();
+    // the task refused during the pause reached Redis late; it was taken out again on reconnection
+    await waitFor(async () => (await state(prefix)).running === 0, 3_000, "all released");
+    expect(await state(prefix)).toEqual({ running: 0, queued: 0 });
+    await gateway.close();
+  });
+
+  it("a waiting ticket sent again after Redis lost it fails with QUEUE_FULL when the queue filled up meanwhile", async () => {
+    const prefix = "fault-refill:";
+    const options = { maxConcurrency: 1, priorities: { a: { maxQueue: 1, queueTimeoutMs: 30_000 } } };
+    // no heartbeat during the test: the store notices the loss on its next call
+    const gateway = instance(redis.url, { prefix, leaseMs: 180_000, pollMs: 60_000 }, options);
+    const running = await gateway.scheduler.acquire();
+    const first = gateway.scheduler.acquire().catch((error: unknown) => error);
+    await waitFor(() => gateway.store.depth("a") === 1, 2_000, "queued");
+
+    const admin = new Redis(redis.url);
+    await admin.del(...(await admin.keys(`${prefix}*`))); // Redis lost everything under the prefix
+    admin.disconnect();
+    const other = instance(redis.url, { prefix }, options);
+    const otherRunning = await other.scheduler.acquire();
+    const otherWaiting = other.scheduler.acquire();
+    await waitFor(() => other.store.depth("a") === 1, 2_000, "the other instance's ticket queued");
+
+    const second = gateway.scheduler.acquire().catch((error: unknown) => error); // finds itself unregistered
+    for (const outcome of [await first, await second]) {
+      expect(outcome).toBeInstanceOf(SchedulerError);
+      expect((outcome as SchedulerError).code).toBe("QUEUE_FULL");
+    }
+    expect(gateway.scheduler.metrics().rejected.QUEUE_FULL).toBe(2);
+    running.release();
+    otherRunning.release();
+    (await otherWaiting).release();
+    await waitFor(async () => (await state(prefix)).running === 0, 3_000, "all released");
+    await other.close();
     await gateway.close();
   });
 

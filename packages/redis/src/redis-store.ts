@@ -1,11 +1,13 @@
-import type {
-  EnqueueResult,
-  MaybePromise,
-  ResolvedOptions,
-  Store,
-  StoreHost,
-  StoreSnapshot,
-  Ticket,
+import {
+  type EnqueueResult,
+  ErrorCode,
+  type MaybePromise,
+  type ResolvedOptions,
+  SchedulerError,
+  type Store,
+  type StoreHost,
+  type StoreSnapshot,
+  type Ticket,
 } from "@llm-scheduler/core";
 import { openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
 import { LocalFallback, localOptions } from "./fallback.js";
@@ -60,12 +62,19 @@ export class RedisStore implements Store {
   #resyncing = false;
   #fallback: LocalFallback | null = null;
   #counts: Counts = NO_COUNTS;
+  /** Why Redis counts as down (the error that marked it down), for the errors of dropped tickets. */
+  #downCause: unknown = null;
+  /** Ids of tickets this instance gave up while Redis was down; removed from Redis when it is back. */
+  #dropped: string[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
   #detached = false;
   #closing: Promise<void> | null = null;
   readonly #onClientError = (error: unknown): void => this.#config.onError(error);
   readonly #onClientReady = (): void => {
     if (!this.#up) void this.#connect();
+  };
+  readonly #onClientClose = (): void => {
+    this.#markDown(new Error("The connection to Redis closed"));
   };
 
   constructor(options: RedisStoreOptions = {}) {
@@ -76,6 +85,7 @@ export class RedisStore implements Store {
     this.#ownsClient = owned;
     client.on("error", this.#onClientError);
     client.on("ready", this.#onClientReady);
+    client.on("close", this.#onClientClose);
     this.#remote = new Remote(client, this.#config, (reply) => this.#absorb(reply));
     this.#tickMs = Math.max(10, Math.min(this.#config.pollMs, Math.floor(this.#config.leaseMs / 3)));
   }
@@ -137,7 +147,10 @@ export class RedisStore implements Store {
     const entry = this.#ledger.of(ticket);
     if (entry === undefined || entry.state !== PENDING) return false;
     this.#forget(entry);
-    if (!this.#up) return true;
+    if (!this.#up) {
+      if (this.#fallback === null) this.#dropped.push(this.#remote.id(ticket)); // still queued in Redis
+      return true;
+    }
     return this.#remote.remove([this.#remote.id(ticket)]).then(
       (status) => {
         if (status === Status.UNCONFIGURED) this.#resync();
@@ -209,6 +222,7 @@ export class RedisStore implements Store {
   close(): Promise<void> {
     this.#closing ??= this.detach().then(async () => {
       this.#client.off("ready", this.#onClientReady);
+      this.#client.off("close", this.#onClientClose);
       if (!this.#ownsClient) {
         this.#client.off("error", this.#onClientError);
         return;
@@ -235,10 +249,7 @@ export class RedisStore implements Store {
     if (status === Status.FULL || status === Status.UNKNOWN_PRIORITY) {
       this.#ledger.delete(entry);
       if (status === Status.FULL) return "full";
-      throw new Error(
-        `Priority "${entry.ticket.priority}" is not configured in Redis under "${this.#config.prefix}": ` +
-          "every instance sharing a prefix must configure the same priorities",
-      );
+      throw this.#unknownPriority(entry.ticket);
     }
     if (status === Status.GRANTED || status === Status.ALREADY_GRANTED) {
       if (!current) {
@@ -256,12 +267,10 @@ export class RedisStore implements Store {
   #enqueueFailed(entry: Entry, error: unknown): EnqueueResult {
     this.#markDown(error); // in "local" mode this moves every waiting ticket, this one too, to the fallback
     if (this.#ledger.of(entry.ticket) !== entry || entry.state !== PENDING) return "queued";
-    if (this.#fallback !== null) {
-      if (entry.local === LOCAL_QUEUED) return "queued";
-      this.#ledger.delete(entry);
-      return "full";
-    }
+    if (entry.local === LOCAL_QUEUED) return "queued"; // the local fallback took it over
     this.#ledger.delete(entry);
+    this.#dropped.push(this.#remote.id(entry.ticket)); // the call may have reached Redis (a timeout)
+    if (this.#fallback !== null) return "full";
     throw error;
   }
 
@@ -341,6 +350,7 @@ export class RedisStore implements Store {
   #markDown(error: unknown): void {
     if (!this.#up) return;
     this.#up = false;
+    this.#downCause = error;
     this.#config.onError(error);
     if (this.#config.onStoreError === "local") this.#enterFallback();
     this.#schedule();
@@ -405,6 +415,7 @@ export class RedisStore implements Store {
   #reconcile(): void {
     this.#fallback?.handBack();
     this.#fallback = null;
+    this.#removeDropped();
     const running = this.#ledger.list(RUNNING);
     const pending = this.#ledger.list(PENDING);
     if (running.length > 0) {
@@ -424,12 +435,74 @@ export class RedisStore implements Store {
           this.#resync();
         } else if (status === Status.GRANTED || status === Status.ALREADY_GRANTED) {
           if (!this.#deliver(entry.ticket.seq)) this.#handBack([id]);
+        } else if (status === Status.FULL) {
+          this.#drop(entry, this.#refusedAgain(entry.ticket));
         } else if (status < 0) {
-          this.#config.onError(new Error(`Ticket ${id} could not be queued again (status ${status})`));
+          this.#drop(entry, this.#unknownPriority(entry.ticket));
         }
       },
       (error: unknown) => this.#markDown(error),
     );
+  }
+
+  /** Redis was full when a waiting ticket was sent again (after a restart): its caller hears QUEUE_FULL. */
+  #refusedAgain(ticket: Ticket): SchedulerError {
+    return new SchedulerError(
+      ErrorCode.QUEUE_FULL,
+      `The ${ticket.priority} queue in Redis was full when the waiting task was sent again after Redis came back`,
+      { priority: ticket.priority },
+    );
+  }
+
+  #unknownPriority(ticket: Ticket): Error {
+    return new Error(
+      `Priority "${ticket.priority}" is not configured in Redis under "${this.#config.prefix}": ` +
+        "every instance sharing a prefix must configure the same priorities",
+    );
+  }
+
+  /** The store gives up a waiting ticket on its own: the scheduler rejects its caller with `error`. */
+  #drop(entry: Entry, error: unknown): void {
+    if (this.#ledger.of(entry.ticket) !== entry || entry.state !== PENDING) return;
+    this.#forget(entry);
+    this.#host?.fail(entry.ticket, error);
+  }
+
+  /**
+   * A reconnection attempt failed: the outage is real, not one slow reply. Failing closed, the tickets
+   * still waiting here are rejected now (STORE_UNAVAILABLE, retry after the next reconnection attempt)
+   * rather than at their queue timeout; they are taken out of Redis once it is back.
+   */
+  #unreachable(): void {
+    if (this.#config.onStoreError !== "fail-closed" || this.#detached || this.#host === null) return;
+    for (const entry of this.#ledger.list(PENDING)) {
+      this.#dropped.push(this.#remote.id(entry.ticket));
+      this.#drop(entry, this.#unavailable(entry.ticket));
+    }
+  }
+
+  #unavailable(ticket: Ticket): SchedulerError {
+    const cause = this.#downCause;
+    const reason = cause instanceof Error ? `: ${cause.message}` : "";
+    return new SchedulerError(
+      ErrorCode.STORE_UNAVAILABLE,
+      `Redis cannot be reached${reason}; the store fails closed and dropped the waiting task`,
+      { priority: ticket.priority, retryAfterMs: this.#tickMs, cause },
+    );
+  }
+
+  /** Takes the tickets given up during an outage out of Redis's queues (a repeat changes nothing). */
+  #removeDropped(): void {
+    const ids = this.#dropped;
+    if (ids.length === 0) return;
+    this.#dropped = [];
+    for (let i = 0; i < ids.length; i += REMOVE_CHUNK) {
+      const chunk = ids.slice(i, i + REMOVE_CHUNK);
+      this.#remote.remove(chunk).catch((error: unknown) => {
+        this.#dropped.push(...chunk);
+        this.#markDown(error);
+      });
+    }
   }
 
   #schedule(delay = this.#tickMs): void {
@@ -447,7 +520,10 @@ export class RedisStore implements Store {
       if (this.#timer === null) this.#schedule();
     };
     if (!this.#up) {
-      void this.#connect().then(next);
+      void this.#connect().then((connected) => {
+        if (!connected) this.#unreachable();
+        next();
+      });
       return;
     }
     const running = this.#ledger.list(RUNNING).map((entry) => entry.ticket);

@@ -66,8 +66,12 @@ export class Remote {
     return Number.isInteger(seq) ? seq : undefined;
   }
 
+  /** Loads every script; bounded by `commandTimeoutMs` on a client passed in too. */
   load(): Promise<void> {
-    return this.#scripts.load();
+    const load = this.#scripts.load();
+    return this.#config.client === undefined
+      ? load
+      : within(load, this.#config.commandTimeoutMs, "SCRIPT LOAD");
   }
 
   /** Resolves with the ticket's status (see enqueue.lua), after the reply's grants were absorbed. */
