@@ -94,6 +94,32 @@ describe("Redis stopped and restarted mid-run", () => {
     await gateway.close();
   });
 
+  it("fail-closed: tasks that ran through an outage longer than leaseMs are revoked when Redis is back", async () => {
+    const prefix = "fault-lapsed:";
+    const gateway = instance(redis.url, { prefix, leaseMs: 300, commandTimeoutMs: 500 }, OPTIONS);
+    const permit = await gateway.scheduler.acquire();
+    const ran = gateway.scheduler
+      .run(
+        ({ signal }) =>
+          new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+      )
+      .catch((error: unknown) => error);
+    await waitFor(async () => (await state(prefix)).running === 2, 2_000, "both running");
+
+    await redis.stop();
+    await sleep(600);
+    await redis.restart();
+    await waitFor(() => permit.signal.aborted, 5_000, "the permit's signal aborted");
+    expect(((await ran) as SchedulerError).code).toBe("STORE_UNAVAILABLE");
+    expect((permit.signal.reason as SchedulerError).code).toBe("STORE_UNAVAILABLE");
+    await gateway.scheduler.onIdle(); // nothing is left on the scheduler's books
+    expect(gateway.scheduler.metrics()).toMatchObject({ running: 0, failed: 2, tenants: [] });
+    permit.release(); // its slot is gone already: nothing more is released
+    await expect(gateway.scheduler.run(() => "after")).resolves.toBe("after");
+    expect(await state(prefix)).toEqual({ running: 0, queued: 0 });
+    await gateway.close();
+  });
+
   it("a waiting ticket sent again after Redis lost it fails with QUEUE_FULL when the queue filled up meanwhile", async () => {
     const prefix = "fault-refill:";
     const options = { maxConcurrency: 1, priorities: { a: { maxQueue: 1, queueTimeoutMs: 30_000 } } };

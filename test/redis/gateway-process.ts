@@ -1,7 +1,8 @@
 /**
  * One gateway process for the multi-process test: a scheduler on a RedisStore in front of an upstream.
  * `GET /run?id=…&priority=…&tenant=…` runs one upstream call through the scheduler and answers with the
- * upstream's status, or with the scheduler's rejection. Prints `READY <port>` once it listens.
+ * upstream's status, or with the scheduler's rejection; `GET /metrics` answers `scheduler.metrics()` and
+ * whether the scheduler is idle. Prints `READY <port>` once it listens.
  * Settings come from the environment: REDIS_URL, PREFIX, UPSTREAM_URL, LEASE_MS, MAX_CONCURRENCY.
  */
 import { createServer } from "node:http";
@@ -32,6 +33,17 @@ const upstream = env("UPSTREAM_URL");
 
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? "/", "http://gateway");
+  if (url.pathname === "/metrics") {
+    let idle = false;
+    void scheduler.onIdle().then(() => {
+      idle = true; // at once (before setImmediate) when nothing waits and nothing runs
+    });
+    setImmediate(() => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ ...scheduler.metrics(), idle }));
+    });
+    return;
+  }
   const priority = url.searchParams.get("priority") ?? "interactive";
   const tenant = url.searchParams.get("tenant") ?? "default";
   const id = url.searchParams.get("id") ?? "";

@@ -1,4 +1,4 @@
-import { createScheduler, type Permit } from "@llm-scheduler/core";
+import { createScheduler, type Permit, type SchedulerError } from "@llm-scheduler/core";
 import { fixedKeys, keyList, RedisStore, scriptSource } from "@llm-scheduler/redis";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -119,5 +119,49 @@ describe("leases", () => {
     second.release();
     await waitFor(async () => (await redisState(admin, prefix)).running === 0, 2_000, "released");
     await gateway.close();
+  });
+
+  it("are revoked when they lapsed while the instance stalled: the task's signal aborts and nothing leaks", async () => {
+    const prefix = "lease-stall:";
+    const stalled = instance(redis.url, { prefix, leaseMs: 300 }, OPTIONS);
+    const other = instance(redis.url, { prefix, leaseMs: 300 }, OPTIONS);
+    let abortedAt = 0;
+    const ran = stalled.scheduler
+      .run(
+        ({ signal }) =>
+          new Promise((_, reject) =>
+            signal.addEventListener("abort", () => {
+              abortedAt = performance.now();
+              reject(signal.reason);
+            }),
+          ),
+      )
+      .catch((error: unknown) => error);
+    const permit = await stalled.scheduler.acquire();
+    const waiting = other.scheduler.acquire(); // both slots are taken: it waits in Redis
+    await waitFor(() => other.store.depth("a") === 1, 2_000, "the other instance waits");
+
+    // The event loop of this process blocks for twice leaseMs: no heartbeat, no renewal.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2 * 300);
+    const resumedAt = performance.now();
+
+    expect(((await ran) as SchedulerError).code).toBe("STORE_UNAVAILABLE");
+    await waitFor(() => permit.signal.aborted, 1_000, "the permit's signal aborted");
+    expect(abortedAt - resumedAt).toBeLessThan(200); // one heartbeat round trip after the stall
+    const granted = await waiting; // the slots went back to Redis and on to the other instance
+    await stalled.scheduler.onIdle(); // nothing is left on the stalled scheduler's books
+    expect(stalled.scheduler.metrics()).toMatchObject({ failed: 2, tenants: [] });
+    permit.release(); // gone already: releasing it changes nothing
+    await waitFor(
+      async () => (await redisState(admin, prefix)).running === 1,
+      2_000,
+      "the other's slot only",
+    );
+    granted.release();
+    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 2_000, "released");
+    expect(await redisState(admin, prefix)).toEqual({ running: 0, queued: 0 });
+    expect(stalled.errors).toEqual([]);
+    await other.close();
+    await stalled.close();
   });
 });

@@ -201,4 +201,43 @@ describe("three gateway processes, one Redis", () => {
       "nothing left in Redis",
     );
   });
+
+  it("cancel a stalled gateway's upstream calls (SIGSTOP beyond leaseMs) as soon as it resumes", async () => {
+    const [g0, g1] = gateways as [Gateway, Gateway];
+    const stalled = Array.from({ length: MAX }, (_, i) => send(g0, `hold-stall-${i}`, "batch"));
+    await waitFor(() => upstream.inFlight === MAX, 5_000, "slots held by the gateway that will stall");
+    const after = Array.from({ length: MAX }, (_, i) => send(g1, `hold-after-${i}`, "batch"));
+    await waitFor(async () => (await queued()) === MAX, 5_000, "requests queued on another gateway");
+
+    process.kill(g0.child.pid!, "SIGSTOP");
+    const stoppedAt = performance.now();
+    // Its leases lapse and the other gateway gets the slots: the upstream now sees twice the limit.
+    await waitFor(() => upstream.inFlight === 2 * MAX, 5_000, "the lapsed slots granted again");
+    const overAt = performance.now();
+    process.kill(g0.child.pid!, "SIGCONT");
+    const resumedAt = performance.now();
+    await waitFor(() => upstream.inFlight === MAX, 5_000, "the stalled gateway's calls cancelled");
+    const backAt = performance.now();
+
+    expect(overAt - stoppedAt).toBeGreaterThan(LEASE_MS - LEASE_MS / 3);
+    expect(backAt - resumedAt).toBeLessThan(1_000);
+    expect(await Promise.all(stalled)).toEqual([503, 503, 503, 503]); // STORE_UNAVAILABLE
+    const metrics = (await (await fetch(`${g0.url}/metrics`)).json()) as {
+      idle: boolean;
+      failed: number;
+      tenants: unknown[];
+    };
+    expect(metrics).toMatchObject({ idle: true, tenants: [] });
+    expect(metrics.failed).toBeGreaterThanOrEqual(MAX);
+    upstream.releaseHeld();
+    expect(await Promise.all(after)).toEqual([200, 200, 200, 200]);
+    await waitFor(
+      async () => {
+        const state = await redisState(admin, PREFIX);
+        return state.running === 0 && state.queued === 0;
+      },
+      3_000,
+      "nothing left in Redis",
+    );
+  });
 });

@@ -66,6 +66,11 @@ export class RedisStore implements Store {
   #downCause: unknown = null;
   /** Ids of tickets this instance gave up while Redis was down; removed from Redis when it is back. */
   #dropped: string[] = [];
+  /**
+   * `performance.now()` when the last call that renewed every lease of this instance was sent (it then
+   * succeeded). No lease of a running task can have lapsed in Redis before `#renewedAt + leaseMs`.
+   */
+  #renewedAt = performance.now();
   #timer: ReturnType<typeof setTimeout> | null = null;
   #detached = false;
   #closing: Promise<void> | null = null;
@@ -410,17 +415,26 @@ export class RedisStore implements Store {
   /**
    * Makes Redis agree with this instance again: its running tasks hold leases (adopted without a limit
    * check: they already run), its waiting tickets are queued (sent again; a repeat changes nothing), and
-   * the local fallback, if any, is dropped. Everything is sent before any later call.
+   * the local fallback, if any, is dropped. Everything is sent before any later call. Failing closed
+   * after an outage longer than a lease, running tasks are not adopted: a heartbeat renews the leases
+   * Redis still holds and revokes the lapsed ones (their slots may be someone else's by now).
    */
   #reconcile(): void {
+    const wasLocal = this.#fallback !== null;
     this.#fallback?.handBack();
     this.#fallback = null;
     this.#removeDropped();
     const running = this.#ledger.list(RUNNING);
     const pending = this.#ledger.list(PENDING);
-    if (running.length > 0) {
+    if (running.length > 0 && !wasLocal && this.#lapsed()) {
+      void this.#heartbeat(); // renews the leases Redis still holds; the lapsed ones are revoked
+    } else if (running.length > 0) {
+      const sentAt = performance.now();
       this.#remote.adopt(running.map((entry) => entry.ticket)).then(
-        (reply) => this.#absorb(reply),
+        (reply) => {
+          this.#renewedAt = sentAt;
+          this.#absorb(reply);
+        },
         (error: unknown) => this.#markDown(error),
       );
     }
@@ -526,35 +540,70 @@ export class RedisStore implements Store {
       });
       return;
     }
+    // Paced from when each heartbeat was sent: after a stall, the next one goes out at once.
+    const sentAt = performance.now();
+    void this.#heartbeat().then(() => {
+      if (this.#timer === null) this.#schedule(Math.max(0, sentAt + this.#tickMs - performance.now()));
+    });
+  }
+
+  /** Renews the heartbeat and the leases of the running tasks, and drains the inbox. */
+  #heartbeat(): Promise<void> {
+    const sentAt = performance.now();
     const running = this.#ledger.list(RUNNING).map((entry) => entry.ticket);
-    this.#remote.tick(running).then(
-      (reply) => {
-        this.#ticked(reply);
-        next();
-      },
-      (error: unknown) => {
-        this.#markDown(error);
-        next();
-      },
+    return this.#remote.tick(running).then(
+      (reply) => this.#ticked(reply, sentAt),
+      (error: unknown) => this.#markDown(error),
     );
   }
 
-  #ticked(reply: Reply): void {
+  /** True when a lease of this instance may have lapsed: no renewal of it was sent within `leaseMs`. */
+  #lapsed(): boolean {
+    return performance.now() - this.#renewedAt > this.#config.leaseMs;
+  }
+
+  #ticked(reply: Reply, sentAt: number): void {
     if (reply.status === Status.UNCONFIGURED) {
       this.#resync();
       return;
     }
+    const lapsed = this.#lapsed();
+    this.#renewedAt = sentAt;
     const heard = new Set(this.#heard);
     this.#heard.clear();
     this.#absorb(reply, heard);
-    if (reply.status === TICK_LOST) this.#resync(); // queued tickets may have been purged
     const missing = reply.extra
       .map((id) => this.#ledger.get(this.#remote.seqOf(id) ?? -1))
       .filter((entry): entry is Entry => entry !== undefined && entry.state === RUNNING);
-    if (missing.length > 0) {
+    if (missing.length > 0 && lapsed) {
+      this.#revoke(missing);
+    } else if (missing.length > 0) {
+      // Renewed in time, yet gone: Redis lost them (a restart or failover). Count them again.
       this.#remote.adopt(missing.map((entry) => entry.ticket)).then(
         (adopted) => this.#absorb(adopted),
         (error: unknown) => this.#markDown(error),
+      );
+    }
+    if (reply.status === TICK_LOST) this.#resync(); // queued tickets may have been purged
+  }
+
+  /**
+   * The leases of running tasks lapsed (this instance stalled, or could not reach Redis, for longer than
+   * `leaseMs`) and Redis took the slots back: they may be another task's by now. The scheduler aborts
+   * each task's signal and forgets its slot, so that the global limit holds again.
+   */
+  #revoke(entries: readonly Entry[]): void {
+    const { leaseMs } = this.#config;
+    for (const entry of entries) {
+      this.#forget(entry);
+      this.#host?.revoke(
+        entry.ticket,
+        new SchedulerError(
+          ErrorCode.STORE_UNAVAILABLE,
+          `The lease of the task's slot lapsed (no renewal reached Redis within leaseMs, ${leaseMs} ms) ` +
+            "and Redis gave the slot back; the task was stopped so that the global limit holds",
+          { priority: entry.ticket.priority },
+        ),
       );
     }
   }
