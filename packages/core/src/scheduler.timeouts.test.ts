@@ -247,3 +247,41 @@ describe("run timeout", () => {
     expect(h.startOrder).toEqual(["next"]);
   });
 });
+
+describe("a signal shared by many tasks", () => {
+  it("gets one listener, and aborting it rejects every queued task sharing it", async () => {
+    const h = new Harness({
+      maxConcurrency: 1,
+      priorities: { batch: { queueTimeoutMs: 1e9, maxQueue: 10_000 } },
+    });
+    const controller = new AbortController();
+    const added = { count: 0 };
+    const original = controller.signal.addEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<AbortSignal["addEventListener"]>) => {
+      added.count++;
+      original(...args);
+    }) as AbortSignal["addEventListener"];
+    h.submit("blocker");
+    for (let i = 0; i < 2_000; i++) h.submit(`t${i}`, { signal: controller.signal });
+    await flush();
+    expect(added.count).toBeLessThanOrEqual(2);
+    controller.abort();
+    await flush();
+    expect([...h.outcomes.values()].filter((outcome) => !outcome.ok)).toHaveLength(2_000);
+    expect(h.scheduler.metrics().queued).toBe(0);
+  });
+
+  it("stops listening once the last task sharing it is done", async () => {
+    const h = new Harness({ maxConcurrency: 2, priorities: { batch: {} } });
+    const controller = new AbortController();
+    h.submit("a", { signal: controller.signal });
+    h.submit("b", { signal: controller.signal });
+    await flush();
+    await h.finish("a");
+    await h.finish("b");
+    controller.abort();
+    await flush();
+    expect(h.outcomes.get("a")!.ok && h.outcomes.get("b")!.ok).toBe(true);
+    expect(h.gates.get("a")!.signal!.aborted).toBe(false);
+  });
+});

@@ -14,6 +14,7 @@ import {
 } from "./options.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { RecentIds } from "./recent-ids.js";
+import { SignalListeners } from "./signal-listeners.js";
 import { buildMetrics, type MetricsSnapshot, PriorityStats } from "./stats.js";
 import {
   type EnqueueResult,
@@ -59,6 +60,7 @@ export class Scheduler {
   readonly #unprioritized: Partial<Record<ErrorCode, number>> = {};
   readonly #recent: RecentIds;
   readonly #running = new Set<Task>();
+  readonly #signals = new SignalListeners();
   /** Clock time at construction; run start times are kept as whole ms after it. */
   readonly #origin: number;
   #seq = 0;
@@ -290,7 +292,7 @@ export class Scheduler {
   /** The task is on the books from here until it retires. */
   #admitted(task: Task): void {
     this.#live++;
-    task.signal?.addEventListener("abort", task);
+    if (task.signal !== null) this.#signals.add(task.signal, task);
   }
 
   #enqueue(task: Task): void {
@@ -336,7 +338,15 @@ export class Scheduler {
 
   /** The store granted a slot. Start the task, or give the slot straight back if nobody waits for it. */
   #granted(task: Task): void {
-    if (task.phase === RUNNING || task.phase === DONE) return;
+    if (task.phase === RUNNING) return;
+    if (task.phase === DONE) {
+      try {
+        this.#settleStore(this.#store.release(task)); // a late grant for a task already given up
+      } catch (error) {
+        this.#reportError(error);
+      }
+      return;
+    }
     task.phase = RUNNING;
     this.#deadlines.clear(task);
     if (task.settled) {
@@ -430,7 +440,7 @@ export class Scheduler {
     if (task.phase === DONE) return;
     task.phase = DONE;
     this.#deadlines.clear(task);
-    task.signal?.removeEventListener("abort", task);
+    if (task.signal !== null) this.#signals.remove(task.signal, task);
     task.fn = null;
     task.resolve = null;
     if (--this.#live === 0) this.#becameIdle();
@@ -501,18 +511,28 @@ export class Scheduler {
     try {
       removed = this.#store.remove(task);
     } catch (error) {
-      this.#reportError(error);
-      removed = false;
+      this.#dequeueFailed(task, error);
+      return;
     }
-    const done = (gone: boolean): void => {
-      if (gone && task.phase !== RUNNING) this.#retire(task);
-    };
-    const failed = (error: unknown): void => {
-      this.#reportError(error);
-      done(true); // the store could not say: keep no record that would hold close() open forever
-    };
-    if (isPromise(removed)) removed.then(done, failed);
-    else done(removed);
+    if (!isPromise(removed)) this.#dequeued(task, removed);
+    else
+      removed.then(
+        (gone) => this.#dequeued(task, gone),
+        (error: unknown) => this.#dequeueFailed(task, error),
+      );
+  }
+
+  #dequeued(task: Task, gone: boolean): void {
+    if (gone && task.phase !== RUNNING) this.#retire(task);
+  }
+
+  /**
+   * The store could not say whether the ticket left: keep no record that would hold close() open; a
+   * grant that still arrives for it is handed straight back (see #granted).
+   */
+  #dequeueFailed(task: Task, error: unknown): void {
+    this.#reportError(error);
+    this.#dequeued(task, true);
   }
 
   /** Answers a caller whose task never started. */

@@ -23,6 +23,7 @@ export class MemoryStore implements Store {
   /** Stride scheduling's virtual time: the pass of the last start. */
   #virtualTime = 0;
   #pumping = false;
+  readonly #pick: Pick = { lane: null, ticket: null, aged: false };
   readonly #weightOf = (tenant: string): number => this.#options?.tenantWeights.get(tenant) ?? 1;
   readonly #fits = (lane: Lane, ticket: Ticket): boolean => this.#fitsNow(lane, ticket.cost);
 
@@ -157,16 +158,15 @@ export class MemoryStore implements Store {
       const { clock } = this.#host;
       while (this.#queued > 0 && this.#running < this.#options!.maxConcurrency) {
         const now = clock.now();
-        const chosen = pick(this.#lanes, now, this.#fits);
-        if (chosen === null) break;
-        this.#start(chosen, now);
+        if (!pick(this.#lanes, now, this.#fits, this.#pick)) break;
+        this.#start(this.#pick.lane!, this.#pick.ticket!, this.#pick.aged, now);
       }
     } finally {
       this.#pumping = false;
     }
   }
 
-  #start({ lane, ticket, aged }: Pick, now: number): void {
+  #start(lane: Lane, ticket: Ticket, aged: boolean, now: number): void {
     // Count the slot first, so that a tenant left with nothing waiting is not forgotten while it runs.
     this.#take(lane, lane.tenants.get(ticket.tenant)!, ticket.cost, now);
     if (aged) lane.remove(ticket);

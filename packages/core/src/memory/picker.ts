@@ -1,12 +1,12 @@
 import type { Ticket } from "../store.js";
 import type { Lane } from "./lane.js";
 
-/** The picker's choice: which priority starts next, and which of its tickets. */
+/** The picker's choice: which priority starts next, and which of its tickets (reused between picks). */
 export interface Pick {
-  readonly lane: Lane;
-  readonly ticket: Ticket;
+  lane: Lane | null;
+  ticket: Ticket | null;
   /** Chosen by the aging bound rather than by weight and tenant turn. */
-  readonly aged: boolean;
+  aged: boolean;
 }
 
 /** Whether `ticket` of `lane` may take a slot now (all limits and other priorities' reserves). */
@@ -23,7 +23,7 @@ export type Fits = (lane: Lane, ticket: Ticket) => boolean;
  *    priority configured first) starts its tenant turn's ticket.
  * Cost per pick is O(k) in the number of configured priorities and O(1) in queue length and tenants.
  */
-export function pick(lanes: readonly Lane[], now: number, fits: Fits): Pick | null {
+export function pick(lanes: readonly Lane[], now: number, fits: Fits, out: Pick): boolean {
   let aged: Lane | null = null;
   let agedSince = Number.POSITIVE_INFINITY;
   for (const lane of lanes) {
@@ -34,7 +34,7 @@ export function pick(lanes: readonly Lane[], now: number, fits: Fits): Pick | nu
     aged = lane;
     agedSince = since;
   }
-  if (aged !== null) return { lane: aged, ticket: aged.oldest!, aged: true };
+  if (aged !== null) return choose(out, aged, aged.oldest!, true);
 
   let best: Lane | null = null;
   let bestTicket: Ticket | null = null;
@@ -44,5 +44,12 @@ export function pick(lanes: readonly Lane[], now: number, fits: Fits): Pick | nu
     best = lane;
     bestTicket = ticket;
   }
-  return best === null ? null : { lane: best, ticket: bestTicket!, aged: false };
+  return best === null ? false : choose(out, best, bestTicket!, false);
+}
+
+function choose(out: Pick, lane: Lane, ticket: Ticket, aged: boolean): true {
+  out.lane = lane;
+  out.ticket = ticket;
+  out.aged = aged;
+  return true;
 }
