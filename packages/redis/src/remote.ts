@@ -8,6 +8,9 @@ import { type ScriptName, Scripts } from "./scripts.js";
 
 const finite = (value: number): number => (value === Number.POSITIVE_INFINITY ? -1 : value);
 
+/** At most this many ticket ids go in one removal. */
+export const REMOVE_CHUNK = 1_000;
+
 /** The limits and priorities as the configure script takes them; -1 stands for Infinity. */
 export function configJson(options: ResolvedOptions): string {
   return JSON.stringify({

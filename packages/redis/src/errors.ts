@@ -1,0 +1,38 @@
+import { ErrorCode, SchedulerError, type Ticket } from "@llm-scheduler/core";
+
+/** Redis knows no such priority: the instances sharing the prefix were configured differently. */
+export function unknownPriority(ticket: Ticket, prefix: string): Error {
+  return new Error(
+    `Priority "${ticket.priority}" is not configured in Redis under "${prefix}": ` +
+      "every instance sharing a prefix must configure the same priorities",
+  );
+}
+
+/** Failing closed, the store dropped a waiting ticket because Redis stayed out of reach. */
+export function unavailable(ticket: Ticket, cause: unknown, retryAfterMs: number): SchedulerError {
+  const reason = cause instanceof Error ? `: ${cause.message}` : "";
+  return new SchedulerError(
+    ErrorCode.STORE_UNAVAILABLE,
+    `Redis cannot be reached${reason}; the store fails closed and dropped the waiting task`,
+    { priority: ticket.priority, retryAfterMs, cause },
+  );
+}
+
+/** Redis was full when a waiting ticket was sent again (after a restart): its caller hears QUEUE_FULL. */
+export function refusedAgain(ticket: Ticket): SchedulerError {
+  return new SchedulerError(
+    ErrorCode.QUEUE_FULL,
+    `The ${ticket.priority} queue in Redis was full when the waiting task was sent again after Redis came back`,
+    { priority: ticket.priority },
+  );
+}
+
+/** The task's lease lapsed and Redis took its slot back: the task is stopped. */
+export function leaseLapsed(ticket: Ticket, leaseMs: number): SchedulerError {
+  return new SchedulerError(
+    ErrorCode.STORE_UNAVAILABLE,
+    `The lease of the task's slot lapsed (no renewal reached Redis within leaseMs, ${leaseMs} ms) ` +
+      "and Redis gave the slot back; the task was stopped so that the global limit holds",
+    { priority: ticket.priority },
+  );
+}

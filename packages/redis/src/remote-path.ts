@@ -1,0 +1,128 @@
+import type { EnqueueResult, ResolvedOptions, Ticket } from "@llm-scheduler/core";
+import { unknownPriority } from "./errors.js";
+import type { Grants } from "./grants.js";
+import { type Entry, LOCAL_QUEUED, PENDING } from "./ledger.js";
+import type { Link } from "./link.js";
+import { REMOVE_CHUNK } from "./remote.js";
+import { Status } from "./replies.js";
+import type { StoreState } from "./state.js";
+
+/**
+ * The store's operations while Redis is up: each script's answer turned into what the scheduler
+ * expects, and each failed call into Redis counting as down (the fallback takes over, or the call fails
+ * when failing closed). A status saying Redis lost this instance's state starts a resync.
+ */
+export class RemotePath {
+  readonly #state: StoreState;
+  readonly #grants: Grants;
+  readonly #link: Link;
+
+  constructor(state: StoreState, grants: Grants, link: Link) {
+    this.#state = state;
+    this.#grants = grants;
+    this.#link = link;
+  }
+
+  configure(options: ResolvedOptions): Promise<void> {
+    return this.#state.remote.configure(options).then(
+      (reply) => this.#grants.absorb(reply),
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
+  enqueue(entry: Entry): Promise<EnqueueResult> {
+    return this.#state.remote.enqueue(entry.ticket).then(
+      (status) => this.#enqueued(entry, status),
+      (error: unknown) => this.#enqueueFailed(entry, error),
+    );
+  }
+
+  /** Takes a waiting ticket out of Redis; true whatever happens (a late grant is handed back). */
+  remove(ticket: Ticket): Promise<boolean> {
+    const { remote } = this.#state;
+    return remote.remove([remote.id(ticket)]).then(
+      (status) => {
+        if (status === Status.UNCONFIGURED) this.#link.resync();
+        return true;
+      },
+      (error: unknown) => {
+        this.#link.markDown(error);
+        return true; // a grant that still comes is handed straight back (see Grants.deliver)
+      },
+    );
+  }
+
+  /** Takes every given waiting ticket out of Redis, in chunks; resolves with them whatever happens. */
+  removeAll(tickets: Ticket[]): Promise<Ticket[]> {
+    const { remote } = this.#state;
+    const calls: Promise<void>[] = [];
+    for (let i = 0; i < tickets.length; i += REMOVE_CHUNK) {
+      const ids = tickets.slice(i, i + REMOVE_CHUNK).map((ticket) => remote.id(ticket));
+      calls.push(remote.remove(ids).then(() => {}));
+    }
+    return Promise.all(calls).then(
+      () => tickets,
+      (error: unknown) => {
+        this.#link.markDown(error);
+        return tickets;
+      },
+    );
+  }
+
+  release(ids: readonly string[]): Promise<void> {
+    return this.#state.remote.release(ids).then(
+      (status) => {
+        if (status === Status.UNCONFIGURED) this.#link.resync();
+      },
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
+  /** Gives back slots that nobody here wants (granted after their ticket was removed or abandoned). */
+  handBack(ids: readonly string[]): void {
+    this.release(ids).catch(this.#state.config.onError);
+  }
+
+  /** The script's answer for one ticket; the grants its call made were delivered just before. */
+  #enqueued(entry: Entry, status: number): EnqueueResult {
+    const { ledger, remote, config } = this.#state;
+    if (status === Status.UNREGISTERED || status === Status.UNCONFIGURED) {
+      this.#link.resync(); // sends every waiting ticket again, this one included
+      return "queued";
+    }
+    const current = ledger.of(entry.ticket) === entry;
+    if (status === Status.FULL || status === Status.UNKNOWN_PRIORITY) {
+      ledger.delete(entry);
+      if (status === Status.FULL) return "full";
+      throw unknownPriority(entry.ticket, config.prefix);
+    }
+    if (status === Status.GRANTED || status === Status.ALREADY_GRANTED) {
+      if (!current) {
+        this.handBack([remote.id(entry.ticket)]); // removed while the call was out
+        return "queued";
+      }
+      if (entry.state === PENDING) {
+        ledger.start(entry);
+        return "granted";
+      }
+    }
+    return "queued";
+  }
+
+  #enqueueFailed(entry: Entry, error: unknown): EnqueueResult {
+    const state = this.#state;
+    this.#link.markDown(error); // in "local" mode this moves every waiting ticket, this one too, to the fallback
+    if (state.ledger.of(entry.ticket) !== entry || entry.state !== PENDING) return "queued";
+    if (entry.local === LOCAL_QUEUED) return "queued"; // the local fallback took it over
+    state.ledger.delete(entry);
+    state.dropped.push(state.remote.id(entry.ticket)); // the call may have reached Redis (a timeout)
+    if (state.fallback !== null) return "full";
+    throw error;
+  }
+
+  /** A call failed: Redis counts as down; "fail-closed" passes the error on. */
+  #failed(error: unknown): void {
+    this.#link.markDown(error);
+    if (this.#state.config.onStoreError === "fail-closed") throw error;
+  }
+}

@@ -1,0 +1,49 @@
+import type { ResolvedOptions, StoreHost } from "@llm-scheduler/core";
+import { type LocalFallback, localOptions } from "./fallback.js";
+import { type Entry, Ledger } from "./ledger.js";
+import type { ResolvedRedisOptions } from "./options.js";
+import type { Remote } from "./remote.js";
+import { type Counts, NO_COUNTS } from "./replies.js";
+
+/**
+ * What the parts of one `RedisStore` share: its settings, its scripts, its ledger of tickets, the
+ * scheduler it serves, and where it stands (talking to Redis, on the local fallback, or neither). The
+ * store's operations, grant delivery, the heartbeat and the link to Redis all read and change it.
+ */
+export class StoreState {
+  readonly config: ResolvedRedisOptions;
+  readonly remote: Remote;
+  /** This instance's tickets, from enqueue to release. */
+  readonly ledger = new Ledger();
+  host: StoreHost | null = null;
+  options: ResolvedOptions | null = null;
+  /** Global running and queued counts as Redis last reported them. */
+  counts: Counts = NO_COUNTS;
+  /** True while calls go to Redis. */
+  up = false;
+  /** The in-memory store that decides while Redis cannot be reached (`"local"` mode only). */
+  fallback: LocalFallback | null = null;
+  /** The first connection while it is being made; calls wait for it. */
+  starting: Promise<void> | null = null;
+  /** The scheduler let go of the store: nothing is sent or scheduled any more. */
+  detached = false;
+  /** Ids of tickets this instance gave up while Redis was down; taken out of Redis when it is back. */
+  dropped: string[] = [];
+
+  constructor(config: ResolvedRedisOptions, remote: Remote) {
+    this.config = config;
+    this.remote = remote;
+  }
+
+  /** The entry leaves: out of the ledger and out of the local fallback. */
+  forget(entry: Entry): void {
+    this.ledger.delete(entry);
+    this.fallback?.forget(entry);
+  }
+
+  /** The options of the local fallback: the scheduler's, shared among the expected instances. */
+  localOptions(): ResolvedOptions {
+    const { expectedInstances, localMaxQueue } = this.config;
+    return localOptions(this.options!, expectedInstances, localMaxQueue);
+  }
+}
