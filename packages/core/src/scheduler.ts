@@ -68,11 +68,7 @@ export class Scheduler {
   #closed = false;
   #closing: Promise<void> | null = null;
   #idleWaiters: Array<() => void> = [];
-  /** Task records of this scheduler: the caller's signal calls back into this instance, with no closure per task. */
-  readonly #Task: new (
-    seq: number,
-    init: TaskInit,
-  ) => Task;
+  readonly #onAbort = (task: Task): void => this.#callerAborted(task);
   readonly #permitControl: PermitControl = {
     release: (task, failure) => this.#finish(task, failure === undefined, failure),
     abort: (task, reason) => {
@@ -93,12 +89,6 @@ export class Scheduler {
     };
     const { clock } = this.#options;
     this.#origin = clock.now();
-    const callerAborted = (task: Task): void => this.#callerAborted(task);
-    this.#Task = class extends Task {
-      handleEvent(): void {
-        callerAborted(this);
-      }
-    };
     this.#events = new Emitter((error) => this.#reportError(error));
     this.#deadlines = new Deadlines(clock, (task) => this.#expired(task));
     this.#recent = new RecentIds(this.#options.retryWindowMs, this.#options.retryMemory);
@@ -271,7 +261,7 @@ export class Scheduler {
       const now = this.#options.clock.now();
       const retry =
         given.retry === true || (admitted.id !== undefined && this.#recent.take(admitted.id, now));
-      return new this.#Task(++this.#seq, {
+      return new Task(++this.#seq, {
         priority: admitted.priority.name,
         tenant: admitted.tenant,
         cost: admitted.cost,
@@ -282,6 +272,7 @@ export class Scheduler {
         signal,
         fn,
         resolve,
+        onAbort: this.#onAbort,
       });
     } catch (error) {
       if (error instanceof SchedulerError) this.#countRefusal(error, given.priority);
