@@ -6,5 +6,5 @@ export {
 } from "./options.js";
 export { failureOf, type Rejection, rejectionFor } from "./rejection.js";
 export { abortWhenGone, type NodeResponseLike, ResponseWatch, releaseWhenEnded } from "./response-watch.js";
-export { acquireSlot, isThenable, type RequestSlot } from "./slot.js";
+export { acquireSlot, isThenable, nodeHeaderReader, type RequestSlot } from "./slot.js";
 export { optionError } from "./validate.js";

@@ -4,7 +4,7 @@ import type { Permit } from "@llm-scheduler/core";
 export interface NodeResponseLike {
   readonly writableFinished: boolean;
   readonly destroyed: boolean;
-  once(event: "finish" | "close", listener: () => void): unknown;
+  once(event: "close", listener: () => void): unknown;
 }
 
 /** Why a watched request's permit is aborted: the client closed the connection. */
@@ -14,8 +14,8 @@ const CLIENT_GONE = "The client closed the connection";
  * Follows one Node response from the moment a middleware sees it: `signal` aborts when the client goes
  * away before the response is complete (pass it to `acquire()` so a queued request leaves at once; it is
  * made only when read, so the fast path pays for no `AbortController`), and `whenEnded()` runs a
- * callback once, after the response has been sent (`finish`) or the connection has closed (`close`),
- * whichever comes first.
+ * callback once, when Node closes the response: after it has been sent, or when the connection
+ * dropped first.
  *
  * @example
  * const watch = new ResponseWatch(res);
@@ -26,14 +26,17 @@ export class ResponseWatch {
   #controller: AbortController | null = null;
   #ended = false;
   #sent = false;
-  #callbacks: Array<(sent: boolean) => void> = [];
+  // Most requests register one or two callbacks: no array unless a third comes.
+  #first: ((sent: boolean) => void) | null = null;
+  #second: ((sent: boolean) => void) | null = null;
+  #more: Array<(sent: boolean) => void> | null = null;
 
   constructor(response: NodeResponseLike) {
     if (response.writableFinished || response.destroyed) {
       this.#end(response.writableFinished);
       return;
     }
-    response.once("finish", () => this.#end(true));
+    // Node emits `close` on every response, after `finish` when it was sent (one listener is enough).
     response.once("close", () => this.#end(response.writableFinished));
   }
 
@@ -57,7 +60,10 @@ export class ResponseWatch {
    */
   whenEnded(callback: (sent: boolean) => void): void {
     if (this.#ended) callback(this.#sent);
-    else this.#callbacks.push(callback);
+    else if (this.#first === null) this.#first = callback;
+    else if (this.#second === null) this.#second = callback;
+    else if (this.#more === null) this.#more = [callback];
+    else this.#more.push(callback);
   }
 
   #end(sent: boolean): void {
@@ -65,9 +71,13 @@ export class ResponseWatch {
     this.#ended = true;
     this.#sent = sent;
     if (!sent) this.#controller?.abort(new Error(CLIENT_GONE));
-    const callbacks = this.#callbacks;
-    this.#callbacks = [];
-    for (const callback of callbacks) callback(sent);
+    const first = this.#first;
+    const second = this.#second;
+    const more = this.#more;
+    this.#first = this.#second = this.#more = null;
+    first?.(sent);
+    second?.(sent);
+    if (more !== null) for (const callback of more) callback(sent);
   }
 }
 

@@ -5,6 +5,7 @@ import {
   lowerOnlyPriority,
   type Permit,
   requestIdOf,
+  type Scheduler,
   type TaskOptions,
 } from "@llm-scheduler/core";
 import type { ResolvedAdapterOptions } from "./options.js";
@@ -113,14 +114,37 @@ export function acquireSlot<R, H>(
   clientSignal: () => AbortSignal,
 ): RequestSlot | Promise<RequestSlot> {
   const { scheduler } = config;
-  const queue = (options: TaskOptions) =>
-    scheduler.acquire({ ...options, signal: clientSignal() }).then(toSlot);
   try {
     const options = taskOptionsFor(config, request, header);
-    if (isThenable(options)) return options.then(queue);
+    if (isThenable(options)) return options.then((resolved) => queue(scheduler, resolved, clientSignal));
     const permit = scheduler.tryAcquire(options);
-    return permit === undefined ? queue(options) : new Slot(permit);
+    return permit === undefined ? queue(scheduler, options, clientSignal) : new Slot(permit);
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/** Waits in the queue with the client's signal (made only now: the fast path never needs it). */
+function queue(
+  scheduler: Scheduler,
+  options: TaskOptions,
+  clientSignal: () => AbortSignal,
+): Promise<RequestSlot> {
+  return scheduler.acquire({ ...options, signal: clientSignal() }).then(toSlot);
+}
+
+type NodeHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * Reads request headers straight from Node's parsed `req.headers` (names in lower case, as core asks
+ * for them), taking the first value of a repeated one; no framework accessor or `Headers` object.
+ *
+ * @example
+ * const slot = acquireSlot(config, req, nodeHeaderReader(req.headers), () => watch.signal);
+ */
+export function nodeHeaderReader(headers: NodeHeaders): HeaderReader {
+  return (name) => {
+    const value = headers[name];
+    return typeof value === "string" ? value : value?.[0];
+  };
 }

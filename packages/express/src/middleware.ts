@@ -67,25 +67,28 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
     }
   }
 
+  function proceed(slot: RequestSlot, req: Request, res: Response, next: NextFunction, watch: ResponseWatch) {
+    releaseWhenEnded(watch, slot.permit, () => failureOf(res.statusCode));
+    if (watch.ended) return; // granted just as the client left
+    req.llmScheduler = slot;
+    res.locals.llmScheduler = slot;
+    res.setHeader("server-timing", serverTiming(slot.waitMs));
+    next();
+  }
   function llmScheduler(req: Request, res: Response, next: NextFunction): void {
     const watch = new ResponseWatch(res);
-    const proceed = (slot: RequestSlot): void => {
-      releaseWhenEnded(watch, slot.permit, () => failureOf(res.statusCode));
-      if (watch.ended) return; // granted just as the client left
-      req.llmScheduler = slot;
-      res.locals.llmScheduler = slot;
-      res.setHeader("server-timing", serverTiming(slot.waitMs));
-      next();
-    };
     const slot = acquireSlot(
       config,
       req,
       (name) => req.get(name),
       () => watch.signal,
     );
-    if (isThenable(slot)) slot.then(proceed, (error: unknown) => reject(error, req, res, next, watch));
-    else proceed(slot);
+    if (!isThenable(slot)) proceed(slot, req, res, next, watch);
+    else
+      slot.then(
+        (granted) => proceed(granted, req, res, next, watch),
+        (error: unknown) => reject(error, req, res, next, watch),
+      );
   }
-
   return Object.assign(llmScheduler, { scheduler: config.scheduler });
 }

@@ -2,6 +2,7 @@ import {
   abortWhenGone,
   acquireSlot,
   failureOf,
+  isThenable,
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
@@ -10,7 +11,7 @@ import {
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { heldResponse } from "./held-response.js";
-import { nodeBindingsOf } from "./node-bindings.js";
+import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveOptions } from "./options.js";
 
 /** What the middleware sets on the context: `c.get("llmScheduler")`. */
@@ -29,6 +30,31 @@ export interface LlmSchedulerEnv {
 
 /** The middleware, with the scheduler it uses (its own when none was given) for metrics and `close()`. */
 export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonly scheduler: Scheduler };
+
+/** On `@hono/node-server`: Node's response, its watch, and a header reader over Node's parsed headers. */
+interface NodeSide extends NodeBindings {
+  readonly watch: ResponseWatch;
+}
+
+/** After the handler: holds the slot until the response has been sent (or the client has gone). */
+function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, node: NodeSide | undefined): undefined {
+  const { permit } = slot;
+  const response = c.res;
+  const failure = c.error ?? failureOf(response.status);
+  if (node !== undefined) {
+    // On Node, wait for the real end of the response: no copy of it, no wrapped body.
+    releaseWhenEnded(node.watch, permit, () => failure);
+  } else if (response.status < 200) {
+    permit.release(failure); // an upgrade: no body of ours to follow
+  } else {
+    const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
+    c.res = undefined; // replace the response rather than merge its headers into a copy
+    c.res = heldResponse(response, { waitMs: slot.waitMs, unread }, (broken) =>
+      permit.release(broken ?? failure),
+    );
+  }
+  return undefined;
+}
 
 /**
  * Hono 4 middleware (web standards only: Node, Bun, Deno, workers) that queues each request in the
@@ -57,45 +83,37 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     const { status, headers, body } = rejectionFor(error);
     return new Response(body, { status, headers });
   }
-
-  async function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
-    const node = nodeBindingsOf(c.env);
-    const outgoing = node?.outgoing;
-    const watch = outgoing === undefined ? undefined : new ResponseWatch(outgoing);
-    const client = () => watch?.signal ?? c.req.raw.signal;
-    let slot: RequestSlot;
-    try {
-      slot = await acquireSlot(config, c, node?.header ?? ((name) => c.req.header(name)), client);
-    } catch (error) {
-      return reject(error, c);
-    }
+  // Not `async`: a request that gets its slot at once costs no extra promise or tick before `next()`.
+  function run(c: Context<LlmSchedulerEnv>, next: Next, slot: RequestSlot, node: NodeSide | undefined) {
     const { permit } = slot;
-    if (watch !== undefined) abortWhenGone(watch, permit);
-    else
-      c.req.raw.signal.addEventListener("abort", () => permit.abort(c.req.raw.signal.reason), { once: true });
+    const { raw } = c.req;
+    if (node !== undefined) abortWhenGone(node.watch, permit);
+    else raw.signal.addEventListener("abort", () => permit.abort(raw.signal.reason), { once: true });
     c.set("llmScheduler", slot);
-    outgoing?.setHeader("server-timing", serverTiming(slot.waitMs));
-    try {
-      await next();
-    } catch (error) {
-      permit.release(error);
-      throw error;
-    }
-    const response = c.res;
-    const failure = c.error ?? failureOf(response.status);
-    if (watch !== undefined) {
-      // On Node, wait for the real end of the response: no copy of it, no wrapped body.
-      releaseWhenEnded(watch, permit, () => failure);
-    } else if (response.status < 200) {
-      permit.release(failure); // an upgrade: no body of ours to follow
-    } else {
-      const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
-      c.res = undefined; // replace the response rather than merge its headers into a copy
-      c.res = heldResponse(response, { waitMs: slot.waitMs, unread }, (broken) =>
-        permit.release(broken ?? failure),
-      );
-    }
+    node?.outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
+    return next().then(
+      () => hold(c, slot, node),
+      (error: unknown) => {
+        permit.release(error);
+        throw error;
+      },
+    );
   }
-
+  function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
+    const bindings = nodeBindingsOf(c.env);
+    const node =
+      bindings === undefined ? undefined : { ...bindings, watch: new ResponseWatch(bindings.outgoing) };
+    const slot = acquireSlot(
+      config,
+      c,
+      node?.header ?? ((name) => c.req.header(name)),
+      () => node?.watch.signal ?? c.req.raw.signal,
+    );
+    if (!isThenable(slot)) return run(c, next, slot, node);
+    return Promise.resolve(slot).then(
+      (granted) => run(c, next, granted, node),
+      (error: unknown) => reject(error, c),
+    );
+  }
   return Object.assign(llmScheduler, { scheduler: config.scheduler });
 }

@@ -1,4 +1,4 @@
-import type { NodeResponseLike } from "@llm-scheduler/adapter-kit";
+import { type NodeResponseLike, nodeHeaderReader } from "@llm-scheduler/adapter-kit";
 import type { HeaderReader } from "@llm-scheduler/core";
 
 /** The part of Node's `http.ServerResponse` the middleware uses when `@hono/node-server` passes one. */
@@ -36,9 +36,5 @@ export function nodeBindingsOf(env: unknown): NodeBindings | undefined {
   ) {
     return undefined;
   }
-  const header = (name: string): string | undefined => {
-    const value = headers[name];
-    return typeof value === "string" ? value : value?.[0];
-  };
-  return { outgoing: outgoing as NodeOutgoing, header };
+  return { outgoing: outgoing as NodeOutgoing, header: nodeHeaderReader(headers) };
 }
