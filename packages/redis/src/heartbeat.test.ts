@@ -1,0 +1,130 @@
+import { SchedulerError, type Ticket, VirtualClock } from "@llm-scheduler/core";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Grants } from "./grants.js";
+import { Heartbeat, type HeartbeatLink } from "./heartbeat.js";
+import { RUNNING } from "./ledger.js";
+import { resolveRedisOptions } from "./options.js";
+import type { Remote } from "./remote.js";
+import type { Reply } from "./replies.js";
+import { StoreState } from "./state.js";
+
+const ticket = (seq: number): Ticket => ({
+  seq,
+  priority: "a",
+  tenant: "t",
+  cost: 1,
+  retry: false,
+  enqueuedAt: 0,
+  prev: null,
+  next: null,
+  olderPrev: null,
+  olderNext: null,
+});
+
+const reply = (extra: string[] = []): Reply => ({
+  status: 0,
+  counts: { running: 0, queued: 0, priorities: {} },
+  granted: [],
+  extra,
+});
+
+/** A heartbeat over a scripted Redis (each tick answered by the test), with one running task, seq 1. */
+function setUp() {
+  let now = 0;
+  vi.spyOn(performance, "now").mockImplementation(() => now);
+  const ticks: Array<(reply: Reply) => void> = [];
+  const adopted: string[][] = [];
+  const remote = {
+    id: (t: Ticket) => `me:${t.seq}`,
+    seqOf: (id: string) => Number(id.slice(3)),
+    tick: () => new Promise<Reply>((resolve) => ticks.push(resolve)),
+    adopt: (running: readonly Ticket[]) => {
+      adopted.push(running.map((t) => `me:${t.seq}`));
+      return Promise.resolve(reply());
+    },
+  };
+  const state = new StoreState(
+    resolveRedisOptions({ leaseMs: 300, pollMs: 100 }),
+    remote as unknown as Remote,
+  );
+  const revoked: Array<[number, unknown]> = [];
+  state.host = {
+    clock: new VirtualClock(),
+    grant: () => {},
+    fail: () => {},
+    revoke: (t, error) => revoked.push([t.seq, error]),
+  };
+  state.up = true;
+  const link: HeartbeatLink = {
+    connect: () => Promise.resolve(true),
+    unreachable: () => {},
+    markDown: () => {},
+    resync: () => {},
+  };
+  const heartbeat = new Heartbeat(state, new Grants(state, () => {}), link);
+  const running = state.ledger.add(ticket(1));
+  state.ledger.start(running);
+  const at = (ms: number): void => {
+    now = ms;
+  };
+  return { heartbeat, state, ticks, adopted, revoked, running, at };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe("Heartbeat", () => {
+  it("beats every min(pollMs, leaseMs / 3)", () => {
+    expect(setUp().heartbeat.intervalMs).toBe(100);
+  });
+
+  it("revokes a task whose lease Redis no longer holds when no renewal was sent for leaseMs", async () => {
+    const { heartbeat, state, ticks, adopted, revoked, at } = setUp();
+    at(301); // stalled since the store started: the lease may have lapsed
+    const beat = heartbeat.beat();
+    ticks[0]!(reply(["me:1"]));
+    await beat;
+    expect(revoked).toHaveLength(1);
+    const [seq, error] = revoked[0]!;
+    expect(seq).toBe(1);
+    expect(error).toBeInstanceOf(SchedulerError);
+    expect((error as SchedulerError).code).toBe("STORE_UNAVAILABLE");
+    expect(state.ledger.size).toBe(0);
+    expect(adopted).toEqual([]);
+  });
+
+  it("adopts a lease Redis lost although it was renewed in time (a restart)", async () => {
+    const { heartbeat, ticks, adopted, revoked, running, at } = setUp();
+    const first = heartbeat.beat(); // sent at 0
+    ticks[0]!(reply());
+    await first;
+    at(290);
+    const second = heartbeat.beat();
+    ticks[1]!(reply(["me:1"]));
+    await second;
+    expect(revoked).toEqual([]);
+    expect(adopted).toEqual([["me:1"]]);
+    expect(running.state).toBe(RUNNING);
+  });
+
+  it("sends the next heartbeat one interval after the last was sent, or at once after a stall", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const { heartbeat, ticks, at } = setUp();
+    heartbeat.schedule(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ticks).toHaveLength(1);
+    at(5);
+    ticks[0]!(reply()); // answered 5 ms after it was sent: the next one goes 95 ms later
+    await vi.advanceTimersByTimeAsync(94);
+    expect(ticks).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ticks).toHaveLength(2);
+    at(2_000); // the event loop stalled while the answer waited
+    ticks[1]!(reply());
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ticks).toHaveLength(3);
+    heartbeat.stop();
+  });
+});
