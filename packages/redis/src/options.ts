@@ -33,21 +33,25 @@ export interface RedisStoreOptions {
   readonly prefix?: string;
   /**
    * Time to live of a slot's lease and of this instance's heartbeat. Leases are renewed while tasks run
-   * (every `leaseMs / 3`); when an instance dies, its slots come back and its queued tickets are purged
-   * within about this long.
+   * (every `min(pollMs, leaseMs / 3)`); when an instance dies, its slots come back and its queued tickets
+   * are purged within about this long. A task whose lease lapsed (its instance stalled for longer) is
+   * stopped: its signal aborts as soon as the instance runs again.
    * @default 10_000
    */
   readonly leaseMs?: number;
   /**
-   * Interval of the safety poll that picks up grants whose pub/sub message was lost. Grants normally
-   * arrive by pub/sub at once; the poll only covers dropped connections.
+   * Longest interval between heartbeats (`min(pollMs, leaseMs / 3)`): the safety poll that picks up
+   * grants whose pub/sub message was lost (grants normally arrive by pub/sub at once), and the pace of
+   * reconnection attempts while Redis is down, which is also the `retryAfterMs` of the tickets dropped
+   * when failing closed.
    * @default 1_000
    */
   readonly pollMs?: number;
   /**
    * While Redis cannot be reached: `"fail-closed"` rejects new tasks with `STORE_UNAVAILABLE` (adapters
-   * answer 503); `"local"` runs them under a local limit of `maxConcurrency / expectedInstances` with a
-   * bounded local queue. Either way the store reconnects and reconciles by itself.
+   * answer 503), and the waiting ones too once a reconnection attempt has failed; `"local"` runs them
+   * under a local limit of `maxConcurrency / expectedInstances` with a bounded local queue. Either way
+   * the store reconnects and reconciles by itself.
    * @default "fail-closed"
    */
   readonly onStoreError?: OnStoreError;
