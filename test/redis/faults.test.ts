@@ -84,11 +84,12 @@ describe("Redis stopped and restarted mid-run", () => {
       redis.resume();
     }
     await waitFor(() => gateway.store.status === "connected", 5_000, "back");
+    // the task refused during the pause reached Redis late; it was taken out again on reconnection
+    await waitFor(async () => (await state(prefix)).queued === 1, 3_000, "only the waiting ticket queued");
     held[0]!.release();
     const permit = await waiting;
     expect(permit.held).toBe(true);
     for (const other of [...held.slice(1), permit]) other.release();
-    // the task refused during the pause reached Redis late; it was taken out again on reconnection
     await waitFor(async () => (await state(prefix)).running === 0, 3_000, "all released");
     expect(await state(prefix)).toEqual({ running: 0, queued: 0 });
     await gateway.close();
@@ -116,6 +117,7 @@ describe("Redis stopped and restarted mid-run", () => {
     expect(gateway.scheduler.metrics()).toMatchObject({ running: 0, failed: 2, tenants: [] });
     permit.release(); // its slot is gone already: nothing more is released
     await expect(gateway.scheduler.run(() => "after")).resolves.toBe("after");
+    await waitFor(async () => (await state(prefix)).running === 0, 3_000, "released");
     expect(await state(prefix)).toEqual({ running: 0, queued: 0 });
     await gateway.close();
   });

@@ -147,7 +147,7 @@ describe("leases", () => {
 
     expect(((await ran) as SchedulerError).code).toBe("STORE_UNAVAILABLE");
     await waitFor(() => permit.signal.aborted, 1_000, "the permit's signal aborted");
-    expect(abortedAt - resumedAt).toBeLessThan(200); // one heartbeat round trip after the stall
+    expect(abortedAt - resumedAt).toBeLessThan(500); // one heartbeat round trip after the stall (~10 ms)
     const granted = await waiting; // the slots went back to Redis and on to the other instance
     await stalled.scheduler.onIdle(); // nothing is left on the stalled scheduler's books
     expect(stalled.scheduler.metrics()).toMatchObject({ failed: 2, tenants: [] });

@@ -219,7 +219,7 @@ describe("three gateway processes, one Redis", () => {
     await waitFor(() => upstream.inFlight === MAX, 5_000, "the stalled gateway's calls cancelled");
     const backAt = performance.now();
 
-    expect(overAt - stoppedAt).toBeGreaterThan(LEASE_MS - LEASE_MS / 3);
+    expect(overAt - stoppedAt).toBeGreaterThan(LEASE_MS / 2); // not before the leases lapsed
     expect(backAt - resumedAt).toBeLessThan(1_000);
     expect(await Promise.all(stalled)).toEqual([503, 503, 503, 503]); // STORE_UNAVAILABLE
     const metrics = (await (await fetch(`${g0.url}/metrics`)).json()) as {
