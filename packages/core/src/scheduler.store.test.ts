@@ -47,7 +47,7 @@ describe("the store's own decisions", () => {
     const waiting = scheduler.run(() => "never");
     await flush();
     store.host!.fail(tickets[1]!, new Error("queue lost in a restart"));
-    await expect(waiting).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    await expect(waiting).rejects.toMatchObject({ code: "STORE_UNAVAILABLE", id: "2", retryAfterMs: 1_000 });
     expect(scheduler.metrics().priorities.batch!.rejected).toEqual({ STORE_UNAVAILABLE: 1 });
   });
 

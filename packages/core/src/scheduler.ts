@@ -531,13 +531,10 @@ export class Scheduler {
     if (task.settled) return;
     task.settled = true;
     const now = this.#options.clock.now();
-    const priority = this.#options.priorityByName.get(task.priority);
     const stats = this.#stats.get(task.priority)!;
     let error = codeOrError;
     if (typeof error === "string") {
-      const queued = this.#store.depth(task.priority);
-      const retryAfter = priority === undefined ? undefined : retryAfterMs(priority, stats, queued, now);
-      error = rejection(error, message, { ...this.#about(task), retryAfterMs: retryAfter });
+      error = rejection(error, message, { ...this.#about(task), retryAfterMs: this.#retryEstimate(task) });
       if (task.givenId !== undefined) this.#recent.remember(task.givenId, now);
     }
     stats.recordRejection(error.code);
@@ -554,12 +551,7 @@ export class Scheduler {
   }
 
   #storeFailed(task: Task, cause: unknown): void {
-    const error = rejection(ErrorCode.STORE_UNAVAILABLE, "The scheduler's store is unavailable", {
-      ...this.#about(task),
-      cause,
-      retryAfterMs: 1_000,
-    });
-    this.#reject(task, error);
+    this.#reject(task, this.#storeError(task, cause, "The scheduler's store is unavailable"));
     if (task.phase !== RUNNING) this.#retire(task);
   }
 
@@ -580,8 +572,25 @@ export class Scheduler {
 
   /** The store's own SchedulerError, or STORE_UNAVAILABLE with the store's reason as cause. */
   #storeError(task: Task, cause: unknown, message: string): SchedulerError {
-    if (isSchedulerError(cause)) return cause;
-    return rejection(ErrorCode.STORE_UNAVAILABLE, message, { ...this.#about(task), cause });
+    if (!isSchedulerError(cause)) {
+      return rejection(ErrorCode.STORE_UNAVAILABLE, message, {
+        ...this.#about(task),
+        cause,
+        retryAfterMs: 1_000,
+      });
+    }
+    if (cause.id !== undefined && cause.retryAfterMs !== undefined) return cause;
+    // The store knows the code; the scheduler adds the task's id and, if missing, its own retry estimate.
+    const retryAfterMs = cause.retryAfterMs ?? this.#retryEstimate(task);
+    return rejection(cause.code, cause.message, { ...this.#about(task), cause: cause.cause, retryAfterMs });
+  }
+
+  /** The retry estimate from the priority's measured start rate (see `retryAfterMs`). */
+  #retryEstimate(task: Task): number | undefined {
+    const priority = this.#options.priorityByName.get(task.priority);
+    const stats = this.#stats.get(task.priority);
+    if (priority === undefined || stats === undefined) return undefined;
+    return retryAfterMs(priority, stats, this.#store.depth(task.priority), this.#options.clock.now());
   }
 
   #rejectQueued(): Promise<void> | undefined {
