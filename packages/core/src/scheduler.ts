@@ -24,16 +24,7 @@ import {
   type StoreHost,
   type Ticket,
 } from "./store.js";
-import {
-  DONE,
-  PENDING,
-  QUEUED,
-  RUNNING,
-  RunContext,
-  Task,
-  type TaskFunction,
-  type TaskInit,
-} from "./task.js";
+import { DONE, PENDING, QUEUED, RUNNING, RunContext, Task, type TaskFunction } from "./task.js";
 
 const noop = (): void => {};
 
