@@ -1,5 +1,6 @@
 import { createScheduler, type Ticket, VirtualClock } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
+import { ticket } from "../test/fixtures.js";
 import { LocalFallback, localOptions } from "./fallback.js";
 import { Ledger, LOCAL_NONE, LOCAL_QUEUED, LOCAL_RUNNING, PENDING, RUNNING } from "./ledger.js";
 
@@ -38,18 +39,6 @@ describe("localOptions", () => {
 
 describe("LocalFallback", () => {
   const options = createScheduler({ maxConcurrency: 2, priorities: { a: {} } }).options;
-  const ticket = (seq: number): Ticket => ({
-    seq,
-    priority: "a",
-    tenant: "t",
-    cost: 1,
-    retry: false,
-    enqueuedAt: 0,
-    prev: null,
-    next: null,
-    olderPrev: null,
-    olderNext: null,
-  });
 
   function setUp() {
     const ledger = new Ledger();

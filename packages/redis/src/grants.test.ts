@@ -1,24 +1,12 @@
 import { type Ticket, VirtualClock } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
+import { ticket } from "../test/fixtures.js";
 import { Grants } from "./grants.js";
 import { RUNNING } from "./ledger.js";
 import { resolveRedisOptions } from "./options.js";
 import type { Remote } from "./remote.js";
 import type { Reply } from "./replies.js";
 import { StoreState } from "./state.js";
-
-const ticket = (seq: number): Ticket => ({
-  seq,
-  priority: "a",
-  tenant: "t",
-  cost: 1,
-  retry: false,
-  enqueuedAt: 0,
-  prev: null,
-  next: null,
-  olderPrev: null,
-  olderNext: null,
-});
 
 const granting = (...granted: string[]): Reply => ({
   status: 0,

@@ -1,5 +1,6 @@
 import { SchedulerError, type Ticket, VirtualClock } from "@llm-scheduler/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { ticket } from "../test/fixtures.js";
 import { Grants } from "./grants.js";
 import { Heartbeat, type HeartbeatLink } from "./heartbeat.js";
 import { RUNNING } from "./ledger.js";
@@ -7,19 +8,6 @@ import { resolveRedisOptions } from "./options.js";
 import type { Remote } from "./remote.js";
 import type { Reply } from "./replies.js";
 import { StoreState } from "./state.js";
-
-const ticket = (seq: number): Ticket => ({
-  seq,
-  priority: "a",
-  tenant: "t",
-  cost: 1,
-  retry: false,
-  enqueuedAt: 0,
-  prev: null,
-  next: null,
-  olderPrev: null,
-  olderNext: null,
-});
 
 const reply = (extra: string[] = []): Reply => ({
   status: 0,

@@ -1,19 +1,9 @@
 import type { Ticket } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
+import { ticket as fixture } from "../test/fixtures.js";
 import { Ledger, PENDING, RUNNING } from "./ledger.js";
 
-const ticket = (seq: number, tenant = "t"): Ticket => ({
-  seq,
-  priority: "a",
-  tenant,
-  cost: 1,
-  retry: false,
-  enqueuedAt: 0,
-  prev: null,
-  next: null,
-  olderPrev: null,
-  olderNext: null,
-});
+const ticket = (seq: number, tenant = "t"): Ticket => fixture(seq, { tenant });
 
 describe("Ledger", () => {
   it("keeps arrival order and counts per tenant as tickets start and leave", () => {

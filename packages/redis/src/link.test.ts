@@ -1,5 +1,6 @@
 import { createScheduler, SchedulerError, type Ticket, VirtualClock } from "@llm-scheduler/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ticket } from "../test/fixtures.js";
 import { Grants } from "./grants.js";
 import { PENDING } from "./ledger.js";
 import { Link } from "./link.js";
@@ -7,19 +8,6 @@ import { type RedisStoreOptions, resolveRedisOptions } from "./options.js";
 import type { Remote } from "./remote.js";
 import { type Reply, Status } from "./replies.js";
 import { StoreState } from "./state.js";
-
-const ticket = (seq: number): Ticket => ({
-  seq,
-  priority: "a",
-  tenant: "t",
-  cost: 1,
-  retry: false,
-  enqueuedAt: 0,
-  prev: null,
-  next: null,
-  olderPrev: null,
-  olderNext: null,
-});
 
 const reply: Reply = { status: 0, counts: { running: 0, queued: 0, priorities: {} }, granted: [], extra: [] };
 
