@@ -1,4 +1,4 @@
-import { type Ticket, VirtualClock } from "@llm-scheduler/core";
+import { VirtualClock } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
 import { ticket } from "../test/fixtures.js";
 import { Grants } from "./grants.js";
