@@ -7,39 +7,17 @@
 //   REDIS_URL=redis://host:6379 uses yours; --keep leaves everything running for curl)
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { startUpstream } from "@llm-scheduler/upstream-sim";
 
 const GLOBAL_LIMIT = 4;
 const BATCH = 40;
 const CHATS = 12;
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  return typeof address === "object" && address !== null ? address.port : 0;
-}
-
-async function startRedis(): Promise<{ url: string; child?: ChildProcess }> {
+async function startRedis(): Promise<{ url: string; stop?: () => Promise<void> }> {
   if (process.env.REDIS_URL !== undefined) return { url: process.env.REDIS_URL };
-  const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", ""], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  child.once("error", () => {
-    console.error("redis-server is not on PATH: apt-get install -y redis-server (or set REDIS_URL).");
-    process.exit(1);
-  });
-  let output = "";
-  for await (const chunk of child.stdout!) {
-    output += String(chunk);
-    if (output.includes("Ready to accept connections")) break;
-  }
-  child.stdout!.resume();
-  return { url: `redis://127.0.0.1:${port}`, child };
+  return startLocalRedis();
 }
 
 async function startGateway(
@@ -115,5 +93,5 @@ try {
     await exited;
   }
   await upstream.close();
-  redis.child?.kill("SIGTERM");
+  await redis.stop?.();
 }

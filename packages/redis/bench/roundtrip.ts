@@ -9,11 +9,10 @@
  * call that decides something (an enqueue: grant, queue or refuse; a release: free and grant what fits).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createScheduler, MemoryStore, type Scheduler, type Store } from "@llm-scheduler/core";
+import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { Redis } from "ioredis";
 import { RedisStore } from "../src/index.js";
 
@@ -35,39 +34,6 @@ function quantile(sorted: readonly number[], q: number): number {
 }
 
 const fmt = (ms: number): string => `${(ms * 1000).toFixed(1)} µs`;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  return typeof address === "object" && address !== null ? address.port : 0;
-}
-
-async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", ""], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  child.once("error", () => {
-    console.error("redis-server was not found on PATH: apt-get install -y redis-server, or set REDIS_URL");
-    process.exit(1);
-  });
-  let output = "";
-  for await (const chunk of child.stdout!) {
-    output += String(chunk);
-    if (output.includes("Ready to accept connections")) break;
-  }
-  child.stdout!.resume();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      const exited = once(child, "exit");
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
 
 /** Sequential acquire + release on a free slot: the acquire latency as the caller sees it. */
 async function roundTrips(store: Store, samples: number): Promise<number[]> {
@@ -208,7 +174,7 @@ async function main(): Promise<void> {
     return;
   }
   const samples = Number(args.samples);
-  const redis = process.env.REDIS_URL === undefined ? await startRedis() : undefined;
+  const redis = process.env.REDIS_URL === undefined ? await startLocalRedis() : undefined;
   const url = process.env.REDIS_URL ?? redis!.url;
   try {
     const memory = await roundTrips(new MemoryStore(), samples);
