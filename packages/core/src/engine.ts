@@ -1,19 +1,13 @@
 import { admit, type TaskOptions } from "./admission.js";
 import { Deadlines } from "./deadlines.js";
-import { ErrorCode, isSchedulerError, rejection, SchedulerError } from "./errors.js";
+import { Endings } from "./endings.js";
+import { ErrorCode, rejection, SchedulerError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { RecentIds } from "./recent-ids.js";
 import type { Reporter } from "./reporter.js";
 import { SignalListeners } from "./signal-listeners.js";
-import {
-  type EnqueueResult,
-  isPromise,
-  type MaybePromise,
-  type Store,
-  type StoreHost,
-  type Ticket,
-} from "./store.js";
+import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
 import { DONE, PENDING, QUEUED, RUNNING, RunContext, Task, type TaskFunction } from "./task.js";
 
 const noop = (): void => {};
@@ -31,18 +25,19 @@ export class Engine {
   readonly #reporter: Reporter;
   readonly #deadlines: Deadlines<Task>;
   readonly #recent: RecentIds;
+  readonly #endings: Endings;
   readonly #running = new Set<Task>();
   readonly #signals = new SignalListeners();
   #seq = 0;
   #live = 0;
   #closed = false;
   #idleWaiters: Array<() => void> = [];
-  readonly #onAbort = (task: Task): void => this.#callerAborted(task);
+  readonly #onAbort = (task: Task): void => this.#endings.callerAborted(task);
   readonly #permitControl: PermitControl = {
     release: (task, failure) => this.#finish(task, failure === undefined, failure),
     abort: (task, reason) => {
       if (task.phase !== RUNNING) return;
-      this.#abortRunning(
+      this.#endings.abortRunning(
         task,
         rejection(ErrorCode.ABORTED, "The permit was aborted", { ...about(task), cause: reason }),
       );
@@ -53,13 +48,26 @@ export class Engine {
     this.#options = options;
     this.#store = store;
     this.#reporter = reporter;
-    this.#deadlines = new Deadlines(options.clock, (task) => this.#expired(task));
+    this.#deadlines = new Deadlines(options.clock, (task) => this.#endings.expired(task));
     this.#recent = new RecentIds(options.retryWindowMs, options.retryMemory);
+    const engine = this;
+    this.#endings = new Endings({
+      get options() {
+        return engine.#options;
+      },
+      store,
+      reporter,
+      recent: this.#recent,
+      deadlines: this.#deadlines,
+      running: this.#running,
+      release: (task) => this.#release(task),
+      retire: (task) => this.#retire(task),
+    });
     const host: StoreHost = {
       clock: options.clock,
       grant: (ticket) => this.#granted(ticket as Task),
-      fail: (ticket, error) => this.#storeDropped(ticket as Task, error),
-      revoke: (ticket, error) => this.#storeRevoked(ticket as Task, error),
+      fail: (ticket, error) => this.#endings.storeDropped(ticket as Task, error),
+      revoke: (ticket, error) => this.#endings.storeRevoked(ticket as Task, error),
     };
     this.#settleStore(store.attach(host, options));
   }
@@ -103,8 +111,8 @@ export class Engine {
   close(drain: boolean, timeoutMs: number): Promise<void> {
     this.#closed = true;
     const { clock } = this.#options;
-    const timer = clock.setTimer(() => this.#forceClose(), timeoutMs);
-    const queuedGone = drain ? undefined : this.#rejectQueued();
+    const timer = clock.setTimer(() => this.#endings.forceClose(), timeoutMs);
+    const queuedGone = drain ? undefined : this.#endings.rejectQueued();
     return Promise.resolve(queuedGone)
       .then(() => this.onIdle())
       .then(async () => {
@@ -179,7 +187,7 @@ export class Engine {
     try {
       result = this.#store.enqueue(task);
     } catch (error) {
-      this.#storeFailed(task, error);
+      this.#endings.storeFailed(task, error);
       return;
     }
     if (!isPromise(result)) {
@@ -189,7 +197,7 @@ export class Engine {
     this.#queue(task);
     result.then(
       (answer) => this.#enqueued(task, answer),
-      (error: unknown) => this.#storeFailed(task, error),
+      (error: unknown) => this.#endings.storeFailed(task, error),
     );
   }
 
@@ -197,12 +205,12 @@ export class Engine {
     if (result === "granted") {
       this.#granted(task);
     } else if (result === "full") {
-      this.#reject(task, ErrorCode.QUEUE_FULL, `The ${task.priority} queue is full`);
+      this.#endings.reject(task, ErrorCode.QUEUE_FULL, `The ${task.priority} queue is full`);
       this.#retire(task);
     } else if (task.phase === PENDING) {
       this.#queue(task);
     } else if (task.phase === QUEUED && task.settled) {
-      this.#dequeue(task); // settled while the store was still answering: take the ticket back out
+      this.#endings.dequeue(task); // settled while the store was still answering: take the ticket back out
     }
   }
 
@@ -313,167 +321,6 @@ export class Engine {
     this.#idleWaiters = [];
     for (const resolve of waiters) resolve();
     this.#reporter.idle();
-  }
-
-  /** One deadline fired: queue timeout, run timeout, or the end of an abort's grace. */
-  #expired(task: Task): void {
-    if (task.phase === QUEUED || task.phase === PENDING) {
-      if (task.settled) return;
-      this.#reject(task, ErrorCode.QUEUE_TIMEOUT, `Waited longer than the ${task.priority} queue timeout`);
-      this.#dequeue(task);
-    } else if (task.phase === RUNNING) {
-      if (task.aborted) {
-        this.#reporter.overrun(task);
-        this.#release(task);
-      } else {
-        if (task.givenId !== undefined) this.#recent.remember(task.givenId, this.#options.clock.now());
-        this.#abortRunning(
-          task,
-          rejection(ErrorCode.RUN_TIMEOUT, `Ran longer than ${task.timeoutMs} ms`, about(task)),
-        );
-      }
-    }
-  }
-
-  #callerAborted(task: Task): void {
-    const error = rejection(ErrorCode.ABORTED, "The task's signal was aborted", {
-      ...about(task),
-      cause: task.signal?.reason,
-    });
-    if (task.phase === QUEUED || task.phase === PENDING) {
-      if (task.settled) return;
-      this.#reject(task, error);
-      this.#dequeue(task);
-    } else if (task.phase === RUNNING) {
-      this.#abortRunning(task, error);
-    }
-  }
-
-  /** Stops a running task: the caller hears at once, the slot stays taken until it settles or the grace ends. */
-  #abortRunning(task: Task, error: SchedulerError): void {
-    if (task.aborted) return;
-    if (!task.settled) {
-      task.settled = true;
-      this.#reporter.failed(task, error);
-      task.rejectWith(error);
-    } else if (task.fn === null) {
-      this.#reporter.failed(task, error); // a permit: its holder already has it, the work failed all the same
-    }
-    task.abort(error);
-    if (task.phase === RUNNING)
-      this.#deadlines.set(task, this.#options.clock.now() + this.#options.abortGraceMs);
-  }
-
-  /** Takes a settled task's ticket out of the store's queue; if it was granted meanwhile, the grant frees it. */
-  #dequeue(task: Task): void {
-    this.#deadlines.clear(task);
-    let removed: MaybePromise<boolean>;
-    try {
-      removed = this.#store.remove(task);
-    } catch (error) {
-      this.#dequeueFailed(task, error);
-      return;
-    }
-    if (!isPromise(removed)) this.#dequeued(task, removed);
-    else
-      removed.then(
-        (gone) => this.#dequeued(task, gone),
-        (error: unknown) => this.#dequeueFailed(task, error),
-      );
-  }
-
-  #dequeued(task: Task, gone: boolean): void {
-    if (gone && task.phase !== RUNNING) this.#retire(task);
-  }
-
-  /**
-   * The store could not say whether the ticket left: keep no record that would hold close() open; a
-   * grant that still arrives for it is handed straight back (see #granted).
-   */
-  #dequeueFailed(task: Task, error: unknown): void {
-    this.#reporter.error(error);
-    this.#dequeued(task, true);
-  }
-
-  /** Answers a caller whose task never started. */
-  #reject(task: Task, codeOrError: ErrorCode | SchedulerError, message = ""): void {
-    if (task.settled) return;
-    task.settled = true;
-    const now = this.#options.clock.now();
-    let error = codeOrError;
-    if (typeof error === "string") {
-      error = rejection(error, message, { ...about(task), retryAfterMs: this.#retryEstimate(task) });
-      if (task.givenId !== undefined) this.#recent.remember(task.givenId, now);
-    }
-    this.#reporter.rejected(task, error, now);
-    task.rejectWith(error);
-  }
-
-  #storeFailed(task: Task, cause: unknown): void {
-    this.#reject(task, this.#storeError(task, cause, "The scheduler's store is unavailable"));
-    if (task.phase !== RUNNING) this.#retire(task);
-  }
-
-  /** The store dropped a waiting ticket: answer its caller. */
-  #storeDropped(task: Task, cause: unknown): void {
-    if (task.phase !== QUEUED && task.phase !== PENDING) return;
-    this.#reject(task, this.#storeError(task, cause, "The scheduler's store dropped the task"));
-    this.#retire(task);
-  }
-
-  /** The store took a granted slot back: stop the task; its slot is no longer ours to release. */
-  #storeRevoked(task: Task, cause: unknown): void {
-    if (task.phase !== RUNNING) return;
-    this.#abortRunning(task, this.#storeError(task, cause, "The scheduler's store revoked the task's slot"));
-    this.#running.delete(task);
-    this.#retire(task);
-  }
-
-  /** The store's own SchedulerError, or STORE_UNAVAILABLE with the store's reason as cause. */
-  #storeError(task: Task, cause: unknown, message: string): SchedulerError {
-    if (!isSchedulerError(cause)) {
-      return rejection(ErrorCode.STORE_UNAVAILABLE, message, {
-        ...about(task),
-        cause,
-        retryAfterMs: 1_000,
-      });
-    }
-    if (cause.id !== undefined && cause.retryAfterMs !== undefined) return cause;
-    // The store knows the code; the scheduler adds the task's id and, if missing, its own retry estimate.
-    const retryAfterMs = cause.retryAfterMs ?? this.#retryEstimate(task);
-    return rejection(cause.code, cause.message, { ...about(task), cause: cause.cause, retryAfterMs });
-  }
-
-  /** The retry estimate from the priority's measured start rate (see `retryAfterMs`). */
-  #retryEstimate(task: Task): number | undefined {
-    const priority = this.#options.priorityByName.get(task.priority);
-    return this.#reporter.retryAfter(priority, this.#store.depth(task.priority));
-  }
-
-  #rejectQueued(): Promise<void> | undefined {
-    const reject = (tickets: Ticket[]): void => {
-      for (const ticket of tickets) {
-        const task = ticket as Task;
-        this.#reject(
-          task,
-          rejection(ErrorCode.CLOSED, "The scheduler closed before the task started", about(task)),
-        );
-        if (task.phase !== RUNNING) this.#retire(task);
-      }
-    };
-    const all = this.#store.removeAll();
-    if (!isPromise(all)) return void reject(all);
-    return all.then(reject, (error: unknown) => this.#reporter.error(error));
-  }
-
-  #forceClose(): void {
-    void this.#rejectQueued();
-    for (const task of [...this.#running]) {
-      this.#abortRunning(
-        task,
-        rejection(ErrorCode.CLOSED, "The scheduler closed while the task ran", about(task)),
-      );
-    }
   }
 
   #settleStore(result: MaybePromise<unknown>): void {
