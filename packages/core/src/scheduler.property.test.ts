@@ -11,7 +11,8 @@ type Op =
       priority: "hi" | "lo";
       tenant: number;
       cost: number;
-      signal: boolean;
+      /** none, its own signal, or one signal shared with the other tasks of its tenant */
+      signal: "none" | "own" | "shared";
       timeoutMs: number | undefined;
       mode: "async" | "throw" | "sync" | "permit";
     }
@@ -29,7 +30,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       priority: fc.constantFrom("hi" as const, "lo" as const),
       tenant: fc.integer({ min: 0, max: 2 }),
       cost: fc.integer({ min: 1, max: 2 }),
-      signal: fc.boolean(),
+      signal: fc.constantFrom("none" as const, "own" as const, "shared" as const),
       timeoutMs: fc.option(fc.integer({ min: 1, max: 300 }), { nil: undefined }),
       mode: fc.constantFrom(
         "async" as const,
@@ -98,12 +99,13 @@ async function runScenario(ops: Op[], remote: boolean): Promise<void> {
     if (inFlightCost() > limit) problems.push(`in flight ${inFlightCost()} > limit ${limit}`);
   });
   let closing: Promise<void> | null = null;
+  const sharedByTenant = [new AbortController(), new AbortController(), new AbortController()];
 
   for (const step of ops) {
     if (step.kind === "submit") {
       const index = tasks.length;
       const task: Tracked = {
-        controller: new AbortController(),
+        controller: step.signal === "shared" ? sharedByTenant[step.tenant]! : new AbortController(),
         settleCount: 0,
         rejected: false,
         started: false,
@@ -117,7 +119,7 @@ async function runScenario(ops: Op[], remote: boolean): Promise<void> {
         tenant: `t${step.tenant}`,
         cost: step.cost,
         id: String(index),
-        signal: step.signal ? task.controller.signal : undefined,
+        signal: step.signal === "none" ? undefined : task.controller.signal,
         timeoutMs: step.timeoutMs,
       };
       const settled = (ok: boolean) => (value: unknown) => {
