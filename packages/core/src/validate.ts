@@ -1,13 +1,17 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 
-function describe(value: unknown): string {
-  let shown: string;
+function shown(value: unknown): string {
+  if (typeof value === "function") return value.name === "" ? "[function]" : `[function ${value.name}]`;
+  if (typeof value === "string") return value;
   try {
-    shown = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+    return JSON.stringify(value) ?? String(value);
   } catch {
-    shown = String(value);
+    return String(value);
   }
-  return `\`${shown}\` (${value === null ? "null" : typeof value})`;
+}
+
+function describe(value: unknown): string {
+  return `\`${shown(value)}\` (${value === null ? "null" : typeof value})`;
 }
 
 /** The one shape of every validation message: ``Expected `field` to be …, got `value` (type)``. */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ErrorCode, SchedulerError } from "@llm-scheduler/core";
+import { invalidOption as invalid } from "@llm-scheduler/core";
 import type { Redis } from "ioredis";
 
 /** An ioredis client, with either reply mapping; the store only runs scripts and pub/sub on it. */
@@ -117,25 +117,6 @@ const KNOWN = new Set([
   "instanceId",
   "onError",
 ]);
-
-function shown(value: unknown): string {
-  if (typeof value === "function") return "[function]";
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-/** ``Expected `field` to be …, got `value` (type)``: the house shape of every validation message. */
-export function invalid(field: string, expected: string, value: unknown): SchedulerError {
-  const kind = value === null ? "null" : typeof value;
-  return new SchedulerError(
-    ErrorCode.INVALID_OPTION,
-    `Expected \`${field}\` to be ${expected}, got \`${shown(value)}\` (${kind})`,
-  );
-}
 
 function integerAtLeast(field: string, value: unknown, min: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
