@@ -89,7 +89,15 @@ export class Engine {
     resolve: (v: unknown) => void,
     reject: (e: unknown) => void,
   ): void {
-    this.#submit(fn, options, resolve, reject);
+    let task: Task;
+    try {
+      task = this.#createTask(fn, options, resolve);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    this.#admitted(task);
+    this.#enqueue(task);
   }
 
   /** A permit at once when the store grants one synchronously; see `Scheduler.tryAcquire`. */
@@ -120,23 +128,6 @@ export class Engine {
         this.#deadlines.dispose();
         await this.#store.detach();
       });
-  }
-
-  #submit(
-    fn: TaskFunction<unknown> | null,
-    options: TaskOptions,
-    resolve: (v: unknown) => void,
-    reject: (e: unknown) => void,
-  ): void {
-    let task: Task;
-    try {
-      task = this.#createTask(fn, options, resolve);
-    } catch (error) {
-      reject(error);
-      return;
-    }
-    this.#admitted(task);
-    this.#enqueue(task);
   }
 
   /** Validates one call's options and builds its record; throws (and counts) a refusal. */

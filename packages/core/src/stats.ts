@@ -38,7 +38,7 @@ export interface MetricsSnapshot extends TaskCounts {
   readonly tenants: StoreSnapshot["tenants"];
 }
 
-/** Counters of one priority, kept by the scheduler in this process. */
+/** Counters of one priority, kept by this scheduler instance. */
 export class PriorityStats {
   started = 0;
   completed = 0;

@@ -50,12 +50,8 @@ export class MemoryStore implements Store {
     const lane = this.#lane(ticket.priority);
     const options = this.#options!;
     if (lane.queued >= lane.config.maxQueue || this.#queued >= options.maxQueue) return "full";
-    const queue = lane.tenant(ticket.tenant, this.#weightOf);
-    if (this.#queued === 0 && this.#fitsNow(lane, ticket.cost)) {
-      this.#take(lane, queue, ticket.cost, this.#host!.clock.now());
-      return "granted";
-    }
-    lane.push(ticket, queue);
+    if (this.#grantAtOnce(lane, ticket)) return "granted";
+    lane.push(ticket, lane.tenant(ticket.tenant, this.#weightOf));
     if (lane.queued === 1) lane.pass = Math.max(lane.pass, this.#virtualTime);
     this.#queued++;
     this.#pump();
@@ -63,7 +59,11 @@ export class MemoryStore implements Store {
   }
 
   tryGrant(ticket: Ticket): boolean {
-    const lane = this.#lane(ticket.priority);
+    return this.#grantAtOnce(this.#lane(ticket.priority), ticket);
+  }
+
+  /** The fast path: nothing waits and the ticket fits, so it takes its slot without queueing. */
+  #grantAtOnce(lane: Lane, ticket: Ticket): boolean {
     if (this.#queued !== 0 || !this.#fitsNow(lane, ticket.cost)) return false;
     this.#take(lane, lane.tenant(ticket.tenant, this.#weightOf), ticket.cost, this.#host!.clock.now());
     return true;
@@ -73,9 +73,8 @@ export class MemoryStore implements Store {
     const lane = this.#byName.get(ticket.priority);
     const queue = lane?.tenants.get(ticket.tenant);
     if (lane === undefined || queue === undefined || !queue.has(ticket)) return false;
-    lane.remove(ticket);
+    lane.remove(ticket); // forgets the tenant too, if that left it with nothing waiting or running
     this.#queued--;
-    lane.forgetIfIdle(queue);
     // A ticket that did not fit may have been blocking its lane; what waits behind it may fit now.
     this.#pump();
     return true;
