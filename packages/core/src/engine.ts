@@ -217,11 +217,7 @@ export class Engine {
   #granted(task: Task): void {
     if (task.phase === RUNNING) return;
     if (task.phase === DONE) {
-      try {
-        this.#settleStore(this.#store.release(task)); // a late grant for a task already given up
-      } catch (error) {
-        this.#reporter.error(error);
-      }
+      this.#giveBack(task); // a late grant for a task already given up
       return;
     }
     task.phase = RUNNING;
@@ -289,6 +285,11 @@ export class Engine {
     if (task.phase !== RUNNING) return;
     this.#running.delete(task);
     this.#retire(task);
+    this.#giveBack(task);
+  }
+
+  /** Hands a slot back to the store; a store failure is reported, never thrown into the caller. */
+  #giveBack(task: Task): void {
     try {
       this.#settleStore(this.#store.release(task));
     } catch (error) {
