@@ -2,10 +2,13 @@ import type { ResolvedPriority } from "../options.js";
 import type { Ticket } from "../store.js";
 import { TenantQueue } from "./tenant-queue.js";
 
+/** Idle tenant queues kept for reuse before a sweep drops them (see {@link Lane.tenant}). */
+const MIN_SWEEP_AT = 64;
+
 /**
  * One priority's waiting room: a queue per tenant, a ring that gives tenants turns (deficit round robin
  * with tenant weights), and a list of all its tickets oldest first, for aging. Every operation is O(1)
- * (amortized O(1/min tenant weight) for the turn).
+ * (amortized O(1/min tenant weight) for the turn, amortized O(1) for the sweep of idle tenants).
  */
 export class Lane {
   config: ResolvedPriority;
@@ -19,27 +22,34 @@ export class Lane {
   lastStartAt = Number.NEGATIVE_INFINITY;
   oldest: Ticket | null = null;
   newest: Ticket | null = null;
+  /** Tenant queues by name: the active ones, plus idle ones until the next sweep. */
   readonly tenants = new Map<string, TenantQueue>();
   #cursor: TenantQueue | null = null;
+  #sweepAt = MIN_SWEEP_AT;
 
   constructor(config: ResolvedPriority) {
     this.config = config;
   }
 
-  /** The tenant queue for `name`, created on first use. */
+  /**
+   * The tenant queue for `name`, created on first use. A queue that goes idle stays in the map, so a
+   * tenant that comes back (the common case: one request after another) costs no map churn; when the
+   * map has doubled since the last sweep, idle queues are dropped, so memory follows the active
+   * tenants (at most twice their number, plus a few).
+   */
   tenant(name: string, weightOf: (tenant: string) => number): TenantQueue {
     let queue = this.tenants.get(name);
     if (queue === undefined) {
+      if (this.tenants.size >= this.#sweepAt) this.#sweep();
       queue = new TenantQueue(name, weightOf(name));
       this.tenants.set(name, queue);
     }
     return queue;
   }
 
-  /** Forgets a tenant that neither waits nor runs, so memory follows the active tenants only. */
-  forgetIfIdle(queue: TenantQueue): void {
-    if (queue.idle && !queue.inRing && this.tenants.get(queue.name) === queue)
-      this.tenants.delete(queue.name);
+  #sweep(): void {
+    for (const [name, queue] of this.tenants) if (queue.idle) this.tenants.delete(name);
+    this.#sweepAt = Math.max(MIN_SWEEP_AT, 2 * this.tenants.size);
   }
 
   push(ticket: Ticket, queue: TenantQueue): void {
@@ -123,7 +133,6 @@ export class Lane {
       this.#cursor = null;
       if (next !== queue) this.#arrive(next);
     }
-    this.forgetIfIdle(queue);
   }
 
   /** The turn reaches `queue`: it earns its weight; tenants still short of one start are passed over. */

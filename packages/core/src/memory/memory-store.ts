@@ -65,7 +65,8 @@ export class MemoryStore implements Store {
   /** The fast path: nothing waits and the ticket fits, so it takes its slot without queueing. */
   #grantAtOnce(lane: Lane, ticket: Ticket): boolean {
     if (this.#queued !== 0 || !this.#fitsNow(lane, ticket.cost)) return false;
-    this.#take(lane, lane.tenant(ticket.tenant, this.#weightOf), ticket.cost, this.#host!.clock.now());
+    // Asked and granted in the same moment: the ticket's enqueue time is the start time.
+    this.#take(lane, lane.tenant(ticket.tenant, this.#weightOf), ticket.cost, ticket.enqueuedAt);
     return true;
   }
 
@@ -73,7 +74,7 @@ export class MemoryStore implements Store {
     const lane = this.#byName.get(ticket.priority);
     const queue = lane?.tenants.get(ticket.tenant);
     if (lane === undefined || queue === undefined || !queue.has(ticket)) return false;
-    lane.remove(ticket); // forgets the tenant too, if that left it with nothing waiting or running
+    lane.remove(ticket);
     this.#queued--;
     // A ticket that did not fit may have been blocking its lane; what waits behind it may fit now.
     this.#pump();
@@ -88,7 +89,6 @@ export class MemoryStore implements Store {
     this.#reservedIdle += idleReserve(lane);
     queue.running -= ticket.cost;
     this.#running -= ticket.cost;
-    lane.forgetIfIdle(queue);
     this.#pump();
   }
 
@@ -108,6 +108,7 @@ export class MemoryStore implements Store {
     for (const lane of this.#lanes) {
       priorities[lane.config.name] = { running: lane.running, queued: lane.queued };
       for (const queue of lane.tenants.values()) {
+        if (queue.idle) continue;
         tenants.push({
           tenant: queue.name,
           priority: lane.config.name,

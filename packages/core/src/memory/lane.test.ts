@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { resolveOptions } from "../options.js";
+import type { Ticket } from "../store.js";
+import { Lane } from "./lane.js";
+
+const weightOf = (): number => 1;
+
+function ticket(tenant: string): Ticket {
+  return {
+    priority: "batch",
+    tenant,
+    cost: 1,
+    retry: false,
+    enqueuedAt: 0,
+    prev: null,
+    next: null,
+    olderPrev: null,
+    olderNext: null,
+  } as unknown as Ticket;
+}
+
+function lane(): Lane {
+  return new Lane(resolveOptions({}).priorities[0]!);
+}
+
+describe("Lane tenants", () => {
+  it("reuses the queue of a tenant that went idle and comes back", () => {
+    const room = lane();
+    const first = room.tenant("alice", weightOf);
+    const waiting = ticket("alice");
+    room.push(waiting, first);
+    room.remove(waiting);
+    expect(first.idle).toBe(true);
+    expect(room.tenant("alice", weightOf)).toBe(first);
+  });
+
+  it("drops idle tenants as new ones arrive, so memory follows the active tenants", () => {
+    const room = lane();
+    const busy = room.tenant("busy", weightOf);
+    room.push(ticket("busy"), busy);
+    for (let i = 0; i < 10_000; i++) {
+      const queue = room.tenant(`tenant-${i}`, weightOf);
+      const waiting = ticket(`tenant-${i}`);
+      room.push(waiting, queue);
+      room.remove(waiting);
+      expect(room.tenants.size).toBeLessThanOrEqual(65);
+    }
+    expect(room.tenants.get("busy")).toBe(busy);
+    expect(room.queued).toBe(1);
+  });
+});
