@@ -107,7 +107,7 @@ export class Engine {
     if (tryGrant === undefined || !tryGrant.call(this.#store, task)) return undefined;
     task.resolve = null;
     this.#admitted(task);
-    return this.#permitFor(task, this.#begin(task));
+    return this.#permitFor(task, this.#begin(task, task.enqueuedAt)); // granted when asked: no wait
   }
 
   onIdle(): Promise<void> {
@@ -250,9 +250,8 @@ export class Engine {
   }
 
   /** Bookkeeping of a start: the run deadline, counters, the `started` event. Returns the wait. */
-  #begin(task: Task): number {
+  #begin(task: Task, now = this.#options.clock.now()): number {
     task.phase = RUNNING;
-    const now = this.#options.clock.now();
     const waitMs = now - task.enqueuedAt;
     task.startedAt = Math.round(now - this.#reporter.origin);
     this.#running.add(task);
@@ -310,8 +309,10 @@ export class Engine {
 
   #becameIdle(): void {
     const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const resolve of waiters) resolve();
+    if (waiters.length > 0) {
+      this.#idleWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
     this.#reporter.idle();
   }
 

@@ -65,7 +65,9 @@ export function requestIdOf(header: HeaderReader): string {
   return requestPrefix + requestCounter.toString(36);
 }
 
+const NO_WAIT = "queue;dur=0.0";
+
 /** `Server-Timing` value that shows queue wait in browser tools. */
 export function serverTiming(waitMs: number): string {
-  return `queue;dur=${Math.max(0, waitMs).toFixed(1)}`;
+  return waitMs < 0.05 ? NO_WAIT : `queue;dur=${waitMs.toFixed(1)}`;
 }
