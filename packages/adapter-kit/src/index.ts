@@ -5,6 +5,12 @@ export {
   resolveAdapterOptions,
 } from "./options.js";
 export { failureOf, type Rejection, rejectionFor } from "./rejection.js";
-export { abortWhenGone, type NodeResponseLike, ResponseWatch, releaseWhenEnded } from "./response-watch.js";
-export { acquireSlot, isThenable, nodeHeaderReader, type RequestSlot } from "./slot.js";
+export { type NodeResponseLike, ResponseWatch } from "./response-watch.js";
+export {
+  acquireSlot,
+  type ClientSignalSource,
+  isThenable,
+  nodeHeaderReader,
+  type RequestSlot,
+} from "./slot.js";
 export { optionError } from "./validate.js";

@@ -1,40 +1,34 @@
 import { createScheduler } from "@llm-scheduler/core";
-import { describe, expect, it, vi } from "vitest";
-import { ResponseWatch, releaseWhenEnded } from "./response-watch.js";
+import { describe, expect, it } from "vitest";
+import { ResponseWatch } from "./response-watch.js";
 import { FakeNodeResponse } from "./testing.js";
 
+function held() {
+  const scheduler = createScheduler({ maxConcurrency: 1 });
+  const permit = scheduler.tryAcquire()!;
+  const response = new FakeNodeResponse();
+  const watch = new ResponseWatch(response);
+  watch.hold(permit);
+  return { scheduler, permit, response, watch };
+}
+
 describe("ResponseWatch", () => {
-  it("calls back once when the response has been sent, without aborting", () => {
+  it("ends without aborting when the response has been sent", () => {
     const response = new FakeNodeResponse();
     const watch = new ResponseWatch(response);
-    const ended = vi.fn();
-    watch.whenEnded(ended);
-    expect(ended).not.toHaveBeenCalled();
+    expect(watch.ended).toBe(false);
     response.finish();
-    expect(ended).toHaveBeenCalledTimes(1);
     expect(watch.ended).toBe(true);
     expect(watch.signal.aborted).toBe(false);
   });
 
-  it("aborts its signal and calls back when the client goes away first", () => {
+  it("aborts its signal when the client goes away first", () => {
     const response = new FakeNodeResponse();
     const watch = new ResponseWatch(response);
-    const ended = vi.fn();
-    watch.whenEnded(ended);
+    const { signal } = watch;
     response.drop();
-    response.finish();
-    expect(ended).toHaveBeenCalledTimes(1);
-    expect(watch.signal.aborted).toBe(true);
-    expect(String(watch.signal.reason)).toContain("client closed");
-  });
-
-  it("calls back at once when asked after the end", () => {
-    const response = new FakeNodeResponse();
-    const watch = new ResponseWatch(response);
-    response.finish();
-    const ended = vi.fn();
-    watch.whenEnded(ended);
-    expect(ended).toHaveBeenCalledTimes(1);
+    expect(signal.aborted).toBe(true);
+    expect(String(signal.reason)).toContain("client closed");
   });
 
   it("sees a connection that was already gone when the middleware started", () => {
@@ -45,38 +39,45 @@ describe("ResponseWatch", () => {
     expect(watch.signal.aborted).toBe(true);
   });
 
-  it("tells whether the response was sent", () => {
-    const sent = new FakeNodeResponse();
-    const gone = new FakeNodeResponse();
-    const seen: boolean[] = [];
-    new ResponseWatch(sent).whenEnded((wasSent) => seen.push(wasSent));
-    new ResponseWatch(gone).whenEnded((wasSent) => seen.push(wasSent));
-    sent.finish();
-    gone.drop();
-    expect(seen).toEqual([true, false]);
-  });
-});
-
-describe("releaseWhenEnded", () => {
-  it("aborts the permit's signal when the client leaves, then frees the slot", () => {
-    const scheduler = createScheduler({ maxConcurrency: 1 });
-    const permit = scheduler.tryAcquire()!;
-    const response = new FakeNodeResponse();
-    releaseWhenEnded(new ResponseWatch(response), permit, () => undefined);
-    const signal = permit.signal;
+  it("aborts the held permit's signal when the client leaves, and holds the slot until released", () => {
+    const { scheduler, permit, response, watch } = held();
     response.drop();
-    expect(signal.aborted).toBe(true);
+    expect(permit.signal.aborted).toBe(true);
+    expect(permit.held).toBe(true); // the handler is still winding down its upstream call
+    watch.releaseAtEnd();
     expect(permit.held).toBe(false);
     expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 });
   });
 
-  it("frees the slot without aborting when the response was sent", () => {
-    const scheduler = createScheduler({ maxConcurrency: 1 });
-    const permit = scheduler.tryAcquire()!;
-    const response = new FakeNodeResponse();
-    releaseWhenEnded(new ResponseWatch(response), permit, () => undefined);
+  it("frees the slot without aborting once the response has been sent", () => {
+    const { scheduler, permit, response, watch } = held();
+    watch.releaseAtEnd();
+    expect(permit.held).toBe(true);
     response.finish();
     expect(permit.signal.aborted).toBe(false);
     expect(scheduler.metrics()).toMatchObject({ running: 0, completed: 1 });
+  });
+
+  it("counts a sent 5xx as failed, and a given failure as failed whatever was sent", () => {
+    const first = held();
+    first.watch.releaseAtEnd();
+    first.response.finish(502);
+    expect(first.scheduler.metrics()).toMatchObject({ completed: 0, failed: 1 });
+    const second = held();
+    second.watch.releaseAtEnd(new Error("handler threw"));
+    second.response.finish(200);
+    expect(second.scheduler.metrics()).toMatchObject({ completed: 0, failed: 1 });
+  });
+
+  it("aborts a permit held after the client had already gone", () => {
+    const scheduler = createScheduler({ maxConcurrency: 1 });
+    const response = new FakeNodeResponse();
+    const watch = new ResponseWatch(response);
+    response.drop();
+    const permit = scheduler.tryAcquire()!;
+    watch.hold(permit);
+    expect(permit.signal.aborted).toBe(true);
+    watch.releaseAtEnd();
+    expect(scheduler.metrics().running).toBe(0);
   });
 });

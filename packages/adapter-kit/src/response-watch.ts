@@ -1,43 +1,55 @@
 import type { Permit } from "@llm-scheduler/core";
+import { failureOf } from "./rejection.js";
 
 /** The part of Node's `http.ServerResponse` that {@link ResponseWatch} uses (Express and Koa hand one over). */
 export interface NodeResponseLike {
+  readonly statusCode: number;
   readonly writableFinished: boolean;
   readonly destroyed: boolean;
-  once(event: "close", listener: () => void): unknown;
+  on(event: "close", listener: () => void): unknown;
 }
 
 /** Why a watched request's permit is aborted: the client closed the connection. */
 const CLIENT_GONE = "The client closed the connection";
 
+/** No failure given to {@link ResponseWatch.releaseAtEnd}: judge by the status that was sent. */
+const BY_STATUS: unique symbol = Symbol("by status");
+
 /**
- * Follows one Node response from the moment a middleware sees it: `signal` aborts when the client goes
- * away before the response is complete (pass it to `acquire()` so a queued request leaves at once; it is
- * made only when read, so the fast path pays for no `AbortController`), and `whenEnded()` runs a
- * callback once, when Node closes the response: after it has been sent, or when the connection
- * dropped first.
+ * Follows one Node response from the moment a middleware sees it, and holds its permit to the end:
+ * - `signal` aborts when the client goes away before the response is complete (pass the watch to
+ *   `acquireSlot()` so a queued request leaves at once; the controller is made only when read, so the
+ *   fast path pays for no `AbortController`);
+ * - `hold(permit)`: from then on, the permit's signal aborts when the client goes away;
+ * - `releaseAtEnd()`: the permit is released once Node has closed the response (after it was sent, or
+ *   when the connection dropped), at once if that has already happened.
+ *
+ * One `close` listener and this object are all a request costs; no closure per callback.
  *
  * @example
  * const watch = new ResponseWatch(res);
- * const slot = await acquireSlot(config, req, header, () => watch.signal);
- * watch.whenEnded((sent) => slot.permit.release());
+ * const slot = await acquireSlot(config, req, nodeHeaderReader(req.headers), watch);
+ * watch.hold(slot.permit);
+ * watch.releaseAtEnd(); // a 5xx sent counts as failed
  */
 export class ResponseWatch {
+  readonly #response: NodeResponseLike;
   #controller: AbortController | null = null;
   #ended = false;
   #sent = false;
-  // Most requests register one or two callbacks: no array unless a third comes.
-  #first: ((sent: boolean) => void) | null = null;
-  #second: ((sent: boolean) => void) | null = null;
-  #more: Array<(sent: boolean) => void> | null = null;
+  #permit: Permit | null = null;
+  #failure: unknown = BY_STATUS;
+  #releasing = false;
 
   constructor(response: NodeResponseLike) {
+    this.#response = response;
     if (response.writableFinished || response.destroyed) {
-      this.#end(response.writableFinished);
+      this.#ended = true;
+      this.#sent = response.writableFinished;
       return;
     }
     // Node emits `close` on every response, after `finish` when it was sent (one listener is enough).
-    response.once("close", () => this.#end(response.writableFinished));
+    response.on("close", () => this.#end());
   }
 
   /** Aborts when the client goes away before the whole response was handed to the operating system. */
@@ -54,50 +66,36 @@ export class ResponseWatch {
     return this.#ended;
   }
 
-  /**
-   * Runs `callback` once the response has ended, with whether it was completely sent (`false`: the
-   * client went away first); at once if it already has.
-   */
-  whenEnded(callback: (sent: boolean) => void): void {
-    if (this.#ended) callback(this.#sent);
-    else if (this.#first === null) this.#first = callback;
-    else if (this.#second === null) this.#second = callback;
-    else if (this.#more === null) this.#more = [callback];
-    else this.#more.push(callback);
+  /** Aborts `permit`'s signal when the client goes away (at once if it already has). */
+  hold(permit: Permit): void {
+    this.#permit = permit;
+    if (this.#ended && !this.#sent) permit.abort(new Error(CLIENT_GONE));
   }
 
-  #end(sent: boolean): void {
+  /**
+   * Releases the held permit when the response has ended (at once if it has), with `failure`, or, when
+   * none is given, as failed if a 5xx was sent. Call {@link hold} first.
+   */
+  releaseAtEnd(failure: unknown = BY_STATUS): void {
+    this.#failure = failure;
+    this.#releasing = true;
+    if (this.#ended) this.#release();
+  }
+
+  #end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    const sent = this.#response.writableFinished;
     this.#sent = sent;
-    if (!sent) this.#controller?.abort(new Error(CLIENT_GONE));
-    const first = this.#first;
-    const second = this.#second;
-    const more = this.#more;
-    this.#first = this.#second = this.#more = null;
-    first?.(sent);
-    second?.(sent);
-    if (more !== null) for (const callback of more) callback(sent);
+    if (!sent) {
+      this.#controller?.abort(new Error(CLIENT_GONE));
+      this.#permit?.abort(new Error(CLIENT_GONE));
+    }
+    if (this.#releasing) this.#release();
   }
-}
 
-/**
- * Aborts the permit's signal as soon as the client goes away, so a handler still talking to the
- * upstream stops (the slot itself is freed separately, see {@link releaseWhenEnded}).
- */
-export function abortWhenGone(watch: ResponseWatch, permit: Permit): void {
-  watch.whenEnded((sent) => {
-    if (!sent) permit.abort(new Error(CLIENT_GONE));
-  });
-}
-
-/**
- * Frees a request's permit when its response has ended; if the client went away first, the permit's
- * signal is aborted too (a no-op when {@link abortWhenGone} already did).
- */
-export function releaseWhenEnded(watch: ResponseWatch, permit: Permit, failure: () => unknown): void {
-  watch.whenEnded((sent) => {
-    if (!sent) permit.abort(new Error(CLIENT_GONE));
-    permit.release(failure());
-  });
+  #release(): void {
+    const failure = this.#failure === BY_STATUS ? failureOf(this.#response.statusCode) : this.#failure;
+    this.#permit?.release(failure);
+  }
 }

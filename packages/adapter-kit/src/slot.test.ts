@@ -8,7 +8,7 @@ interface FakeRequest {
 }
 
 const headerOf = (request: FakeRequest) => (name: string) => request.headers[name];
-const never = () => new AbortController().signal;
+const neverAborts = new AbortController();
 
 function twoLanes(clock = new VirtualClock()) {
   return createScheduler({
@@ -24,7 +24,7 @@ describe("acquireSlot", () => {
     const scheduler = twoLanes();
     const config = resolveAdapterOptions<FakeRequest, never>({ scheduler });
     const request = { headers: { "x-request-id": "abc-1" } };
-    const slot = await acquireSlot(config, request, headerOf(request), never);
+    const slot = await acquireSlot(config, request, headerOf(request), neverAborts);
     expect(slot).toMatchObject({ priority: "standard", tenant: "default", id: "abc-1", waitMs: 0 });
     expect(slot.signal).toBe(slot.permit.signal);
     expect(scheduler.metrics().running).toBe(1);
@@ -36,9 +36,9 @@ describe("acquireSlot", () => {
     const config = resolveAdapterOptions<FakeRequest, never>({ scheduler: twoLanes() });
     const lower = { headers: { "x-priority": "batch" } };
     const raise = { headers: { "x-priority": "interactive" } };
-    const lowered = await acquireSlot(config, lower, headerOf(lower), never);
+    const lowered = await acquireSlot(config, lower, headerOf(lower), neverAborts);
     lowered.permit.release();
-    const raised = await acquireSlot(config, raise, headerOf(raise), never);
+    const raised = await acquireSlot(config, raise, headerOf(raise), neverAborts);
     raised.permit.release();
     expect(lowered.priority).toBe("batch");
     expect(raised.priority).toBe("standard");
@@ -47,7 +47,7 @@ describe("acquireSlot", () => {
   it("rejects an unknown x-priority with INVALID_PRIORITY", async () => {
     const config = resolveAdapterOptions<FakeRequest, never>({ scheduler: twoLanes() });
     const request = { headers: { "x-priority": "urgent" } };
-    await expect(acquireSlot(config, request, headerOf(request), never)).rejects.toMatchObject({
+    await expect(acquireSlot(config, request, headerOf(request), neverAborts)).rejects.toMatchObject({
       code: ErrorCode.INVALID_PRIORITY,
     });
   });
@@ -65,7 +65,7 @@ describe("acquireSlot", () => {
       cost: () => 1,
     });
     const request = { headers: { "x-tenant": "team-a", "x-priority": "interactive" } };
-    const slot = await acquireSlot(config, request, headerOf(request), never);
+    const slot = await acquireSlot(config, request, headerOf(request), neverAborts);
     slot.permit.release();
     expect(seen).toEqual([request]);
     expect(slot).toMatchObject({ priority: "batch", tenant: "team-a", id: "given-id" });
@@ -81,7 +81,7 @@ describe("acquireSlot", () => {
       },
     });
     const request = { headers: {} };
-    await expect(acquireSlot(config, request, headerOf(request), never)).rejects.toBe(failure);
+    await expect(acquireSlot(config, request, headerOf(request), neverAborts)).rejects.toBe(failure);
     expect(scheduler.metrics().started).toBe(0);
   });
 
@@ -89,13 +89,13 @@ describe("acquireSlot", () => {
     const scheduler = twoLanes();
     const config = resolveAdapterOptions<FakeRequest, never>({ scheduler });
     const first = { headers: {} };
-    const holder = await acquireSlot(config, first, headerOf(first), never);
+    const holder = await acquireSlot(config, first, headerOf(first), neverAborts);
     const order: string[] = [];
     const queue = (id: string, retry: boolean) => {
       const request = {
         headers: { "x-request-id": id, ...(retry ? { "x-stainless-retry-count": "1" } : {}) },
       };
-      return Promise.resolve(acquireSlot(config, request, headerOf(request), never)).then((slot) => {
+      return Promise.resolve(acquireSlot(config, request, headerOf(request), neverAborts)).then((slot) => {
         order.push(slot.id);
         slot.permit.release();
       });
@@ -111,9 +111,9 @@ describe("acquireSlot", () => {
     const scheduler = twoLanes();
     const config = resolveAdapterOptions<FakeRequest, never>({ scheduler });
     const request = { headers: {} };
-    const holder = await acquireSlot(config, request, headerOf(request), never);
+    const holder = await acquireSlot(config, request, headerOf(request), neverAborts);
     const client = new AbortController();
-    const queued = Promise.resolve(acquireSlot(config, request, headerOf(request), () => client.signal));
+    const queued = Promise.resolve(acquireSlot(config, request, headerOf(request), client));
     await Promise.resolve();
     expect(scheduler.metrics().queued).toBe(1);
     client.abort();
@@ -128,10 +128,13 @@ describe("acquireSlot", () => {
     const config = resolveAdapterOptions<FakeRequest, never>({ scheduler });
     const request = { headers: {} };
     let asked = 0;
-    const slot = acquireSlot(config, request, headerOf(request), () => {
-      asked++;
-      return new AbortController().signal;
-    });
+    const client = {
+      get signal() {
+        asked++;
+        return new AbortController().signal;
+      },
+    };
+    const slot = acquireSlot(config, request, headerOf(request), client);
     expect(slot).not.toBeInstanceOf(Promise);
     expect(asked).toBe(0);
     (slot as { permit: { release(): void } }).permit.release();
@@ -145,7 +148,7 @@ describe("acquireSlot", () => {
       timeoutMs: 1_000,
     });
     const request = { headers: {} };
-    const slot = await acquireSlot(config, request, headerOf(request), never);
+    const slot = await acquireSlot(config, request, headerOf(request), neverAborts);
     clock.advance(999);
     expect(slot.signal.aborted).toBe(false);
     clock.advance(1);

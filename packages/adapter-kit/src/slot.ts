@@ -97,40 +97,42 @@ function taskOptionsFor<R, H>(
   }));
 }
 
+/** Where the client's abort signal is read from, only when the request has to wait (`ResponseWatch`, `Request`). */
+export interface ClientSignalSource {
+  readonly signal: AbortSignal;
+}
+
 /**
  * Maps one request to the scheduler's terms (priority, tenant, id, cost, retry) and gets it a permit:
- * synchronously when a slot is free and nothing waits (no promise, and `clientSignal` is never called,
- * so no `AbortController` is made), otherwise by waiting in the queue with the client's signal, so a
- * client that leaves is dropped from the queue at once. Rejects with a `SchedulerError` (queue full,
- * closed, unknown priority, client gone while queued) or with whatever a mapping function threw.
+ * synchronously when a slot is free and nothing waits (no promise, and `client.signal` is never read,
+ * so a lazy one makes no `AbortController`), otherwise by waiting in the queue with the client's
+ * signal, so a client that leaves is dropped from the queue at once. Rejects with a `SchedulerError`
+ * (queue full, closed, unknown priority, client gone while queued) or with whatever a mapping
+ * function threw.
  *
  * @example
- * const slot = await acquireSlot(config, req, (name) => req.get(name), () => watch.signal);
+ * const slot = await acquireSlot(config, req, nodeHeaderReader(req.headers), watch);
  */
 export function acquireSlot<R, H>(
   config: ResolvedAdapterOptions<R, H>,
   request: R,
   header: HeaderReader,
-  clientSignal: () => AbortSignal,
+  client: ClientSignalSource,
 ): RequestSlot | Promise<RequestSlot> {
   const { scheduler } = config;
   try {
     const options = taskOptionsFor(config, request, header);
-    if (isThenable(options)) return options.then((resolved) => queue(scheduler, resolved, clientSignal));
+    if (isThenable(options)) return options.then((resolved) => queue(scheduler, resolved, client));
     const permit = scheduler.tryAcquire(options);
-    return permit === undefined ? queue(scheduler, options, clientSignal) : new Slot(permit);
+    return permit === undefined ? queue(scheduler, options, client) : new Slot(permit);
   } catch (error) {
     return Promise.reject(error);
   }
 }
 
-/** Waits in the queue with the client's signal (made only now: the fast path never needs it). */
-function queue(
-  scheduler: Scheduler,
-  options: TaskOptions,
-  clientSignal: () => AbortSignal,
-): Promise<RequestSlot> {
-  return scheduler.acquire({ ...options, signal: clientSignal() }).then(toSlot);
+/** Waits in the queue with the client's signal (read only now: the fast path never needs it). */
+function queue(scheduler: Scheduler, options: TaskOptions, client: ClientSignalSource): Promise<RequestSlot> {
+  return scheduler.acquire({ ...options, signal: client.signal }).then(toSlot);
 }
 
 type NodeHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;

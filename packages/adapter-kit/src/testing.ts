@@ -18,7 +18,7 @@ export class FakeNodeResponse implements NodeResponseLike {
   destroyed = false;
   readonly #listeners = new Map<string, Listener[]>();
 
-  once(event: "finish" | "close", listener: Listener): this {
+  on(event: "finish" | "close", listener: Listener): this {
     this.#listeners.set(event, [...(this.#listeners.get(event) ?? []), listener]);
     return this;
   }

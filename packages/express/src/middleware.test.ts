@@ -35,7 +35,9 @@ class FakeResponse extends FakeNodeResponse {
 }
 
 function exchange(headers: Record<string, string> = {}) {
-  const req = { get: (name: string) => headers[name] } as unknown as Request & { llmScheduler?: unknown };
+  const req = { headers, get: (name: string) => headers[name] } as unknown as Request & {
+    llmScheduler?: unknown;
+  };
   const res = new FakeResponse();
   return { req, res, asRes: res as unknown as Response };
 }

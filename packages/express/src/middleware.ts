@@ -1,11 +1,10 @@
 import {
   acquireSlot,
-  failureOf,
   isThenable,
+  nodeHeaderReader,
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
-  releaseWhenEnded,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
@@ -68,7 +67,8 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
   }
 
   function proceed(slot: RequestSlot, req: Request, res: Response, next: NextFunction, watch: ResponseWatch) {
-    releaseWhenEnded(watch, slot.permit, () => failureOf(res.statusCode));
+    watch.hold(slot.permit);
+    watch.releaseAtEnd(); // a 5xx sent counts as failed
     if (watch.ended) return; // granted just as the client left
     req.llmScheduler = slot;
     res.locals.llmScheduler = slot;
@@ -77,12 +77,7 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
   }
   function llmScheduler(req: Request, res: Response, next: NextFunction): void {
     const watch = new ResponseWatch(res);
-    const slot = acquireSlot(
-      config,
-      req,
-      (name) => req.get(name),
-      () => watch.signal,
-    );
+    const slot = acquireSlot(config, req, nodeHeaderReader(req.headers), watch);
     if (!isThenable(slot)) proceed(slot, req, res, next, watch);
     else
       slot.then(

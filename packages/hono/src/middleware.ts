@@ -1,12 +1,11 @@
 import {
-  abortWhenGone,
   acquireSlot,
   failureOf,
   isThenable,
+  nodeHeaderReader,
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
-  releaseWhenEnded,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, MiddlewareHandler, Next } from "hono";
@@ -31,20 +30,19 @@ export interface LlmSchedulerEnv {
 /** The middleware, with the scheduler it uses (its own when none was given) for metrics and `close()`. */
 export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonly scheduler: Scheduler };
 
-/** On `@hono/node-server`: Node's response, its watch, and a header reader over Node's parsed headers. */
-interface NodeSide extends NodeBindings {
-  readonly watch: ResponseWatch;
-}
-
 /** After the handler: holds the slot until the response has been sent (or the client has gone). */
-function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, node: NodeSide | undefined): undefined {
+function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWatch | undefined): undefined {
   const { permit } = slot;
+  if (watch !== undefined) {
+    // On Node, wait for the real end of the response: no copy of it, no wrapped body. Without a thrown
+    // error, the status Node sent decides whether it failed.
+    if (c.error === undefined) watch.releaseAtEnd();
+    else watch.releaseAtEnd(c.error);
+    return undefined;
+  }
   const response = c.res;
   const failure = c.error ?? failureOf(response.status);
-  if (node !== undefined) {
-    // On Node, wait for the real end of the response: no copy of it, no wrapped body.
-    releaseWhenEnded(node.watch, permit, () => failure);
-  } else if (response.status < 200) {
+  if (response.status < 200) {
     permit.release(failure); // an upgrade: no body of ours to follow
   } else {
     const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
@@ -84,15 +82,19 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     return new Response(body, { status, headers });
   }
   // Not `async`: a request that gets its slot at once costs no extra promise or tick before `next()`.
-  function run(c: Context<LlmSchedulerEnv>, next: Next, slot: RequestSlot, node: NodeSide | undefined) {
+  // `watch` follows Node's response on `@hono/node-server`; elsewhere there is none.
+  function run(c: Context<LlmSchedulerEnv>, next: Next, slot: RequestSlot, watch: ResponseWatch | undefined) {
     const { permit } = slot;
-    const { raw } = c.req;
-    if (node !== undefined) abortWhenGone(node.watch, permit);
-    else raw.signal.addEventListener("abort", () => permit.abort(raw.signal.reason), { once: true });
+    if (watch !== undefined) {
+      watch.hold(permit);
+      (c.env as NodeBindings).outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
+    } else {
+      const { signal } = c.req.raw;
+      signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
+    }
     c.set("llmScheduler", slot);
-    node?.outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
     return next().then(
-      () => hold(c, slot, node),
+      () => hold(c, slot, watch),
       (error: unknown) => {
         permit.release(error);
         throw error;
@@ -100,18 +102,17 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     );
   }
   function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
-    const bindings = nodeBindingsOf(c.env);
-    const node =
-      bindings === undefined ? undefined : { ...bindings, watch: new ResponseWatch(bindings.outgoing) };
+    const node = nodeBindingsOf(c.env);
+    const watch = node === undefined ? undefined : new ResponseWatch(node.outgoing);
     const slot = acquireSlot(
       config,
       c,
-      node?.header ?? ((name) => c.req.header(name)),
-      () => node?.watch.signal ?? c.req.raw.signal,
+      node === undefined ? (name) => c.req.header(name) : nodeHeaderReader(node.incoming.headers),
+      watch ?? c.req.raw,
     );
-    if (!isThenable(slot)) return run(c, next, slot, node);
+    if (!isThenable(slot)) return run(c, next, slot, watch);
     return Promise.resolve(slot).then(
-      (granted) => run(c, next, granted, node),
+      (granted) => run(c, next, granted, watch),
       (error: unknown) => reject(error, c),
     );
   }

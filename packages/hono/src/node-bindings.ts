@@ -1,24 +1,24 @@
-import { type NodeResponseLike, nodeHeaderReader } from "@llm-scheduler/adapter-kit";
-import type { HeaderReader } from "@llm-scheduler/core";
+import type { NodeResponseLike } from "@llm-scheduler/adapter-kit";
 
 /** The part of Node's `http.ServerResponse` the middleware uses when `@hono/node-server` passes one. */
 export interface NodeOutgoing extends NodeResponseLike {
   setHeader(name: string, value: string): unknown;
 }
 
+/** Node's parsed request headers: lower-case names, repeated ones as arrays. */
+export type IncomingHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
 /** The Node request and response of `@hono/node-server`, as the middleware uses them. */
 export interface NodeBindings {
+  readonly incoming: { readonly headers: IncomingHeaders };
   readonly outgoing: NodeOutgoing;
-  /** Reads a request header straight from Node's parsed headers (no `Headers` object is built). */
-  readonly header: HeaderReader;
 }
-
-type IncomingHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /**
  * The Node request and response that `@hono/node-server` hands over as `c.env.incoming` and
  * `c.env.outgoing` (its documented `HttpBindings`), or `undefined` on other runtimes and in
- * `app.request()`. Found by shape, so this package needs neither Node types nor Node imports.
+ * `app.request()`. Found by shape, so this package needs neither Node types nor Node imports; the
+ * env object itself is returned, nothing is copied.
  */
 export function nodeBindingsOf(env: unknown): NodeBindings | undefined {
   const bindings = env as
@@ -28,7 +28,7 @@ export function nodeBindingsOf(env: unknown): NodeBindings | undefined {
   const outgoing = bindings?.outgoing;
   const headers = bindings?.incoming?.headers;
   if (
-    typeof outgoing?.once !== "function" ||
+    typeof outgoing?.on !== "function" ||
     typeof outgoing.setHeader !== "function" ||
     typeof outgoing.writableFinished !== "boolean" ||
     typeof headers !== "object" ||
@@ -36,5 +36,5 @@ export function nodeBindingsOf(env: unknown): NodeBindings | undefined {
   ) {
     return undefined;
   }
-  return { outgoing: outgoing as NodeOutgoing, header: nodeHeaderReader(headers) };
+  return bindings as NodeBindings;
 }

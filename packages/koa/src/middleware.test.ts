@@ -7,8 +7,21 @@ import type { Context } from "koa";
 import { describe, expect, it, vi } from "vitest";
 import { schedulerMiddleware } from "./middleware.js";
 
+/** Node's response under Koa's `ctx.res`: the middleware sets `Server-Timing` on it directly. */
+class FakeResponse extends FakeNodeResponse {
+  constructor(readonly headers: Record<string, string>) {
+    super();
+  }
+
+  setHeader(name: string, value: string): this {
+    this.headers[name] = value;
+    return this;
+  }
+}
+
 interface FakeContext {
-  readonly res: FakeNodeResponse;
+  readonly req: { readonly headers: Record<string, string> };
+  readonly res: FakeResponse;
   readonly state: Record<string, unknown>;
   readonly headers: Record<string, string>;
   status: number;
@@ -18,10 +31,12 @@ interface FakeContext {
 }
 
 function context(requestHeaders: Record<string, string> = {}): FakeContext & { ctx: Context } {
+  const headers: Record<string, string> = {};
   const fake: FakeContext = {
-    res: new FakeNodeResponse(),
+    req: { headers: requestHeaders },
+    res: new FakeResponse(headers),
     state: {},
-    headers: {},
+    headers,
     status: 404,
     body: undefined,
     get: (name) => requestHeaders[name] ?? "",

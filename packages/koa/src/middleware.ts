@@ -1,12 +1,10 @@
 import {
-  abortWhenGone,
   acquireSlot,
-  failureOf,
   isThenable,
+  nodeHeaderReader,
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
-  releaseWhenEnded,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, Middleware, Next } from "koa";
@@ -60,26 +58,21 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
       permit.release(); // granted just as the client left
       return undefined;
     }
-    abortWhenGone(watch, permit);
+    watch.hold(permit);
     ctx.state.llmScheduler = slot;
-    ctx.set("server-timing", serverTiming(slot.waitMs));
+    ctx.res.setHeader("server-timing", serverTiming(slot.waitMs));
     // Downstream has returned; the body (maybe a stream) is sent after this, so wait for the response.
     return next().then(
-      () => releaseWhenEnded(watch, permit, () => failureOf(ctx.res.statusCode)),
+      () => watch.releaseAtEnd(), // a 5xx sent counts as failed
       (error: unknown) => {
-        releaseWhenEnded(watch, permit, () => error);
+        watch.releaseAtEnd(error);
         throw error;
       },
     );
   }
   function llmScheduler(ctx: Context, next: Next): Promise<void> | undefined {
     const watch = new ResponseWatch(ctx.res);
-    const slot = acquireSlot(
-      config,
-      ctx,
-      (name) => ctx.get(name),
-      () => watch.signal,
-    );
+    const slot = acquireSlot(config, ctx, nodeHeaderReader(ctx.req.headers), watch);
     if (!isThenable(slot)) return run(ctx, next, watch, slot);
     return Promise.resolve(slot).then(
       (granted) => run(ctx, next, watch, granted),
