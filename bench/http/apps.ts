@@ -1,4 +1,5 @@
-// The same tiny JSON endpoint on Express, Koa and Hono, bare or behind schedulerMiddleware().
+// The same tiny JSON endpoint on Express, Koa and Hono: bare, behind a middleware that does nothing (the
+// framework's own price for any middleware), or behind schedulerMiddleware().
 
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,13 +14,16 @@ import { express, Koa, type KoaContext } from "./untyped.js";
 export const FRAMEWORKS = ["express", "koa", "hono"] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 
+export const MODES = ["bare", "no-op", "scheduled"] as const;
+export type Mode = (typeof MODES)[number];
+
 export const PATH = "/v1/ping";
 const BODY = { ok: true };
 
 /** A server listening on 127.0.0.1 and a function that closes it (and its scheduler). */
 export interface Running {
   readonly url: string;
-  /** The middleware's scheduler, or `null` for the bare app. */
+  /** The middleware's scheduler, or `null` without schedulerMiddleware(). */
   readonly scheduler: Scheduler | null;
   /** Calls `listener` on every request, before the app sees it. */
   onRequest(listener: () => void): void;
@@ -31,8 +35,9 @@ export function freeScheduler(slots: number): Scheduler {
   return createScheduler({ maxConcurrency: slots });
 }
 
-function expressApp(scheduler: Scheduler | null): RequestListener {
+function expressApp(mode: Mode, scheduler: Scheduler | null): RequestListener {
   const app = express();
+  if (mode === "no-op") app.use("/v1", (_req: unknown, _res: unknown, next: () => void) => next());
   if (scheduler !== null) app.use("/v1", expressScheduler({ scheduler }));
   app.get(PATH, (_req, res) => {
     res.json(BODY);
@@ -40,8 +45,9 @@ function expressApp(scheduler: Scheduler | null): RequestListener {
   return app;
 }
 
-function koaApp(scheduler: Scheduler | null): RequestListener {
+function koaApp(mode: Mode, scheduler: Scheduler | null): RequestListener {
   const app = new Koa();
+  if (mode === "no-op") app.use((_ctx: KoaContext, next: () => Promise<void>) => next());
   if (scheduler !== null) app.use(koaScheduler({ scheduler }));
   app.use((ctx: KoaContext) => {
     if (ctx.path === PATH) ctx.body = BODY;
@@ -49,8 +55,9 @@ function koaApp(scheduler: Scheduler | null): RequestListener {
   return app.callback();
 }
 
-function honoApp(scheduler: Scheduler | null): Hono {
+function honoApp(mode: Mode, scheduler: Scheduler | null): Hono {
   const app = new Hono();
+  if (mode === "no-op") app.use("/v1/*", (_c, next) => next());
   if (scheduler !== null) app.use("/v1/*", honoScheduler({ scheduler }));
   app.get(PATH, (c) => c.json(BODY));
   return app;
@@ -79,14 +86,15 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
   });
 }
 
-/** Starts `framework` on a free port, behind the middleware when `slots` is given. */
-export async function start(framework: Framework, slots: number | null): Promise<Running> {
-  const scheduler = slots === null ? null : freeScheduler(slots);
+/** Starts `framework` on a free port; `scheduled` puts schedulerMiddleware() with `slots` slots in front. */
+export async function start(framework: Framework, mode: Mode, slots = 64): Promise<Running> {
+  const scheduler = mode === "scheduled" ? freeScheduler(slots) : null;
   if (framework === "hono") {
-    const server = serve({ fetch: honoApp(scheduler).fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+    const fetch = honoApp(mode, scheduler).fetch;
+    const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }) as Server;
     return listening(server, scheduler);
   }
-  const handler = framework === "express" ? expressApp(scheduler) : koaApp(scheduler);
+  const handler = framework === "express" ? expressApp(mode, scheduler) : koaApp(mode, scheduler);
   const server = createServer(handler);
   server.listen(0, "127.0.0.1");
   return listening(server, scheduler);

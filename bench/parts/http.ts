@@ -1,6 +1,8 @@
-// Part 4: HTTP overhead of schedulerMiddleware() while slots are free, against the bare framework.
-// Servers run in this process; autocannon runs in a separate one (probes/load.ts).
-import { FRAMEWORKS, type Framework, type Running, start } from "../http/apps.js";
+// Part 4: HTTP overhead of schedulerMiddleware() while slots are free, against the bare framework and
+// against a middleware that does nothing. Servers run in this process; autocannon runs in a separate
+// one (probes/load.ts).
+import { FRAMEWORKS, type Framework, MODES, type Mode, type Running, start } from "../http/apps.js";
+import { CpuWindows } from "../http/cpu-windows.js";
 import { num, ratio, spread } from "../lib/format.js";
 import { runProbe } from "../lib/node-child.js";
 import type { Part } from "../lib/part.js";
@@ -16,9 +18,11 @@ const SLOTS = 64;
 
 interface Config {
   readonly framework: Framework;
-  readonly scheduled: boolean;
+  readonly mode: Mode;
   readonly server: Running;
   readonly results: LoadResult[];
+  /** Server CPU per request (µs, this process, all threads), one per round; empty in quick runs. */
+  readonly cpu: number[];
 }
 
 export const run: Part = async ({ quick, runs: asked, log }) => {
@@ -26,14 +30,18 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
   const seconds = quick ? 0.5 : 3;
   const warmSeconds = quick ? 0 : 1;
   const configs: Config[] = [];
+  const windows = new CpuWindows<Config>();
   for (const framework of FRAMEWORKS) {
-    for (const scheduled of [false, true]) {
-      configs.push({
+    for (const mode of MODES) {
+      const config: Config = {
         framework,
-        scheduled,
-        server: await start(framework, scheduled ? SLOTS : null),
+        mode,
+        server: await start(framework, mode, SLOTS),
         results: [],
-      });
+        cpu: [],
+      };
+      config.server.onRequest(() => windows.serving(config));
+      configs.push(config);
     }
   }
   try {
@@ -48,6 +56,7 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
     for (let round = 0; round < runs; round++) {
       // Rotate the order each round; one load process per round runs every server in turn.
       const order = configs.map((_, index) => configs[(index + round) % configs.length]!);
+      windows.reset();
       const results = await runProbe<LoadResult[]>("load", [
         String(seconds),
         String(CONNECTIONS),
@@ -55,8 +64,12 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
         // A smoke run only checks that every server answers: load them all at once.
         ...(quick ? ["--parallel"] : []),
       ]);
+      const cpu = windows.close();
       results.forEach((result, index) => {
-        order[index]!.results.push(result);
+        const config = order[index]!;
+        config.results.push(result);
+        const used = cpu.get(config);
+        if (!quick && used !== undefined) config.cpu.push(used.micros / used.requests);
       });
       log(`round ${round + 1}/${runs} done`);
     }
@@ -66,22 +79,31 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
   return report(configs, { runs, seconds, warmSeconds });
 };
 
+const signed = (value: number, digits: number) => `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`;
+
 function report(configs: Config[], settings: { runs: number; seconds: number; warmSeconds: number }) {
   const goals: Goal[] = [];
   const notes: string[] = [];
   const rows: string[][] = [];
   const latencyRows: string[][] = [];
+  const cpuRows: string[][] = [];
   for (const framework of FRAMEWORKS) {
-    const bare = configs.find((c) => c.framework === framework && !c.scheduled)!;
-    const scheduled = configs.find((c) => c.framework === framework && c.scheduled)!;
-    const paired = bare.results.map((result, index) => ({
-      ratio: scheduled.results[index]!.requestsPerSecond / result.requestsPerSecond,
-      p99: scheduled.results[index]!.p99 - result.p99,
-    }));
-    const rpsRatio = median(paired.map((pair) => pair.ratio));
-    const p99Delta = median(paired.map((pair) => pair.p99));
+    const of = (mode: Mode) => configs.find((c) => c.framework === framework && c.mode === mode)!;
+    const bare = of("bare");
+    const noop = of("no-op");
+    const scheduled = of("scheduled");
+    // Paired figures: the same round, so the same moment of a noisy machine.
+    const rpsRatio = (base: Config) =>
+      median(
+        base.results.map(
+          (result, index) => scheduled.results[index]!.requestsPerSecond / result.requestsPerSecond,
+        ),
+      );
+    const p99Delta = median(bare.results.map((result, index) => scheduled.results[index]!.p99 - result.p99));
+    const vsBare = rpsRatio(bare);
+    const vsNoop = rpsRatio(noop);
     const started = scheduled.server.scheduler?.metrics().started ?? 0;
-    const failures = [...bare.results, ...scheduled.results].reduce(
+    const failures = [...bare.results, ...noop.results, ...scheduled.results].reduce(
       (sum, result) => sum + result.failures,
       0,
     );
@@ -90,7 +112,7 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
       notes.push(`${framework}: the scheduler saw no request; the middleware was not in the path.`);
     const rps = (config: Config) =>
       spread(summarize(config.results.map((result) => result.requestsPerSecond)));
-    rows.push([framework, rps(bare), rps(scheduled), ratio(rpsRatio)]);
+    rows.push([framework, rps(bare), rps(noop), rps(scheduled), ratio(vsNoop), ratio(vsBare)]);
     const lat = (config: Config, key: "p50" | "p99") =>
       num(median(config.results.map((result) => result[key])), 2);
     latencyRows.push([
@@ -99,19 +121,30 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
       lat(scheduled, "p50"),
       lat(bare, "p99"),
       lat(scheduled, "p99"),
-      `${p99Delta >= 0 ? "+" : ""}${p99Delta.toFixed(2)}`,
+      signed(p99Delta, 2),
     ]);
+    if (scheduled.cpu.length > 0) {
+      const cpu = (config: Config) => median(config.cpu);
+      cpuRows.push([
+        framework,
+        num(cpu(bare), 1),
+        num(cpu(noop), 1),
+        num(cpu(scheduled), 1),
+        signed(cpu(noop) - cpu(bare), 1),
+        signed(cpu(scheduled) - cpu(noop), 1),
+      ]);
+    }
     goals.push(
       {
         name: `${framework}: req/s with the middleware vs bare`,
         target: `>= ${GOAL_RATIO}x`,
-        measured: ratio(rpsRatio),
-        holds: rpsRatio >= GOAL_RATIO && failures === 0 && started > 0,
+        measured: ratio(vsBare),
+        holds: vsBare >= GOAL_RATIO && failures === 0 && started > 0,
       },
       {
         name: `${framework}: p99 latency added by the middleware`,
         target: `<= +${GOAL_P99_MS} ms`,
-        measured: `${p99Delta >= 0 ? "+" : ""}${p99Delta.toFixed(2)} ms`,
+        measured: `${signed(p99Delta, 2)} ms`,
         holds: p99Delta <= GOAL_P99_MS && failures === 0 && started > 0,
       },
     );
@@ -120,14 +153,15 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
     part: "http",
     title: "HTTP: schedulerMiddleware() against the bare framework",
     method: [
-      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body, bare and behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits).`,
-      `The six servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round.`,
-      `${settings.warmSeconds > 0 ? `A ${settings.warmSeconds} s warm-up per server, then ` : ""}${settings.runs} round(s). The ratio and the p99 difference are medians over rounds of the paired figures (same round, same framework).`,
+      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in three ways: bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); and behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits).`,
+      `The nine servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round.`,
+      `${settings.warmSeconds > 0 ? `A ${settings.warmSeconds} s warm-up per server, then ` : ""}${settings.runs} round(s). Ratios and the p99 difference are medians over rounds of the paired figures (same round, same framework).`,
+      "Server CPU per request is this process's user plus system time (all threads, gc included) while one server was under load, divided by the requests it answered; median over rounds.",
     ],
     tables: [
       {
         title: "Requests per second, median (min–max)",
-        columns: ["framework", "bare", "with schedulerMiddleware", "ratio"],
+        columns: ["framework", "bare", "no-op middleware", "schedulerMiddleware", "vs no-op", "vs bare"],
         rows,
       },
       {
@@ -135,6 +169,23 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
         columns: ["framework", "bare p50", "scheduled p50", "bare p99", "scheduled p99", "p99 added"],
         rows: latencyRows,
       },
+      ...(cpuRows.length === 0
+        ? []
+        : [
+            {
+              title: "Server CPU per request (µs), median over rounds",
+              columns: [
+                "framework",
+                "bare",
+                "no-op middleware",
+                "schedulerMiddleware",
+                "framework's middleware price",
+                "schedulerMiddleware's own",
+              ],
+              rows: cpuRows,
+              note: "On a 2-core machine the server and autocannon share the cores, so every µs of server CPU costs requests per second; with 10 connections a microsecond added per request shows as more than its share, since the two processes also wait on each other.",
+            },
+          ]),
     ],
     goals,
     notes,
@@ -144,8 +195,9 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
       slots: SLOTS,
       results: configs.map((config) => ({
         framework: config.framework,
-        scheduled: config.scheduled,
+        mode: config.mode,
         runs: config.results,
+        cpuMicrosPerRequest: config.cpu,
       })),
     },
   };

@@ -2,10 +2,10 @@
 //   node --conditions=source --import tsx bench/tools/serve.ts hono scheduled 10 /tmp/hono.cpuprofile &
 //   node --conditions=source --import tsx bench/probe.ts load 8 10 <printed url>
 // With a profile path, the CPU profile covers only the serving (from the first request to the end),
-// not start-up. Arguments: <express|koa|hono> <bare|scheduled> [seconds=10] [profile path]
+// not start-up. Arguments: <express|koa|hono> <bare|no-op|scheduled> [seconds=10] [profile path]
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { FRAMEWORKS, type Framework, start } from "../http/apps.js";
+import { FRAMEWORKS, type Framework, MODES, type Mode, start } from "../http/apps.js";
 
 const [framework, mode = "scheduled", seconds = "10", profilePath] = process.argv.slice(2) as [
   Framework,
@@ -14,18 +14,21 @@ const [framework, mode = "scheduled", seconds = "10", profilePath] = process.arg
   string | undefined,
 ];
 if (!FRAMEWORKS.includes(framework)) {
-  throw new Error(`Usage: serve.ts <${FRAMEWORKS.join("|")}> <bare|scheduled> [seconds] [profile path]`);
+  throw new Error(`Usage: serve.ts <${FRAMEWORKS.join("|")}> <${MODES.join("|")}> [seconds] [profile path]`);
 }
 const session = profilePath === undefined ? null : new Session();
 if (session !== null) {
   session.connect();
   await session.post("Profiler.enable");
 }
-const server = await start(framework, mode === "bare" ? null : 64);
+if (!(MODES as readonly string[]).includes(mode)) throw new Error(`Mode must be one of ${MODES.join(", ")}`);
+const server = await start(framework, mode as Mode);
 let served = 0;
 let profiling: Promise<unknown> | null = null;
+let cpuAtFirst: NodeJS.CpuUsage | undefined;
 server.onRequest(() => {
   served++;
+  cpuAtFirst ??= process.cpuUsage();
   profiling ??= session?.post("Profiler.start") ?? Promise.resolve();
 });
 console.log(server.url);
@@ -35,7 +38,11 @@ setTimeout(async () => {
     const { profile } = await session.post("Profiler.stop");
     writeFileSync(profilePath!, JSON.stringify(profile));
   }
-  console.error(`served ${served} requests`);
+  const cpu = process.cpuUsage(cpuAtFirst);
+  const perRequest = served === 0 ? 0 : (cpu.user + cpu.system) / served;
+  console.error(
+    `served ${served} requests, ${perRequest.toFixed(1)} µs of CPU each (this process, all threads)`,
+  );
   await server.close();
   process.exit(0);
 }, Number(seconds) * 1000);
