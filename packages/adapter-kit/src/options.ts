@@ -28,7 +28,7 @@ export interface AdapterOptions<R> {
   readonly tenant?: (request: R) => Awaitable<string>;
   /**
    * The request id shown in events and errors; a rejected id that comes back counts as a retry.
-   * @default the `x-request-id` header when usable, otherwise a generated id
+   * @default the `x-request-id` header when usable, otherwise the scheduler numbers the request
    */
   readonly id?: (request: R) => Awaitable<string>;
   /**

@@ -1,10 +1,10 @@
 import {
+  givenRequestId,
   type HeaderReader,
   Headers,
   isRetryRequest,
   lowerOnlyPriority,
   type Permit,
-  requestIdOf,
   type Scheduler,
   type TaskOptions,
 } from "@llm-scheduler/core";
@@ -80,7 +80,7 @@ function taskOptionsFor<R, H>(
       ? lowerOnlyPriority(config.scheduler.options, header(Headers.priority))
       : config.priority(request);
   const tenant = config.tenant?.(request);
-  const id = config.id === undefined ? requestIdOf(header) : config.id(request);
+  const id = config.id === undefined ? givenRequestId(header) : config.id(request);
   const cost = config.cost?.(request);
   const { timeoutMs } = config;
   const retry = isRetryRequest(header);

@@ -23,6 +23,7 @@ export type {
 } from "./options.js";
 export { Permit } from "./permit.js";
 export {
+  givenRequestId,
   type HeaderReader,
   Headers,
   isRetryRequest,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveOptions } from "./options.js";
-import { isRetryRequest, lowerOnlyPriority, requestIdOf, serverTiming } from "./request.js";
+import { givenRequestId, isRetryRequest, lowerOnlyPriority, requestIdOf, serverTiming } from "./request.js";
 
 const options = resolveOptions({ priorities: { interactive: {}, standard: {}, batch: {} } });
 
@@ -34,6 +34,13 @@ describe("request helpers", () => {
     const made = requestIdOf(headers({ "x-request-id": "bad id\n" }));
     expect(made).toMatch(/^req-/);
     expect(requestIdOf(headers({}))).not.toBe(made);
+  });
+
+  it("passes on only a sane x-request-id", () => {
+    expect(givenRequestId(headers({ "x-request-id": "abc-1" }))).toBe("abc-1");
+    expect(givenRequestId(headers({ "x-request-id": "bad id\n" }))).toBeUndefined();
+    expect(givenRequestId(headers({ "x-request-id": "x".repeat(129) }))).toBeUndefined();
+    expect(givenRequestId(headers({}))).toBeUndefined();
   });
 
   it("formats Server-Timing", () => {

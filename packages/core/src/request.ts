@@ -46,7 +46,9 @@ export function lowerOnlyPriority(
 
 /** True when the request is a client's retry (the official OpenAI clients send `x-stainless-retry-count`). */
 export function isRetryRequest(header: HeaderReader): boolean {
-  const count = Number.parseInt(header(Headers.retryCount) ?? "", 10);
+  const given = header(Headers.retryCount);
+  if (given === null || given === undefined) return false;
+  const count = Number.parseInt(given, 10);
   return Number.isInteger(count) && count >= 1;
 }
 
@@ -55,12 +57,19 @@ let requestCounter = 0;
 const requestPrefix = `req-${Math.floor(Math.random() * 36 ** 6).toString(36)}-`;
 
 /**
- * The request's id: `x-request-id` when the client sent a usable one (at most 128 visible ASCII
- * characters), otherwise a new one.
+ * The client's `x-request-id` when it is usable (at most 128 visible ASCII characters), otherwise
+ * `undefined`: the adapters pass that on, and the scheduler numbers the request itself (no id is built
+ * for a request that never shows one).
  */
-export function requestIdOf(header: HeaderReader): string {
+export function givenRequestId(header: HeaderReader): string | undefined {
   const given = header(Headers.requestId);
-  if (given !== null && given !== undefined && /^[\x21-\x7e]{1,128}$/.test(given)) return given;
+  return given !== null && given !== undefined && /^[\x21-\x7e]{1,128}$/.test(given) ? given : undefined;
+}
+
+/** The request's id: {@link givenRequestId} when there is one, otherwise a new one, unique per process. */
+export function requestIdOf(header: HeaderReader): string {
+  const given = givenRequestId(header);
+  if (given !== undefined) return given;
   requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
   return requestPrefix + requestCounter.toString(36);
 }
