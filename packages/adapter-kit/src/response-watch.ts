@@ -43,7 +43,10 @@ export class ResponseWatch {
 
   constructor(response: NodeResponseLike) {
     this.#response = response;
-    if (response.writableFinished || response.destroyed) {
+    // Destroyed (the client left, or the response was sent and closed) before the middleware ran: Node
+    // has emitted, or is about to emit, `close` without us. A response that finished but is not yet
+    // destroyed still emits `close`, so one property read is enough on the common path.
+    if (response.destroyed) {
       this.#ended = true;
       this.#sent = response.writableFinished;
       return;
