@@ -1,20 +1,12 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RedisServer, startRedisServer } from "./redis-server.js";
+import { describe, expect, it } from "vitest";
+import { useRedisServer } from "./helpers.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-let redis: RedisServer;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = useRedisServer();
 
 describe("examples/multi-instance", () => {
   it("runs two gateways on one Redis and never lets the upstream see more than the global limit", async () => {
@@ -23,7 +15,7 @@ describe("examples/multi-instance", () => {
       ["--conditions=source", "examples/multi-instance/main.ts"],
       {
         cwd: ROOT,
-        env: { ...process.env, REDIS_URL: redis.url },
+        env: { ...process.env, REDIS_URL: redis.server.url },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );

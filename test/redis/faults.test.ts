@@ -1,21 +1,12 @@
 import { type Permit, SchedulerError } from "@llm-scheduler/core";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { instance, redisState, sleep, waitFor } from "./helpers.js";
-import { type RedisServer, startRedisServer } from "./redis-server.js";
+import { describe, expect, it } from "vitest";
+import { instance, redisState, sleep, useRedisServer, waitFor } from "./helpers.js";
 
-let redis: RedisServer;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = useRedisServer();
 
 async function state(prefix: string): Promise<{ running: number; queued: number }> {
-  const admin = new Redis(redis.url);
+  const admin = new Redis(redis.server.url);
   try {
     return await redisState(admin, prefix);
   } finally {
@@ -32,7 +23,7 @@ describe("Redis stopped and restarted mid-run", () => {
   it("fail-closed: rejects new work at once and the waiting tickets when reconnecting fails, long before their queue timeout", async () => {
     const prefix = "fault-closed:";
     // defaults: leaseMs 10 s, so the heartbeat and the reconnection attempts come every second
-    const gateway = instance(redis.url, { prefix, commandTimeoutMs: 500 }, OPTIONS);
+    const gateway = instance(redis.server.url, { prefix, commandTimeoutMs: 500 }, OPTIONS);
     const held = await Promise.all([0, 1, 2, 3].map(() => gateway.scheduler.acquire()));
     const waiting = [gateway.scheduler.acquire(), gateway.scheduler.acquire({ priority: "batch" })].map((p) =>
       p.catch((error: unknown) => ({ error, at: performance.now() })),
@@ -44,7 +35,7 @@ describe("Redis stopped and restarted mid-run", () => {
     );
 
     const stoppedAt = performance.now();
-    await redis.stop();
+    await redis.server.stop();
     const failure = await gateway.scheduler.run(() => "ran").catch((error: unknown) => error);
     expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
     expect(gateway.store.status).toBe("unavailable");
@@ -57,7 +48,7 @@ describe("Redis stopped and restarted mid-run", () => {
     }
     expect(gateway.scheduler.metrics().rejected.STORE_UNAVAILABLE).toBe(3);
 
-    await redis.restart();
+    await redis.server.restart();
     await waitFor(() => gateway.store.status === "connected", 5_000, "reconnected");
     // the outage was shorter than a lease: the tasks that ran through it are counted again
     await waitFor(async () => (await state(prefix)).running === 4, 3_000, "running tasks adopted");
@@ -71,17 +62,17 @@ describe("Redis stopped and restarted mid-run", () => {
 
   it("fail-closed: one slow reply drops nothing that waits: the tickets are sent again once Redis answers", async () => {
     const prefix = "fault-slow:";
-    const gateway = instance(redis.url, { prefix, commandTimeoutMs: 200 }, OPTIONS);
+    const gateway = instance(redis.server.url, { prefix, commandTimeoutMs: 200 }, OPTIONS);
     const held = await Promise.all([0, 1, 2, 3].map(() => gateway.scheduler.acquire()));
     const waiting = gateway.scheduler.acquire();
     await waitFor(() => gateway.store.depth("interactive") === 1, 2_000, "queued");
 
-    redis.pause();
+    redis.server.pause();
     try {
       const failure = await gateway.scheduler.run(() => {}).catch((error: unknown) => error);
       expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
     } finally {
-      redis.resume();
+      redis.server.resume();
     }
     await waitFor(() => gateway.store.status === "connected", 5_000, "back");
     // the task refused during the pause reached Redis late; it was taken out again on reconnection
@@ -97,7 +88,7 @@ describe("Redis stopped and restarted mid-run", () => {
 
   it("fail-closed: tasks that ran through an outage longer than leaseMs are revoked when Redis is back", async () => {
     const prefix = "fault-lapsed:";
-    const gateway = instance(redis.url, { prefix, leaseMs: 300, commandTimeoutMs: 500 }, OPTIONS);
+    const gateway = instance(redis.server.url, { prefix, leaseMs: 300, commandTimeoutMs: 500 }, OPTIONS);
     const permit = await gateway.scheduler.acquire();
     const ran = gateway.scheduler
       .run(
@@ -107,9 +98,9 @@ describe("Redis stopped and restarted mid-run", () => {
       .catch((error: unknown) => error);
     await waitFor(async () => (await state(prefix)).running === 2, 2_000, "both running");
 
-    await redis.stop();
+    await redis.server.stop();
     await sleep(600);
-    await redis.restart();
+    await redis.server.restart();
     await waitFor(() => permit.signal.aborted, 5_000, "the permit's signal aborted");
     expect(((await ran) as SchedulerError).code).toBe("STORE_UNAVAILABLE");
     expect((permit.signal.reason as SchedulerError).code).toBe("STORE_UNAVAILABLE");
@@ -126,15 +117,15 @@ describe("Redis stopped and restarted mid-run", () => {
     const prefix = "fault-refill:";
     const options = { maxConcurrency: 1, priorities: { a: { maxQueue: 1, queueTimeoutMs: 30_000 } } };
     // no heartbeat during the test: the store notices the loss on its next call
-    const gateway = instance(redis.url, { prefix, leaseMs: 180_000, pollMs: 60_000 }, options);
+    const gateway = instance(redis.server.url, { prefix, leaseMs: 180_000, pollMs: 60_000 }, options);
     const running = await gateway.scheduler.acquire();
     const first = gateway.scheduler.acquire().catch((error: unknown) => error);
     await waitFor(() => gateway.store.depth("a") === 1, 2_000, "queued");
 
-    const admin = new Redis(redis.url);
+    const admin = new Redis(redis.server.url);
     await admin.del(...(await admin.keys(`${prefix}*`))); // Redis lost everything under the prefix
     admin.disconnect();
-    const other = instance(redis.url, { prefix }, options);
+    const other = instance(redis.server.url, { prefix }, options);
     const otherRunning = await other.scheduler.acquire();
     const otherWaiting = other.scheduler.acquire();
     await waitFor(() => other.store.depth("a") === 1, 2_000, "the other instance's ticket queued");
@@ -156,7 +147,7 @@ describe("Redis stopped and restarted mid-run", () => {
   it("local: runs under maxConcurrency / expectedInstances with a bounded queue while down, then reconciles", async () => {
     const prefix = "fault-local:";
     const gateway = instance(
-      redis.url,
+      redis.server.url,
       {
         prefix,
         leaseMs: 600,
@@ -168,7 +159,7 @@ describe("Redis stopped and restarted mid-run", () => {
       OPTIONS,
     );
     const before = await gateway.scheduler.acquire(); // holds a Redis slot into the outage
-    await redis.stop();
+    await redis.server.stop();
     await waitFor(
       async () => {
         await gateway.scheduler.run(() => {}).catch(() => {});
@@ -199,7 +190,7 @@ describe("Redis stopped and restarted mid-run", () => {
     expect(await outcomes[5]).toBe("QUEUE_FULL");
     expect(await outcomes[4]).toBe("QUEUE_FULL");
 
-    await redis.restart();
+    await redis.server.restart();
     await waitFor(() => gateway.store.status === "connected", 5_000, "reconnected");
     // adopted: the task from before the outage and the one the fallback started; then two of the three
     // that waited locally were sent to Redis and took the free slots
@@ -218,13 +209,17 @@ describe("Redis stopped and restarted mid-run", () => {
   });
 
   it("fail-closed: rejects while Redis is not up yet at start, and serves once it is", async () => {
-    await redis.stop();
-    const gateway = instance(redis.url, { prefix: "fault-start-closed:", commandTimeoutMs: 300 }, OPTIONS);
+    await redis.server.stop();
+    const gateway = instance(
+      redis.server.url,
+      { prefix: "fault-start-closed:", commandTimeoutMs: 300 },
+      OPTIONS,
+    );
     try {
       const failure = await gateway.scheduler.run(() => {}).catch((error: unknown) => error);
       expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
     } finally {
-      await redis.restart();
+      await redis.server.restart();
     }
     await waitFor(() => gateway.store.status === "connected", 5_000, "connected");
     await expect(gateway.scheduler.run(() => "ok")).resolves.toBe("ok");
@@ -232,10 +227,10 @@ describe("Redis stopped and restarted mid-run", () => {
   });
 
   it("local: serves under the local limit while Redis is not up yet at start, then moves to Redis", async () => {
-    await redis.stop();
+    await redis.server.stop();
     const prefix = "fault-start-local:";
     const gateway = instance(
-      redis.url,
+      redis.server.url,
       { prefix, commandTimeoutMs: 300, onStoreError: "local", expectedInstances: 4 },
       OPTIONS,
     );
@@ -249,7 +244,7 @@ describe("Redis stopped and restarted mid-run", () => {
       held.release();
       held = await second;
     } finally {
-      await redis.restart();
+      await redis.server.restart();
     }
     await waitFor(() => gateway.store.status === "connected", 5_000, "connected");
     await waitFor(async () => (await state(prefix)).running === 1, 3_000, "the local task adopted");
@@ -265,21 +260,21 @@ describe("Redis stopped and restarted mid-run", () => {
     "a hung Redis (SIGSTOP) counts as down after commandTimeoutMs with %s; work resumes after",
     async (_, passClient) => {
       const prefix = `fault-hung-${passClient}:`;
-      const client = passClient ? new Redis(redis.url) : undefined;
+      const client = passClient ? new Redis(redis.server.url) : undefined;
       const gateway = instance(
-        redis.url,
+        redis.server.url,
         { prefix, commandTimeoutMs: 300, ...(client ? { client, url: undefined } : {}) },
         OPTIONS,
       );
       await gateway.scheduler.run(() => {});
-      redis.pause();
+      redis.server.pause();
       try {
         const started = performance.now();
         const failure = await gateway.scheduler.run(() => {}).catch((error: unknown) => error);
         expect((failure as SchedulerError).code).toBe("STORE_UNAVAILABLE");
         expect(performance.now() - started).toBeLessThan(1_000);
       } finally {
-        redis.resume();
+        redis.server.resume();
       }
       await waitFor(() => gateway.store.status === "connected", 5_000, "back");
       await expect(gateway.scheduler.run(() => "ok")).resolves.toBe("ok");

@@ -1,6 +1,32 @@
 import { createScheduler, type Scheduler, type SchedulerOptions } from "@llm-scheduler/core";
 import { fixedKeys, RedisStore, type RedisStoreOptions } from "@llm-scheduler/redis";
-import type { Redis } from "ioredis";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
+import { type RedisServer, startRedisServer } from "./redis-server.js";
+
+/**
+ * Starts a redis-server for the test file in `beforeAll` and stops it in `afterAll`; with `{ admin: true }`
+ * also opens an ioredis client on it, quit before the server stops. `beforeAll` fills in the fields, so
+ * read them inside tests and hooks. Call it before the file's own hooks: vitest runs `afterAll` hooks in
+ * reverse order, so the file's clean-up still finds Redis running.
+ */
+export function useRedisServer(options: { admin: true }): {
+  readonly server: RedisServer;
+  readonly admin: Redis;
+};
+export function useRedisServer(): { readonly server: RedisServer };
+export function useRedisServer(options: { admin?: boolean } = {}): { server?: RedisServer; admin?: Redis } {
+  const fixture: { server?: RedisServer; admin?: Redis } = {};
+  beforeAll(async () => {
+    fixture.server = await startRedisServer();
+    if (options.admin) fixture.admin = new Redis(fixture.server.url);
+  });
+  afterAll(async () => {
+    await fixture.admin?.quit();
+    await fixture.server?.stop();
+  });
+  return fixture;
+}
 
 /** Polls `check` every 10 ms until it returns true; fails after `timeoutMs`. For integration tests only. */
 export async function waitFor(

@@ -1,29 +1,17 @@
 import { createScheduler, type Permit, type SchedulerError } from "@llm-scheduler/core";
 import { fixedKeys, keyList, RedisStore, scriptSource } from "@llm-scheduler/redis";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { instance, redisState, waitFor } from "./helpers.js";
-import { type RedisServer, startRedisServer } from "./redis-server.js";
+import { describe, expect, it } from "vitest";
+import { instance, redisState, useRedisServer, waitFor } from "./helpers.js";
 
-let redis: RedisServer;
-let admin: Redis;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  admin = new Redis(redis.url);
-});
-
-afterAll(async () => {
-  await admin?.quit();
-  await redis?.stop();
-});
+const redis = useRedisServer({ admin: true });
 
 const LEASE_MS = 600;
 const OPTIONS = { maxConcurrency: 2, priorities: { a: { queueTimeoutMs: 30_000 } } };
 
 /** An instance whose connection is cut without a goodbye: to Redis it looks like a crashed process. */
 async function crashingInstance(prefix: string) {
-  const client = new Redis(redis.url);
+  const client = new Redis(redis.server.url);
   client.on("error", () => {});
   const store = new RedisStore({ client, prefix, leaseMs: LEASE_MS });
   const scheduler = createScheduler({ ...OPTIONS, store });
@@ -47,7 +35,7 @@ describe("leases", () => {
     const crashing = await crashingInstance(prefix);
     const held = [await crashing.scheduler.acquire(), await crashing.scheduler.acquire()];
     void crashing.scheduler.acquire().catch(() => {}); // queued on the instance that will crash
-    const survivor = instance(redis.url, { prefix, leaseMs: LEASE_MS }, OPTIONS);
+    const survivor = instance(redis.server.url, { prefix, leaseMs: LEASE_MS }, OPTIONS);
     const granted: Permit[] = [];
     const waiting = [survivor.scheduler.acquire(), survivor.scheduler.acquire()].map((p) =>
       p.then((permit) => void granted.push(permit)),
@@ -61,12 +49,12 @@ describe("leases", () => {
 
     expect(granted).toHaveLength(2);
     expect(recoveredMs).toBeLessThan(LEASE_MS + 500);
-    expect(await redisState(admin, prefix)).toEqual({ running: 2, queued: 0 });
-    expect(await admin.zscore(fixedKeys(prefix).instances, crashing.store.instanceId)).toBeNull();
+    expect(await redisState(redis.admin, prefix)).toEqual({ running: 2, queued: 0 });
+    expect(await redis.admin.zscore(fixedKeys(prefix).instances, crashing.store.instanceId)).toBeNull();
 
     // A late release of a lapsed lease changes nothing: the slot is someone else's now.
     const keys = keyList(fixedKeys(prefix));
-    const late = await admin.eval(
+    const late = await redis.admin.eval(
       scriptSource("release"),
       keys.length,
       ...keys,
@@ -76,30 +64,30 @@ describe("leases", () => {
       `${crashing.store.instanceId}:1`,
     );
     expect((late as unknown[])[0]).toBe(0);
-    expect(await redisState(admin, prefix)).toEqual({ running: 2, queued: 0 });
+    expect(await redisState(redis.admin, prefix)).toEqual({ running: 2, queued: 0 });
 
     for (const permit of [...granted, ...held]) permit.release();
-    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 2_000, "released");
+    await waitFor(async () => (await redisState(redis.admin, prefix)).running === 0, 2_000, "released");
     await survivor.close();
     await crashing.cleanUp();
   });
 
   it("are renewed while tasks run longer than leaseMs", async () => {
     const prefix = "lease-renew:";
-    const gateway = instance(redis.url, { prefix, leaseMs: 300 }, OPTIONS);
+    const gateway = instance(redis.server.url, { prefix, leaseMs: 300 }, OPTIONS);
     const permit = await gateway.scheduler.acquire();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(await redisState(admin, prefix)).toEqual({ running: 1, queued: 0 });
+    expect(await redisState(redis.admin, prefix)).toEqual({ running: 1, queued: 0 });
     permit.release();
-    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 2_000, "released");
+    await waitFor(async () => (await redisState(redis.admin, prefix)).running === 0, 2_000, "released");
     await gateway.close();
   });
 
   it("survive a SCRIPT FLUSH: scripts are loaded again on NOSCRIPT", async () => {
     const prefix = "lease-noscript:";
-    const gateway = instance(redis.url, { prefix }, OPTIONS);
+    const gateway = instance(redis.server.url, { prefix }, OPTIONS);
     await gateway.scheduler.run(() => {});
-    await admin.script("FLUSH");
+    await redis.admin.script("FLUSH");
     await expect(gateway.scheduler.run(() => "ran")).resolves.toBe("ran");
     expect(gateway.errors).toEqual([]);
     await gateway.close();
@@ -107,24 +95,24 @@ describe("leases", () => {
 
   it("count a task that runs while Redis lost its lease (restart) once it is renewed again", async () => {
     const prefix = "lease-adopt:";
-    const gateway = instance(redis.url, { prefix, leaseMs: 300 }, OPTIONS);
+    const gateway = instance(redis.server.url, { prefix, leaseMs: 300 }, OPTIONS);
     const permit = await gateway.scheduler.acquire();
-    await admin.flushall();
-    await waitFor(async () => (await redisState(admin, prefix)).running === 1, 2_000, "adopted");
+    await redis.admin.flushall();
+    await waitFor(async () => (await redisState(redis.admin, prefix)).running === 1, 2_000, "adopted");
     const second = await gateway.scheduler.acquire();
     const third = gateway.scheduler.acquire();
     await waitFor(() => gateway.store.depth("a") === 1, 2_000, "third waits: the adopted task counts");
     permit.release();
     (await third).release();
     second.release();
-    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 2_000, "released");
+    await waitFor(async () => (await redisState(redis.admin, prefix)).running === 0, 2_000, "released");
     await gateway.close();
   });
 
   it("are revoked when they lapsed while the instance stalled: the task's signal aborts and nothing leaks", async () => {
     const prefix = "lease-stall:";
-    const stalled = instance(redis.url, { prefix, leaseMs: 300 }, OPTIONS);
-    const other = instance(redis.url, { prefix, leaseMs: 300 }, OPTIONS);
+    const stalled = instance(redis.server.url, { prefix, leaseMs: 300 }, OPTIONS);
+    const other = instance(redis.server.url, { prefix, leaseMs: 300 }, OPTIONS);
     let abortedAt = 0;
     const ran = stalled.scheduler
       .run(
@@ -153,13 +141,13 @@ describe("leases", () => {
     expect(stalled.scheduler.metrics()).toMatchObject({ failed: 2, tenants: [] });
     permit.release(); // gone already: releasing it changes nothing
     await waitFor(
-      async () => (await redisState(admin, prefix)).running === 1,
+      async () => (await redisState(redis.admin, prefix)).running === 1,
       2_000,
       "the other's slot only",
     );
     granted.release();
-    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 2_000, "released");
-    expect(await redisState(admin, prefix)).toEqual({ running: 0, queued: 0 });
+    await waitFor(async () => (await redisState(redis.admin, prefix)).running === 0, 2_000, "released");
+    expect(await redisState(redis.admin, prefix)).toEqual({ running: 0, queued: 0 });
     expect(stalled.errors).toEqual([]);
     await other.close();
     await stalled.close();

@@ -1,27 +1,22 @@
 import type { Permit } from "@llm-scheduler/core";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { evalshaCalls, type Instance, instance, redisState, sleep, waitFor } from "./helpers.js";
-import { type RedisServer, startRedisServer } from "./redis-server.js";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  evalshaCalls,
+  type Instance,
+  instance,
+  redisState,
+  sleep,
+  useRedisServer,
+  waitFor,
+} from "./helpers.js";
 
-let redis: RedisServer;
-let admin: Redis;
+const redis = useRedisServer({ admin: true });
 let open: Instance[] = [];
 let prefixes = 0;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  admin = new Redis(redis.url);
-});
 
 afterEach(async () => {
   await Promise.all(open.map((gateway) => gateway.close()));
   open = [];
-});
-
-afterAll(async () => {
-  await admin?.quit();
-  await redis?.stop();
 });
 
 const PRIORITIES = {
@@ -32,7 +27,11 @@ const PRIORITIES = {
 function gateways(count: number, maxConcurrency: number, store = {}): { prefix: string; list: Instance[] } {
   const prefix = `multi${++prefixes}:`;
   const list = Array.from({ length: count }, () =>
-    instance(redis.url, { prefix, leaseMs: 3_000, ...store }, { maxConcurrency, priorities: PRIORITIES }),
+    instance(
+      redis.server.url,
+      { prefix, leaseMs: 3_000, ...store },
+      { maxConcurrency, priorities: PRIORITIES },
+    ),
   );
   open.push(...list);
   return { prefix, list };
@@ -56,7 +55,7 @@ describe("several instances on one Redis", () => {
     );
     await Promise.all(runs);
     expect(peak).toBe(4);
-    expect(await redisState(admin, prefix)).toEqual({ running: 0, queued: 0 });
+    expect(await redisState(redis.admin, prefix)).toEqual({ running: 0, queued: 0 });
     for (const gateway of list) expect(gateway.errors).toEqual([]);
   });
 
@@ -98,14 +97,18 @@ describe("several instances on one Redis", () => {
     const gateway = list[0]!;
     await waitFor(() => gateway.store.status === "connected", 2_000, "connected");
     await gateway.scheduler.run(() => {}); // warm up
-    await waitFor(async () => (await redisState(admin, prefix)).running === 0, 1_000, "warm-up released");
-    const before = await evalshaCalls(admin);
+    await waitFor(
+      async () => (await redisState(redis.admin, prefix)).running === 0,
+      1_000,
+      "warm-up released",
+    );
+    const before = await evalshaCalls(redis.admin);
     const permit = await gateway.scheduler.acquire();
-    const afterAcquire = await evalshaCalls(admin);
+    const afterAcquire = await evalshaCalls(redis.admin);
     permit.release();
-    await waitFor(async () => (await evalshaCalls(admin)) > afterAcquire, 1_000, "release");
+    await waitFor(async () => (await evalshaCalls(redis.admin)) > afterAcquire, 1_000, "release");
     expect(afterAcquire - before).toBe(1);
-    expect((await evalshaCalls(admin)) - afterAcquire).toBe(1);
+    expect((await evalshaCalls(redis.admin)) - afterAcquire).toBe(1);
   });
 
   it("hear of grants by pub/sub at once, without polling Redis while they wait", async () => {
@@ -117,9 +120,9 @@ describe("several instances on one Redis", () => {
       granted = permit;
     });
     await waitFor(() => b.store.depth("interactive") === 1, 2_000, "queued");
-    const before = await evalshaCalls(admin);
+    const before = await evalshaCalls(redis.admin);
     await sleep(500);
-    expect((await evalshaCalls(admin)) - before).toBe(0);
+    expect((await evalshaCalls(redis.admin)) - before).toBe(0);
     const released = performance.now();
     holder.release();
     await waiting;

@@ -2,10 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisState, waitFor } from "./helpers.js";
-import { type RedisServer, startRedisServer } from "./redis-server.js";
+import { redisState, useRedisServer, waitFor } from "./helpers.js";
 
 /**
  * Three gateway processes share one Redis; an upstream in this process counts the requests in flight
@@ -107,16 +105,14 @@ function send(gateway: Gateway, id: string, priority: string, tenant = "t"): Pro
   );
 }
 
-let redis: RedisServer;
-let admin: Redis;
+const redis = useRedisServer({ admin: true });
 const upstream = new Upstream();
 let gateways: Gateway[] = [];
 
+// Registered after useRedisServer: this runs once Redis is up, and its afterAll before Redis stops.
 beforeAll(async () => {
-  redis = await startRedisServer();
-  admin = new Redis(redis.url);
   await upstream.listen();
-  gateways = await Promise.all([0, 1, 2].map(() => startGateway(redis.url, upstream.url)));
+  gateways = await Promise.all([0, 1, 2].map(() => startGateway(redis.server.url, upstream.url)));
 }, 60_000);
 
 afterAll(async () => {
@@ -131,11 +127,9 @@ afterAll(async () => {
   );
   upstream.server.closeAllConnections();
   upstream.server.close();
-  await admin?.quit();
-  await redis?.stop();
 });
 
-const queued = async (): Promise<number> => (await redisState(admin, PREFIX)).queued;
+const queued = async (): Promise<number> => (await redisState(redis.admin, PREFIX)).queued;
 
 describe("three gateway processes, one Redis", () => {
   it("never send the upstream more than the global limit", async () => {
@@ -194,7 +188,7 @@ describe("three gateway processes, one Redis", () => {
     expect(upstream.peak).toBe(MAX);
     await waitFor(
       async () => {
-        const state = await redisState(admin, PREFIX);
+        const state = await redisState(redis.admin, PREFIX);
         return state.running === 0 && state.queued === 0;
       },
       3_000,
@@ -233,7 +227,7 @@ describe("three gateway processes, one Redis", () => {
     expect(await Promise.all(after)).toEqual([200, 200, 200, 200]);
     await waitFor(
       async () => {
-        const state = await redisState(admin, PREFIX);
+        const state = await redisState(redis.admin, PREFIX);
         return state.running === 0 && state.queued === 0;
       },
       3_000,

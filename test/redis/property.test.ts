@@ -1,23 +1,10 @@
 import type { Permit } from "@llm-scheduler/core";
 import fc from "fast-check";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Instance, instance, redisState, sleep, waitFor } from "./helpers.js";
-import { type RedisServer, startRedisServer } from "./redis-server.js";
+import { describe, expect, it } from "vitest";
+import { type Instance, instance, redisState, sleep, useRedisServer, waitFor } from "./helpers.js";
 
-let redis: RedisServer;
-let admin: Redis;
+const redis = useRedisServer({ admin: true });
 let runs = 0;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  admin = new Redis(redis.url);
-});
-
-afterAll(async () => {
-  await admin?.quit();
-  await redis?.stop();
-});
 
 type Command =
   | {
@@ -65,7 +52,7 @@ describe("three instances under random interleavings", () => {
           const prefix = `property${++runs}:`;
           const gateways: Instance[] = [0, 1, 2].map(() =>
             instance(
-              redis.url,
+              redis.server.url,
               { prefix, leaseMs: 5_000 },
               {
                 maxConcurrency: max,
@@ -135,7 +122,7 @@ describe("three instances under random interleavings", () => {
             expect(peak).toBeLessThanOrEqual(max);
             await waitFor(
               async () => {
-                const state = await redisState(admin, prefix);
+                const state = await redisState(redis.admin, prefix);
                 return state.running === 0 && state.queued === 0;
               },
               3_000,
