@@ -77,7 +77,7 @@ export class ResponseWatch {
 
   /**
    * Releases the held permit when the response has ended (at once if it has), with `failure`, or, when
-   * none is given, as failed if a 5xx was sent. Call {@link hold} first.
+   * it is `undefined`, as failed if a 5xx was sent. Call {@link hold} first.
    */
   releaseAtEnd(failure: unknown = BY_STATUS): void {
     this.#failure = failure;

@@ -35,9 +35,8 @@ function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWat
   const { permit } = slot;
   if (watch !== undefined) {
     // On Node, wait for the real end of the response: no copy of it, no wrapped body. Without a thrown
-    // error, the status Node sent decides whether it failed.
-    if (c.error === undefined) watch.releaseAtEnd();
-    else watch.releaseAtEnd(c.error);
+    // error (`c.error` undefined), the status Node sent decides whether it failed.
+    watch.releaseAtEnd(c.error);
     return undefined;
   }
   const response = c.res;
