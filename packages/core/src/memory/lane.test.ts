@@ -5,8 +5,11 @@ import { Lane } from "./lane.js";
 
 const weightOf = (): number => 1;
 
+let seq = 0;
+
 function ticket(tenant: string): Ticket {
   return {
+    seq: ++seq,
     priority: "batch",
     tenant,
     cost: 1,
@@ -16,7 +19,7 @@ function ticket(tenant: string): Ticket {
     next: null,
     olderPrev: null,
     olderNext: null,
-  } as unknown as Ticket;
+  };
 }
 
 function lane(): Lane {
