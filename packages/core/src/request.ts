@@ -53,7 +53,7 @@ export function isRetryRequest(header: HeaderReader): boolean {
 }
 
 let requestCounter = 0;
-/** Per process (or isolate): ids made up here do not collide with another instance's. */
+/** One per loaded copy of this module: ids made up here do not collide with another instance's. */
 const requestPrefix = `req-${Math.floor(Math.random() * 36 ** 6).toString(36)}-`;
 
 /**
@@ -66,7 +66,7 @@ export function givenRequestId(header: HeaderReader): string | undefined {
   return given !== null && given !== undefined && /^[\x21-\x7e]{1,128}$/.test(given) ? given : undefined;
 }
 
-/** The request's id: {@link givenRequestId} when there is one, otherwise a new one, unique per process. */
+/** The request's id: {@link givenRequestId} when there is one, otherwise a new one, unique to this instance. */
 export function requestIdOf(header: HeaderReader): string {
   const given = givenRequestId(header);
   if (given !== undefined) return given;
