@@ -22,6 +22,56 @@ export function invalid(field: string, expected: string, value: unknown): Schedu
   );
 }
 
+/** Edit distance between two short strings (option names): insertions, deletions and substitutions. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1);
+      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** The known name closest to `key`, when it is close enough to be a likely typo. */
+export function nearest(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1;
+  for (const name of known) {
+    const d = distance(key.slice(0, 64), name);
+    if (d < bestDistance) {
+      best = name;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/**
+ * Throws `INVALID_OPTION` for the first key of `value` that is not in `known`, naming the key with its
+ * path and the nearest known one. The one shape of every unknown-key message in every package:
+ * ``Unknown option `priorities.batch.queueTimeout`; did you mean `queueTimeoutMs`? Known: `weight`, …``.
+ *
+ * @example
+ * rejectUnknownKeys("priorities.batch", options.priorities.batch, ["weight", "reserved"]);
+ */
+export function rejectUnknownKeys(path: string, value: object, known: readonly string[]): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const shownKey = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+    const full = path === "" ? shownKey : `${path}.${shownKey}`;
+    const guess = nearest(key, known);
+    const hint = guess === undefined ? "" : ` did you mean \`${guess}\`?`;
+    throw new SchedulerError(
+      ErrorCode.INVALID_OPTION,
+      `Unknown option \`${full}\`;${hint} Known: ${known.map((k) => `\`${k}\``).join(", ")}`,
+    );
+  }
+}
+
 export function positiveInteger(field: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
     throw invalid(field, "a positive integer", value);
