@@ -53,7 +53,7 @@ export function nearest(key: string, known: readonly string[]): string | undefin
 /**
  * Throws `INVALID_OPTION` for the first key of `value` that is not in `known`, naming the key with its
  * path and the nearest known one. The one shape of every unknown-key message in every package:
- * ``Unknown option `priorities.batch.queueTimeout`; did you mean `queueTimeoutMs`? Known: `weight`, …``.
+ * ``Unknown option `priorities.batch.queueTimeout`; did you mean `queueTimeoutMs`? (known: `weight`, …)``.
  *
  * @example
  * rejectUnknownKeys("priorities.batch", options.priorities.batch, ["weight", "reserved"]);
@@ -64,11 +64,9 @@ export function rejectUnknownKeys(path: string, value: object, known: readonly s
     const shownKey = key.length > 64 ? `${key.slice(0, 64)}…` : key;
     const full = path === "" ? shownKey : `${path}.${shownKey}`;
     const guess = nearest(key, known);
-    const hint = guess === undefined ? "" : ` did you mean \`${guess}\`?`;
-    throw new SchedulerError(
-      ErrorCode.INVALID_OPTION,
-      `Unknown option \`${full}\`;${hint} Known: ${known.map((k) => `\`${k}\``).join(", ")}`,
-    );
+    const hint = guess === undefined ? "" : `; did you mean \`${guess}\`?`;
+    const list = known.map((k) => `\`${k}\``).join(", ");
+    throw new SchedulerError(ErrorCode.INVALID_OPTION, `Unknown option \`${full}\`${hint} (known: ${list})`);
   }
 }
 
