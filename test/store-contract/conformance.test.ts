@@ -1,5 +1,5 @@
 import type { SchedulerOptions } from "@llm-scheduler/core";
-import { MemoryStore } from "@llm-scheduler/core";
+import { MemoryStore } from "@llm-scheduler/core/kit";
 import { RedisStore } from "@llm-scheduler/redis";
 import fc from "fast-check";
 import { Redis } from "ioredis";

@@ -1,4 +1,5 @@
-import type { SchedulerOptions, Store } from "@llm-scheduler/core";
+import type { SchedulerOptions } from "@llm-scheduler/core";
+import type { Store } from "@llm-scheduler/core/kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { Driver } from "./driver.js";
 

@@ -1,12 +1,10 @@
 import {
   createScheduler,
-  type EnqueueResult,
   type ResolvedOptions,
   type SchedulerOptions,
-  type Store,
-  type Ticket,
   VirtualClock,
 } from "@llm-scheduler/core";
+import type { EnqueueResult, Store, Ticket } from "@llm-scheduler/core/kit";
 
 /** What a test asks for when it makes a ticket. */
 export interface TicketInit {

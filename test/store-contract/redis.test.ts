@@ -1,4 +1,4 @@
-import type { Store } from "@llm-scheduler/core";
+import type { Store } from "@llm-scheduler/core/kit";
 import { RedisStore } from "@llm-scheduler/redis";
 import { afterAll, beforeAll } from "vitest";
 import { type RedisServer, startRedisServer } from "../redis/redis-server.js";

@@ -1,13 +1,11 @@
+import type { Permit, Scheduler, TaskOptions } from "@llm-scheduler/core";
 import {
   givenRequestId,
+  HeaderNames,
   type HeaderReader,
-  Headers,
   isRetryRequest,
   lowerOnlyPriority,
-  type Permit,
-  type Scheduler,
-  type TaskOptions,
-} from "@llm-scheduler/core";
+} from "@llm-scheduler/core/kit";
 import type { ResolvedAdapterOptions } from "./options.js";
 
 /**
@@ -77,7 +75,7 @@ function taskOptionsFor<R, H>(
 ): TaskOptions | Promise<TaskOptions> {
   const priority =
     config.priority === undefined
-      ? lowerOnlyPriority(config.scheduler.options, header(Headers.priority))
+      ? lowerOnlyPriority(config.scheduler.options, header(HeaderNames.priority))
       : config.priority(request);
   const tenant = config.tenant?.(request);
   const id = config.id === undefined ? givenRequestId(header) : config.id(request);

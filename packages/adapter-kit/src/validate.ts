@@ -1,4 +1,5 @@
-import { invalidOption, type SchedulerError } from "@llm-scheduler/core";
+import type { SchedulerError } from "@llm-scheduler/core";
+import { invalidOption } from "@llm-scheduler/core/kit";
 
 /**
  * An `INVALID_OPTION` error in the house shape, so adapter options fail the way core options do:

@@ -1,5 +1,23 @@
 /**
  * `@llm-scheduler/core/kit`: helpers for authors of adapters and stores, kept out of the main entry so
  * that it stays the documented API for users.
+ *
+ * - adapters: the header names every adapter reads and the functions that turn them into per-call
+ *   options (`lowerOnlyPriority`, `isRetryRequest`, `givenRequestId`, `requestIdOf`, `serverTiming`);
+ * - stores: the `Store` seam, the in-memory default (`MemoryStore`) and the heap the core orders its
+ *   deadlines with;
+ * - both: the one validation message shape (`invalidOption`, `rejectUnknownKeys`, `nearest`).
  */
+export { type HeapItem, IndexedHeap } from "./heap.js";
+export { MemoryStore } from "./memory/memory-store.js";
+export {
+  givenRequestId,
+  HeaderNames,
+  type HeaderReader,
+  isRetryRequest,
+  lowerOnlyPriority,
+  requestIdOf,
+  serverTiming,
+} from "./request.js";
+export type { EnqueueResult, MaybePromise, Store, StoreHost, StoreSnapshot, Ticket } from "./store.js";
 export { invalid as invalidOption, nearest, rejectUnknownKeys } from "./validate.js";

@@ -4,8 +4,13 @@ import type { ResolvedOptions } from "./options.js";
 /** Reads one request header by lower-case name; whatever the framework offers. */
 export type HeaderReader = (name: string) => string | null | undefined;
 
-/** Header names the adapters read. */
-export const Headers = {
+/**
+ * Header names the adapters read (named so as not to shadow the web `Headers` class).
+ *
+ * @example
+ * const id = request.headers.get(HeaderNames.requestId) ?? undefined;
+ */
+export const HeaderNames = {
   /** Lets a client lower (never raise) its own priority. */
   priority: "x-priority",
   /** The request id; one is made up when absent. */
@@ -38,7 +43,7 @@ export function lowerOnlyPriority(
     const known = options.priorities.map((priority) => `"${priority.name}"`).join(", ");
     throw new SchedulerError(
       ErrorCode.INVALID_PRIORITY,
-      `Unknown priority "${requested.slice(0, 64)}" in the ${Headers.priority} header; expected one of ${known}`,
+      `Unknown priority "${requested.slice(0, 64)}" in the ${HeaderNames.priority} header; expected one of ${known}`,
     );
   }
   return wanted.index >= floor.index ? wanted.name : floor.name;
@@ -46,7 +51,7 @@ export function lowerOnlyPriority(
 
 /** True when the request is a client's retry (the official OpenAI clients send `x-stainless-retry-count`). */
 export function isRetryRequest(header: HeaderReader): boolean {
-  const given = header(Headers.retryCount);
+  const given = header(HeaderNames.retryCount);
   if (given === null || given === undefined) return false;
   const count = Number.parseInt(given, 10);
   return Number.isInteger(count) && count >= 1;
@@ -62,7 +67,7 @@ const requestPrefix = `req-${Math.floor(Math.random() * 36 ** 6).toString(36)}-`
  * for a request that never shows one).
  */
 export function givenRequestId(header: HeaderReader): string | undefined {
-  const given = header(Headers.requestId);
+  const given = header(HeaderNames.requestId);
   return given !== null && given !== undefined && /^[\x21-\x7e]{1,128}$/.test(given) ? given : undefined;
 }
 

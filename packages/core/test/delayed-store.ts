@@ -1,12 +1,12 @@
+import type { ResolvedOptions } from "../src/index.js";
 import {
   type EnqueueResult,
   MemoryStore,
-  type ResolvedOptions,
   type Store,
   type StoreHost,
   type StoreSnapshot,
   type Ticket,
-} from "../src/index.js";
+} from "../src/kit.js";
 
 const later = <T>(value: () => T): Promise<T> =>
   Promise.resolve()

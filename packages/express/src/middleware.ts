@@ -6,7 +6,8 @@ import {
   ResponseWatch,
   rejectionFor,
 } from "@llm-scheduler/adapter-kit";
-import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
+import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
+import { serverTiming } from "@llm-scheduler/core/kit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { type ExpressSchedulerOptions, resolveOptions } from "./options.js";
 

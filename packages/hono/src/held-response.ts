@@ -1,4 +1,4 @@
-import { serverTiming } from "@llm-scheduler/core";
+import { serverTiming } from "@llm-scheduler/core/kit";
 import { holdBody } from "./hold-body.js";
 
 /**

@@ -7,7 +7,8 @@ import {
   ResponseWatch,
   rejectionFor,
 } from "@llm-scheduler/adapter-kit";
-import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
+import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
+import { serverTiming } from "@llm-scheduler/core/kit";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { heldResponse } from "./held-response.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";

@@ -6,7 +6,8 @@ import {
   ResponseWatch,
   rejectionFor,
 } from "@llm-scheduler/adapter-kit";
-import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
+import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
+import { serverTiming } from "@llm-scheduler/core/kit";
 import type { Context, Middleware, Next } from "koa";
 import { type KoaSchedulerOptions, resolveOptions } from "./options.js";
 

@@ -11,7 +11,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createScheduler, MemoryStore, type Scheduler, type Store } from "@llm-scheduler/core";
+import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import { MemoryStore, type Store } from "@llm-scheduler/core/kit";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { Redis } from "ioredis";
 import { RedisStore } from "../src/index.js";

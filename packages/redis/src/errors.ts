@@ -1,4 +1,5 @@
-import { ErrorCode, SchedulerError, type Ticket } from "@llm-scheduler/core";
+import { ErrorCode, SchedulerError } from "@llm-scheduler/core";
+import type { Ticket } from "@llm-scheduler/core/kit";
 
 /** Redis knows no such priority: the instances sharing the prefix were configured differently. */
 export function unknownPriority(ticket: Ticket, prefix: string): Error {

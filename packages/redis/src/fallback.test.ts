@@ -1,4 +1,5 @@
-import { createScheduler, type Ticket, VirtualClock } from "@llm-scheduler/core";
+import { createScheduler, VirtualClock } from "@llm-scheduler/core";
+import type { Ticket } from "@llm-scheduler/core/kit";
 import { describe, expect, it } from "vitest";
 import { ticket } from "../test/fixtures.js";
 import { LocalFallback, localOptions } from "./fallback.js";

@@ -1,12 +1,11 @@
+import type { ResolvedOptions, ResolvedPriority } from "@llm-scheduler/core";
 import {
   type EnqueueResult,
   MemoryStore,
-  type ResolvedOptions,
-  type ResolvedPriority,
   type StoreHost,
   type StoreSnapshot,
   type Ticket,
-} from "@llm-scheduler/core";
+} from "@llm-scheduler/core/kit";
 import {
   type Entry,
   type Ledger,

@@ -1,4 +1,5 @@
-import { SchedulerError, type Ticket, VirtualClock } from "@llm-scheduler/core";
+import { SchedulerError, VirtualClock } from "@llm-scheduler/core";
+import type { Ticket } from "@llm-scheduler/core/kit";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ticket } from "../test/fixtures.js";
 import { Grants } from "./grants.js";

@@ -1,4 +1,4 @@
-import type { Ticket } from "@llm-scheduler/core";
+import type { Ticket } from "@llm-scheduler/core/kit";
 import { describe, expect, it } from "vitest";
 import { ticket as fixture } from "../test/fixtures.js";
 import { Ledger, PENDING, RUNNING } from "./ledger.js";

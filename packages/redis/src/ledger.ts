@@ -1,4 +1,4 @@
-import type { Ticket } from "@llm-scheduler/core";
+import type { Ticket } from "@llm-scheduler/core/kit";
 
 /** Waiting for a grant. */
 export const PENDING = 0;

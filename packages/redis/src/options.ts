@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { invalidOption as invalid } from "@llm-scheduler/core";
+import { invalidOption as invalid } from "@llm-scheduler/core/kit";
 import type { Redis } from "ioredis";
 
 /** An ioredis client, with either reply mapping; the store only runs scripts and pub/sub on it. */

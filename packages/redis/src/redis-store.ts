@@ -1,12 +1,12 @@
+import type { ResolvedOptions } from "@llm-scheduler/core";
 import type {
   EnqueueResult,
   MaybePromise,
-  ResolvedOptions,
   Store,
   StoreHost,
   StoreSnapshot,
   Ticket,
-} from "@llm-scheduler/core";
+} from "@llm-scheduler/core/kit";
 import { openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
 import { Grants } from "./grants.js";
 import { grantChannel } from "./keys.js";

@@ -1,4 +1,5 @@
-import type { EnqueueResult, ResolvedOptions, Ticket } from "@llm-scheduler/core";
+import type { ResolvedOptions } from "@llm-scheduler/core";
+import type { EnqueueResult, Ticket } from "@llm-scheduler/core/kit";
 import { unknownPriority } from "./errors.js";
 import type { Grants } from "./grants.js";
 import { type Entry, LOCAL_QUEUED, PENDING } from "./ledger.js";

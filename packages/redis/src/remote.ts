@@ -1,4 +1,5 @@
-import type { Clock, ResolvedOptions, Ticket } from "@llm-scheduler/core";
+import type { Clock, ResolvedOptions } from "@llm-scheduler/core";
+import type { Ticket } from "@llm-scheduler/core/kit";
 import { Batcher, type BatchKind } from "./batcher.js";
 import { within } from "./connection.js";
 import { fixedKeys, keyList, ticketId } from "./keys.js";

@@ -1,4 +1,5 @@
-import type { ResolvedOptions, StoreHost } from "@llm-scheduler/core";
+import type { ResolvedOptions } from "@llm-scheduler/core";
+import type { StoreHost } from "@llm-scheduler/core/kit";
 import { type LocalFallback, localOptions } from "./fallback.js";
 import { type Entry, Ledger } from "./ledger.js";
 import type { ResolvedRedisOptions } from "./options.js";

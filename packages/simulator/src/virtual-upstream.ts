@@ -1,4 +1,5 @@
-import { type Clock, IndexedHeap, type TimerHandle } from "@llm-scheduler/core";
+import type { Clock, TimerHandle } from "@llm-scheduler/core";
+import { IndexedHeap } from "@llm-scheduler/core/kit";
 import type { LatencyModel } from "@llm-scheduler/upstream-sim";
 
 /** One generation asked of the virtual server. */
