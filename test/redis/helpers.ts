@@ -1,5 +1,6 @@
 import { createScheduler, type Scheduler, type SchedulerOptions } from "@llm-scheduler/core";
-import { fixedKeys, RedisStore, type RedisStoreOptions } from "@llm-scheduler/redis";
+import { RedisStore, type RedisStoreOptions } from "@llm-scheduler/redis";
+import { fixedKeys } from "@llm-scheduler/redis/layout";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { type RedisServer, startRedisServer } from "./redis-server.js";

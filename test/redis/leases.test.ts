@@ -1,5 +1,6 @@
 import { createScheduler, type Permit, type SchedulerError } from "@llm-scheduler/core";
-import { fixedKeys, keyList, RedisStore, scriptSource } from "@llm-scheduler/redis";
+import { RedisStore } from "@llm-scheduler/redis";
+import { fixedKeys, keyList, scriptSource } from "@llm-scheduler/redis/layout";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { instance, redisState, useRedisServer, waitFor } from "./helpers.js";

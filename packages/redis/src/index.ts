@@ -1,11 +1,8 @@
-export { fixedKeys, grantChannel, inboxKey, type Keys, keyList, ticketId } from "./keys.js";
-export {
-  type AgingClock,
-  type OnStoreError,
-  type RedisClient,
-  type RedisStoreOptions,
-  type ResolvedRedisOptions,
-  resolveRedisOptions,
+export type {
+  AgingClock,
+  OnStoreError,
+  RedisClient,
+  RedisStoreOptions,
+  ResolvedRedisOptions,
 } from "./options.js";
 export { RedisStore, type RedisStoreStatus } from "./redis-store.js";
-export { type ScriptName, scriptSource } from "./scripts.js";

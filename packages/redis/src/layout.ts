@@ -1,0 +1,11 @@
+/**
+ * `@llm-scheduler/redis/layout`: what the store keeps in Redis, for operators who inspect a live
+ * instance and for tests that check it. Not needed to use the store.
+ *
+ * @example
+ * import { fixedKeys, keyList } from "@llm-scheduler/redis/layout";
+ * const keys = fixedKeys("llm:"); // keys.state, keys.instances, ...
+ * console.log(keyList(keys)); // every fixed key, in the order the Lua scripts receive them
+ */
+export { fixedKeys, type Keys, keyList } from "./keys.js";
+export { type ScriptName, scriptSource } from "./scripts.js";

@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RedisServer, startRedisServer } from "../redis/redis-server.js";
+import { type ConsumerProject, installConsumer } from "./consumer.js";
+import {
+  type Manifest,
+  pack,
+  packedManifest,
+  publishedPackages,
+  ROOT,
+  sh,
+  typeErrors,
+  type WorkspacePackage,
+  workspacePackages,
+} from "./workspace.js";
+
+// Builds every package, packs the published ones, installs the tarballs into a fresh npm project outside
+// the workspace and uses them from Node ESM, TypeScript (nodenext) and Bun. Slow by nature: one build, one
+// npm install, a few child processes.
+const published = publishedPackages();
+const bin = (name: string): string => join(ROOT, "node_modules", ".bin", name);
+const BUN = join(ROOT, "test", "node_modules", ".bin", "bun");
+
+let packDir: string;
+let tarballs: Map<string, string>;
+let manifests: Map<string, Manifest>;
+let consumer: ConsumerProject;
+let redis: RedisServer;
+
+beforeAll(async () => {
+  await sh("pnpm", ["run", "build"], { cwd: ROOT, timeoutMs: 240_000 });
+  packDir = mkdtempSync(join(tmpdir(), "llm-scheduler-packs-"));
+  tarballs = new Map();
+  manifests = new Map();
+  for (const pkg of published) {
+    const tarball = await pack(pkg, packDir);
+    tarballs.set(pkg.manifest.name, tarball);
+    manifests.set(pkg.manifest.name, await packedManifest(tarball));
+  }
+  [consumer, redis] = await Promise.all([installConsumer(tarballs), startRedisServer()]);
+}, 420_000);
+
+afterAll(async () => {
+  await redis?.stop();
+  if (consumer !== undefined) rmSync(consumer.dir, { recursive: true, force: true });
+  if (packDir !== undefined) rmSync(packDir, { recursive: true, force: true });
+});
+
+function lastJsonLine(output: string): unknown {
+  const lines = output.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1] ?? "null");
+}
+
+/** Every import specifier a package's `exports` offers (`@llm-scheduler/core`, `.../core/kit`, ...). */
+function specifiers(pkg: WorkspacePackage): string[] {
+  return Object.keys(pkg.manifest.exports ?? { ".": {} }).map((path) =>
+    path === "." ? pkg.manifest.name : `${pkg.manifest.name}/${path.slice(2)}`,
+  );
+}
+
+describe("which packages are published", () => {
+  it("publishes the library packages and keeps tools, examples, benchmarks and tests private", () => {
+    expect(published.map((pkg) => pkg.manifest.name)).toEqual(
+      expect.arrayContaining([
+        "@llm-scheduler/adapter-kit",
+        "@llm-scheduler/core",
+        "@llm-scheduler/express",
+        "@llm-scheduler/hono",
+        "@llm-scheduler/koa",
+        "@llm-scheduler/redis",
+      ]),
+    );
+    const privateOnes = [
+      ...workspacePackages("examples").filter((pkg) => pkg.manifest.name !== undefined),
+      ...["demo", "simulator", "upstream-sim"].map((name) =>
+        workspacePackages("packages").find((pkg) => pkg.dir.endsWith(`/${name}`)),
+      ),
+    ];
+    for (const pkg of privateOnes) expect(pkg?.manifest.private, pkg?.dir).toBe(true);
+  });
+});
+
+describe("packed manifests", () => {
+  it("carry real versions where the workspace says workspace:", () => {
+    for (const [name, manifest] of manifests) {
+      expect(JSON.stringify(manifest), name).not.toContain("workspace:");
+      for (const [dependency, range] of Object.entries(manifest.dependencies ?? {})) {
+        const own = manifests.get(dependency);
+        if (dependency.startsWith("@llm-scheduler/")) {
+          expect(own, `${name} depends on ${dependency}, which is not published`).toBeDefined();
+          expect(range, `${name} -> ${dependency}`).toBe(`^${own?.version}`);
+        }
+      }
+    }
+  });
+
+  it("declare peer dependencies as ranges", () => {
+    for (const [name, manifest] of manifests) {
+      for (const [peer, range] of Object.entries(manifest.peerDependencies ?? {})) {
+        expect(range, `${name} peer ${peer}`).toMatch(/^(\^|>=|~)\d|\|\|/);
+      }
+    }
+  });
+});
+
+describe("lint of the tarballs", { timeout: 180_000 }, () => {
+  it("publint finds nothing, warnings included", async () => {
+    for (const tarball of tarballs.values()) {
+      const out = await sh(bin("publint"), ["run", tarball, "--strict"], { cwd: packDir });
+      expect(out, tarball).toContain("All good!");
+    }
+  });
+
+  it("are the types wrong: none for ESM consumers (node16 from ESM and bundlers)", async () => {
+    for (const tarball of tarballs.values()) {
+      const out = await sh(bin("attw"), [tarball, "--profile", "esm-only", "--format", "json"], {
+        cwd: packDir,
+      });
+      const report = JSON.parse(out) as { analysis: { problems: unknown[] }; problems?: unknown[] };
+      const problems = (report.analysis.problems as { resolutionKind?: string }[]).filter(
+        (problem) => problem.resolutionKind !== "node10" && problem.resolutionKind !== "node16-cjs",
+      );
+      expect(problems, tarball).toEqual([]);
+    }
+  });
+});
+
+describe("installed with npm in a fresh project", { timeout: 180_000 }, () => {
+  it("every exported entry point loads in plain Node ESM", async () => {
+    const names = published.flatMap(specifiers);
+    const script = `for (const name of ${JSON.stringify(names)}) { const m = await import(name); if (Object.keys(m).length === 0) throw new Error(name + " exports nothing"); } console.log(${names.length});`;
+    const out = await sh("node", ["--input-type=module", "-e", script], { cwd: consumer.dir });
+    expect(lastJsonLine(out)).toBe(names.length);
+  });
+
+  it("runs a task through core and each adapter, and one through Redis, from a .mjs file", async () => {
+    const out = await sh("node", ["smoke.mjs"], { cwd: consumer.dir, env: { REDIS_URL: redis.url } });
+    expect(lastJsonLine(out)).toEqual({
+      core: 42,
+      kit: "INVALID_OPTION",
+      express: "200 batch",
+      koa: "200 batch",
+      hono: "200 batch",
+      redisLua: true,
+      redisOptions: "INVALID_OPTION",
+      redis: "ran through redis",
+    });
+  });
+
+  it("type-checks TypeScript written with module and moduleResolution nodenext", async () => {
+    expect(await typeErrors(consumer.dir)).toEqual([]);
+  });
+
+  it("runs the TypeScript file and the .mjs file with Bun", async () => {
+    const typed = await sh(BUN, ["typed.ts"], { cwd: consumer.dir });
+    expect(lastJsonLine(typed)).toEqual({
+      core: 42,
+      hono: "200 batch",
+      express: true,
+      koa: 1,
+      stateKey: "typed:state",
+      redisOptions: "INVALID_OPTION",
+    });
+    const smoke = await sh(BUN, ["smoke.mjs"], { cwd: consumer.dir, env: { REDIS_URL: redis.url } });
+    expect(lastJsonLine(smoke)).toMatchObject({
+      core: 42,
+      express: "200 batch",
+      koa: "200 batch",
+      redis: "ran through redis",
+    });
+  });
+});
