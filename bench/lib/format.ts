@@ -11,13 +11,6 @@ export function ratio(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(2)}x` : String(value);
 }
 
-/** Milliseconds with a sensible precision. */
-export function ms(value: number): string {
-  if (value >= 100) return `${num(value)} ms`;
-  if (value >= 1) return `${value.toFixed(1)} ms`;
-  return `${value.toFixed(2)} ms`;
-}
-
 /** A median with its range: "51,234 (48,001–53,900)". */
 export function spread(summary: { median: number; min: number; max: number }, digits = 0): string {
   return `${num(summary.median, digits)} (${num(summary.min, digits)}–${num(summary.max, digits)})`;

@@ -28,11 +28,6 @@ export async function timeIt(fn: () => Promise<unknown> | unknown): Promise<numb
   return performance.now() - start;
 }
 
-/** Lets timers, I/O callbacks and every pending microtask run once. */
-export function nextMacrotask(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /** A promise that never settles: the body of a task that holds its slot for the whole measurement. */
 export function never(): Promise<never> {
   return new Promise(() => {});

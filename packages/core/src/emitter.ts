@@ -47,8 +47,4 @@ export class Emitter<M extends object> {
       }
     }
   }
-
-  removeAll(): void {
-    this.#listeners.clear();
-  }
 }

@@ -8,8 +8,6 @@ export const ErrorCode = {
   RUN_TIMEOUT: "RUN_TIMEOUT",
   /** The caller's signal aborted the task (queued or running). `cause` is `signal.reason`. */
   ABORTED: "ABORTED",
-  /** The task was stopped to make room for more urgent work. */
-  PREEMPTED: "PREEMPTED",
   /** The scheduler is closing or closed and admits nothing more. */
   CLOSED: "CLOSED",
   /** An option (at construction, in `update()` or on one call) is invalid. */

@@ -9,7 +9,6 @@ describe("httpStatusFor", () => {
       ["QUEUE_TIMEOUT", 429],
       ["RUN_TIMEOUT", 504],
       ["ABORTED", 499],
-      ["PREEMPTED", 503],
       ["CLOSED", 503],
       ["INVALID_OPTION", 400],
       ["INVALID_PRIORITY", 400],

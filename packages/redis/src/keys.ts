@@ -61,22 +61,6 @@ export function keyList(keys: Keys): string[] {
   return [keys.state, keys.tenantWeights, keys.tickets, keys.leases, keys.instances];
 }
 
-/** A priority's tickets in arrival order. */
-export const ageKey = (prefix: string, priority: string): string => `${prefix}age:${priority}`;
-/** A priority's ring of tenants with waiting tickets. */
-export const ringKey = (prefix: string, priority: string): string => `${prefix}ring:${priority}`;
-/** One tenant's waiting tickets within one priority. */
-export const tenantQueueKey = (prefix: string, priority: string, tenant: string): string =>
-  `${prefix}q:${Buffer.byteLength(priority)}:${priority}:${tenant}`;
-/** The queued tickets of one instance. */
-export const ownedKey = (prefix: string, instance: string): string => `${prefix}owned:${instance}`;
-/**
- * Grants waiting to be drained by one instance.
- *
- * @example
- * await redis.llen(inboxKey("llm:", store.instanceId));
- */
-export const inboxKey = (prefix: string, instance: string): string => `${prefix}inbox:${instance}`;
 /**
  * The pub/sub channel on which one instance hears of its grants.
  *
