@@ -13,4 +13,3 @@ export {
   nodeHeaderReader,
   type RequestSlot,
 } from "./slot.js";
-export { optionError } from "./validate.js";
