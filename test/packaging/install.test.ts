@@ -128,11 +128,24 @@ describe("lint of the tarballs", { timeout: 180_000 }, () => {
 });
 
 describe("installed with npm in a fresh project", { timeout: 180_000 }, () => {
-  it("every exported entry point loads in plain Node ESM", async () => {
+  it("every exported entry point loads in plain Node ESM, and none shadows a global", async () => {
     const names = published.flatMap(specifiers);
-    const script = `for (const name of ${JSON.stringify(names)}) { const m = await import(name); if (Object.keys(m).length === 0) throw new Error(name + " exports nothing"); } console.log(${names.length});`;
+    const script = `const out = {}; for (const name of ${JSON.stringify(names)}) out[name] = Object.keys(await import(name)); console.log(JSON.stringify(out));`;
     const out = await sh("node", ["--input-type=module", "-e", script], { cwd: consumer.dir });
-    expect(lastJsonLine(out)).toBe(names.length);
+    const exported = lastJsonLine(out) as Record<string, string[]>;
+    expect(Object.keys(exported).sort()).toEqual([...names].sort());
+    for (const [name, keys] of Object.entries(exported)) {
+      expect(keys.length, `${name} exports nothing`).toBeGreaterThan(0);
+      expect(
+        keys.filter((key) => key in globalThis),
+        `${name} shadows a global`,
+      ).toEqual([]);
+    }
+    // helpers for adapter and store authors live on core/kit and redis/layout, not on the main entries
+    const kit = ["IndexedHeap", "invalidOption", "HeaderNames", "MemoryStore", "serverTiming"];
+    expect(exported["@llm-scheduler/core"]?.filter((key) => [...kit, "Headers"].includes(key))).toEqual([]);
+    expect(exported["@llm-scheduler/core/kit"]).toEqual(expect.arrayContaining(kit));
+    expect(exported["@llm-scheduler/redis"]?.filter((key) => /keys?|script/i.test(key))).toEqual([]);
   });
 
   it("runs a task through core and each adapter, and one through Redis, from a .mjs file", async () => {
