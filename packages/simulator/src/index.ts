@@ -1,11 +1,11 @@
-export { parseDurationFlag, parseSimulateArgs, type SimulateCommand } from "./cli-args.js";
+export { parseDurationFlag, type SimulateCommand } from "./cli-args.js";
 export { type DemoScenarioOptions, demoScenario } from "./demo-scenario.js";
-export { ClientTimeout, Driver, type DriverOptions } from "./driver.js";
+export { Driver, type DriverOptions } from "./driver.js";
 export { type GatewayKind, type SimulateOptions, simulate } from "./engine.js";
 export { FifoLimiter, type Release } from "./fifo-limiter.js";
-export { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
-export { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
-export { type ControllerFactory, LightAbortController, LightAbortSignal } from "./light-abort.js";
+export { formatDuration, parseDuration } from "./format.js";
+export { checkGoal, type GoalCheck, pickBest } from "./goal.js";
+export type { ControllerFactory } from "./light-abort.js";
 export {
   type KindCounters,
   type LoadSample,
@@ -31,26 +31,24 @@ export type {
   ScenarioScheduler,
   ScenarioUpstream,
 } from "./scenario.js";
-export { invalidField, ScenarioError } from "./scenario-error.js";
+export { ScenarioError } from "./scenario-error.js";
 export {
   type LoadedScenario,
   loadScenarioFile,
   type ScenarioOverrides,
-  withOverrides,
 } from "./scenario-load.js";
 export { resolveScenario } from "./scenario-resolve.js";
 export {
   type BatchResult,
   type InteractiveResult,
   type Quantiles,
-  quantiles,
   type RunResult,
   summarize,
   type TenantResult,
 } from "./stats.js";
 export { renderSweep, runSweep, type SweepOutcome, type SweepRow } from "./sweep.js";
 export { parseSweep, type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
-export { describeScenario, improvement, renderComparison, tableLegend } from "./table.js";
+export { describeScenario, renderComparison, tableLegend } from "./table.js";
 export type {
   Attempt,
   AttemptFailure,
@@ -64,12 +62,9 @@ export { schedulerLoad } from "./transport.js";
 export {
   createVirtualFifoGateway,
   createVirtualScheduledGateway,
-  failureOf,
 } from "./virtual-gateways.js";
 export { type GenerationJob, VirtualUpstream } from "./virtual-upstream.js";
 export {
-  drawRange,
-  exponentialMs,
   generateWorkload,
   type RequestKind,
   type RequestSpec,
