@@ -23,7 +23,11 @@ export class Reporter {
   constructor(clock: Clock, priorities: readonly ResolvedPriority[]) {
     this.#clock = clock;
     this.origin = clock.now();
-    this.events = new Emitter((error) => this.error(error));
+    // The listener-error rule: a throw from any listener is reported once as an `error` event; a throw
+    // from an `error` listener is dropped (never re-emitted, so it cannot recurse).
+    this.events = new Emitter((error, name) => {
+      if (name !== "error") this.error(error);
+    });
     this.addPriorities(priorities);
   }
 
