@@ -1,7 +1,7 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions, ResolvedPriority } from "./options.js";
 import type { PriorityStats } from "./stats.js";
-import { invalid } from "./validate.js";
+import { duration, invalidOption } from "./validate.js";
 
 /** Per-call options of `run()` and `acquire()`. */
 export interface TaskOptions {
@@ -49,23 +49,20 @@ export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
   }
   const tenant = options.tenant ?? config.defaultTenant;
   if (typeof tenant !== "string" || tenant.length === 0 || tenant.length > 256) {
-    throw invalid("tenant", "a non-empty string of at most 256 characters", tenant);
+    throw invalidOption("tenant", "a non-empty string of at most 256 characters", tenant);
   }
   const cost = options.cost ?? 1;
   if (!Number.isInteger(cost) || cost < 1 || cost > priority.maxConcurrency) {
-    throw invalid(
+    throw invalidOption(
       "cost",
       `an integer from 1 to ${priority.maxConcurrency} (the priority's maxConcurrency)`,
       cost,
     );
   }
-  const timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
-  if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
-    throw invalid("timeoutMs", "a positive number of milliseconds", timeoutMs);
-  }
+  const timeoutMs = duration("timeoutMs", options.timeoutMs ?? Number.POSITIVE_INFINITY);
   const id = options.id;
   if (id !== undefined && (typeof id !== "string" || id.length > 256)) {
-    throw invalid("id", "a string of at most 256 characters", id);
+    throw invalidOption("id", "a string of at most 256 characters", id);
   }
   return { priority, tenant, cost, timeoutMs, id };
 }

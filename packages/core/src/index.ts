@@ -35,5 +35,5 @@ export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
 export type { MetricsSnapshot, PriorityMetrics, TaskCounts } from "./stats.js";
 export type { EnqueueResult, MaybePromise, Store, StoreHost, StoreSnapshot, Ticket } from "./store.js";
 export type { TaskContext, TaskFunction } from "./task.js";
-export { invalid as invalidOption } from "./validate.js";
+export { invalidOption } from "./validate.js";
 export type { Quantiles } from "./wait-sketch.js";

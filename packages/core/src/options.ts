@@ -4,13 +4,18 @@ import {
   bound,
   definedOnly,
   duration,
-  invalid,
+  integerIn,
+  invalidOption,
+  MAX_CONCURRENCY,
   nonEmptyString,
-  nonNegativeInteger,
+  numberIn,
   plainObject,
-  positiveInteger,
-  positiveNumber,
 } from "./validate.js";
+
+/** The range of a priority's `weight`. */
+export const PRIORITY_WEIGHT = { min: 0.001, max: 1_000_000 } as const;
+/** The range of a tenant's `weight` (the lower end bounds the turns a round of tenants can take). */
+export const TENANT_WEIGHT = { min: 0.01, max: 1_000 } as const;
 
 /** One lane of work, such as `interactive` or `batch`. */
 export interface PriorityOptions {
@@ -189,22 +194,22 @@ function resolvePriority(
   const priority: ResolvedPriority = {
     name,
     index,
-    weight: positiveNumber(`${field}.weight`, merged.weight, 1_000_000),
-    reserved: nonNegativeInteger(`${field}.reserved`, merged.reserved),
-    maxConcurrency: positiveInteger(`${field}.maxConcurrency`, merged.maxConcurrency),
+    weight: numberIn(`${field}.weight`, merged.weight, PRIORITY_WEIGHT.min, PRIORITY_WEIGHT.max),
+    reserved: integerIn(`${field}.reserved`, merged.reserved, 0, MAX_CONCURRENCY),
+    maxConcurrency: integerIn(`${field}.maxConcurrency`, merged.maxConcurrency, 1, MAX_CONCURRENCY),
     queueTimeoutMs: duration(`${field}.queueTimeoutMs`, merged.queueTimeoutMs),
     maxQueue: bound(`${field}.maxQueue`, merged.maxQueue),
     maxWaitMs: duration(`${field}.maxWaitMs`, merged.maxWaitMs),
   };
   if (priority.maxConcurrency > maxConcurrency) {
-    throw invalid(
+    throw invalidOption(
       `${field}.maxConcurrency`,
       `at most \`maxConcurrency\` (${maxConcurrency})`,
       priority.maxConcurrency,
     );
   }
   if (priority.reserved > priority.maxConcurrency) {
-    throw invalid(
+    throw invalidOption(
       `${field}.reserved`,
       `at most its \`maxConcurrency\` (${priority.maxConcurrency})`,
       priority.reserved,
@@ -218,7 +223,7 @@ function resolveTenants(raw: unknown): Map<string, number> {
   if (raw === undefined) return weights;
   for (const [tenant, options] of Object.entries(plainObject("tenants", raw))) {
     const weight = definedOnly(plainObject(`tenants.${tenant}`, options) as TenantOptions).weight ?? 1;
-    weights.set(tenant, positiveNumber(`tenants.${tenant}.weight`, weight, 1_000));
+    weights.set(tenant, numberIn(`tenants.${tenant}.weight`, weight, TENANT_WEIGHT.min, TENANT_WEIGHT.max));
   }
   return weights;
 }
@@ -229,16 +234,17 @@ function resolveTenants(raw: unknown): Map<string, number> {
  */
 export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions {
   const given = definedOnly(plainObject("options", options) as SchedulerOptions);
-  const maxConcurrency = positiveInteger("maxConcurrency", given.maxConcurrency ?? 8);
+  const maxConcurrency = integerIn("maxConcurrency", given.maxConcurrency ?? 8, 1, MAX_CONCURRENCY);
   const rawPriorities = plainObject("priorities", given.priorities ?? defaultPriorities(maxConcurrency));
   const names = Object.keys(rawPriorities);
-  if (names.length === 0) throw invalid("priorities", "an object with at least one priority", rawPriorities);
+  if (names.length === 0)
+    throw invalidOption("priorities", "an object with at least one priority", rawPriorities);
   const priorities = names.map((name, index) =>
     resolvePriority(name, index, rawPriorities[name], maxConcurrency),
   );
   const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
   if (reservedTotal > maxConcurrency) {
-    throw invalid(
+    throw invalidOption(
       "priorities.*.reserved",
       `in total at most \`maxConcurrency\` (${maxConcurrency})`,
       reservedTotal,
@@ -249,7 +255,7 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
     given.defaultPriority ?? (names.includes("interactive") ? "interactive" : names[0]),
   );
   if (!names.includes(defaultPriority)) {
-    throw invalid(
+    throw invalidOption(
       "defaultPriority",
       `one of ${names.map((name) => `\`${name}\``).join(", ")}`,
       defaultPriority,
@@ -257,7 +263,7 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
   }
   const unknownPriority = given.unknownPriority ?? "reject";
   if (unknownPriority !== "reject" && unknownPriority !== "default") {
-    throw invalid("unknownPriority", '"reject" or "default"', unknownPriority);
+    throw invalidOption("unknownPriority", '"reject" or "default"', unknownPriority);
   }
   return {
     maxConcurrency,
@@ -270,8 +276,8 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
     tenantWeights: resolveTenants(given.tenants),
     abortGraceMs: duration("abortGraceMs", given.abortGraceMs ?? 5_000),
     retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),
-    retryMemory: nonNegativeInteger("retryMemory", given.retryMemory ?? 10_000),
-    metricsTenantLimit: nonNegativeInteger("metricsTenantLimit", given.metricsTenantLimit ?? 50),
+    retryMemory: integerIn("retryMemory", given.retryMemory ?? 10_000, 0, 1_000_000),
+    metricsTenantLimit: integerIn("metricsTenantLimit", given.metricsTenantLimit ?? 50, 0, 10_000),
     clock: given.clock ?? systemClock,
   };
 }

@@ -22,11 +22,6 @@ export const DONE = 3;
 /** Where a task is: admitted and waiting for the store's answer, waiting, holding a slot, or finished. */
 export type Phase = typeof PENDING | typeof QUEUED | typeof RUNNING | typeof DONE;
 
-const PHASE_BITS = 3;
-const SETTLED = 4;
-const RETRY = 8;
-const COST_SHIFT = 4;
-
 /** The fields a task starts with. */
 export interface TaskInit {
   readonly priority: string;
@@ -67,8 +62,10 @@ export class Task implements Ticket, Deadlined, EventListenerObject {
   declare fn: TaskFunction<unknown> | null;
   declare resolve: ((value: unknown) => void) | null;
   declare readonly onAbort: (task: Task) => void;
-  /** Phase, settled, retry and cost packed in one small integer. */
-  declare flags: number;
+  declare readonly cost: number;
+  declare readonly retry: boolean;
+  declare phase: Phase;
+  declare settled: boolean;
   /** Whole ms from the scheduler's origin to the start (a small integer, not a boxed double). */
   declare startedAt: number;
   declare controller: AbortController | null;
@@ -92,7 +89,10 @@ export class Task implements Ticket, Deadlined, EventListenerObject {
     self.fn = init.fn;
     self.resolve = init.resolve;
     self.onAbort = init.onAbort;
-    self.flags = PENDING | (init.retry ? RETRY : 0) | (init.cost << COST_SHIFT);
+    self.cost = init.cost;
+    self.retry = init.retry;
+    self.phase = PENDING;
+    self.settled = false;
     self.startedAt = 0;
     self.controller = null;
     self.prev = null;
@@ -105,30 +105,6 @@ export class Task implements Ticket, Deadlined, EventListenerObject {
 
   get id(): string {
     return this.givenId ?? String(this.seq);
-  }
-
-  get cost(): number {
-    return this.flags >>> COST_SHIFT;
-  }
-
-  get retry(): boolean {
-    return (this.flags & RETRY) !== 0;
-  }
-
-  get phase(): Phase {
-    return (this.flags & PHASE_BITS) as Phase;
-  }
-
-  set phase(phase: Phase) {
-    this.flags = (this.flags & ~PHASE_BITS) | phase;
-  }
-
-  get settled(): boolean {
-    return (this.flags & SETTLED) !== 0;
-  }
-
-  set settled(settled: boolean) {
-    this.flags = settled ? this.flags | SETTLED : this.flags & ~SETTLED;
   }
 
   /** The signal the task's function (or permit holder) sees; made on first use. */
