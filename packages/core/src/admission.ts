@@ -1,7 +1,7 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions, ResolvedPriority } from "./options.js";
 import type { PriorityStats } from "./stats.js";
-import { duration, invalidOption } from "./validate.js";
+import { duration, invalidOption, rejectUnknownKeys } from "./validate.js";
 
 /** Per-call options of `run()` and `acquire()`. */
 export interface TaskOptions {
@@ -17,8 +17,36 @@ export interface TaskOptions {
   readonly timeoutMs?: number;
   /** Units of `maxConcurrency` the task takes (e.g. estimated tokens / 1000). @default 1 */
   readonly cost?: number;
-  /** A retry of a request that failed before: queued at the front of its tenant's queue. @default false */
+  /**
+   * Your own code says this is a retry of a request that failed before (trusted): queued at the front
+   * of its tenant's queue. For a client's unchecked claim use `claimedRetry`. @default false
+   */
   readonly retry?: boolean;
+  /**
+   * The client claims this is a retry (e.g. the `x-stainless-retry-count` header), which anyone can send:
+   * it goes to the front only when its id was rejected or timed out recently, or while its tenant has a
+   * recent rejection not yet used by another claimed retry (one front-of-queue entry per rejection,
+   * within `retryWindowMs`). @default false
+   */
+  readonly claimedRetry?: boolean;
+}
+
+const TASK_KEYS = new Set<string>([
+  "priority",
+  "tenant",
+  "id",
+  "signal",
+  "timeoutMs",
+  "cost",
+  "retry",
+  "claimedRetry",
+]);
+
+/** Throws `INVALID_OPTION` for a key `TaskOptions` does not have (no allocation when all are known). */
+function checkKeys(options: TaskOptions): void {
+  for (const key in options) {
+    if (!TASK_KEYS.has(key)) rejectUnknownKeys("", options, [...TASK_KEYS]);
+  }
 }
 
 /** Per-call options after validation. */
@@ -28,28 +56,53 @@ export interface Admitted {
   readonly cost: number;
   readonly timeoutMs: number;
   readonly id: string | undefined;
+  readonly signal: AbortSignal | null;
+  readonly retry: boolean;
+  readonly claimedRetry: boolean;
+}
+
+/** True for an `AbortSignal` of this or another realm (checked by shape, as `instanceof` misses those). */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  const signal = value as Partial<AbortSignal> | null;
+  return (
+    typeof signal === "object" &&
+    signal !== null &&
+    typeof signal.aborted === "boolean" &&
+    typeof signal.addEventListener === "function" &&
+    typeof signal.removeEventListener === "function"
+  );
+}
+
+function flag(field: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") throw invalidOption(field, "a boolean", value);
+  return value;
+}
+
+function priorityOf(options: TaskOptions, config: ResolvedOptions): ResolvedPriority {
+  const name = options.priority ?? config.defaultPriority;
+  const priority = config.priorityByName.get(name);
+  if (priority !== undefined) return priority;
+  if (typeof name !== "string") throw invalidOption("priority", "a string", name);
+  if (config.unknownPriority === "reject") {
+    const known = config.priorities.map((p) => `"${p.name}"`).join(", ");
+    const shown = name.length > 64 ? "(a long name)" : `"${name}"`;
+    throw new SchedulerError(
+      ErrorCode.INVALID_PRIORITY,
+      `Unknown priority ${shown}; expected one of ${known}`,
+    );
+  }
+  return config.priorityByName.get(config.defaultPriority)!;
 }
 
 /** Validates one call's options against the configuration; throws a typed error naming the field. */
 export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
-  const name = options.priority ?? config.defaultPriority;
-  let priority = config.priorityByName.get(name);
-  if (priority === undefined) {
-    if (config.unknownPriority === "reject" || typeof name !== "string") {
-      const known = config.priorities.map((p) => `"${p.name}"`).join(", ");
-      throw new SchedulerError(
-        ErrorCode.INVALID_PRIORITY,
-        `Unknown priority "${String(name)}"; expected one of ${known}`,
-        {
-          id: options.id,
-        },
-      );
-    }
-    priority = config.priorityByName.get(config.defaultPriority)!;
-  }
+  if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
+  checkKeys(options);
+  const priority = priorityOf(options, config);
   const tenant = options.tenant ?? config.defaultTenant;
-  if (typeof tenant !== "string" || tenant.length === 0 || tenant.length > 256) {
-    throw invalidOption("tenant", "a non-empty string of at most 256 characters", tenant);
+  if (typeof tenant !== "string" || tenant.length === 0) {
+    throw invalidOption("tenant", "a non-empty string", tenant);
   }
   const cost = options.cost ?? 1;
   if (!Number.isInteger(cost) || cost < 1 || cost > priority.maxConcurrency) {
@@ -64,7 +117,11 @@ export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
   if (id !== undefined && (typeof id !== "string" || id.length > 256)) {
     throw invalidOption("id", "a string of at most 256 characters", id);
   }
-  return { priority, tenant, cost, timeoutMs, id };
+  const signal = options.signal ?? null;
+  if (signal !== null && !isAbortSignal(signal)) throw invalidOption("signal", "an AbortSignal", signal);
+  const retry = flag("retry", options.retry);
+  const claimedRetry = flag("claimedRetry", options.claimedRetry);
+  return { priority, tenant, cost, timeoutMs, id, signal, retry, claimedRetry };
 }
 
 const FALLBACK_RETRY_MS = 1_000;

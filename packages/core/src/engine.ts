@@ -134,10 +134,9 @@ export class Engine {
   #createTask(fn: TaskFunction<unknown> | null, options: TaskOptions, resolve: (v: unknown) => void): Task {
     const given = options ?? {};
     try {
-      if (this.#closed)
-        throw new SchedulerError(ErrorCode.CLOSED, "The scheduler is closed", { id: given.id });
+      if (this.#closed) throw new SchedulerError(ErrorCode.CLOSED, "The scheduler is closed");
       const admitted = admit(given, this.#options);
-      const signal = given.signal ?? null;
+      const signal = admitted.signal;
       if (signal?.aborted) {
         throw new SchedulerError(ErrorCode.ABORTED, "The task's signal was aborted before it was queued", {
           cause: signal.reason,
@@ -146,8 +145,7 @@ export class Engine {
         });
       }
       const now = this.#options.clock.now();
-      const retry =
-        given.retry === true || (admitted.id !== undefined && this.#recent.take(admitted.id, now));
+      const retry = admitted.retry || (admitted.id !== undefined && this.#recent.take(admitted.id, now));
       return new Task(++this.#seq, {
         priority: admitted.priority.name,
         tenant: admitted.tenant,

@@ -10,7 +10,40 @@ import {
   nonEmptyString,
   numberIn,
   plainObject,
+  rejectUnknownKeys,
 } from "./validate.js";
+
+const OPTION_KEYS: readonly (keyof SchedulerOptions)[] = [
+  "maxConcurrency",
+  "priorities",
+  "defaultPriority",
+  "unknownPriority",
+  "maxQueue",
+  "defaultTenant",
+  "tenants",
+  "abortGraceMs",
+  "retryWindowMs",
+  "retryMemory",
+  "metricsTenantLimit",
+  "store",
+  "clock",
+];
+const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
+  "weight",
+  "reserved",
+  "maxConcurrency",
+  "queueTimeoutMs",
+  "maxQueue",
+  "maxWaitMs",
+];
+const TENANT_KEYS: readonly (keyof TenantOptions)[] = ["weight"];
+const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
+  "maxConcurrency",
+  "maxQueue",
+  "priorities",
+  "tenants",
+  "abortGraceMs",
+];
 
 /** The range of a priority's `weight`. */
 export const PRIORITY_WEIGHT = { min: 0.001, max: 1_000_000 } as const;
@@ -181,7 +214,9 @@ function resolvePriority(
   maxConcurrency: number,
 ): ResolvedPriority {
   const field = `priorities.${name}`;
-  const given = definedOnly(plainObject(field, raw) as PriorityOptions);
+  const object = plainObject(field, raw);
+  rejectUnknownKeys(field, object, PRIORITY_KEYS);
+  const given = definedOnly(object as PriorityOptions);
   const merged = {
     weight: 1,
     reserved: 0,
@@ -222,7 +257,9 @@ function resolveTenants(raw: unknown): Map<string, number> {
   const weights = new Map<string, number>();
   if (raw === undefined) return weights;
   for (const [tenant, options] of Object.entries(plainObject("tenants", raw))) {
-    const weight = definedOnly(plainObject(`tenants.${tenant}`, options) as TenantOptions).weight ?? 1;
+    const object = plainObject(`tenants.${tenant}`, options);
+    rejectUnknownKeys(`tenants.${tenant}`, object, TENANT_KEYS);
+    const weight = definedOnly(object as TenantOptions).weight ?? 1;
     weights.set(tenant, numberIn(`tenants.${tenant}.weight`, weight, TENANT_WEIGHT.min, TENANT_WEIGHT.max));
   }
   return weights;
@@ -233,7 +270,9 @@ function resolveTenants(raw: unknown): Map<string, number> {
  * throwing a `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
  */
 export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions {
-  const given = definedOnly(plainObject("options", options) as SchedulerOptions);
+  const object = plainObject("options", options);
+  rejectUnknownKeys("", object, OPTION_KEYS);
+  const given = definedOnly(object as SchedulerOptions);
   const maxConcurrency = integerIn("maxConcurrency", given.maxConcurrency ?? 8, 1, MAX_CONCURRENCY);
   const rawPriorities = plainObject("priorities", given.priorities ?? defaultPriorities(maxConcurrency));
   const names = Object.keys(rawPriorities);
@@ -294,18 +333,27 @@ export interface SchedulerUpdate {
 
 /** Applies an update to the options the scheduler was built from; the caller resolves the result. */
 export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate): SchedulerOptions {
-  const patch = definedOnly(plainObject("update", update) as SchedulerUpdate);
+  const object = plainObject("update", update);
+  rejectUnknownKeys("", object, UPDATE_KEYS);
+  const patch = definedOnly(object as SchedulerUpdate);
   const maxConcurrency = patch.maxConcurrency ?? current.maxConcurrency ?? 8;
   const priorities: Record<string, PriorityOptions> = {
     ...(current.priorities ?? defaultPriorities(maxConcurrency)),
   };
-  for (const [name, fields] of Object.entries(patch.priorities ?? {})) {
+  const changed = patch.priorities === undefined ? {} : plainObject("priorities", patch.priorities);
+  for (const [name, fields] of Object.entries(changed)) {
     priorities[name] = { ...priorities[name], ...definedOnly(plainObject(`priorities.${name}`, fields)) };
   }
   return {
     ...current,
     ...patch,
     priorities,
-    tenants: { ...current.tenants, ...patch.tenants },
+    tenants: {
+      ...current.tenants,
+      ...((patch.tenants === undefined ? {} : plainObject("tenants", patch.tenants)) as Record<
+        string,
+        TenantOptions
+      >),
+    },
   };
 }
