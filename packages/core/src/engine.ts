@@ -1,4 +1,5 @@
 import { admit, type TaskOptions } from "./admission.js";
+import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
 import { Endings } from "./endings.js";
 import { ErrorCode, rejection, SchedulerError } from "./errors.js";
@@ -118,13 +119,12 @@ export class Engine {
   /** Stops admitting; rejects (or, draining, keeps) the queue; after `timeoutMs` stops everything. */
   close(drain: boolean, timeoutMs: number): Promise<void> {
     this.#closed = true;
-    const { clock } = this.#options;
-    const timer = clock.setTimer(() => this.#endings.forceClose(), timeoutMs);
+    const cancel = setLongTimer(this.#options.clock, () => this.#endings.forceClose(), timeoutMs);
     const queuedGone = drain ? undefined : this.#endings.rejectQueued();
     return Promise.resolve(queuedGone)
       .then(() => this.onIdle())
       .then(async () => {
-        clock.clearTimer(timer);
+        cancel();
         this.#deadlines.dispose();
         await this.#store.detach();
       });
