@@ -251,7 +251,7 @@ export class Engine {
   #begin(task: Task, now = this.#options.clock.now()): number {
     task.phase = RUNNING;
     const waitMs = now - task.enqueuedAt;
-    task.startedAt = Math.round(now - this.#reporter.origin);
+    task.startedAt = now;
     this.#running.add(task);
     if (task.timeoutMs !== 0) this.#deadlines.set(task, now + task.timeoutMs);
     this.#reporter.started(task, now, waitMs);

@@ -17,12 +17,9 @@ export class Reporter {
   readonly #stats = new Map<string, PriorityStats>();
   readonly #unprioritized: Partial<Record<ErrorCode, number>> = {};
   readonly #clock: Clock;
-  /** Clock time that task start times (`task.startedAt`, whole ms) count from. */
-  readonly origin: number;
 
   constructor(clock: Clock, priorities: readonly ResolvedPriority[]) {
     this.#clock = clock;
-    this.origin = clock.now();
     // The listener-error rule: a throw from any listener is reported once as an `error` event; a throw
     // from an `error` listener is dropped (never re-emitted, so it cannot recurse).
     this.events = new Emitter((error, name) => {
@@ -85,7 +82,7 @@ export class Reporter {
   overrun(task: Task): void {
     const stats = this.#stats.get(task.priority);
     if (stats) stats.overruns++;
-    const heldMs = this.#clock.now() - this.origin - task.startedAt;
+    const heldMs = this.#clock.now() - task.startedAt;
     if (this.events.has("overrun")) this.events.emit("overrun", { ...describe(task), heldMs });
   }
 
@@ -108,9 +105,10 @@ export class Reporter {
     return buildMetrics(this.#clock.now(), closed, maxConcurrency, store, this.#stats, this.#unprioritized);
   }
 
+  /** The same `waitMs` as the `started` event (the same subtraction), and a `runMs` that is never negative. */
   #timings(task: Task): { waitMs: number; runMs: number } {
-    const startedAt = this.origin + task.startedAt;
-    return { waitMs: Math.max(0, startedAt - task.enqueuedAt), runMs: this.#clock.now() - startedAt };
+    const { startedAt } = task;
+    return { waitMs: startedAt - task.enqueuedAt, runMs: Math.max(0, this.#clock.now() - startedAt) };
   }
 }
 

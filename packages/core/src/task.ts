@@ -66,7 +66,7 @@ export class Task implements Ticket, Deadlined, EventListenerObject {
   declare readonly retry: boolean;
   declare phase: Phase;
   declare settled: boolean;
-  /** Whole ms from the scheduler's origin to the start (a small integer, not a boxed double). */
+  /** Clock time of the start, exact (events derive `waitMs` and `runMs` from it). */
   declare startedAt: number;
   declare controller: AbortController | null;
   // Store-owned links (see Ticket) and the deadline heap's fields.
