@@ -1,6 +1,5 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions, ResolvedPriority } from "./options.js";
-import type { PriorityStats } from "./stats.js";
 import { duration, invalidOption, rejectUnknownKeys } from "./validate.js";
 
 /** Per-call options of `run()` and `acquire()`. */
@@ -126,19 +125,27 @@ export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
 
 const FALLBACK_RETRY_MS = 1_000;
 const MIN_RETRY_MS = 100;
+const MAX_RETRY_MS = 600_000;
+/** Retry hints are spread at random over +/- this share of the estimate, so refused clients do not return together. */
+export const RETRY_JITTER = 0.2;
 
 /**
- * How long a refused caller should wait: the time the priority's queue takes to drain at its measured
- * start rate (so that a retry finds room and can be served within the queue timeout), bounded by the
- * queue timeout; one second while nothing has started yet.
+ * How long a refused caller should wait: the time the priority's queue takes to drain at `perMs` starts
+ * per millisecond (one second while nothing has started yet), at least 100 ms and at most the queue
+ * timeout (and 10 minutes); for a `QUEUE_TIMEOUT`, whose caller already waited the whole queue timeout,
+ * at most half of it. Then spread at random by +/-{@link RETRY_JITTER}, never past that ceiling.
  */
 export function retryAfterMs(
   priority: ResolvedPriority,
-  stats: PriorityStats,
+  perMs: number | undefined,
   queued: number,
-  now: number,
+  code: ErrorCode,
 ): number {
-  const estimate = stats.drain.timeFor(queued + 1, now) ?? FALLBACK_RETRY_MS;
-  const ceiling = Math.min(priority.queueTimeoutMs, 600_000);
-  return Math.round(Math.max(MIN_RETRY_MS, Math.min(estimate, ceiling)));
+  const estimate = perMs === undefined ? FALLBACK_RETRY_MS : (queued + 1) / perMs;
+  let ceiling = Math.min(priority.queueTimeoutMs, MAX_RETRY_MS);
+  if (code === ErrorCode.QUEUE_TIMEOUT) ceiling /= 2;
+  const base = Math.min(ceiling, Math.max(Math.min(MIN_RETRY_MS, ceiling), estimate));
+  const low = base * (1 - RETRY_JITTER);
+  const high = Math.min(ceiling, base * (1 + RETRY_JITTER));
+  return Math.max(1, Math.round(low + Math.random() * (high - low)));
 }

@@ -1,4 +1,4 @@
-import { admit, type TaskOptions } from "./admission.js";
+import { type Admitted, admit, type TaskOptions } from "./admission.js";
 import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
 import { Endings } from "./endings.js";
@@ -10,6 +10,7 @@ import type { Reporter } from "./reporter.js";
 import { SignalListeners } from "./signal-listeners.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
 import { DONE, PENDING, QUEUED, RUNNING, RunContext, Task, type TaskFunction } from "./task.js";
+import { TenantCredits } from "./tenant-credits.js";
 
 const noop = (): void => {};
 
@@ -26,6 +27,7 @@ export class Engine {
   readonly #reporter: Reporter;
   readonly #deadlines: Deadlines<Task>;
   readonly #recent: RecentIds;
+  readonly #credits: TenantCredits;
   readonly #endings: Endings;
   readonly #running = new Set<Task>();
   readonly #signals = new SignalListeners();
@@ -51,6 +53,7 @@ export class Engine {
     this.#reporter = reporter;
     this.#deadlines = new Deadlines(options.clock, (task) => this.#endings.expired(task));
     this.#recent = new RecentIds(options.retryWindowMs, options.retryMemory);
+    this.#credits = new TenantCredits(options.retryWindowMs, options.retryMemory);
     const engine = this;
     this.#endings = new Endings({
       get options() {
@@ -59,6 +62,7 @@ export class Engine {
       store,
       reporter,
       recent: this.#recent,
+      credits: this.#credits,
       deadlines: this.#deadlines,
       running: this.#running,
       release: (task) => this.#release(task),
@@ -104,7 +108,7 @@ export class Engine {
   /** A permit at once when the store grants one synchronously; see `Scheduler.tryAcquire`. */
   tryAcquire(options: TaskOptions): Permit | undefined {
     const tryGrant = this.#store.tryGrant;
-    const task = this.#createTask(null, options, noop);
+    const task = this.#createTask(null, options, noop, false);
     if (tryGrant === undefined || !tryGrant.call(this.#store, task)) return undefined;
     task.resolve = null;
     this.#admitted(task);
@@ -130,8 +134,16 @@ export class Engine {
       });
   }
 
-  /** Validates one call's options and builds its record; throws (and counts) a refusal. */
-  #createTask(fn: TaskFunction<unknown> | null, options: TaskOptions, resolve: (v: unknown) => void): Task {
+  /**
+   * Validates one call's options and builds its record; throws (and counts) a refusal. `mayQueue` is
+   * false for `tryAcquire`, whose task never queues: it must not use up a remembered retry.
+   */
+  #createTask(
+    fn: TaskFunction<unknown> | null,
+    options: TaskOptions,
+    resolve: (v: unknown) => void,
+    mayQueue = true,
+  ): Task {
     const given = options ?? {};
     try {
       if (this.#closed) throw new SchedulerError(ErrorCode.CLOSED, "The scheduler is closed");
@@ -145,7 +157,8 @@ export class Engine {
         });
       }
       const now = this.#options.clock.now();
-      const retry = admitted.retry || (admitted.id !== undefined && this.#recent.take(admitted.id, now));
+      const retry = admitted.retry || (mayQueue && this.#isRetry(admitted, now));
+
       return new Task(++this.#seq, {
         priority: admitted.priority.name,
         tenant: admitted.tenant,
@@ -163,6 +176,12 @@ export class Engine {
       if (error instanceof SchedulerError) this.#reporter.refused(error, given.priority);
       throw error;
     }
+  }
+
+  /** A retry by its id's recent refusal, or a claimed one backed by an unused refusal of its tenant. */
+  #isRetry(admitted: Admitted, now: number): boolean {
+    if (admitted.id !== undefined && this.#recent.take(admitted.id, now)) return true;
+    return admitted.claimedRetry && this.#credits.take(admitted.tenant, now);
   }
 
   /** The task is on the books from here until it retires. */

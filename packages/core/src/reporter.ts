@@ -94,11 +94,24 @@ export class Reporter {
     if (this.events.has("error")) this.events.emit("error", { error });
   }
 
-  /** How long a refused caller of `priority` should wait, from its measured start rate. */
-  retryAfter(priority: ResolvedPriority | undefined, depth: number): number | undefined {
+  /**
+   * How long a caller of `priority` refused with `code` should wait, from the start rate over every
+   * instance (`sharedRate`, starts per second) when the store measures one, else this instance's.
+   */
+  retryAfter(
+    priority: ResolvedPriority | undefined,
+    depth: number,
+    code: ErrorCode,
+    sharedRate: number | undefined,
+  ): number | undefined {
     const stats = priority === undefined ? undefined : this.#stats.get(priority.name);
     if (priority === undefined || stats === undefined) return undefined;
-    return retryAfterMs(priority, stats, depth, this.#clock.now());
+    const now = this.#clock.now();
+    const perMs =
+      typeof sharedRate === "number" && sharedRate > 0 && Number.isFinite(sharedRate)
+        ? sharedRate / 1000
+        : stats.drain.rate(now);
+    return retryAfterMs(priority, perMs, depth, code);
   }
 
   metrics(closed: boolean, maxConcurrency: number, store: StoreSnapshot): MetricsSnapshot {
