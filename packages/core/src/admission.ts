@@ -1,14 +1,21 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions, ResolvedPriority } from "./options.js";
+import { shortKey } from "./short-key.js";
 import { duration, invalidOption, rejectUnknownKeys } from "./validate.js";
 
 /** Per-call options of `run()` and `acquire()`. */
 export interface TaskOptions {
   /** A configured priority name. @default the scheduler's `defaultPriority` */
   readonly priority?: string;
-  /** Who the task belongs to (API key, team); tenants take turns within a priority. @default "default" */
+  /**
+   * Who the task belongs to (API key, team); tenants take turns within a priority. Any length: one
+   * longer than 128 characters is replaced by its hash (see `shortKey`). @default "default"
+   */
   readonly tenant?: string;
-  /** Your id for the task (a request id); shows in events and errors, and marks retries. */
+  /**
+   * Your id for the task (a request id); shows in events and errors, and marks retries. One longer than
+   * 128 characters is replaced by its hash (see `shortKey`).
+   */
   readonly id?: string;
   /** Aborting it removes a queued task at once (`ABORTED`) or aborts a running task's signal. */
   readonly signal?: AbortSignal;
@@ -99,10 +106,11 @@ export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
   if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
   checkKeys(options);
   const priority = priorityOf(options, config);
-  const tenant = options.tenant ?? config.defaultTenant;
-  if (typeof tenant !== "string" || tenant.length === 0) {
-    throw invalidOption("tenant", "a non-empty string", tenant);
+  const given = options.tenant;
+  if (given !== undefined && (typeof given !== "string" || given.length === 0)) {
+    throw invalidOption("tenant", "a non-empty string", given);
   }
+  const tenant = given === undefined ? config.defaultTenant : shortKey(given);
   const cost = options.cost ?? 1;
   if (!Number.isInteger(cost) || cost < 1 || cost > priority.maxConcurrency) {
     throw invalidOption(
@@ -112,10 +120,10 @@ export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
     );
   }
   const timeoutMs = duration("timeoutMs", options.timeoutMs ?? Number.POSITIVE_INFINITY);
-  const id = options.id;
-  if (id !== undefined && (typeof id !== "string" || id.length > 256)) {
-    throw invalidOption("id", "a string of at most 256 characters", id);
+  if (options.id !== undefined && typeof options.id !== "string") {
+    throw invalidOption("id", "a string", options.id);
   }
+  const id = options.id === undefined ? undefined : shortKey(options.id);
   const signal = options.signal ?? null;
   if (signal !== null && !isAbortSignal(signal)) throw invalidOption("signal", "an AbortSignal", signal);
   const retry = flag("retry", options.retry);

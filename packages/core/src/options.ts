@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "./clock.js";
+import { shortKey } from "./short-key.js";
 import type { Store } from "./store.js";
 import {
   bound,
@@ -127,11 +128,14 @@ export interface SchedulerOptions {
    */
   readonly maxQueue?: number;
   /**
-   * The tenant of a task that names none.
+   * The tenant of a task that names none (any length; see `TaskOptions.tenant`).
    * @default "default"
    */
   readonly defaultTenant?: string;
-  /** Weights of named tenants; others weigh 1. */
+  /**
+   * Weights of named tenants, each from 0.01 to 1000; others weigh 1. Keys longer than 128 characters
+   * are matched by their hash, as tasks' tenants are.
+   */
   readonly tenants?: Readonly<Record<string, TenantOptions>>;
   /**
    * After a run timeout, a caller's abort or `close()` has aborted a running task's signal, its slot stays
@@ -257,10 +261,11 @@ function resolveTenants(raw: unknown): Map<string, number> {
   const weights = new Map<string, number>();
   if (raw === undefined) return weights;
   for (const [tenant, options] of Object.entries(plainObject("tenants", raw))) {
-    const object = plainObject(`tenants.${tenant}`, options);
-    rejectUnknownKeys(`tenants.${tenant}`, object, TENANT_KEYS);
+    const key = shortKey(tenant);
+    const object = plainObject(`tenants.${key}`, options);
+    rejectUnknownKeys(`tenants.${key}`, object, TENANT_KEYS);
     const weight = definedOnly(object as TenantOptions).weight ?? 1;
-    weights.set(tenant, numberIn(`tenants.${tenant}.weight`, weight, TENANT_WEIGHT.min, TENANT_WEIGHT.max));
+    weights.set(key, numberIn(`tenants.${key}.weight`, weight, TENANT_WEIGHT.min, TENANT_WEIGHT.max));
   }
   return weights;
 }
@@ -276,6 +281,7 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
   const maxConcurrency = integerIn("maxConcurrency", given.maxConcurrency ?? 8, 1, MAX_CONCURRENCY);
   const rawPriorities = plainObject("priorities", given.priorities ?? defaultPriorities(maxConcurrency));
   const names = Object.keys(rawPriorities);
+  for (const name of names) nonEmptyString("priority names", name);
   if (names.length === 0)
     throw invalidOption("priorities", "an object with at least one priority", rawPriorities);
   const priorities = names.map((name, index) =>
@@ -311,7 +317,9 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
     priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
     defaultPriority,
     unknownPriority,
-    defaultTenant: nonEmptyString("defaultTenant", given.defaultTenant ?? "default"),
+    defaultTenant: shortKey(
+      nonEmptyString("defaultTenant", given.defaultTenant ?? "default", Number.POSITIVE_INFINITY),
+    ),
     tenantWeights: resolveTenants(given.tenants),
     abortGraceMs: duration("abortGraceMs", given.abortGraceMs ?? 5_000),
     retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),

@@ -138,9 +138,10 @@ export function positiveNumber(field: string, value: unknown, max = Number.MAX_S
   return value;
 }
 
-export function nonEmptyString(field: string, value: unknown, maxLength = 256): string {
+export function nonEmptyString(field: string, value: unknown, maxLength = 64): string {
   if (typeof value !== "string" || value.length === 0 || value.length > maxLength) {
-    throw invalidOption(field, `a non-empty string of at most ${maxLength} characters`, value);
+    const most = maxLength === Number.POSITIVE_INFINITY ? "" : ` of at most ${maxLength} characters`;
+    throw invalidOption(field, `a non-empty string${most}`, value);
   }
   return value;
 }
