@@ -51,4 +51,19 @@ describe("Lane tenants", () => {
     expect(room.tenants.get("busy")).toBe(busy);
     expect(room.queued).toBe(1);
   });
+
+  it("shrinks to the active tenants once a spike of 100,000 tenants has gone idle", () => {
+    const room = lane();
+    const waiting = [];
+    for (let i = 0; i < 100_000; i++) {
+      const item = ticket(`spike-${i}`);
+      room.push(item, room.tenant(item.tenant, weightOf));
+      waiting.push(item);
+    }
+    expect(room.tenants.size).toBe(100_000);
+    for (const item of waiting.slice(0, 99_990)) room.remove(item);
+    // Ten tenants still wait: the map follows them, not the spike (and no new tenant had to come).
+    expect(room.tenants.size).toBeLessThanOrEqual(10 + 64 + 10);
+    expect(room.queued).toBe(10);
+  });
 });

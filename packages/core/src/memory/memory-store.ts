@@ -89,6 +89,7 @@ export class MemoryStore implements Store {
     this.#reservedIdle += idleReserve(lane);
     queue.running -= ticket.cost;
     this.#running -= ticket.cost;
+    lane.settled(queue);
     this.#pump();
   }
 
@@ -96,6 +97,13 @@ export class MemoryStore implements Store {
     const all = this.#lanes.flatMap((lane) => lane.removeAll());
     this.#queued -= all.length;
     return all;
+  }
+
+  /** Tenant queues held over all priorities: the active ones and a bounded number of idle ones. */
+  get tenantQueues(): number {
+    let count = 0;
+    for (const lane of this.#lanes) count += lane.tenants.size;
+    return count;
   }
 
   depth(priority: string): number {
