@@ -278,11 +278,11 @@ describe("a signal shared by many tasks", () => {
     const { signal } = controller;
     const add = signal.addEventListener.bind(signal);
     const remove = signal.removeEventListener.bind(signal);
-    signal.addEventListener = (type: string, listener: EventListenerOrEventListenerObject | null) => {
+    signal.addEventListener = (type: string, listener: EventListenerOrEventListenerObject) => {
       listening.add(listener);
       add(type, listener);
     };
-    signal.removeEventListener = (type: string, listener: EventListenerOrEventListenerObject | null) => {
+    signal.removeEventListener = (type: string, listener: EventListenerOrEventListenerObject) => {
       listening.delete(listener);
       remove(type, listener);
     };
