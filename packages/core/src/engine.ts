@@ -3,7 +3,7 @@ import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
 import { Endings } from "./endings.js";
 import { ErrorCode, rejection, SchedulerError } from "./errors.js";
-import type { ResolvedOptions } from "./options.js";
+import { type ResolvedOptions, storeConfigOf } from "./options.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { RecentIds } from "./recent-ids.js";
 import type { Reporter } from "./reporter.js";
@@ -74,7 +74,7 @@ export class Engine {
       fail: (ticket, error) => this.#endings.storeDropped(ticket as Task, error),
       revoke: (ticket, error) => this.#endings.storeRevoked(ticket as Task, error),
     };
-    this.#settleStore(store.attach(host, options));
+    this.#settleStore(store.attach(host, storeConfigOf(options)));
   }
 
   get closed(): boolean {
@@ -84,7 +84,7 @@ export class Engine {
   /** New options from `update()`: the store re-evaluates what waits. */
   configure(options: ResolvedOptions): MaybePromise<void> {
     this.#options = options;
-    return this.#store.configure(options);
+    return this.#store.configure(storeConfigOf(options));
   }
 
   /** Admits a task (or a permit request when `fn` is null) and answers through `resolve`/`reject`. */

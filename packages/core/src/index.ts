@@ -16,7 +16,6 @@ export { MemoryStore } from "./memory/memory-store.js";
 export type {
   PriorityOptions,
   ResolvedOptions,
-  ResolvedPriority,
   SchedulerOptions,
   SchedulerUpdate,
   TenantOptions,
@@ -32,8 +31,18 @@ export {
   serverTiming,
 } from "./request.js";
 export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
+export { shortKey } from "./short-key.js";
 export type { MetricsSnapshot, PriorityMetrics, TaskCounts } from "./stats.js";
-export type { EnqueueResult, MaybePromise, Store, StoreHost, StoreSnapshot, Ticket } from "./store.js";
+export type {
+  EnqueueResult,
+  MaybePromise,
+  ResolvedPriority,
+  Store,
+  StoreConfig,
+  StoreHost,
+  StoreSnapshot,
+  Ticket,
+} from "./store.js";
 export type { TaskContext, TaskFunction } from "./task.js";
 export { invalidOption } from "./validate.js";
 export type { Quantiles } from "./wait-sketch.js";

@@ -1,6 +1,9 @@
 import { type Clock, systemClock } from "./clock.js";
 import { shortKey } from "./short-key.js";
-import type { Store } from "./store.js";
+import type { ResolvedPriority, Store, StoreConfig } from "./store.js";
+
+export type { ResolvedPriority } from "./store.js";
+
 import {
   bound,
   definedOnly,
@@ -173,34 +176,27 @@ export interface SchedulerOptions {
   readonly clock?: Clock;
 }
 
-/** A priority with every field decided. */
-export interface ResolvedPriority {
-  readonly name: string;
-  /** Position in configuration order; ties between priorities go to the lower index. */
-  readonly index: number;
-  readonly weight: number;
-  readonly reserved: number;
-  readonly maxConcurrency: number;
-  readonly queueTimeoutMs: number;
-  readonly maxQueue: number;
-  readonly maxWaitMs: number;
-}
-
-/** What the scheduler and the store work from, after defaults and validation. */
-export interface ResolvedOptions {
-  readonly maxConcurrency: number;
-  readonly maxQueue: number;
-  readonly priorities: readonly ResolvedPriority[];
+/** What the scheduler works from, after defaults and validation (the store gets its {@link StoreConfig} part). */
+export interface ResolvedOptions extends StoreConfig {
   readonly priorityByName: ReadonlyMap<string, ResolvedPriority>;
   readonly defaultPriority: string;
   readonly unknownPriority: "reject" | "default";
   readonly defaultTenant: string;
-  readonly tenantWeights: ReadonlyMap<string, number>;
   readonly abortGraceMs: number;
   readonly retryWindowMs: number;
   readonly retryMemory: number;
   readonly metricsTenantLimit: number;
-  readonly clock: Clock;
+}
+
+/**
+ * The part of the options a store needs, as a new object (so a store never sees the rest).
+ *
+ * @example
+ * store.configure(storeConfigOf(resolveOptions({ maxConcurrency: 4 })));
+ */
+export function storeConfigOf(options: ResolvedOptions): StoreConfig {
+  const { clock, maxConcurrency, maxQueue, priorities, tenantWeights } = options;
+  return { clock, maxConcurrency, maxQueue, priorities, tenantWeights };
 }
 
 /** The two lanes a scheduler has when none are configured. */

@@ -1,4 +1,5 @@
 import type { Deadlined } from "./deadlines.js";
+import type { Linked, QueueLinks } from "./memory/links.js";
 import type { Ticket } from "./store.js";
 
 /** What a task's function receives. */
@@ -50,7 +51,7 @@ export interface TaskInit {
  * Fields are `declare`d and assigned in the constructor, all of them in one order: class-field
  * initializers (define semantics) made construction the hottest spot of the throughput benchmark.
  */
-export class Task implements Ticket, Deadlined, EventListenerObject {
+export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject {
   declare readonly seq: number;
   declare readonly priority: string;
   declare readonly tenant: string;
@@ -69,11 +70,12 @@ export class Task implements Ticket, Deadlined, EventListenerObject {
   /** Clock time of the start, exact (events derive `waitMs` and `runMs` from it). */
   declare startedAt: number;
   declare controller: AbortController | null;
-  // Store-owned links (see Ticket) and the deadline heap's fields.
-  declare prev: Ticket | null;
-  declare next: Ticket | null;
-  declare olderPrev: Ticket | null;
-  declare olderNext: Ticket | null;
+  // The memory store's links (declared here so every task has one shape) and the deadline heap's fields.
+  declare prev: Linked | null;
+  declare next: Linked | null;
+  declare olderPrev: Linked | null;
+  declare olderNext: Linked | null;
+  declare queuedIn: object | null;
   declare heapIndex: number;
   declare deadline: number;
 
@@ -99,6 +101,7 @@ export class Task implements Ticket, Deadlined, EventListenerObject {
     self.next = null;
     self.olderPrev = null;
     self.olderNext = null;
+    self.queuedIn = null;
     self.heapIndex = -1;
     self.deadline = -1;
   }

@@ -1,4 +1,4 @@
-import type { EnqueueResult, ResolvedOptions, Ticket } from "@llm-scheduler/core";
+import type { EnqueueResult, StoreConfig, Ticket } from "@llm-scheduler/core";
 import { unknownPriority } from "./errors.js";
 import type { Grants } from "./grants.js";
 import { type Entry, LOCAL_QUEUED, PENDING } from "./ledger.js";
@@ -23,7 +23,7 @@ export class RemotePath {
     this.#link = link;
   }
 
-  configure(options: ResolvedOptions): Promise<void> {
+  configure(options: StoreConfig): Promise<void> {
     return this.#state.remote.configure(options).then(
       (reply) => this.#grants.absorb(reply),
       (error: unknown) => this.#failed(error),

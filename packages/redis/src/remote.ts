@@ -1,4 +1,4 @@
-import type { Clock, ResolvedOptions, Ticket } from "@llm-scheduler/core";
+import type { Clock, StoreConfig, Ticket } from "@llm-scheduler/core";
 import { Batcher, type BatchKind } from "./batcher.js";
 import { within } from "./connection.js";
 import { fixedKeys, keyList, ticketId } from "./keys.js";
@@ -12,7 +12,7 @@ const finite = (value: number): number => (value === Number.POSITIVE_INFINITY ? 
 export const REMOVE_CHUNK = 1_000;
 
 /** The limits and priorities as the configure script takes them; -1 stands for Infinity. */
-export function configJson(options: ResolvedOptions): string {
+export function configJson(options: StoreConfig): string {
   return JSON.stringify({
     max: options.maxConcurrency,
     mq: finite(options.maxQueue),
@@ -102,7 +102,7 @@ export class Remote {
     return this.#batched("remove", ids);
   }
 
-  configure(options: ResolvedOptions): Promise<Reply> {
+  configure(options: StoreConfig): Promise<Reply> {
     const weights = [...options.tenantWeights].flatMap(([tenant, weight]) => [tenant, String(weight)]);
     return this.#run("configure", [configJson(options), this.#config.leaseMs, ...weights]);
   }

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { resolveOptions } from "../options.js";
-import type { Ticket } from "../store.js";
 import { Lane } from "./lane.js";
+import type { Linked } from "./links.js";
 
 const weightOf = (): number => 1;
 
 let seq = 0;
 
-function ticket(tenant: string): Ticket {
+function ticket(tenant: string): Linked {
   return {
     seq: ++seq,
     priority: "batch",
@@ -19,6 +19,7 @@ function ticket(tenant: string): Ticket {
     next: null,
     olderPrev: null,
     olderNext: null,
+    queuedIn: null,
   };
 }
 

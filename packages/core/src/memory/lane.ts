@@ -1,5 +1,5 @@
-import type { ResolvedPriority } from "../options.js";
-import type { Ticket } from "../store.js";
+import type { ResolvedPriority } from "../store.js";
+import type { Linked } from "./links.js";
 import { TenantQueue } from "./tenant-queue.js";
 
 /** Idle tenant queues always kept for reuse (see {@link Lane.tenant}). */
@@ -21,8 +21,8 @@ export class Lane {
   running = 0;
   /** Clock time of this priority's last start (aging counts from it). */
   lastStartAt = Number.NEGATIVE_INFINITY;
-  oldest: Ticket | null = null;
-  newest: Ticket | null = null;
+  oldest: Linked | null = null;
+  newest: Linked | null = null;
   /** Tenant queues by name: the active ones, plus idle ones until the next sweep. */
   readonly tenants = new Map<string, TenantQueue>();
   /** How many queues in `tenants` are idle. */
@@ -63,7 +63,7 @@ export class Lane {
     this.#idle = 0;
   }
 
-  push(ticket: Ticket, queue: TenantQueue): void {
+  push(ticket: Linked, queue: TenantQueue): void {
     if (ticket.retry) queue.pushFront(ticket);
     else queue.pushBack(ticket);
     ticket.olderPrev = this.newest;
@@ -76,12 +76,12 @@ export class Lane {
   }
 
   /** The ticket the tenant turn would start next. */
-  peek(): Ticket | null {
+  peek(): Linked | null {
     return this.#cursor === null ? null : this.#cursor.head;
   }
 
   /** Starts the tenant turn's ticket: takes it out and moves the turn on when it is used up. */
-  takeNext(): Ticket {
+  takeNext(): Linked {
     const queue = this.#cursor!;
     const ticket = queue.head!;
     queue.credit -= 1;
@@ -91,7 +91,7 @@ export class Lane {
   }
 
   /** Takes `ticket` out of its tenant queue and the age list; O(1). */
-  remove(ticket: Ticket): void {
+  remove(ticket: Linked): void {
     const queue = this.tenants.get(ticket.tenant)!;
     queue.remove(ticket);
     if (ticket.olderPrev === null) this.oldest = ticket.olderNext;
@@ -108,8 +108,8 @@ export class Lane {
   }
 
   /** Removes and returns every waiting ticket, oldest first. */
-  removeAll(): Ticket[] {
-    const all: Ticket[] = [];
+  removeAll(): Linked[] {
+    const all: Linked[] = [];
     while (this.oldest !== null) {
       const ticket = this.oldest;
       this.remove(ticket);
