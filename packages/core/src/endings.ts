@@ -182,7 +182,13 @@ export class Endings {
     } catch (error) {
       reporter.error(error);
     }
-    return reporter.retryAfter(priority, store.depth(task.priority), code, shared);
+    let depth = 0;
+    try {
+      depth = store.depth(task.priority);
+    } catch (error) {
+      reporter.error(error);
+    }
+    return reporter.retryAfter(priority, depth, code, shared);
   }
 
   /** A refusal or run timeout: the id's retry and one claimed retry of its tenant may go to the front. */
@@ -202,7 +208,14 @@ export class Endings {
         if (task.phase !== RUNNING) this.#books.retire(task);
       }
     };
-    const all = this.#books.store.removeAll();
+    let all: MaybePromise<Ticket[]>;
+    try {
+      all = this.#books.store.removeAll();
+    } catch (error) {
+      // The queued tasks stay until their queue timeouts (or the close timeout's second try).
+      this.#books.reporter.error(error);
+      return undefined;
+    }
     if (!isPromise(all)) return void reject(all);
     return all.then(reject, (error: unknown) => this.#books.reporter.error(error));
   }

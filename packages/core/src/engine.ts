@@ -82,9 +82,13 @@ export class Engine {
   }
 
   /** New options from `update()`: the store re-evaluates what waits. */
-  configure(options: ResolvedOptions): MaybePromise<void> {
+  configure(options: ResolvedOptions): Promise<void> {
     this.#options = options;
-    return this.#store.configure(storeConfigOf(options));
+    try {
+      return Promise.resolve(this.#store.configure(storeConfigOf(options)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Admits a task (or a permit request when `fn` is null) and answers through `resolve`/`reject`. */
@@ -109,10 +113,20 @@ export class Engine {
   tryAcquire(options: TaskOptions): Permit | undefined {
     const tryGrant = this.#store.tryGrant;
     const task = this.#createTask(null, options, noop, false);
-    if (tryGrant === undefined || !tryGrant.call(this.#store, task)) return undefined;
+    if (tryGrant === undefined || !this.#tryGrant(tryGrant, task)) return undefined;
     task.resolve = null;
     this.#admitted(task);
     return this.#permitFor(task, this.#begin(task, task.enqueuedAt)); // granted when asked: no wait
+  }
+
+  /** The store's synchronous grant; a store that throws is reported and answers "not now". */
+  #tryGrant(tryGrant: (ticket: Task) => boolean, task: Task): boolean {
+    try {
+      return tryGrant.call(this.#store, task) === true;
+    } catch (error) {
+      this.#reporter.error(error);
+      return false;
+    }
   }
 
   onIdle(): Promise<void> {
@@ -130,7 +144,11 @@ export class Engine {
       .then(async () => {
         cancel();
         this.#deadlines.dispose();
-        await this.#store.detach();
+        try {
+          await this.#store.detach();
+        } catch (error) {
+          this.#reporter.error(error); // the scheduler is closed all the same
+        }
       });
   }
 
@@ -252,18 +270,19 @@ export class Engine {
     let result: unknown;
     try {
       result = fn(new RunContext(task, waitMs));
+      if (isPromise(result)) {
+        // Promise.resolve adopts a foreign thenable safely: a `then` that throws becomes a rejection.
+        Promise.resolve(result).then(
+          (value) => this.#finish(task, true, value),
+          (error: unknown) => this.#finish(task, false, error),
+        );
+        return;
+      }
     } catch (error) {
       this.#finish(task, false, error);
       return;
     }
-    if (isPromise(result)) {
-      result.then(
-        (value) => this.#finish(task, true, value),
-        (error: unknown) => this.#finish(task, false, error),
-      );
-    } else {
-      this.#finish(task, true, result);
-    }
+    this.#finish(task, true, result);
   }
 
   /** Bookkeeping of a start: the run deadline, counters, the `started` event. Returns the wait. */

@@ -49,6 +49,43 @@ const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
   "abortGraceMs",
 ];
 
+const CLOCK_METHODS = ["now", "setTimer", "clearTimer"] as const;
+const STORE_METHODS = [
+  "attach",
+  "configure",
+  "enqueue",
+  "remove",
+  "release",
+  "removeAll",
+  "depth",
+  "snapshot",
+  "detach",
+] as const;
+
+/** `value` when it is an object with every one of `names` as a method; `INVALID_OPTION` otherwise. */
+function methods<T>(field: string, value: T, names: readonly string[]): T {
+  const object = value as Record<string, unknown> | null;
+  const missing = names.filter((name) => typeof object?.[name] !== "function");
+  if (missing.length > 0) {
+    throw invalidOption(
+      field,
+      `an object with the methods ${names.map((n) => `\`${n}\``).join(", ")}`,
+      value,
+    );
+  }
+  return value;
+}
+
+/**
+ * Validates the `store` option (any object with the `Store` methods).
+ *
+ * @example
+ * const store = checkedStore(options.store) ?? new MemoryStore();
+ */
+export function checkedStore(store: Store | undefined): Store | undefined {
+  return store === undefined ? undefined : methods("store", store, STORE_METHODS);
+}
+
 /** The range of a priority's `weight`. */
 export const PRIORITY_WEIGHT = { min: 0.001, max: 1_000_000 } as const;
 /** The range of a tenant's `weight` (the lower end bounds the turns a round of tenants can take). */
@@ -321,7 +358,7 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
     retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),
     retryMemory: integerIn("retryMemory", given.retryMemory ?? 10_000, 0, 1_000_000),
     metricsTenantLimit: integerIn("metricsTenantLimit", given.metricsTenantLimit ?? 50, 0, 10_000),
-    clock: given.clock ?? systemClock,
+    clock: given.clock === undefined ? systemClock : methods("clock", given.clock, CLOCK_METHODS),
   };
 }
 

@@ -5,6 +5,7 @@ import { ErrorCode, SchedulerError } from "./errors.js";
 import type { SchedulerEvents } from "./events.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import {
+  checkedStore,
   defaultPriorities,
   mergeUpdate,
   type ResolvedOptions,
@@ -61,7 +62,7 @@ export class Scheduler {
       priorities: options.priorities ?? defaultPriorities(this.#options.maxConcurrency),
     };
     this.#reporter = new Reporter(this.#options.clock, this.#options.priorities);
-    this.#store = options.store ?? new MemoryStore();
+    this.#store = checkedStore(options.store) ?? new MemoryStore();
     this.#engine = new Engine(this.#options, this.#store, this.#reporter);
   }
 
@@ -148,7 +149,7 @@ export class Scheduler {
     this.#raw = raw;
     this.#options = resolved;
     this.#reporter.addPriorities(resolved.priorities);
-    return Promise.resolve(this.#engine.configure(resolved));
+    return this.#engine.configure(resolved);
   }
 
   /** Resolves when nothing waits and nothing runs. */

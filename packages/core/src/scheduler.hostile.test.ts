@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { flush, Harness } from "../test/harness.js";
+import { MemoryStore } from "./memory/memory-store.js";
+import { createScheduler } from "./scheduler.js";
+
+/** A memory store whose chosen methods throw. */
+class BrokenStore extends MemoryStore {
+  readonly broken = new Set<string>();
+
+  override depth(priority: string): number {
+    if (this.broken.has("depth")) throw new Error("depth broke");
+    return super.depth(priority);
+  }
+
+  override tryGrant(ticket: Parameters<MemoryStore["tryGrant"]>[0]): boolean {
+    if (this.broken.has("tryGrant")) throw new Error("tryGrant broke");
+    return super.tryGrant(ticket);
+  }
+
+  override detach(): void {
+    if (this.broken.has("detach")) throw new Error("detach broke");
+    super.detach();
+  }
+}
+
+describe("hostile callbacks and stores", () => {
+  it("settles a task whose result is a thenable with a throwing then, and frees its slot", async () => {
+    const scheduler = createScheduler({ maxConcurrency: 1, priorities: { batch: {} } });
+    const hostile = {
+      // biome-ignore lint/suspicious/noThenProperty: a hostile thenable on purpose
+      then() {
+        throw new Error("then broke");
+      },
+    };
+    await expect(scheduler.run(() => hostile)).rejects.toThrow("then broke");
+    expect(scheduler.metrics().running).toBe(0);
+    await expect(scheduler.run(() => 3)).resolves.toBe(3);
+  });
+
+  it("still answers a refused caller when the store's depth throws", async () => {
+    const store = new BrokenStore();
+    const h = new Harness({ maxConcurrency: 1, priorities: { batch: { maxQueue: 1 } }, store });
+    const errors: unknown[] = [];
+    h.scheduler.on("error", ({ error }) => errors.push(error));
+    store.broken.add("depth");
+    h.submit("a");
+    h.submit("b");
+    h.submit("c");
+    await flush();
+    expect(h.errorCode("c")).toBe("QUEUE_FULL");
+    expect(errors).toHaveLength(1);
+    await h.finishInOrder(2);
+    await expect(h.scheduler.onIdle()).resolves.toBeUndefined();
+  });
+
+  it("reports a store whose tryGrant or detach throws, and still closes", async () => {
+    const store = new BrokenStore();
+    const scheduler = createScheduler({ store });
+    const errors: unknown[] = [];
+    scheduler.on("error", ({ error }) => errors.push(error));
+    store.broken.add("tryGrant");
+    store.broken.add("detach");
+    expect(scheduler.tryAcquire()).toBeUndefined();
+    await expect(scheduler.close()).resolves.toBeUndefined();
+    expect(errors.map((error) => (error as Error).message)).toEqual(["tryGrant broke", "detach broke"]);
+  });
+
+  it("refuses a clock or store without the methods it needs", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    expect(() => createScheduler({ clock: { now: () => 0 } as any })).toThrow(
+      expect.objectContaining({ code: "INVALID_OPTION", message: expect.stringContaining("`clock`") }),
+    );
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    expect(() => createScheduler({ store: {} as any })).toThrow(
+      expect.objectContaining({ code: "INVALID_OPTION", message: expect.stringContaining("`store`") }),
+    );
+  });
+});
