@@ -118,11 +118,13 @@ export class VirtualClock implements Clock {
 
   /** Moves time forward by `ms`, firing every timer that falls due on the way, in order. */
   advance(ms: number): void {
+    if (!(ms >= 0)) throw new RangeError(`VirtualClock.advance: expected ms >= 0, got ${ms}`);
     this.advanceTo(this.#now + ms);
   }
 
   /** Moves time to `time` (never backwards), firing due timers in order. */
   advanceTo(time: number): void {
+    if (Number.isNaN(time)) throw new RangeError("VirtualClock.advanceTo: expected a time, got NaN");
     for (
       let timer = this.#timers.peek();
       timer !== undefined && timer.at <= time;

@@ -101,11 +101,11 @@ export class Engine {
     let task: Task;
     try {
       task = this.#createTask(fn, options, resolve);
+      this.#admitted(task);
     } catch (error) {
       reject(error);
       return;
     }
-    this.#admitted(task);
     this.#enqueue(task);
   }
 
@@ -204,8 +204,8 @@ export class Engine {
 
   /** The task is on the books from here until it retires. */
   #admitted(task: Task): void {
+    if (task.signal !== null) this.#signals.add(task.signal, task); // may throw: count the task after
     this.#live++;
-    if (task.signal !== null) this.#signals.add(task.signal, task);
   }
 
   #enqueue(task: Task): void {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { flush, Harness } from "../test/harness.js";
+import { VirtualClock } from "./clock.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import { createScheduler } from "./scheduler.js";
 
@@ -74,5 +75,23 @@ describe("hostile callbacks and stores", () => {
     expect(() => createScheduler({ store: {} as any })).toThrow(
       expect.objectContaining({ code: "INVALID_OPTION", message: expect.stringContaining("`store`") }),
     );
+  });
+
+  it("keeps nothing on the books for a signal whose addEventListener throws", async () => {
+    const scheduler = createScheduler({ maxConcurrency: 1 });
+    const signal = new AbortController().signal;
+    signal.addEventListener = () => {
+      throw new Error("listener broke");
+    };
+    await expect(scheduler.run(() => 1, { signal })).rejects.toThrow("listener broke");
+    await expect(scheduler.onIdle()).resolves.toBeUndefined();
+    await expect(scheduler.close()).resolves.toBeUndefined();
+  });
+
+  it("a virtual clock refuses to move by NaN or backwards", () => {
+    const clock = new VirtualClock(5);
+    expect(() => clock.advance(Number.NaN)).toThrow(RangeError);
+    expect(() => clock.advance(-1)).toThrow(RangeError);
+    expect(clock.now()).toBe(5);
   });
 });
