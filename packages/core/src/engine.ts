@@ -1,16 +1,15 @@
-import { type Admitted, admit, type TaskOptions } from "./admission.js";
+import type { TaskOptions } from "./admission.js";
 import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
 import { Endings } from "./endings.js";
-import { ErrorCode, rejection, SchedulerError } from "./errors.js";
+import { ErrorCode, rejection } from "./errors.js";
+import { Intake } from "./intake.js";
 import { type ResolvedOptions, storeConfigOf } from "./options.js";
 import { Permit, type PermitControl } from "./permit.js";
-import { RecentIds } from "./recent-ids.js";
 import type { Reporter } from "./reporter.js";
 import { SignalListeners } from "./signal-listeners.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
-import { DONE, PENDING, QUEUED, RUNNING, RunContext, Task, type TaskFunction } from "./task.js";
-import { TenantCredits } from "./tenant-credits.js";
+import { DONE, PENDING, QUEUED, RUNNING, RunContext, type Task, type TaskFunction } from "./task.js";
 
 const noop = (): void => {};
 
@@ -26,12 +25,10 @@ export class Engine {
   readonly #store: Store;
   readonly #reporter: Reporter;
   readonly #deadlines: Deadlines<Task>;
-  readonly #recent: RecentIds;
-  readonly #credits: TenantCredits;
+  readonly #intake: Intake;
   readonly #endings: Endings;
   readonly #running = new Set<Task>();
   readonly #signals = new SignalListeners();
-  #seq = 0;
   #live = 0;
   #closed = false;
   #idleWaiters: Array<() => void> = [];
@@ -52,8 +49,7 @@ export class Engine {
     this.#store = store;
     this.#reporter = reporter;
     this.#deadlines = new Deadlines(options.clock, (task) => this.#endings.expired(task));
-    this.#recent = new RecentIds(options.retryWindowMs, options.retryMemory);
-    this.#credits = new TenantCredits(options.retryWindowMs, options.retryMemory);
+    this.#intake = new Intake(options, reporter, this.#onAbort);
     const engine = this;
     this.#endings = new Endings({
       get options() {
@@ -61,8 +57,8 @@ export class Engine {
       },
       store,
       reporter,
-      recent: this.#recent,
-      credits: this.#credits,
+      recent: this.#intake.recent,
+      credits: this.#intake.credits,
       deadlines: this.#deadlines,
       running: this.#running,
       release: (task) => this.#release(task),
@@ -152,54 +148,13 @@ export class Engine {
       });
   }
 
-  /**
-   * Validates one call's options and builds its record; throws (and counts) a refusal. `mayQueue` is
-   * false for `tryAcquire`, whose task never queues: it must not use up a remembered retry.
-   */
   #createTask(
     fn: TaskFunction<unknown> | null,
     options: TaskOptions,
     resolve: (v: unknown) => void,
     mayQueue = true,
   ): Task {
-    const given = options ?? {};
-    try {
-      if (this.#closed) throw new SchedulerError(ErrorCode.CLOSED, "The scheduler is closed");
-      const admitted = admit(given, this.#options);
-      const signal = admitted.signal;
-      if (signal?.aborted) {
-        throw new SchedulerError(ErrorCode.ABORTED, "The task's signal was aborted before it was queued", {
-          cause: signal.reason,
-          id: admitted.id,
-          priority: admitted.priority.name,
-        });
-      }
-      const now = this.#options.clock.now();
-      const retry = admitted.retry || (mayQueue && this.#isRetry(admitted, now));
-
-      return new Task(++this.#seq, {
-        priority: admitted.priority.name,
-        tenant: admitted.tenant,
-        cost: admitted.cost,
-        retry,
-        enqueuedAt: now,
-        timeoutMs: admitted.timeoutMs,
-        id: admitted.id,
-        signal,
-        fn,
-        resolve,
-        onAbort: this.#onAbort,
-      });
-    } catch (error) {
-      if (error instanceof SchedulerError) this.#reporter.refused(error, given.priority);
-      throw error;
-    }
-  }
-
-  /** A retry by its id's recent refusal, or a claimed one backed by an unused refusal of its tenant. */
-  #isRetry(admitted: Admitted, now: number): boolean {
-    if (admitted.id !== undefined && this.#recent.take(admitted.id, now)) return true;
-    return admitted.claimedRetry && this.#credits.take(admitted.tenant, now);
+    return this.#intake.create(this.#options, this.#closed, fn, options, resolve, mayQueue);
   }
 
   /** The task is on the books from here until it retires. */

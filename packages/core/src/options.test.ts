@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SchedulerError } from "./errors.js";
-import { mergeUpdate, resolveOptions } from "./options.js";
+import { mergeUpdate, resolveOptions } from "./resolve-options.js";
 import { createScheduler } from "./scheduler.js";
 
 describe("resolveOptions", () => {

@@ -5,16 +5,14 @@ import { ErrorCode, SchedulerError } from "./errors.js";
 import type { SchedulerEvents } from "./events.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import {
-  checkedStore,
   defaultPriorities,
-  mergeUpdate,
   type ResolvedOptions,
-  resolveOptions,
   type SchedulerOptions,
   type SchedulerUpdate,
 } from "./options.js";
 import type { Permit } from "./permit.js";
 import { Reporter } from "./reporter.js";
+import { checkedStore, mergeUpdate, resolveOptions } from "./resolve-options.js";
 import type { MetricsSnapshot } from "./stats.js";
 import type { Store } from "./store.js";
 import type { TaskFunction } from "./task.js";

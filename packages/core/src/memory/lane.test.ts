@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveOptions } from "../options.js";
+import { resolveOptions } from "../resolve-options.js";
 import { Lane } from "./lane.js";
 import type { Linked } from "./links.js";
 
