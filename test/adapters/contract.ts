@@ -198,7 +198,7 @@ export function runAdapterContract(name: string, start: StartApp): void {
       expect(refused.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
       expect(refused.headers.get("retry-after-ms")).toMatch(/^\d+$/);
       expect(await refused.json()).toEqual({
-        error: { message: expect.any(String), type: "rate_limit_exceeded", code: "QUEUE_FULL" },
+        error: { message: expect.any(String), type: "rate_limit_exceeded", code: "QUEUE_FULL", param: null },
       });
       await vacate("a", first);
       await (await second).text();
