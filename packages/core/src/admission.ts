@@ -19,9 +19,15 @@ export interface TaskOptions {
   readonly id?: string;
   /** Aborting it removes a queued task at once (`ABORTED`) or aborts a running task's signal. */
   readonly signal?: AbortSignal;
-  /** Run timeout: the task's signal fires and the caller gets `RUN_TIMEOUT` after this long running. */
+  /**
+   * Run timeout: the task's signal fires and the caller gets `RUN_TIMEOUT` after this long running.
+   * Above 0 and at most 365 days, or `Infinity`. @default Infinity
+   */
   readonly timeoutMs?: number;
-  /** Units of `maxConcurrency` the task takes (e.g. estimated tokens / 1000). @default 1 */
+  /**
+   * Units of `maxConcurrency` the task takes (e.g. estimated tokens / 1000): an integer from 1 to its
+   * priority's `maxConcurrency`. @default 1
+   */
   readonly cost?: number;
   /**
    * Your own code says this is a retry of a request that failed before (trusted): queued at the front

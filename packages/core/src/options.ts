@@ -12,35 +12,38 @@ export const TENANT_WEIGHT = { min: 0.01, max: 1_000 } as const;
 export interface PriorityOptions {
   /**
    * Share of starts while several priorities wait: with weights 5 and 1, about five starts of the first
-   * for each start of the second.
+   * for each start of the second. From 0.001 to 1,000,000.
    * @default 1
    */
   readonly weight?: number;
   /**
    * Slots only this priority may use: an arrival starts at once while fewer than this many of its
-   * priority run, whatever else is queued.
+   * priority run, whatever else is queued. An integer up to this priority's `maxConcurrency`; all
+   * priorities' together at most the scheduler's `maxConcurrency`.
    * @default 0
    */
   readonly reserved?: number;
   /**
-   * At most this many of this priority run at once.
+   * At most this many of this priority run at once: an integer from 1 to the scheduler's `maxConcurrency`.
    * @default the scheduler's `maxConcurrency`
    */
   readonly maxConcurrency?: number;
   /**
-   * A task that waits longer than this for a slot is rejected with `QUEUE_TIMEOUT`. `Infinity` waits forever.
+   * A task that waits longer than this for a slot is rejected with `QUEUE_TIMEOUT`: above 0 and at most
+   * 365 days, or `Infinity` to wait forever.
    * @default 60_000
    */
   readonly queueTimeoutMs?: number;
   /**
-   * At most this many tasks of this priority wait; the next is rejected at once with `QUEUE_FULL`.
+   * At most this many tasks of this priority wait; the next is rejected at once with `QUEUE_FULL`. An
+   * integer from 1 to 10,000,000, or `Infinity`.
    * @default 10_000
    */
   readonly maxQueue?: number;
   /**
    * Aging bound: when this priority has had work waiting and no start for this long, its oldest task goes
    * next, whatever the weights say, as soon as a slot it may use is free; so it gets at least one start
-   * per `maxWaitMs`. `Infinity` turns aging off.
+   * per `maxWaitMs`. Above 0 and at most 365 days; `Infinity` turns aging off.
    * @default Infinity
    */
   readonly maxWaitMs?: number;
@@ -49,7 +52,8 @@ export interface PriorityOptions {
 /** Per-tenant settings. */
 export interface TenantOptions {
   /**
-   * Turns within a priority: a tenant of weight 2 gets two starts per round where others get one.
+   * Turns within a priority: a tenant of weight 2 gets two starts per round where others get one. From
+   * 0.01 to 1,000.
    * @default 1
    */
   readonly weight?: number;
@@ -58,7 +62,8 @@ export interface TenantOptions {
 /** Everything `createScheduler()` accepts. Every field is optional. */
 export interface SchedulerOptions {
   /**
-   * Requests (or cost units) in flight upstream at once, over all priorities.
+   * Requests (or cost units) in flight upstream at once, over all priorities: an integer from 1 to
+   * 1,000,000.
    * @default 8
    */
   readonly maxConcurrency?: number;
@@ -80,7 +85,8 @@ export interface SchedulerOptions {
    */
   readonly unknownPriority?: "reject" | "default";
   /**
-   * At most this many tasks wait over all priorities together.
+   * At most this many tasks wait over all priorities together: an integer from 1 to 10,000,000, or
+   * `Infinity`.
    * @default Infinity
    */
   readonly maxQueue?: number;
@@ -97,23 +103,25 @@ export interface SchedulerOptions {
   /**
    * After a run timeout, a caller's abort or `close()` has aborted a running task's signal, its slot stays
    * taken until the task's function settles (so the upstream never sees more than the limit), but never
-   * longer than this.
+   * longer than this (above 0 and at most 365 days, or `Infinity`).
    * @default 5_000
    */
   readonly abortGraceMs?: number;
   /**
    * An `id` that was rejected (`QUEUE_FULL`, `QUEUE_TIMEOUT`) or timed out running within this window is treated as a retry
-   * when it comes back: it goes to the front of its tenant's queue.
+   * when it comes back: it goes to the front of its tenant's queue; each such refusal also lets one
+   * `claimedRetry` of its tenant go to the front. Above 0 and at most 365 days, or `Infinity`.
    * @default 60_000
    */
   readonly retryWindowMs?: number;
   /**
-   * How many recently rejected ids are remembered for that (oldest forgotten first).
+   * How many recently rejected ids (and, separately, tenant refusals) are remembered for that, oldest
+   * forgotten first: an integer from 0 to 1,000,000.
    * @default 10_000
    */
   readonly retryMemory?: number;
   /**
-   * How many tenants `metrics()` lists (the busiest first).
+   * How many tenants `metrics()` lists (the busiest first): an integer from 0 to 10,000.
    * @default 50
    */
   readonly metricsTenantLimit?: number;
