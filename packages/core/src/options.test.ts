@@ -86,6 +86,14 @@ describe("resolveOptions", () => {
       "Expected `priorities` to be an object with at least one priority, got `{}` (object)",
     ],
     [
+      { priorities: JSON.parse('{"__proto__": {}}') },
+      "Expected `priority names` to be a name other than `__proto__`, got `__proto__` (string)",
+    ],
+    [
+      { priorities: { ["x".repeat(65)]: {} } },
+      "Expected `priority names` to be a non-empty string of at most 64 characters, got `[a string of 65 characters]` (string)",
+    ],
+    [
       { defaultPriority: "urgent" },
       "Expected `defaultPriority` to be one of `interactive`, `batch`, got `urgent` (string)",
     ],

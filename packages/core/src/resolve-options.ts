@@ -163,7 +163,12 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
   const maxConcurrency = integerIn("maxConcurrency", given.maxConcurrency ?? 8, 1, MAX_CONCURRENCY);
   const rawPriorities = plainObject("priorities", given.priorities ?? defaultPriorities(maxConcurrency));
   const names = Object.keys(rawPriorities);
-  for (const name of names) nonEmptyString("priority names", name);
+  for (const name of names) {
+    // A plain-object key in metrics() and events: "__proto__" would vanish there.
+    if (nonEmptyString("priority names", name) === "__proto__") {
+      throw invalidOption("priority names", "a name other than `__proto__`", name);
+    }
+  }
   if (names.length === 0)
     throw invalidOption("priorities", "an object with at least one priority", rawPriorities);
   const priorities = names.map((name, index) =>
