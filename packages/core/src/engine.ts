@@ -31,6 +31,7 @@ export class Engine {
   readonly #signals = new SignalListeners();
   #live = 0;
   #closed = false;
+  #draining = false;
   #idleWaiters: Array<() => void> = [];
   readonly #onAbort = (task: Task): void => this.#endings.callerAborted(task);
   readonly #permitControl: PermitControl = {
@@ -133,7 +134,15 @@ export class Engine {
   /** Stops admitting; rejects (or, draining, keeps) the queue; after `timeoutMs` stops everything. */
   close(drain: boolean, timeoutMs: number): Promise<void> {
     this.#closed = true;
-    const cancel = setLongTimer(this.#options.clock, () => this.#endings.forceClose(), timeoutMs);
+    this.#draining = drain;
+    const cancel = setLongTimer(
+      this.#options.clock,
+      () => {
+        this.#draining = false; // from now on a late queue answer is refused too
+        this.#endings.forceClose();
+      },
+      timeoutMs,
+    );
     const queuedGone = drain ? undefined : this.#endings.rejectQueued();
     return Promise.resolve(queuedGone)
       .then(() => this.onIdle())
@@ -188,10 +197,19 @@ export class Engine {
     } else if (result === "full") {
       this.#endings.reject(task, ErrorCode.QUEUE_FULL, `The ${task.priority} queue is full`);
       this.#retire(task);
-    } else if (task.phase === PENDING) {
-      this.#queue(task);
-    } else if (task.phase === QUEUED && task.settled) {
-      this.#endings.dequeue(task); // settled while the store was still answering: take the ticket back out
+    } else {
+      if (task.phase === PENDING) this.#queue(task);
+      if (task.phase !== QUEUED) return;
+      if (task.settled) {
+        this.#endings.dequeue(task); // settled while the store was still answering: take the ticket back out
+      } else if (this.#closed && !this.#draining) {
+        // close() took the queue out before this answer came: this ticket was not in it.
+        this.#endings.reject(
+          task,
+          rejection(ErrorCode.CLOSED, "The scheduler closed before the task started", about(task)),
+        );
+        this.#endings.dequeue(task);
+      }
     }
   }
 

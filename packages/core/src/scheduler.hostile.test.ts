@@ -95,3 +95,34 @@ describe("hostile callbacks and stores", () => {
     expect(clock.now()).toBe(5);
   });
 });
+
+/** Answers an enqueue a few turns later, but takes the queue out at once: close() can overtake it. */
+class SlowEnqueueStore extends MemoryStore {
+  override enqueue(ticket: Parameters<MemoryStore["enqueue"]>[0]): ReturnType<MemoryStore["enqueue"]> {
+    return flush(5).then(() => super.enqueue(ticket)) as unknown as ReturnType<MemoryStore["enqueue"]>;
+  }
+}
+
+describe("close() while a remote store is still answering", () => {
+  it("rejects a task whose enqueue answer arrives after close() without waiting for its queue timeout", async () => {
+    const h = new Harness({
+      maxConcurrency: 1,
+      priorities: { batch: { queueTimeoutMs: 60_000 } },
+      store: new SlowEnqueueStore(),
+    });
+    await flush();
+    h.submit("running");
+    await flush();
+    h.submit("late"); // its enqueue is still on its way when close() asks the store for the queue
+    let closed = false;
+    const closing = h.scheduler.close({ timeoutMs: Number.POSITIVE_INFINITY }).then(() => {
+      closed = true;
+    });
+    await flush();
+    expect(h.errorCode("late")).toBe("CLOSED");
+    await h.finish("running");
+    await flush();
+    expect(closed).toBe(true);
+    await closing;
+  });
+});
