@@ -69,10 +69,6 @@ export class Driver {
       cost: init.cost ?? 1,
       retry: init.retry ?? false,
       enqueuedAt: this.clock.now(),
-      prev: null,
-      next: null,
-      olderPrev: null,
-      olderNext: null,
     };
     this.#tickets.set(ticket.seq, ticket);
     return ticket;

@@ -85,8 +85,10 @@ describe("acquireSlot", () => {
     expect(scheduler.metrics().started).toBe(0);
   });
 
-  it("schedules a request with x-stainless-retry-count >= 1 ahead of its tenant's queue", async () => {
-    const scheduler = twoLanes();
+  it("schedules a request with x-stainless-retry-count >= 1 ahead of its tenant's queue only after a refusal", async () => {
+    const clock = new VirtualClock();
+    const scheduler = twoLanes(clock);
+    scheduler.update({ priorities: { standard: { queueTimeoutMs: 1_000 } } });
     const config = resolveAdapterOptions<FakeRequest, never>({ scheduler });
     const first = { headers: {} };
     const holder = await acquireSlot(config, first, headerOf(first), neverAborts);
@@ -100,11 +102,20 @@ describe("acquireSlot", () => {
         slot.permit.release();
       });
     };
-    const all = Promise.all([queue("a", false), queue("b", false), queue("retry", true)]);
+    const refused = queue("refused", false).catch((error: unknown) => error);
+    await Promise.resolve();
+    clock.advance(1_000);
+    expect(await refused).toMatchObject({ code: "QUEUE_TIMEOUT" });
+    const all = Promise.all([
+      queue("a", false),
+      queue("b", false),
+      queue("claim", true),
+      queue("second-claim", true),
+    ]);
     await Promise.resolve();
     holder.permit.release();
     await all;
-    expect(order).toEqual(["retry", "a", "b"]);
+    expect(order).toEqual(["claim", "a", "b", "second-claim"]);
   });
 
   it("takes a queued request out at once when its signal aborts", async () => {

@@ -81,9 +81,9 @@ function taskOptionsFor<R, H>(
   const id = config.id === undefined ? givenRequestId(header) : config.id(request);
   const cost = config.cost?.(request);
   const { timeoutMs } = config;
-  const retry = isRetryRequest(header);
+  const claimedRetry = isRetryRequest(header);
   if (!isThenable(priority) && !isThenable(tenant) && !isThenable(id) && !isThenable(cost)) {
-    return { priority, tenant, id, cost, timeoutMs, retry };
+    return { priority, tenant, id, cost, timeoutMs, claimedRetry };
   }
   return Promise.all([priority, tenant, id, cost]).then(([p, t, i, c]) => ({
     priority: p,
@@ -91,7 +91,7 @@ function taskOptionsFor<R, H>(
     id: i,
     cost: c,
     timeoutMs,
-    retry,
+    claimedRetry,
   }));
 }
 

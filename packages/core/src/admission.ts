@@ -1,24 +1,64 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions, ResolvedPriority } from "./options.js";
-import type { PriorityStats } from "./stats.js";
-import { invalid } from "./validate.js";
+import { shortKey } from "./short-key.js";
+import { duration, invalidOption, rejectUnknownKeys } from "./validate.js";
 
 /** Per-call options of `run()` and `acquire()`. */
 export interface TaskOptions {
   /** A configured priority name. @default the scheduler's `defaultPriority` */
   readonly priority?: string;
-  /** Who the task belongs to (API key, team); tenants take turns within a priority. @default "default" */
+  /**
+   * Who the task belongs to (API key, team); tenants take turns within a priority. Any length: one
+   * longer than 128 characters is replaced by its hash (see `shortKey`). @default "default"
+   */
   readonly tenant?: string;
-  /** Your id for the task (a request id); shows in events and errors, and marks retries. */
+  /**
+   * Your id for the task (a request id); shows in events and errors, and marks retries. One longer than
+   * 128 characters is replaced by its hash (see `shortKey`).
+   */
   readonly id?: string;
   /** Aborting it removes a queued task at once (`ABORTED`) or aborts a running task's signal. */
   readonly signal?: AbortSignal;
-  /** Run timeout: the task's signal fires and the caller gets `RUN_TIMEOUT` after this long running. */
+  /**
+   * Run timeout: the task's signal fires and the caller gets `RUN_TIMEOUT` after this long running.
+   * Above 0 and at most 365 days, or `Infinity`. @default Infinity
+   */
   readonly timeoutMs?: number;
-  /** Units of `maxConcurrency` the task takes (e.g. estimated tokens / 1000). @default 1 */
+  /**
+   * Units of `maxConcurrency` the task takes (e.g. estimated tokens / 1000): an integer from 1 to its
+   * priority's `maxConcurrency`. @default 1
+   */
   readonly cost?: number;
-  /** A retry of a request that failed before: queued at the front of its tenant's queue. @default false */
+  /**
+   * Your own code says this is a retry of a request that failed before (trusted): queued at the front
+   * of its tenant's queue. For a client's unchecked claim use `claimedRetry`. @default false
+   */
   readonly retry?: boolean;
+  /**
+   * The client claims this is a retry (e.g. the `x-stainless-retry-count` header), which anyone can send:
+   * it goes to the front only when its id was rejected or timed out recently, or while its tenant has a
+   * recent rejection not yet used by another claimed retry (one front-of-queue entry per rejection,
+   * within `retryWindowMs`). @default false
+   */
+  readonly claimedRetry?: boolean;
+}
+
+const TASK_KEYS = new Set<string>([
+  "priority",
+  "tenant",
+  "id",
+  "signal",
+  "timeoutMs",
+  "cost",
+  "retry",
+  "claimedRetry",
+]);
+
+/** Throws `INVALID_OPTION` for a key `TaskOptions` does not have (no allocation when all are known). */
+function checkKeys(options: TaskOptions): void {
+  for (const key in options) {
+    if (!TASK_KEYS.has(key)) rejectUnknownKeys("", options, [...TASK_KEYS]);
+  }
 }
 
 /** Per-call options after validation. */
@@ -28,63 +68,98 @@ export interface Admitted {
   readonly cost: number;
   readonly timeoutMs: number;
   readonly id: string | undefined;
+  readonly signal: AbortSignal | null;
+  readonly retry: boolean;
+  readonly claimedRetry: boolean;
+}
+
+/** True for an `AbortSignal` of this or another realm (checked by shape, as `instanceof` misses those). */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  const signal = value as Partial<AbortSignal> | null;
+  return (
+    typeof signal === "object" &&
+    signal !== null &&
+    typeof signal.aborted === "boolean" &&
+    typeof signal.addEventListener === "function" &&
+    typeof signal.removeEventListener === "function"
+  );
+}
+
+function flag(field: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") throw invalidOption(field, "a boolean", value);
+  return value;
+}
+
+function priorityOf(options: TaskOptions, config: ResolvedOptions): ResolvedPriority {
+  const name = options.priority ?? config.defaultPriority;
+  const priority = config.priorityByName.get(name);
+  if (priority !== undefined) return priority;
+  if (typeof name !== "string") throw invalidOption("priority", "a string", name);
+  if (config.unknownPriority === "reject") {
+    const known = config.priorities.map((p) => `"${p.name}"`).join(", ");
+    const shown = name.length > 64 ? "(a long name)" : `"${name}"`;
+    throw new SchedulerError(
+      ErrorCode.INVALID_PRIORITY,
+      `Unknown priority ${shown}; expected one of ${known}`,
+    );
+  }
+  return config.priorityByName.get(config.defaultPriority)!;
 }
 
 /** Validates one call's options against the configuration; throws a typed error naming the field. */
 export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
-  const name = options.priority ?? config.defaultPriority;
-  let priority = config.priorityByName.get(name);
-  if (priority === undefined) {
-    if (config.unknownPriority === "reject" || typeof name !== "string") {
-      const known = config.priorities.map((p) => `"${p.name}"`).join(", ");
-      throw new SchedulerError(
-        ErrorCode.INVALID_PRIORITY,
-        `Unknown priority "${String(name)}"; expected one of ${known}`,
-        {
-          id: options.id,
-        },
-      );
-    }
-    priority = config.priorityByName.get(config.defaultPriority)!;
+  if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
+  checkKeys(options);
+  const priority = priorityOf(options, config);
+  const given = options.tenant;
+  if (given !== undefined && (typeof given !== "string" || given.length === 0)) {
+    throw invalidOption("tenant", "a non-empty string", given);
   }
-  const tenant = options.tenant ?? config.defaultTenant;
-  if (typeof tenant !== "string" || tenant.length === 0 || tenant.length > 256) {
-    throw invalid("tenant", "a non-empty string of at most 256 characters", tenant);
-  }
+  const tenant = given === undefined ? config.defaultTenant : shortKey(given);
   const cost = options.cost ?? 1;
   if (!Number.isInteger(cost) || cost < 1 || cost > priority.maxConcurrency) {
-    throw invalid(
+    throw invalidOption(
       "cost",
       `an integer from 1 to ${priority.maxConcurrency} (the priority's maxConcurrency)`,
       cost,
     );
   }
-  const timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
-  if (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs <= 0) {
-    throw invalid("timeoutMs", "a positive number of milliseconds", timeoutMs);
+  const timeoutMs = duration("timeoutMs", options.timeoutMs ?? Number.POSITIVE_INFINITY);
+  if (options.id !== undefined && typeof options.id !== "string") {
+    throw invalidOption("id", "a string", options.id);
   }
-  const id = options.id;
-  if (id !== undefined && (typeof id !== "string" || id.length > 256)) {
-    throw invalid("id", "a string of at most 256 characters", id);
-  }
-  return { priority, tenant, cost, timeoutMs, id };
+  const id = options.id === undefined ? undefined : shortKey(options.id);
+  const signal = options.signal ?? null;
+  if (signal !== null && !isAbortSignal(signal)) throw invalidOption("signal", "an AbortSignal", signal);
+  const retry = flag("retry", options.retry);
+  const claimedRetry = flag("claimedRetry", options.claimedRetry);
+  return { priority, tenant, cost, timeoutMs, id, signal, retry, claimedRetry };
 }
 
 const FALLBACK_RETRY_MS = 1_000;
 const MIN_RETRY_MS = 100;
+const MAX_RETRY_MS = 600_000;
+/** Retry hints are spread at random over +/- this share of the estimate, so refused clients do not return together. */
+export const RETRY_JITTER = 0.2;
 
 /**
- * How long a refused caller should wait: the time the priority's queue takes to drain at its measured
- * start rate (so that a retry finds room and can be served within the queue timeout), bounded by the
- * queue timeout; one second while nothing has started yet.
+ * How long a refused caller should wait: the time the priority's queue takes to drain at `perMs` starts
+ * per millisecond (one second while nothing has started yet), at least 100 ms and at most the queue
+ * timeout (and 10 minutes); for a `QUEUE_TIMEOUT`, whose caller already waited the whole queue timeout,
+ * at most half of it. Then spread at random by +/-{@link RETRY_JITTER}, never past that ceiling.
  */
 export function retryAfterMs(
   priority: ResolvedPriority,
-  stats: PriorityStats,
+  perMs: number | undefined,
   queued: number,
-  now: number,
+  code: ErrorCode,
 ): number {
-  const estimate = stats.drain.timeFor(queued + 1, now) ?? FALLBACK_RETRY_MS;
-  const ceiling = Math.min(priority.queueTimeoutMs, 600_000);
-  return Math.round(Math.max(MIN_RETRY_MS, Math.min(estimate, ceiling)));
+  const estimate = perMs === undefined ? FALLBACK_RETRY_MS : (queued + 1) / perMs;
+  let ceiling = Math.min(priority.queueTimeoutMs, MAX_RETRY_MS);
+  if (code === ErrorCode.QUEUE_TIMEOUT) ceiling /= 2;
+  const base = Math.min(ceiling, Math.max(Math.min(MIN_RETRY_MS, ceiling), estimate));
+  const low = base * (1 - RETRY_JITTER);
+  const high = Math.min(ceiling, base * (1 + RETRY_JITTER));
+  return Math.max(1, Math.round(low + Math.random() * (high - low)));
 }

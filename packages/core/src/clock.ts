@@ -34,6 +34,30 @@ export const systemClock: Clock = {
   },
 };
 
+/** The longest delay every runtime's `setTimeout` honours (2^31-1 ms); longer ones fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `callback` once after `ms` (any length, `Infinity` for never) on `clock`: a delay above
+ * {@link MAX_TIMER_MS} is waited out in steps, so nothing fires early and no runtime warns. Returns the
+ * function that cancels it.
+ *
+ * @example
+ * const cancel = setLongTimer(systemClock, () => console.log("a month later"), 30 * 86_400_000);
+ */
+export function setLongTimer(clock: Clock, callback: () => void, ms: number): () => void {
+  if (ms === Number.POSITIVE_INFINITY) return () => {};
+  const at = clock.now() + ms;
+  let handle: TimerHandle;
+  const arm = (): void => {
+    const wait = at - clock.now();
+    handle =
+      wait > MAX_TIMER_MS ? clock.setTimer(arm, MAX_TIMER_MS) : clock.setTimer(callback, Math.max(0, wait));
+  };
+  arm();
+  return () => clock.clearTimer(handle);
+}
+
 interface VirtualTimer extends HeapItem {
   readonly at: number;
   readonly seq: number;
@@ -94,11 +118,13 @@ export class VirtualClock implements Clock {
 
   /** Moves time forward by `ms`, firing every timer that falls due on the way, in order. */
   advance(ms: number): void {
+    if (!(ms >= 0)) throw new RangeError(`VirtualClock.advance: expected ms >= 0, got ${ms}`);
     this.advanceTo(this.#now + ms);
   }
 
   /** Moves time to `time` (never backwards), firing due timers in order. */
   advanceTo(time: number): void {
+    if (Number.isNaN(time)) throw new RangeError("VirtualClock.advanceTo: expected a time, got NaN");
     for (
       let timer = this.#timers.peek();
       timer !== undefined && timer.at <= time;

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "./clock.js";
+import { type Clock, MAX_TIMER_MS, type TimerHandle } from "./clock.js";
 import { type HeapItem, IndexedHeap } from "./heap.js";
 
 /** Something with at most one deadline at a time. */
@@ -62,10 +62,10 @@ export class Deadlines<T extends Deadlined> {
   #arm(due: number): void {
     this.#disarm();
     this.#armedAt = due;
-    this.#timer = this.#clock.setTimer(
-      this.#fire,
-      Math.max(0, Math.ceil(this.#origin + due - this.#clock.now())),
-    );
+    // A deadline past what a runtime timer can hold is reached in steps: the timer fires early, finds
+    // nothing due and re-arms (see #expireDue), so the deadline itself never moves.
+    const wait = Math.max(0, Math.ceil(this.#origin + due - this.#clock.now()));
+    this.#timer = this.#clock.setTimer(this.#fire, Math.min(wait, MAX_TIMER_MS));
   }
 
   #disarm(): void {

@@ -3,13 +3,14 @@ export type Listener<M, K extends keyof M> = (event: M[K]) => void;
 
 /**
  * A small typed event emitter built on nothing but arrays (runs on every runtime). A listener that throws
- * is reported through `onListenerError` and never breaks the scheduler's bookkeeping.
+ * is reported through `onListenerError` (with the event's name) and never breaks the scheduler's
+ * bookkeeping; `onListenerError` itself must not throw.
  */
 export class Emitter<M extends object> {
   readonly #listeners = new Map<keyof M, Array<Listener<M, keyof M>>>();
-  readonly #onListenerError: (error: unknown) => void;
+  readonly #onListenerError: (error: unknown, name: keyof M) => void;
 
-  constructor(onListenerError: (error: unknown) => void) {
+  constructor(onListenerError: (error: unknown, name: keyof M) => void) {
     this.#onListenerError = onListenerError;
   }
 
@@ -43,7 +44,7 @@ export class Emitter<M extends object> {
       try {
         listener(event);
       } catch (error) {
-        this.#onListenerError(error);
+        this.#onListenerError(error, name);
       }
     }
   }

@@ -5,6 +5,7 @@ import type { RecentIds } from "./recent-ids.js";
 import type { Reporter } from "./reporter.js";
 import { isPromise, type MaybePromise, type Store, type Ticket } from "./store.js";
 import { PENDING, QUEUED, RUNNING, type Task } from "./task.js";
+import type { TenantCredits } from "./tenant-credits.js";
 
 /** What {@link Endings} shares with the engine that owns it. */
 export interface Books {
@@ -12,6 +13,7 @@ export interface Books {
   readonly store: Store;
   readonly reporter: Reporter;
   readonly recent: RecentIds;
+  readonly credits: TenantCredits;
   readonly deadlines: Deadlines<Task>;
   /** Tasks holding a slot. */
   readonly running: Set<Task>;
@@ -44,8 +46,7 @@ export class Endings {
         this.#books.reporter.overrun(task);
         this.#books.release(task);
       } else {
-        if (task.givenId !== undefined)
-          this.#books.recent.remember(task.givenId, this.#books.options.clock.now());
+        this.#remember(task, this.#books.options.clock.now());
         this.abortRunning(
           task,
           rejection(ErrorCode.RUN_TIMEOUT, `Ran longer than ${task.timeoutMs} ms`, about(task)),
@@ -119,11 +120,16 @@ export class Endings {
     if (task.settled) return;
     task.settled = true;
     const now = this.#books.options.clock.now();
-    let error = codeOrError;
-    if (typeof error === "string") {
-      error = rejection(error, message, { ...about(task), retryAfterMs: this.#retryEstimate(task) });
-      if (task.givenId !== undefined) this.#books.recent.remember(task.givenId, now);
-    }
+    const error =
+      typeof codeOrError === "string"
+        ? rejection(codeOrError, message, {
+            ...about(task),
+            retryAfterMs: this.#retryEstimate(task, codeOrError),
+          })
+        : codeOrError;
+    // The same rejection remembers the same way whether the scheduler or the store made it.
+    if (error.code === ErrorCode.QUEUE_FULL || error.code === ErrorCode.QUEUE_TIMEOUT)
+      this.#remember(task, now);
     this.#books.reporter.rejected(task, error, now);
     task.rejectWith(error);
   }
@@ -159,14 +165,36 @@ export class Endings {
     }
     if (cause.id !== undefined && cause.retryAfterMs !== undefined) return cause;
     // The store knows the code; the scheduler adds the task's id and, if missing, its own retry estimate.
-    const retryAfterMs = cause.retryAfterMs ?? this.#retryEstimate(task);
+    const retryAfterMs = cause.retryAfterMs ?? this.#retryEstimate(task, cause.code);
     return rejection(cause.code, cause.message, { ...about(task), cause: cause.cause, retryAfterMs });
   }
 
-  /** The retry estimate from the priority's measured start rate (see `retryAfterMs`). */
-  #retryEstimate(task: Task): number | undefined {
-    const priority = this.#books.options.priorityByName.get(task.priority);
-    return this.#books.reporter.retryAfter(priority, this.#books.store.depth(task.priority));
+  /**
+   * The retry estimate from the priority's start rate: the store's over every instance when it measures
+   * one (`Store.drainRate`), otherwise this instance's (see `retryAfterMs`).
+   */
+  #retryEstimate(task: Task, code: ErrorCode): number | undefined {
+    const { store, options, reporter } = this.#books;
+    const priority = options.priorityByName.get(task.priority);
+    let shared: number | undefined;
+    try {
+      shared = store.drainRate?.(task.priority);
+    } catch (error) {
+      reporter.error(error);
+    }
+    let depth = 0;
+    try {
+      depth = store.depth(task.priority);
+    } catch (error) {
+      reporter.error(error);
+    }
+    return reporter.retryAfter(priority, depth, code, shared);
+  }
+
+  /** A refusal or run timeout: the id's retry and one claimed retry of its tenant may go to the front. */
+  #remember(task: Task, now: number): void {
+    if (task.givenId !== undefined) this.#books.recent.remember(task.givenId, now);
+    this.#books.credits.add(task.tenant, now);
   }
 
   rejectQueued(): Promise<void> | undefined {
@@ -180,7 +208,14 @@ export class Endings {
         if (task.phase !== RUNNING) this.#books.retire(task);
       }
     };
-    const all = this.#books.store.removeAll();
+    let all: MaybePromise<Ticket[]>;
+    try {
+      all = this.#books.store.removeAll();
+    } catch (error) {
+      // The queued tasks stay until their queue timeouts (or the close timeout's second try).
+      this.#books.reporter.error(error);
+      return undefined;
+    }
     if (!isPromise(all)) return void reject(all);
     return all.then(reject, (error: unknown) => this.#books.reporter.error(error));
   }

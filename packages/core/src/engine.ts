@@ -1,14 +1,15 @@
-import { admit, type TaskOptions } from "./admission.js";
+import type { TaskOptions } from "./admission.js";
+import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
 import { Endings } from "./endings.js";
-import { ErrorCode, rejection, SchedulerError } from "./errors.js";
-import type { ResolvedOptions } from "./options.js";
+import { ErrorCode, rejection } from "./errors.js";
+import { Intake } from "./intake.js";
+import { type ResolvedOptions, storeConfigOf } from "./options.js";
 import { Permit, type PermitControl } from "./permit.js";
-import { RecentIds } from "./recent-ids.js";
 import type { Reporter } from "./reporter.js";
 import { SignalListeners } from "./signal-listeners.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
-import { DONE, PENDING, QUEUED, RUNNING, RunContext, Task, type TaskFunction } from "./task.js";
+import { DONE, PENDING, QUEUED, RUNNING, RunContext, type Task, type TaskFunction } from "./task.js";
 
 const noop = (): void => {};
 
@@ -24,13 +25,13 @@ export class Engine {
   readonly #store: Store;
   readonly #reporter: Reporter;
   readonly #deadlines: Deadlines<Task>;
-  readonly #recent: RecentIds;
+  readonly #intake: Intake;
   readonly #endings: Endings;
   readonly #running = new Set<Task>();
   readonly #signals = new SignalListeners();
-  #seq = 0;
   #live = 0;
   #closed = false;
+  #draining = false;
   #idleWaiters: Array<() => void> = [];
   readonly #onAbort = (task: Task): void => this.#endings.callerAborted(task);
   readonly #permitControl: PermitControl = {
@@ -49,7 +50,7 @@ export class Engine {
     this.#store = store;
     this.#reporter = reporter;
     this.#deadlines = new Deadlines(options.clock, (task) => this.#endings.expired(task));
-    this.#recent = new RecentIds(options.retryWindowMs, options.retryMemory);
+    this.#intake = new Intake(options, reporter, this.#onAbort);
     const engine = this;
     this.#endings = new Endings({
       get options() {
@@ -57,7 +58,8 @@ export class Engine {
       },
       store,
       reporter,
-      recent: this.#recent,
+      recent: this.#intake.recent,
+      credits: this.#intake.credits,
       deadlines: this.#deadlines,
       running: this.#running,
       release: (task) => this.#release(task),
@@ -69,7 +71,7 @@ export class Engine {
       fail: (ticket, error) => this.#endings.storeDropped(ticket as Task, error),
       revoke: (ticket, error) => this.#endings.storeRevoked(ticket as Task, error),
     };
-    this.#settleStore(store.attach(host, options));
+    this.#settleStore(store.attach(host, storeConfigOf(options)));
   }
 
   get closed(): boolean {
@@ -77,9 +79,13 @@ export class Engine {
   }
 
   /** New options from `update()`: the store re-evaluates what waits. */
-  configure(options: ResolvedOptions): MaybePromise<void> {
+  configure(options: ResolvedOptions): Promise<void> {
     this.#options = options;
-    return this.#store.configure(options);
+    try {
+      return Promise.resolve(this.#store.configure(storeConfigOf(options)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Admits a task (or a permit request when `fn` is null) and answers through `resolve`/`reject`. */
@@ -92,22 +98,32 @@ export class Engine {
     let task: Task;
     try {
       task = this.#createTask(fn, options, resolve);
+      this.#admitted(task);
     } catch (error) {
       reject(error);
       return;
     }
-    this.#admitted(task);
     this.#enqueue(task);
   }
 
   /** A permit at once when the store grants one synchronously; see `Scheduler.tryAcquire`. */
   tryAcquire(options: TaskOptions): Permit | undefined {
     const tryGrant = this.#store.tryGrant;
-    const task = this.#createTask(null, options, noop);
-    if (tryGrant === undefined || !tryGrant.call(this.#store, task)) return undefined;
+    const task = this.#createTask(null, options, noop, false);
+    if (tryGrant === undefined || !this.#tryGrant(tryGrant, task)) return undefined;
     task.resolve = null;
     this.#admitted(task);
     return this.#permitFor(task, this.#begin(task, task.enqueuedAt)); // granted when asked: no wait
+  }
+
+  /** The store's synchronous grant; a store that throws is reported and answers "not now". */
+  #tryGrant(tryGrant: (ticket: Task) => boolean, task: Task): boolean {
+    try {
+      return tryGrant.call(this.#store, task) === true;
+    } catch (error) {
+      this.#reporter.error(error);
+      return false;
+    }
   }
 
   onIdle(): Promise<void> {
@@ -118,59 +134,42 @@ export class Engine {
   /** Stops admitting; rejects (or, draining, keeps) the queue; after `timeoutMs` stops everything. */
   close(drain: boolean, timeoutMs: number): Promise<void> {
     this.#closed = true;
-    const { clock } = this.#options;
-    const timer = clock.setTimer(() => this.#endings.forceClose(), timeoutMs);
+    this.#draining = drain;
+    const cancel = setLongTimer(
+      this.#options.clock,
+      () => {
+        this.#draining = false; // from now on a late queue answer is refused too
+        this.#endings.forceClose();
+      },
+      timeoutMs,
+    );
     const queuedGone = drain ? undefined : this.#endings.rejectQueued();
     return Promise.resolve(queuedGone)
       .then(() => this.onIdle())
       .then(async () => {
-        clock.clearTimer(timer);
+        cancel();
         this.#deadlines.dispose();
-        await this.#store.detach();
+        try {
+          await this.#store.detach();
+        } catch (error) {
+          this.#reporter.error(error); // the scheduler is closed all the same
+        }
       });
   }
 
-  /** Validates one call's options and builds its record; throws (and counts) a refusal. */
-  #createTask(fn: TaskFunction<unknown> | null, options: TaskOptions, resolve: (v: unknown) => void): Task {
-    const given = options ?? {};
-    try {
-      if (this.#closed)
-        throw new SchedulerError(ErrorCode.CLOSED, "The scheduler is closed", { id: given.id });
-      const admitted = admit(given, this.#options);
-      const signal = given.signal ?? null;
-      if (signal?.aborted) {
-        throw new SchedulerError(ErrorCode.ABORTED, "The task's signal was aborted before it was queued", {
-          cause: signal.reason,
-          id: admitted.id,
-          priority: admitted.priority.name,
-        });
-      }
-      const now = this.#options.clock.now();
-      const retry =
-        given.retry === true || (admitted.id !== undefined && this.#recent.take(admitted.id, now));
-      return new Task(++this.#seq, {
-        priority: admitted.priority.name,
-        tenant: admitted.tenant,
-        cost: admitted.cost,
-        retry,
-        enqueuedAt: now,
-        timeoutMs: admitted.timeoutMs,
-        id: admitted.id,
-        signal,
-        fn,
-        resolve,
-        onAbort: this.#onAbort,
-      });
-    } catch (error) {
-      if (error instanceof SchedulerError) this.#reporter.refused(error, given.priority);
-      throw error;
-    }
+  #createTask(
+    fn: TaskFunction<unknown> | null,
+    options: TaskOptions,
+    resolve: (v: unknown) => void,
+    mayQueue = true,
+  ): Task {
+    return this.#intake.create(this.#options, this.#closed, fn, options, resolve, mayQueue);
   }
 
   /** The task is on the books from here until it retires. */
   #admitted(task: Task): void {
+    if (task.signal !== null) this.#signals.add(task.signal, task); // may throw: count the task after
     this.#live++;
-    if (task.signal !== null) this.#signals.add(task.signal, task);
   }
 
   #enqueue(task: Task): void {
@@ -198,10 +197,19 @@ export class Engine {
     } else if (result === "full") {
       this.#endings.reject(task, ErrorCode.QUEUE_FULL, `The ${task.priority} queue is full`);
       this.#retire(task);
-    } else if (task.phase === PENDING) {
-      this.#queue(task);
-    } else if (task.phase === QUEUED && task.settled) {
-      this.#endings.dequeue(task); // settled while the store was still answering: take the ticket back out
+    } else {
+      if (task.phase === PENDING) this.#queue(task);
+      if (task.phase !== QUEUED) return;
+      if (task.settled) {
+        this.#endings.dequeue(task); // settled while the store was still answering: take the ticket back out
+      } else if (this.#closed && !this.#draining) {
+        // close() took the queue out before this answer came: this ticket was not in it.
+        this.#endings.reject(
+          task,
+          rejection(ErrorCode.CLOSED, "The scheduler closed before the task started", about(task)),
+        );
+        this.#endings.dequeue(task);
+      }
     }
   }
 
@@ -235,25 +243,26 @@ export class Engine {
     let result: unknown;
     try {
       result = fn(new RunContext(task, waitMs));
+      if (isPromise(result)) {
+        // Promise.resolve adopts a foreign thenable safely: a `then` that throws becomes a rejection.
+        Promise.resolve(result).then(
+          (value) => this.#finish(task, true, value),
+          (error: unknown) => this.#finish(task, false, error),
+        );
+        return;
+      }
     } catch (error) {
       this.#finish(task, false, error);
       return;
     }
-    if (isPromise(result)) {
-      result.then(
-        (value) => this.#finish(task, true, value),
-        (error: unknown) => this.#finish(task, false, error),
-      );
-    } else {
-      this.#finish(task, true, result);
-    }
+    this.#finish(task, true, result);
   }
 
   /** Bookkeeping of a start: the run deadline, counters, the `started` event. Returns the wait. */
   #begin(task: Task, now = this.#options.clock.now()): number {
     task.phase = RUNNING;
     const waitMs = now - task.enqueuedAt;
-    task.startedAt = Math.round(now - this.#reporter.origin);
+    task.startedAt = now;
     this.#running.add(task);
     if (task.timeoutMs !== 0) this.#deadlines.set(task, now + task.timeoutMs);
     this.#reporter.started(task, now, waitMs);

@@ -24,7 +24,12 @@ describe("errorResponseFor", () => {
       status: 429,
       headers: { "retry-after": "2", "retry-after-ms": "1200" },
       body: {
-        error: { message: "The batch queue is full", type: "rate_limit_exceeded", code: "QUEUE_FULL" },
+        error: {
+          message: "The batch queue is full",
+          type: "rate_limit_exceeded",
+          code: "QUEUE_FULL",
+          param: null,
+        },
       },
     });
   });

@@ -35,7 +35,13 @@ export function httpStatusFor(code: ErrorCode): number {
 
 /** An OpenAI-style error body, as the official clients expect it. */
 export interface ErrorBody {
-  readonly error: { readonly message: string; readonly type: string; readonly code: string };
+  readonly error: {
+    readonly message: string;
+    readonly type: string;
+    readonly code: string;
+    /** The request field at fault, as OpenAI's bodies have it; always `null` here. */
+    readonly param: null;
+  };
 }
 
 /** The status, headers and JSON body an adapter sends for a rejected request. */
@@ -60,7 +66,9 @@ export function errorResponseFor(error: unknown): ErrorResponse {
     return {
       status: 500,
       headers: {},
-      body: { error: { message: "Internal server error", type: "server_error", code: "INTERNAL" } },
+      body: {
+        error: { message: "Internal server error", type: "server_error", code: "INTERNAL", param: null },
+      },
     };
   }
   const headers: Record<string, string> = {};
@@ -72,6 +80,13 @@ export function errorResponseFor(error: unknown): ErrorResponse {
   return {
     status: httpStatusFor(error.code),
     headers,
-    body: { error: { message: error.message, type: TYPE[error.code] ?? "server_error", code: error.code } },
+    body: {
+      error: {
+        message: error.message,
+        type: TYPE[error.code] ?? "server_error",
+        code: error.code,
+        param: null,
+      },
+    },
   };
 }

@@ -14,13 +14,14 @@ export { type ErrorBody, type ErrorResponse, errorResponseFor, httpStatusFor } f
 export type {
   PriorityOptions,
   ResolvedOptions,
-  ResolvedPriority,
   SchedulerOptions,
   SchedulerUpdate,
   TenantOptions,
 } from "./options.js";
 export { Permit } from "./permit.js";
 export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
+export { shortKey } from "./short-key.js";
 export type { MetricsSnapshot, PriorityMetrics, TaskCounts } from "./stats.js";
+export type { ResolvedPriority } from "./store.js";
 export type { TaskContext, TaskFunction } from "./task.js";
 export type { Quantiles } from "./wait-sketch.js";

@@ -19,5 +19,13 @@ export {
   requestIdOf,
   serverTiming,
 } from "./request.js";
-export type { EnqueueResult, MaybePromise, Store, StoreHost, StoreSnapshot, Ticket } from "./store.js";
-export { invalid as invalidOption, nearest, rejectUnknownKeys } from "./validate.js";
+export type {
+  EnqueueResult,
+  MaybePromise,
+  Store,
+  StoreConfig,
+  StoreHost,
+  StoreSnapshot,
+  Ticket,
+} from "./store.js";
+export { invalidOption, nearest, rejectUnknownKeys } from "./validate.js";

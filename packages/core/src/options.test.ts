@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SchedulerError } from "./errors.js";
-import { mergeUpdate, resolveOptions } from "./options.js";
+import { mergeUpdate, resolveOptions } from "./resolve-options.js";
 import { createScheduler } from "./scheduler.js";
 
 describe("resolveOptions", () => {
@@ -20,15 +20,58 @@ describe("resolveOptions", () => {
   });
 
   it.each([
-    [{ maxConcurrency: 0 }, "Expected `maxConcurrency` to be a positive integer, got `0` (number)"],
-    [{ maxConcurrency: 2.5 }, "Expected `maxConcurrency` to be a positive integer, got `2.5` (number)"],
+    [{ maxConcurrency: 0 }, "Expected `maxConcurrency` to be an integer from 1 to 1000000, got `0` (number)"],
+    [
+      { maxConcurrency: 2.5 },
+      "Expected `maxConcurrency` to be an integer from 1 to 1000000, got `2.5` (number)",
+    ],
+    [
+      { maxConcurrency: 2 ** 29 },
+      "Expected `maxConcurrency` to be an integer from 1 to 1000000, got `536870912` (number)",
+    ],
     [
       { priorities: { a: { weight: 0 } } },
-      "Expected `priorities.a.weight` to be a number in (0, 1000000], got `0` (number)",
+      "Expected `priorities.a.weight` to be a number from 0.001 to 1000000, got `0` (number)",
+    ],
+    [
+      { priorities: { a: { weight: 1e-300 } } },
+      "Expected `priorities.a.weight` to be a number from 0.001 to 1000000, got `1e-300` (number)",
     ],
     [
       { priorities: { a: { queueTimeoutMs: "5s" } } },
-      "Expected `priorities.a.queueTimeoutMs` to be a positive number of milliseconds or Infinity, got `5s` (string)",
+      "Expected `priorities.a.queueTimeoutMs` to be a number of milliseconds above 0 and at most 31536000000 (365 days), or Infinity, got `5s` (string)",
+    ],
+    [
+      { priorities: { a: { queueTimeoutMs: Number.NaN } } },
+      "Expected `priorities.a.queueTimeoutMs` to be a number of milliseconds above 0 and at most 31536000000 (365 days), or Infinity, got `NaN` (number)",
+    ],
+    [
+      { priorities: { a: { maxQueue: 1e12 } } },
+      "Expected `priorities.a.maxQueue` to be an integer from 1 to 10000000, or Infinity, got `1000000000000` (number)",
+    ],
+    [
+      { priorities: { a: { maxWaitMs: -1 } } },
+      "Expected `priorities.a.maxWaitMs` to be a number of milliseconds above 0 and at most 31536000000 (365 days), or Infinity, got `-1` (number)",
+    ],
+    [
+      { maxQueue: 0 },
+      "Expected `maxQueue` to be an integer from 1 to 10000000, or Infinity, got `0` (number)",
+    ],
+    [
+      { abortGraceMs: 1e15 },
+      "Expected `abortGraceMs` to be a number of milliseconds above 0 and at most 31536000000 (365 days), or Infinity, got `1000000000000000` (number)",
+    ],
+    [
+      { retryWindowMs: 0 },
+      "Expected `retryWindowMs` to be a number of milliseconds above 0 and at most 31536000000 (365 days), or Infinity, got `0` (number)",
+    ],
+    [
+      { retryMemory: 1e7 },
+      "Expected `retryMemory` to be an integer from 0 to 1000000, got `10000000` (number)",
+    ],
+    [
+      { metricsTenantLimit: -1 },
+      "Expected `metricsTenantLimit` to be an integer from 0 to 10000, got `-1` (number)",
     ],
     [
       { maxConcurrency: 2, priorities: { a: { maxConcurrency: 3 } } },
@@ -43,12 +86,24 @@ describe("resolveOptions", () => {
       "Expected `priorities` to be an object with at least one priority, got `{}` (object)",
     ],
     [
+      { priorities: JSON.parse('{"__proto__": {}}') },
+      "Expected `priority names` to be a name other than `__proto__`, got `__proto__` (string)",
+    ],
+    [
+      { priorities: { ["x".repeat(65)]: {} } },
+      "Expected `priority names` to be a non-empty string of at most 64 characters, got `[a string of 65 characters]` (string)",
+    ],
+    [
       { defaultPriority: "urgent" },
       "Expected `defaultPriority` to be one of `interactive`, `batch`, got `urgent` (string)",
     ],
     [
       { tenants: { a: { weight: -1 } } },
-      "Expected `tenants.a.weight` to be a number in (0, 1000], got `-1` (number)",
+      "Expected `tenants.a.weight` to be a number from 0.01 to 1000, got `-1` (number)",
+    ],
+    [
+      { tenants: { a: { weight: 1e-9 } } },
+      "Expected `tenants.a.weight` to be a number from 0.01 to 1000, got `1e-9` (number)",
     ],
   ])("rejects %j with a message naming the field", (options, message) => {
     // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input

@@ -1,50 +1,49 @@
-import { type Clock, systemClock } from "./clock.js";
-import type { Store } from "./store.js";
-import {
-  bound,
-  definedOnly,
-  duration,
-  invalid,
-  nonEmptyString,
-  nonNegativeInteger,
-  plainObject,
-  positiveInteger,
-  positiveNumber,
-} from "./validate.js";
+import type { Clock } from "./clock.js";
+import type { ResolvedPriority, Store, StoreConfig } from "./store.js";
+
+export type { ResolvedPriority } from "./store.js";
+
+/** The range of a priority's `weight`. */
+export const PRIORITY_WEIGHT = { min: 0.001, max: 1_000_000 } as const;
+/** The range of a tenant's `weight` (the lower end bounds the turns a round of tenants can take). */
+export const TENANT_WEIGHT = { min: 0.01, max: 1_000 } as const;
 
 /** One lane of work, such as `interactive` or `batch`. */
 export interface PriorityOptions {
   /**
    * Share of starts while several priorities wait: with weights 5 and 1, about five starts of the first
-   * for each start of the second.
+   * for each start of the second. From 0.001 to 1,000,000.
    * @default 1
    */
   readonly weight?: number;
   /**
    * Slots only this priority may use: an arrival starts at once while fewer than this many of its
-   * priority run, whatever else is queued.
+   * priority run, whatever else is queued. An integer up to this priority's `maxConcurrency`; all
+   * priorities' together at most the scheduler's `maxConcurrency`.
    * @default 0
    */
   readonly reserved?: number;
   /**
-   * At most this many of this priority run at once.
+   * At most this many of this priority run at once: an integer from 1 to the scheduler's `maxConcurrency`.
    * @default the scheduler's `maxConcurrency`
    */
   readonly maxConcurrency?: number;
   /**
-   * A task that waits longer than this for a slot is rejected with `QUEUE_TIMEOUT`. `Infinity` waits forever.
+   * A task that waits longer than this for a slot is rejected with `QUEUE_TIMEOUT`: above 0 and at most
+   * 365 days, or `Infinity` to wait forever.
    * @default 60_000
    */
   readonly queueTimeoutMs?: number;
   /**
-   * At most this many tasks of this priority wait; the next is rejected at once with `QUEUE_FULL`.
+   * At most this many tasks of this priority wait; the next is rejected at once with `QUEUE_FULL`. An
+   * integer from 1 to 10,000,000, or `Infinity`.
    * @default 10_000
    */
   readonly maxQueue?: number;
   /**
    * Aging bound: when this priority has had work waiting and no start for this long, its oldest task goes
    * next, whatever the weights say, as soon as a slot it may use is free; so it gets at least one start
-   * per `maxWaitMs`. `Infinity` turns aging off.
+   * per `maxWaitMs`. Above 0 and at most 365 days; `Infinity` turns aging off.
    * @default Infinity
    */
   readonly maxWaitMs?: number;
@@ -53,7 +52,8 @@ export interface PriorityOptions {
 /** Per-tenant settings. */
 export interface TenantOptions {
   /**
-   * Turns within a priority: a tenant of weight 2 gets two starts per round where others get one.
+   * Turns within a priority: a tenant of weight 2 gets two starts per round where others get one. From
+   * 0.01 to 1,000.
    * @default 1
    */
   readonly weight?: number;
@@ -62,7 +62,8 @@ export interface TenantOptions {
 /** Everything `createScheduler()` accepts. Every field is optional. */
 export interface SchedulerOptions {
   /**
-   * Requests (or cost units) in flight upstream at once, over all priorities.
+   * Requests (or cost units) in flight upstream at once, over all priorities: an integer from 1 to
+   * 1,000,000.
    * @default 8
    */
   readonly maxConcurrency?: number;
@@ -84,37 +85,43 @@ export interface SchedulerOptions {
    */
   readonly unknownPriority?: "reject" | "default";
   /**
-   * At most this many tasks wait over all priorities together.
+   * At most this many tasks wait over all priorities together: an integer from 1 to 10,000,000, or
+   * `Infinity`.
    * @default Infinity
    */
   readonly maxQueue?: number;
   /**
-   * The tenant of a task that names none.
+   * The tenant of a task that names none (any length; see `TaskOptions.tenant`).
    * @default "default"
    */
   readonly defaultTenant?: string;
-  /** Weights of named tenants; others weigh 1. */
+  /**
+   * Weights of named tenants, each from 0.01 to 1000; others weigh 1. Keys longer than 128 characters
+   * are matched by their hash, as tasks' tenants are.
+   */
   readonly tenants?: Readonly<Record<string, TenantOptions>>;
   /**
    * After a run timeout, a caller's abort or `close()` has aborted a running task's signal, its slot stays
    * taken until the task's function settles (so the upstream never sees more than the limit), but never
-   * longer than this.
+   * longer than this (above 0 and at most 365 days, or `Infinity`).
    * @default 5_000
    */
   readonly abortGraceMs?: number;
   /**
    * An `id` that was rejected (`QUEUE_FULL`, `QUEUE_TIMEOUT`) or timed out running within this window is treated as a retry
-   * when it comes back: it goes to the front of its tenant's queue.
+   * when it comes back: it goes to the front of its tenant's queue; each such refusal also lets one
+   * `claimedRetry` of its tenant go to the front. Above 0 and at most 365 days, or `Infinity`.
    * @default 60_000
    */
   readonly retryWindowMs?: number;
   /**
-   * How many recently rejected ids are remembered for that (oldest forgotten first).
+   * How many recently rejected ids (and, separately, tenant refusals) are remembered for that, oldest
+   * forgotten first: an integer from 0 to 1,000,000.
    * @default 10_000
    */
   readonly retryMemory?: number;
   /**
-   * How many tenants `metrics()` lists (the busiest first).
+   * How many tenants `metrics()` lists (the busiest first): an integer from 0 to 10,000.
    * @default 50
    */
   readonly metricsTenantLimit?: number;
@@ -131,34 +138,27 @@ export interface SchedulerOptions {
   readonly clock?: Clock;
 }
 
-/** A priority with every field decided. */
-export interface ResolvedPriority {
-  readonly name: string;
-  /** Position in configuration order; ties between priorities go to the lower index. */
-  readonly index: number;
-  readonly weight: number;
-  readonly reserved: number;
-  readonly maxConcurrency: number;
-  readonly queueTimeoutMs: number;
-  readonly maxQueue: number;
-  readonly maxWaitMs: number;
-}
-
-/** What the scheduler and the store work from, after defaults and validation. */
-export interface ResolvedOptions {
-  readonly maxConcurrency: number;
-  readonly maxQueue: number;
-  readonly priorities: readonly ResolvedPriority[];
+/** What the scheduler works from, after defaults and validation (the store gets its {@link StoreConfig} part). */
+export interface ResolvedOptions extends StoreConfig {
   readonly priorityByName: ReadonlyMap<string, ResolvedPriority>;
   readonly defaultPriority: string;
   readonly unknownPriority: "reject" | "default";
   readonly defaultTenant: string;
-  readonly tenantWeights: ReadonlyMap<string, number>;
   readonly abortGraceMs: number;
   readonly retryWindowMs: number;
   readonly retryMemory: number;
   readonly metricsTenantLimit: number;
-  readonly clock: Clock;
+}
+
+/**
+ * The part of the options a store needs, as a new object (so a store never sees the rest).
+ *
+ * @example
+ * store.configure(storeConfigOf(resolveOptions({ maxConcurrency: 4 })));
+ */
+export function storeConfigOf(options: ResolvedOptions): StoreConfig {
+  const { clock, maxConcurrency, maxQueue, priorities, tenantWeights } = options;
+  return { clock, maxConcurrency, maxQueue, priorities, tenantWeights };
 }
 
 /** The two lanes a scheduler has when none are configured. */
@@ -166,113 +166,6 @@ export function defaultPriorities(maxConcurrency: number): Record<string, Priori
   return {
     interactive: { weight: 5, reserved: maxConcurrency > 1 ? 1 : 0, queueTimeoutMs: 10_000, maxQueue: 1_000 },
     batch: { weight: 1, queueTimeoutMs: 600_000, maxQueue: 100_000, maxWaitMs: 60_000 },
-  };
-}
-
-function resolvePriority(
-  name: string,
-  index: number,
-  raw: unknown,
-  maxConcurrency: number,
-): ResolvedPriority {
-  const field = `priorities.${name}`;
-  const given = definedOnly(plainObject(field, raw) as PriorityOptions);
-  const merged = {
-    weight: 1,
-    reserved: 0,
-    maxConcurrency,
-    queueTimeoutMs: 60_000,
-    maxQueue: 10_000,
-    maxWaitMs: Number.POSITIVE_INFINITY,
-    ...given,
-  };
-  const priority: ResolvedPriority = {
-    name,
-    index,
-    weight: positiveNumber(`${field}.weight`, merged.weight, 1_000_000),
-    reserved: nonNegativeInteger(`${field}.reserved`, merged.reserved),
-    maxConcurrency: positiveInteger(`${field}.maxConcurrency`, merged.maxConcurrency),
-    queueTimeoutMs: duration(`${field}.queueTimeoutMs`, merged.queueTimeoutMs),
-    maxQueue: bound(`${field}.maxQueue`, merged.maxQueue),
-    maxWaitMs: duration(`${field}.maxWaitMs`, merged.maxWaitMs),
-  };
-  if (priority.maxConcurrency > maxConcurrency) {
-    throw invalid(
-      `${field}.maxConcurrency`,
-      `at most \`maxConcurrency\` (${maxConcurrency})`,
-      priority.maxConcurrency,
-    );
-  }
-  if (priority.reserved > priority.maxConcurrency) {
-    throw invalid(
-      `${field}.reserved`,
-      `at most its \`maxConcurrency\` (${priority.maxConcurrency})`,
-      priority.reserved,
-    );
-  }
-  return priority;
-}
-
-function resolveTenants(raw: unknown): Map<string, number> {
-  const weights = new Map<string, number>();
-  if (raw === undefined) return weights;
-  for (const [tenant, options] of Object.entries(plainObject("tenants", raw))) {
-    const weight = definedOnly(plainObject(`tenants.${tenant}`, options) as TenantOptions).weight ?? 1;
-    weights.set(tenant, positiveNumber(`tenants.${tenant}.weight`, weight, 1_000));
-  }
-  return weights;
-}
-
-/**
- * Merges defaults under the given options (ignoring `undefined` fields) and validates every field,
- * throwing a `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
- */
-export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions {
-  const given = definedOnly(plainObject("options", options) as SchedulerOptions);
-  const maxConcurrency = positiveInteger("maxConcurrency", given.maxConcurrency ?? 8);
-  const rawPriorities = plainObject("priorities", given.priorities ?? defaultPriorities(maxConcurrency));
-  const names = Object.keys(rawPriorities);
-  if (names.length === 0) throw invalid("priorities", "an object with at least one priority", rawPriorities);
-  const priorities = names.map((name, index) =>
-    resolvePriority(name, index, rawPriorities[name], maxConcurrency),
-  );
-  const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
-  if (reservedTotal > maxConcurrency) {
-    throw invalid(
-      "priorities.*.reserved",
-      `in total at most \`maxConcurrency\` (${maxConcurrency})`,
-      reservedTotal,
-    );
-  }
-  const defaultPriority = nonEmptyString(
-    "defaultPriority",
-    given.defaultPriority ?? (names.includes("interactive") ? "interactive" : names[0]),
-  );
-  if (!names.includes(defaultPriority)) {
-    throw invalid(
-      "defaultPriority",
-      `one of ${names.map((name) => `\`${name}\``).join(", ")}`,
-      defaultPriority,
-    );
-  }
-  const unknownPriority = given.unknownPriority ?? "reject";
-  if (unknownPriority !== "reject" && unknownPriority !== "default") {
-    throw invalid("unknownPriority", '"reject" or "default"', unknownPriority);
-  }
-  return {
-    maxConcurrency,
-    maxQueue: bound("maxQueue", given.maxQueue ?? Number.POSITIVE_INFINITY),
-    priorities,
-    priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
-    defaultPriority,
-    unknownPriority,
-    defaultTenant: nonEmptyString("defaultTenant", given.defaultTenant ?? "default"),
-    tenantWeights: resolveTenants(given.tenants),
-    abortGraceMs: duration("abortGraceMs", given.abortGraceMs ?? 5_000),
-    retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),
-    retryMemory: nonNegativeInteger("retryMemory", given.retryMemory ?? 10_000),
-    metricsTenantLimit: nonNegativeInteger("metricsTenantLimit", given.metricsTenantLimit ?? 50),
-    clock: given.clock ?? systemClock,
   };
 }
 
@@ -284,22 +177,4 @@ export interface SchedulerUpdate {
   readonly priorities?: Readonly<Record<string, PriorityOptions>>;
   readonly tenants?: Readonly<Record<string, TenantOptions>>;
   readonly abortGraceMs?: number;
-}
-
-/** Applies an update to the options the scheduler was built from; the caller resolves the result. */
-export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate): SchedulerOptions {
-  const patch = definedOnly(plainObject("update", update) as SchedulerUpdate);
-  const maxConcurrency = patch.maxConcurrency ?? current.maxConcurrency ?? 8;
-  const priorities: Record<string, PriorityOptions> = {
-    ...(current.priorities ?? defaultPriorities(maxConcurrency)),
-  };
-  for (const [name, fields] of Object.entries(patch.priorities ?? {})) {
-    priorities[name] = { ...priorities[name], ...definedOnly(plainObject(`priorities.${name}`, fields)) };
-  }
-  return {
-    ...current,
-    ...patch,
-    priorities,
-    tenants: { ...current.tenants, ...patch.tenants },
-  };
 }

@@ -1,4 +1,4 @@
-import { RunContext, type Task } from "./task.js";
+import { RUNNING, RunContext, type Task } from "./task.js";
 
 /** @internal How a permit reaches back into its scheduler (one object per scheduler, not per permit). */
 export interface PermitControl {
@@ -32,7 +32,7 @@ export class Permit extends RunContext {
 
   /** False once released (by this call, or by the grace bound after the signal fired). */
   get held(): boolean {
-    return this.#task.phase === 2;
+    return this.#task.phase === RUNNING;
   }
 
   /**

@@ -17,13 +17,14 @@ export class Reporter {
   readonly #stats = new Map<string, PriorityStats>();
   readonly #unprioritized: Partial<Record<ErrorCode, number>> = {};
   readonly #clock: Clock;
-  /** Clock time that task start times (`task.startedAt`, whole ms) count from. */
-  readonly origin: number;
 
   constructor(clock: Clock, priorities: readonly ResolvedPriority[]) {
     this.#clock = clock;
-    this.origin = clock.now();
-    this.events = new Emitter((error) => this.error(error));
+    // The listener-error rule: a throw from any listener is reported once as an `error` event; a throw
+    // from an `error` listener is dropped (never re-emitted, so it cannot recurse).
+    this.events = new Emitter((error, name) => {
+      if (name !== "error") this.error(error);
+    });
     this.addPriorities(priorities);
   }
 
@@ -81,7 +82,7 @@ export class Reporter {
   overrun(task: Task): void {
     const stats = this.#stats.get(task.priority);
     if (stats) stats.overruns++;
-    const heldMs = this.#clock.now() - this.origin - task.startedAt;
+    const heldMs = this.#clock.now() - task.startedAt;
     if (this.events.has("overrun")) this.events.emit("overrun", { ...describe(task), heldMs });
   }
 
@@ -93,20 +94,34 @@ export class Reporter {
     if (this.events.has("error")) this.events.emit("error", { error });
   }
 
-  /** How long a refused caller of `priority` should wait, from its measured start rate. */
-  retryAfter(priority: ResolvedPriority | undefined, depth: number): number | undefined {
+  /**
+   * How long a caller of `priority` refused with `code` should wait, from the start rate over every
+   * instance (`sharedRate`, starts per second) when the store measures one, else this instance's.
+   */
+  retryAfter(
+    priority: ResolvedPriority | undefined,
+    depth: number,
+    code: ErrorCode,
+    sharedRate: number | undefined,
+  ): number | undefined {
     const stats = priority === undefined ? undefined : this.#stats.get(priority.name);
     if (priority === undefined || stats === undefined) return undefined;
-    return retryAfterMs(priority, stats, depth, this.#clock.now());
+    const now = this.#clock.now();
+    const perMs =
+      typeof sharedRate === "number" && sharedRate > 0 && Number.isFinite(sharedRate)
+        ? sharedRate / 1000
+        : stats.drain.rate(now);
+    return retryAfterMs(priority, perMs, depth, code);
   }
 
   metrics(closed: boolean, maxConcurrency: number, store: StoreSnapshot): MetricsSnapshot {
     return buildMetrics(this.#clock.now(), closed, maxConcurrency, store, this.#stats, this.#unprioritized);
   }
 
+  /** The same `waitMs` as the `started` event (the same subtraction), and a `runMs` that is never negative. */
   #timings(task: Task): { waitMs: number; runMs: number } {
-    const startedAt = this.origin + task.startedAt;
-    return { waitMs: Math.max(0, startedAt - task.enqueuedAt), runMs: this.#clock.now() - startedAt };
+    const { startedAt } = task;
+    return { waitMs: startedAt - task.enqueuedAt, runMs: Math.max(0, this.#clock.now() - startedAt) };
   }
 }
 

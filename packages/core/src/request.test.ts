@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { resolveOptions } from "./options.js";
 import { givenRequestId, isRetryRequest, lowerOnlyPriority, requestIdOf, serverTiming } from "./request.js";
+import { resolveOptions } from "./resolve-options.js";
 
 const options = resolveOptions({ priorities: { interactive: {}, standard: {}, batch: {} } });
 

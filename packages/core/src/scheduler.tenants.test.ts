@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { flush, Harness } from "../test/harness.js";
+import { MemoryStore } from "./memory/memory-store.js";
 
 const lanes = { batch: { weight: 1, queueTimeoutMs: 1e9, maxQueue: 100_000 } };
 
@@ -49,11 +50,17 @@ describe("tenant fairness", () => {
   });
 
   it("forgets tenants that have nothing queued or running", async () => {
-    const h = new Harness({ maxConcurrency: 2, priorities: lanes });
-    for (let i = 0; i < 100; i++) h.submit(`t${i}`, { tenant: `tenant-${i}` });
+    const store = new MemoryStore();
+    const h = new Harness({ maxConcurrency: 2, priorities: lanes, store });
+    for (let i = 0; i < 1_000; i++) h.submit(`t${i}`, { tenant: `tenant-${i}` });
     await flush();
-    for (let round = 0; round < 100; round++) await h.finishInOrder(1);
-    expect(h.outcomes.size).toBe(100);
+    expect(store.tenantQueues).toBe(1_000);
+    expect(h.scheduler.metrics().tenants).toHaveLength(50);
+    await h.finishInOrder(990);
+    expect(store.tenantQueues).toBeLessThanOrEqual(10 + 64 + 10);
+    await h.finishInOrder(10);
+    expect(h.outcomes.size).toBe(1_000);
+    expect(store.tenantQueues).toBeLessThanOrEqual(64 + 1);
     expect(h.scheduler.metrics().tenants).toEqual([]);
   });
 

@@ -274,14 +274,28 @@ describe("a signal shared by many tasks", () => {
   it("stops listening once the last task sharing it is done", async () => {
     const h = new Harness({ maxConcurrency: 2, priorities: { batch: {} } });
     const controller = new AbortController();
-    h.submit("a", { signal: controller.signal });
-    h.submit("b", { signal: controller.signal });
+    const listening = new Set<unknown>();
+    const { signal } = controller;
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = (type: string, listener: EventListenerOrEventListenerObject) => {
+      listening.add(listener);
+      add(type, listener);
+    };
+    signal.removeEventListener = (type: string, listener: EventListenerOrEventListenerObject) => {
+      listening.delete(listener);
+      remove(type, listener);
+    };
+    h.submit("a", { signal });
+    h.submit("b", { signal });
     await flush();
+    expect(listening.size).toBe(1);
     await h.finish("a");
+    expect(listening.size).toBe(1);
     await h.finish("b");
+    expect(listening.size).toBe(0);
     controller.abort();
     await flush();
     expect(h.outcomes.get("a")!.ok && h.outcomes.get("b")!.ok).toBe(true);
-    expect(h.gates.get("a")!.signal!.aborted).toBe(false);
   });
 });

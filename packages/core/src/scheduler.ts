@@ -6,24 +6,37 @@ import type { SchedulerEvents } from "./events.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import {
   defaultPriorities,
-  mergeUpdate,
   type ResolvedOptions,
-  resolveOptions,
   type SchedulerOptions,
   type SchedulerUpdate,
 } from "./options.js";
 import type { Permit } from "./permit.js";
 import { Reporter } from "./reporter.js";
+import { checkedStore, mergeUpdate, resolveOptions } from "./resolve-options.js";
 import type { MetricsSnapshot } from "./stats.js";
 import type { Store } from "./store.js";
 import type { TaskFunction } from "./task.js";
+import { duration, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
 /** Options of {@link Scheduler.close}. */
 export interface CloseOptions {
   /** Let queued tasks run (`true`) or reject them with `CLOSED` at once (`false`). @default false */
   readonly drain?: boolean;
-  /** After this long, queued tasks are rejected and running ones aborted (`CLOSED`). @default 30_000 */
+  /**
+   * After this long, queued tasks are rejected and running ones aborted (`CLOSED`): 0 to 365 days in ms,
+   * or `Infinity` to wait for every task however long it takes.
+   * @default 30_000
+   */
   readonly timeoutMs?: number;
+}
+
+/** Validates `close()` options; throws `INVALID_OPTION`. */
+function closeOptions(options: CloseOptions): { drain: boolean; timeoutMs: number } {
+  const given = plainObject("close options", options ?? {});
+  rejectUnknownKeys("", given, ["drain", "timeoutMs"]);
+  const { drain = false, timeoutMs = 30_000 } = given as CloseOptions;
+  if (typeof drain !== "boolean") throw invalidOption("drain", "a boolean", drain);
+  return { drain, timeoutMs: timeoutMs === 0 ? 0 : duration("timeoutMs", timeoutMs) };
 }
 
 /**
@@ -47,7 +60,7 @@ export class Scheduler {
       priorities: options.priorities ?? defaultPriorities(this.#options.maxConcurrency),
     };
     this.#reporter = new Reporter(this.#options.clock, this.#options.priorities);
-    this.#store = options.store ?? new MemoryStore();
+    this.#store = checkedStore(options.store) ?? new MemoryStore();
     this.#engine = new Engine(this.#options, this.#store, this.#reporter);
   }
 
@@ -134,7 +147,7 @@ export class Scheduler {
     this.#raw = raw;
     this.#options = resolved;
     this.#reporter.addPriorities(resolved.priorities);
-    return Promise.resolve(this.#engine.configure(resolved));
+    return this.#engine.configure(resolved);
   }
 
   /** Resolves when nothing waits and nothing runs. */
@@ -150,7 +163,14 @@ export class Scheduler {
    * await scheduler.close({ drain: true, timeoutMs: 30_000 });
    */
   close(options: CloseOptions = {}): Promise<void> {
-    this.#closing ??= this.#engine.close(options.drain === true, options.timeoutMs ?? 30_000);
+    if (this.#closing !== null) return this.#closing;
+    let resolved: { drain: boolean; timeoutMs: number };
+    try {
+      resolved = closeOptions(options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.#closing = this.#engine.close(resolved.drain, resolved.timeoutMs);
     return this.#closing;
   }
 }

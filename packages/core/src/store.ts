@@ -1,5 +1,4 @@
 import type { Clock } from "./clock.js";
-import type { ResolvedOptions } from "./options.js";
 
 /** A value now, or later: the in-memory store answers synchronously, a remote one with a promise. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -16,14 +15,34 @@ export interface Ticket {
   readonly retry: boolean;
   /** When it joined the queue, by the scheduler's clock. */
   readonly enqueuedAt: number;
-  /**
-   * Scratch fields owned by the in-memory store (intrusive list links, so that queueing allocates
-   * nothing). Other stores leave them alone.
-   */
-  prev: Ticket | null;
-  next: Ticket | null;
-  olderPrev: Ticket | null;
-  olderNext: Ticket | null;
+}
+
+/** A priority with every field decided. */
+export interface ResolvedPriority {
+  readonly name: string;
+  /** Position in configuration order; ties between priorities go to the lower index. */
+  readonly index: number;
+  readonly weight: number;
+  readonly reserved: number;
+  readonly maxConcurrency: number;
+  readonly queueTimeoutMs: number;
+  readonly maxQueue: number;
+  readonly maxWaitMs: number;
+}
+
+/**
+ * What a store works from (`attach`, `configure`): the clock, the limits, each priority's resolved
+ * settings and the tenant weights; nothing of the scheduler's own bookkeeping.
+ */
+export interface StoreConfig {
+  readonly clock: Clock;
+  readonly maxConcurrency: number;
+  /** Waiting tasks over all priorities; `Infinity` for no bound. */
+  readonly maxQueue: number;
+  /** In configuration order (most urgent first). */
+  readonly priorities: readonly ResolvedPriority[];
+  /** Weights of tenants that have one (keys as the scheduler uses them; see `shortKey`). */
+  readonly tenantWeights: ReadonlyMap<string, number>;
 }
 
 /** What a store answers when asked to admit a ticket. */
@@ -73,9 +92,9 @@ export interface StoreSnapshot {
  */
 export interface Store {
   /** Called once by the scheduler that owns the store, before anything else. */
-  attach(host: StoreHost, options: ResolvedOptions): MaybePromise<void>;
+  attach(host: StoreHost, config: StoreConfig): MaybePromise<void>;
   /** New limits or priorities (from `update()`); waiting tickets are kept and re-evaluated. */
-  configure(options: ResolvedOptions): MaybePromise<void>;
+  configure(config: StoreConfig): MaybePromise<void>;
   /** Admits a ticket: grants it a slot at once, queues it, or refuses it because a queue is full. */
   enqueue(ticket: Ticket): MaybePromise<EnqueueResult>;
   /**
@@ -94,6 +113,12 @@ export interface Store {
   removeAll(): MaybePromise<Ticket[]>;
   /** How many tickets of `priority` wait now (cheap: called on every rejection). */
   depth(priority: string): number;
+  /**
+   * Optional: starts per second of `priority` across every instance sharing the store, as the store last
+   * measured it (`undefined` when it has no measure). Retry hints use it instead of this instance's own
+   * start rate, which is about N times too slow with N instances. Cheap: called on every rejection.
+   */
+  drainRate?(priority: string): number | undefined;
   /** Counts for `metrics()`; a shared store may answer from its last known state. */
   snapshot(tenantLimit: number): StoreSnapshot;
   /** The owning scheduler is closed; stop timers and subscriptions. Shared connections stay the user's. */

@@ -1,4 +1,5 @@
 import type { Deadlined } from "./deadlines.js";
+import type { Linked, QueueLinks } from "./memory/links.js";
 import type { Ticket } from "./store.js";
 
 /** What a task's function receives. */
@@ -21,11 +22,6 @@ export const RUNNING = 2;
 export const DONE = 3;
 /** Where a task is: admitted and waiting for the store's answer, waiting, holding a slot, or finished. */
 export type Phase = typeof PENDING | typeof QUEUED | typeof RUNNING | typeof DONE;
-
-const PHASE_BITS = 3;
-const SETTLED = 4;
-const RETRY = 8;
-const COST_SHIFT = 4;
 
 /** The fields a task starts with. */
 export interface TaskInit {
@@ -55,7 +51,7 @@ export interface TaskInit {
  * Fields are `declare`d and assigned in the constructor, all of them in one order: class-field
  * initializers (define semantics) made construction the hottest spot of the throughput benchmark.
  */
-export class Task implements Ticket, Deadlined, EventListenerObject {
+export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject {
   declare readonly seq: number;
   declare readonly priority: string;
   declare readonly tenant: string;
@@ -67,16 +63,19 @@ export class Task implements Ticket, Deadlined, EventListenerObject {
   declare fn: TaskFunction<unknown> | null;
   declare resolve: ((value: unknown) => void) | null;
   declare readonly onAbort: (task: Task) => void;
-  /** Phase, settled, retry and cost packed in one small integer. */
-  declare flags: number;
-  /** Whole ms from the scheduler's origin to the start (a small integer, not a boxed double). */
+  declare readonly cost: number;
+  declare readonly retry: boolean;
+  declare phase: Phase;
+  declare settled: boolean;
+  /** Clock time of the start, exact (events derive `waitMs` and `runMs` from it). */
   declare startedAt: number;
   declare controller: AbortController | null;
-  // Store-owned links (see Ticket) and the deadline heap's fields.
-  declare prev: Ticket | null;
-  declare next: Ticket | null;
-  declare olderPrev: Ticket | null;
-  declare olderNext: Ticket | null;
+  // The memory store's links (declared here so every task has one shape) and the deadline heap's fields.
+  declare prev: Linked | null;
+  declare next: Linked | null;
+  declare olderPrev: Linked | null;
+  declare olderNext: Linked | null;
+  declare queuedIn: object | null;
   declare heapIndex: number;
   declare deadline: number;
 
@@ -92,43 +91,23 @@ export class Task implements Ticket, Deadlined, EventListenerObject {
     self.fn = init.fn;
     self.resolve = init.resolve;
     self.onAbort = init.onAbort;
-    self.flags = PENDING | (init.retry ? RETRY : 0) | (init.cost << COST_SHIFT);
+    self.cost = init.cost;
+    self.retry = init.retry;
+    self.phase = PENDING;
+    self.settled = false;
     self.startedAt = 0;
     self.controller = null;
     self.prev = null;
     self.next = null;
     self.olderPrev = null;
     self.olderNext = null;
+    self.queuedIn = null;
     self.heapIndex = -1;
     self.deadline = -1;
   }
 
   get id(): string {
     return this.givenId ?? String(this.seq);
-  }
-
-  get cost(): number {
-    return this.flags >>> COST_SHIFT;
-  }
-
-  get retry(): boolean {
-    return (this.flags & RETRY) !== 0;
-  }
-
-  get phase(): Phase {
-    return (this.flags & PHASE_BITS) as Phase;
-  }
-
-  set phase(phase: Phase) {
-    this.flags = (this.flags & ~PHASE_BITS) | phase;
-  }
-
-  get settled(): boolean {
-    return (this.flags & SETTLED) !== 0;
-  }
-
-  set settled(settled: boolean) {
-    this.flags = settled ? this.flags | SETTLED : this.flags & ~SETTLED;
   }
 
   /** The signal the task's function (or permit holder) sees; made on first use. */

@@ -2,7 +2,9 @@ import { ErrorCode, SchedulerError } from "./errors.js";
 
 function shown(value: unknown): string {
   if (typeof value === "function") return value.name === "" ? "[function]" : `[function ${value.name}]`;
-  if (typeof value === "string") return value;
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string")
+    return value.length > 64 ? `[a string of ${value.length} characters]` : value;
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
@@ -15,7 +17,7 @@ function describe(value: unknown): string {
 }
 
 /** The one shape of every validation message: ``Expected `field` to be …, got `value` (type)``. */
-export function invalid(field: string, expected: string, value: unknown): SchedulerError {
+export function invalidOption(field: string, expected: string, value: unknown): SchedulerError {
   return new SchedulerError(
     ErrorCode.INVALID_OPTION,
     `Expected \`${field}\` to be ${expected}, got ${describe(value)}`,
@@ -70,37 +72,64 @@ export function rejectUnknownKeys(path: string, value: object, known: readonly s
   }
 }
 
-export function positiveInteger(field: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw invalid(field, "a positive integer", value);
+/** The largest `maxConcurrency` (and so the largest `cost`): a million units in flight. */
+export const MAX_CONCURRENCY = 1_000_000;
+/** The longest finite duration an option takes: 365 days, in ms (longer means `Infinity`). */
+export const MAX_DURATION_MS = 365 * 24 * 3_600_000;
+/** The largest finite queue bound: ten million waiting tasks. */
+export const MAX_QUEUE = 10_000_000;
+
+/** An integer in `[min, max]`. */
+export function integerIn(field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidOption(field, `an integer from ${min} to ${max}`, value);
   }
   return value;
 }
 
-export function nonNegativeInteger(field: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw invalid(field, "a non-negative integer", value);
+/** A finite number in `[min, max]`. */
+export function numberIn(field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
+    throw invalidOption(field, `a number from ${min} to ${max}`, value);
   }
   return value;
 }
 
-/** A positive integer or `Infinity` (for bounds that may be switched off). */
-export function bound(field: string, value: unknown): number {
+/** A positive integer (at most `max`). */
+export function positiveInteger(field: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
+  if (max !== Number.MAX_SAFE_INTEGER) return integerIn(field, value, 1, max);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    throw invalidOption(field, "a positive integer", value);
+  }
+  return value;
+}
+
+/** A positive integer up to `max`, or `Infinity` (for bounds that may be switched off). */
+export function bound(field: string, value: unknown, max = MAX_QUEUE): number {
   if (value === Number.POSITIVE_INFINITY) return value;
-  return positiveInteger(field, value);
-}
-
-/** Milliseconds: a positive finite number, or `Infinity` for "never". */
-export function duration(field: string, value: unknown): number {
-  if (typeof value !== "number" || Number.isNaN(value) || value <= 0) {
-    throw invalid(field, "a positive number of milliseconds or Infinity", value);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    throw invalidOption(field, `an integer from 1 to ${max}, or Infinity`, value);
   }
   return value;
 }
 
+/** Milliseconds: a positive number up to {@link MAX_DURATION_MS}, or `Infinity` for "never". */
+export function duration(field: string, value: unknown): number {
+  if (value === Number.POSITIVE_INFINITY) return value;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_DURATION_MS) {
+    throw invalidOption(
+      field,
+      `a number of milliseconds above 0 and at most ${MAX_DURATION_MS} (365 days), or Infinity`,
+      value,
+    );
+  }
+  return value;
+}
+
+/** A positive finite number (at most `max`). */
 export function positiveNumber(field: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > max) {
-    throw invalid(
+    throw invalidOption(
       field,
       max === Number.MAX_SAFE_INTEGER ? "a positive number" : `a number in (0, ${max}]`,
       value,
@@ -109,16 +138,17 @@ export function positiveNumber(field: string, value: unknown, max = Number.MAX_S
   return value;
 }
 
-export function nonEmptyString(field: string, value: unknown, maxLength = 256): string {
+export function nonEmptyString(field: string, value: unknown, maxLength = 64): string {
   if (typeof value !== "string" || value.length === 0 || value.length > maxLength) {
-    throw invalid(field, `a non-empty string of at most ${maxLength} characters`, value);
+    const most = maxLength === Number.POSITIVE_INFINITY ? "" : ` of at most ${maxLength} characters`;
+    throw invalidOption(field, `a non-empty string${most}`, value);
   }
   return value;
 }
 
 export function plainObject(field: string, value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw invalid(field, "an object", value);
+    throw invalidOption(field, "an object", value);
   }
   return value as Record<string, unknown>;
 }

@@ -22,7 +22,7 @@ describe("localOptions", () => {
       ["interactive", 8, 1],
       ["batch", 6, 0],
     ]);
-    expect(local.priorityByName.get("batch")!.maxConcurrency).toBe(6);
+    expect(local.priorities.find((p) => p.name === "batch")!.maxConcurrency).toBe(6);
   });
 
   it("bounds every local queue", () => {

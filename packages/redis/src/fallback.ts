@@ -1,7 +1,8 @@
-import type { ResolvedOptions, ResolvedPriority } from "@llm-scheduler/core";
+import type { ResolvedPriority } from "@llm-scheduler/core";
 import {
   type EnqueueResult,
   MemoryStore,
+  type StoreConfig,
   type StoreHost,
   type StoreSnapshot,
   type Ticket,
@@ -25,10 +26,10 @@ import {
  * localOptions(options, 4, 1_000); // maxConcurrency 32 -> 8 per instance
  */
 export function localOptions(
-  options: ResolvedOptions,
+  options: StoreConfig,
   expectedInstances: number,
   localMaxQueue: number,
-): ResolvedOptions {
+): StoreConfig {
   const share = (limit: number): number => Math.max(1, Math.floor(limit / expectedInstances));
   const maxConcurrency = share(options.maxConcurrency);
   let reserveLeft = maxConcurrency;
@@ -48,16 +49,7 @@ export function localOptions(
     maxConcurrency,
     maxQueue: Math.min(options.maxQueue, localMaxQueue),
     priorities,
-    priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
   };
-}
-
-/** Clears the links an in-memory store left on a ticket, so that another one can use them. */
-function scrub(ticket: Ticket): void {
-  ticket.prev = null;
-  ticket.next = null;
-  ticket.olderPrev = null;
-  ticket.olderNext = null;
 }
 
 /**
@@ -71,7 +63,7 @@ export class LocalFallback {
   readonly #ledger: Ledger;
   readonly #host: StoreHost;
 
-  constructor(ledger: Ledger, host: StoreHost, options: ResolvedOptions) {
+  constructor(ledger: Ledger, host: StoreHost, options: StoreConfig) {
     this.#ledger = ledger;
     this.#host = host;
     this.#store.attach({ ...host, grant: (ticket) => this.#granted(ticket) }, options);
@@ -81,7 +73,6 @@ export class LocalFallback {
   takeOver(): void {
     for (const entry of [...this.#ledger.list(RUNNING), ...this.#ledger.list(PENDING)]) {
       if (entry.local !== LOCAL_NONE) continue; // granted meanwhile by this loop's own pumps
-      scrub(entry.ticket);
       const waiting = entry.state === PENDING;
       if (this.enqueue(entry) === "granted" && waiting) this.#host.grant(entry.ticket);
     }
@@ -110,12 +101,11 @@ export class LocalFallback {
   /** Redis is back: the entries are Redis's again, and this store is dropped. */
   handBack(): void {
     for (const entry of [...this.#ledger.list(RUNNING), ...this.#ledger.list(PENDING)]) {
-      scrub(entry.ticket);
       entry.local = LOCAL_NONE;
     }
   }
 
-  configure(options: ResolvedOptions): void {
+  configure(options: StoreConfig): void {
     this.#store.configure(options);
   }
 

@@ -1,8 +1,8 @@
-import type { ResolvedOptions } from "@llm-scheduler/core";
 import type {
   EnqueueResult,
   MaybePromise,
   Store,
+  StoreConfig,
   StoreHost,
   StoreSnapshot,
   Ticket,
@@ -81,7 +81,7 @@ export class RedisStore implements Store {
     return state.starting !== null ? "connecting" : "unavailable";
   }
 
-  attach(host: StoreHost, options: ResolvedOptions): Promise<void> {
+  attach(host: StoreHost, options: StoreConfig): Promise<void> {
     const state = this.#state;
     if (state.host !== null || state.detached) {
       throw new Error("A RedisStore serves one scheduler; create one store per scheduler.");
@@ -105,7 +105,7 @@ export class RedisStore implements Store {
     );
   }
 
-  configure(options: ResolvedOptions): MaybePromise<void> {
+  configure(options: StoreConfig): MaybePromise<void> {
     const state = this.#state;
     state.options = options;
     state.fallback?.configure(state.localOptions());

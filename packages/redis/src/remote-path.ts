@@ -1,5 +1,4 @@
-import type { ResolvedOptions } from "@llm-scheduler/core";
-import type { EnqueueResult, Ticket } from "@llm-scheduler/core/kit";
+import type { EnqueueResult, StoreConfig, Ticket } from "@llm-scheduler/core/kit";
 import { unknownPriority } from "./errors.js";
 import type { Grants } from "./grants.js";
 import { type Entry, LOCAL_QUEUED, PENDING } from "./ledger.js";
@@ -24,7 +23,7 @@ export class RemotePath {
     this.#link = link;
   }
 
-  configure(options: ResolvedOptions): Promise<void> {
+  configure(options: StoreConfig): Promise<void> {
     return this.#state.remote.configure(options).then(
       (reply) => this.#grants.absorb(reply),
       (error: unknown) => this.#failed(error),

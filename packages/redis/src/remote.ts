@@ -1,5 +1,5 @@
-import type { Clock, ResolvedOptions } from "@llm-scheduler/core";
-import type { Ticket } from "@llm-scheduler/core/kit";
+import type { Clock } from "@llm-scheduler/core";
+import type { StoreConfig, Ticket } from "@llm-scheduler/core/kit";
 import { Batcher, type BatchKind } from "./batcher.js";
 import { within } from "./connection.js";
 import { fixedKeys, keyList, ticketId } from "./keys.js";
@@ -13,7 +13,7 @@ const finite = (value: number): number => (value === Number.POSITIVE_INFINITY ? 
 export const REMOVE_CHUNK = 1_000;
 
 /** The limits and priorities as the configure script takes them; -1 stands for Infinity. */
-export function configJson(options: ResolvedOptions): string {
+export function configJson(options: StoreConfig): string {
   return JSON.stringify({
     max: options.maxConcurrency,
     mq: finite(options.maxQueue),
@@ -103,7 +103,7 @@ export class Remote {
     return this.#batched("remove", ids);
   }
 
-  configure(options: ResolvedOptions): Promise<Reply> {
+  configure(options: StoreConfig): Promise<Reply> {
     const weights = [...options.tenantWeights].flatMap(([tenant, weight]) => [tenant, String(weight)]);
     return this.#run("configure", [configJson(options), this.#config.leaseMs, ...weights]);
   }

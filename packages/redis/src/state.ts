@@ -1,5 +1,4 @@
-import type { ResolvedOptions } from "@llm-scheduler/core";
-import type { StoreHost } from "@llm-scheduler/core/kit";
+import type { StoreConfig, StoreHost } from "@llm-scheduler/core/kit";
 import { type LocalFallback, localOptions } from "./fallback.js";
 import { type Entry, Ledger } from "./ledger.js";
 import type { ResolvedRedisOptions } from "./options.js";
@@ -17,7 +16,7 @@ export class StoreState {
   /** This instance's tickets, from enqueue to release. */
   readonly ledger = new Ledger();
   host: StoreHost | null = null;
-  options: ResolvedOptions | null = null;
+  options: StoreConfig | null = null;
   /** Global running and queued counts as Redis last reported them. */
   counts: Counts = NO_COUNTS;
   /** True while calls go to Redis. */
@@ -43,7 +42,7 @@ export class StoreState {
   }
 
   /** The options of the local fallback: the scheduler's, shared among the expected instances. */
-  localOptions(): ResolvedOptions {
+  localOptions(): StoreConfig {
     const { expectedInstances, localMaxQueue } = this.config;
     return localOptions(this.options!, expectedInstances, localMaxQueue);
   }

@@ -9,10 +9,6 @@ export function ticket(seq: number, fields: Partial<Ticket> = {}): Ticket {
     cost: 1,
     retry: false,
     enqueuedAt: 0,
-    prev: null,
-    next: null,
-    olderPrev: null,
-    olderNext: null,
     ...fields,
   };
 }

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { resolveOptions } from "../options.js";
-import type { Ticket } from "../store.js";
+import { resolveOptions } from "../resolve-options.js";
 import { Lane } from "./lane.js";
+import type { Linked } from "./links.js";
 
 const weightOf = (): number => 1;
 
 let seq = 0;
 
-function ticket(tenant: string): Ticket {
+function ticket(tenant: string): Linked {
   return {
     seq: ++seq,
     priority: "batch",
@@ -19,6 +19,7 @@ function ticket(tenant: string): Ticket {
     next: null,
     olderPrev: null,
     olderNext: null,
+    queuedIn: null,
   };
 }
 
@@ -50,5 +51,20 @@ describe("Lane tenants", () => {
     }
     expect(room.tenants.get("busy")).toBe(busy);
     expect(room.queued).toBe(1);
+  });
+
+  it("shrinks to the active tenants once a spike of 100,000 tenants has gone idle", () => {
+    const room = lane();
+    const waiting = [];
+    for (let i = 0; i < 100_000; i++) {
+      const item = ticket(`spike-${i}`);
+      room.push(item, room.tenant(item.tenant, weightOf));
+      waiting.push(item);
+    }
+    expect(room.tenants.size).toBe(100_000);
+    for (const item of waiting.slice(0, 99_990)) room.remove(item);
+    // Ten tenants still wait: the map follows them, not the spike (and no new tenant had to come).
+    expect(room.tenants.size).toBeLessThanOrEqual(10 + 64 + 10);
+    expect(room.queued).toBe(10);
   });
 });

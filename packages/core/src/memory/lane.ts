@@ -1,14 +1,15 @@
-import type { ResolvedPriority } from "../options.js";
-import type { Ticket } from "../store.js";
+import type { ResolvedPriority } from "../store.js";
+import type { Linked } from "./links.js";
 import { TenantQueue } from "./tenant-queue.js";
 
-/** Idle tenant queues kept for reuse before a sweep drops them (see {@link Lane.tenant}). */
-const MIN_SWEEP_AT = 64;
+/** Idle tenant queues always kept for reuse (see {@link Lane.tenant}). */
+const KEEP_IDLE = 64;
 
 /**
  * One priority's waiting room: a queue per tenant, a ring that gives tenants turns (deficit round robin
  * with tenant weights), and a list of all its tickets oldest first, for aging. Every operation is O(1)
  * (amortized O(1/min tenant weight) for the turn, amortized O(1) for the sweep of idle tenants).
+ * The owner calls {@link Lane.settled} when a tenant's running count drops to 0.
  */
 export class Lane {
   config: ResolvedPriority;
@@ -20,39 +21,49 @@ export class Lane {
   running = 0;
   /** Clock time of this priority's last start (aging counts from it). */
   lastStartAt = Number.NEGATIVE_INFINITY;
-  oldest: Ticket | null = null;
-  newest: Ticket | null = null;
+  oldest: Linked | null = null;
+  newest: Linked | null = null;
   /** Tenant queues by name: the active ones, plus idle ones until the next sweep. */
   readonly tenants = new Map<string, TenantQueue>();
+  /** How many queues in `tenants` are idle. */
+  #idle = 0;
   #cursor: TenantQueue | null = null;
-  #sweepAt = MIN_SWEEP_AT;
 
   constructor(config: ResolvedPriority) {
     this.config = config;
   }
 
   /**
-   * The tenant queue for `name`, created on first use. A queue that goes idle stays in the map, so a
-   * tenant that comes back (the common case: one request after another) costs no map churn; when the
-   * map has doubled since the last sweep, idle queues are dropped, so memory follows the active
-   * tenants (at most twice their number, plus a few).
+   * The tenant queue for `name`, created on first use; the caller queues or starts a ticket in it at
+   * once. A queue that goes idle stays in the map, so a tenant that comes back (the common case: one
+   * request after another) costs no map churn; as soon as idle queues outnumber both the active ones
+   * and {@link KEEP_IDLE}, they are all dropped, so memory follows the active tenants (at most twice
+   * their number, plus a few) right after a spike, not when the map grows again.
    */
   tenant(name: string, weightOf: (tenant: string) => number): TenantQueue {
     let queue = this.tenants.get(name);
     if (queue === undefined) {
-      if (this.tenants.size >= this.#sweepAt) this.#sweep();
       queue = new TenantQueue(name, weightOf(name));
       this.tenants.set(name, queue);
+    } else if (queue.idle) {
+      this.#idle--;
     }
     return queue;
   }
 
-  #sweep(): void {
-    for (const [name, queue] of this.tenants) if (queue.idle) this.tenants.delete(name);
-    this.#sweepAt = Math.max(MIN_SWEEP_AT, 2 * this.tenants.size);
+  /** `queue` may have gone idle (nothing waiting, nothing running): count it, and sweep when due. */
+  settled(queue: TenantQueue): void {
+    if (!queue.idle) return;
+    this.#idle++;
+    if (this.#idle > KEEP_IDLE && 2 * this.#idle > this.tenants.size) this.#sweep();
   }
 
-  push(ticket: Ticket, queue: TenantQueue): void {
+  #sweep(): void {
+    for (const [name, queue] of this.tenants) if (queue.idle) this.tenants.delete(name);
+    this.#idle = 0;
+  }
+
+  push(ticket: Linked, queue: TenantQueue): void {
     if (ticket.retry) queue.pushFront(ticket);
     else queue.pushBack(ticket);
     ticket.olderPrev = this.newest;
@@ -65,12 +76,12 @@ export class Lane {
   }
 
   /** The ticket the tenant turn would start next. */
-  peek(): Ticket | null {
+  peek(): Linked | null {
     return this.#cursor === null ? null : this.#cursor.head;
   }
 
   /** Starts the tenant turn's ticket: takes it out and moves the turn on when it is used up. */
-  takeNext(): Ticket {
+  takeNext(): Linked {
     const queue = this.#cursor!;
     const ticket = queue.head!;
     queue.credit -= 1;
@@ -80,7 +91,7 @@ export class Lane {
   }
 
   /** Takes `ticket` out of its tenant queue and the age list; O(1). */
-  remove(ticket: Ticket): void {
+  remove(ticket: Linked): void {
     const queue = this.tenants.get(ticket.tenant)!;
     queue.remove(ticket);
     if (ticket.olderPrev === null) this.oldest = ticket.olderNext;
@@ -90,12 +101,15 @@ export class Lane {
     ticket.olderPrev = null;
     ticket.olderNext = null;
     this.queued--;
-    if (queue.size === 0) this.#leave(queue);
+    if (queue.size === 0) {
+      this.#leave(queue);
+      this.settled(queue);
+    }
   }
 
   /** Removes and returns every waiting ticket, oldest first. */
-  removeAll(): Ticket[] {
-    const all: Ticket[] = [];
+  removeAll(): Linked[] {
+    const all: Linked[] = [];
     while (this.oldest !== null) {
       const ticket = this.oldest;
       this.remove(ticket);

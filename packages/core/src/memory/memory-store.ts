@@ -1,7 +1,7 @@
-import type { ResolvedOptions } from "../options.js";
-import type { EnqueueResult, Store, StoreHost, StoreSnapshot, Ticket } from "../store.js";
+import type { EnqueueResult, Store, StoreConfig, StoreHost, StoreSnapshot, Ticket } from "../store.js";
 import { Lane } from "./lane.js";
-import { type Pick, pick } from "./picker.js";
+import type { Linked } from "./links.js";
+import { type Choice, pick } from "./picker.js";
 import type { TenantQueue } from "./tenant-queue.js";
 
 /**
@@ -13,7 +13,7 @@ import type { TenantQueue } from "./tenant-queue.js";
  */
 export class MemoryStore implements Store {
   #host: StoreHost | null = null;
-  #options: ResolvedOptions | null = null;
+  #options: StoreConfig | null = null;
   #lanes: Lane[] = [];
   readonly #byName = new Map<string, Lane>();
   #running = 0;
@@ -23,17 +23,17 @@ export class MemoryStore implements Store {
   /** Stride scheduling's virtual time: the pass of the last start. */
   #virtualTime = 0;
   #pumping = false;
-  readonly #pick: Pick = { lane: null, ticket: null, aged: false };
+  readonly #pick: Choice = { lane: null, ticket: null, aged: false };
   readonly #weightOf = (tenant: string): number => this.#options?.tenantWeights.get(tenant) ?? 1;
   readonly #fits = (lane: Lane, ticket: Ticket): boolean => this.#fitsNow(lane, ticket.cost);
 
-  attach(host: StoreHost, options: ResolvedOptions): void {
+  attach(host: StoreHost, options: StoreConfig): void {
     if (this.#host !== null) throw new Error("A MemoryStore serves one scheduler; create one per scheduler.");
     this.#host = host;
     this.configure(options);
   }
 
-  configure(options: ResolvedOptions): void {
+  configure(options: StoreConfig): void {
     this.#options = options;
     this.#lanes = options.priorities.map((config) => {
       const lane = this.#byName.get(config.name) ?? new Lane(config);
@@ -51,7 +51,7 @@ export class MemoryStore implements Store {
     const options = this.#options!;
     if (lane.queued >= lane.config.maxQueue || this.#queued >= options.maxQueue) return "full";
     if (this.#grantAtOnce(lane, ticket)) return "granted";
-    lane.push(ticket, lane.tenant(ticket.tenant, this.#weightOf));
+    lane.push(ticket as Linked, lane.tenant(ticket.tenant, this.#weightOf));
     if (lane.queued === 1) lane.pass = Math.max(lane.pass, this.#virtualTime);
     this.#queued++;
     this.#pump();
@@ -73,8 +73,8 @@ export class MemoryStore implements Store {
   remove(ticket: Ticket): boolean {
     const lane = this.#byName.get(ticket.priority);
     const queue = lane?.tenants.get(ticket.tenant);
-    if (lane === undefined || queue === undefined || !queue.has(ticket)) return false;
-    lane.remove(ticket);
+    if (lane === undefined || queue === undefined || !queue.has(ticket as Linked)) return false;
+    lane.remove(ticket as Linked);
     this.#queued--;
     // A ticket that did not fit may have been blocking its lane; what waits behind it may fit now.
     this.#pump();
@@ -89,6 +89,7 @@ export class MemoryStore implements Store {
     this.#reservedIdle += idleReserve(lane);
     queue.running -= ticket.cost;
     this.#running -= ticket.cost;
+    lane.settled(queue);
     this.#pump();
   }
 
@@ -96,6 +97,13 @@ export class MemoryStore implements Store {
     const all = this.#lanes.flatMap((lane) => lane.removeAll());
     this.#queued -= all.length;
     return all;
+  }
+
+  /** Tenant queues held over all priorities: the active ones and a bounded number of idle ones. */
+  get tenantQueues(): number {
+    let count = 0;
+    for (const lane of this.#lanes) count += lane.tenants.size;
+    return count;
   }
 
   depth(priority: string): number {
@@ -166,7 +174,7 @@ export class MemoryStore implements Store {
     }
   }
 
-  #start(lane: Lane, ticket: Ticket, aged: boolean, now: number): void {
+  #start(lane: Lane, ticket: Linked, aged: boolean, now: number): void {
     // Count the slot first, so that a tenant left with nothing waiting is not forgotten while it runs.
     this.#take(lane, lane.tenants.get(ticket.tenant)!, ticket.cost, now);
     if (aged) lane.remove(ticket);

@@ -1,16 +1,16 @@
-import type { Ticket } from "../store.js";
 import type { Lane } from "./lane.js";
+import type { Linked } from "./links.js";
 
 /** The picker's choice: which priority starts next, and which of its tickets (reused between picks). */
-export interface Pick {
+export interface Choice {
   lane: Lane | null;
-  ticket: Ticket | null;
+  ticket: Linked | null;
   /** Chosen by the aging bound rather than by weight and tenant turn. */
   aged: boolean;
 }
 
 /** Whether `ticket` of `lane` may take a slot now (all limits and other priorities' reserves). */
-export type Fits = (lane: Lane, ticket: Ticket) => boolean;
+export type Fits = (lane: Lane, ticket: Linked) => boolean;
 
 /**
  * The picking rule, kept small enough to be written again in Lua for a shared store:
@@ -23,7 +23,7 @@ export type Fits = (lane: Lane, ticket: Ticket) => boolean;
  *    priority configured first) starts its tenant turn's ticket.
  * Cost per pick is O(k) in the number of configured priorities and O(1) in queue length and tenants.
  */
-export function pick(lanes: readonly Lane[], now: number, fits: Fits, out: Pick): boolean {
+export function pick(lanes: readonly Lane[], now: number, fits: Fits, out: Choice): boolean {
   let aged: Lane | null = null;
   let agedSince = Number.POSITIVE_INFINITY;
   for (const lane of lanes) {
@@ -37,17 +37,17 @@ export function pick(lanes: readonly Lane[], now: number, fits: Fits, out: Pick)
   if (aged !== null) return choose(out, aged, aged.oldest!, true);
 
   let best: Lane | null = null;
-  let bestTicket: Ticket | null = null;
+  let bestLinked: Linked | null = null;
   for (const lane of lanes) {
     const ticket = lane.peek();
     if (ticket === null || (best !== null && lane.pass >= best.pass) || !fits(lane, ticket)) continue;
     best = lane;
-    bestTicket = ticket;
+    bestLinked = ticket;
   }
-  return best === null ? false : choose(out, best, bestTicket!, false);
+  return best === null ? false : choose(out, best, bestLinked!, false);
 }
 
-function choose(out: Pick, lane: Lane, ticket: Ticket, aged: boolean): true {
+function choose(out: Choice, lane: Lane, ticket: Linked, aged: boolean): true {
   out.lane = lane;
   out.ticket = ticket;
   out.aged = aged;

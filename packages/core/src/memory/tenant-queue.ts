@@ -1,4 +1,4 @@
-import type { Ticket } from "../store.js";
+import type { Linked } from "./links.js";
 
 /**
  * One tenant's waiting tickets within one priority: FIFO, retries at the front, O(1) removal of any
@@ -7,8 +7,8 @@ import type { Ticket } from "../store.js";
 export class TenantQueue {
   readonly name: string;
   weight: number;
-  head: Ticket | null = null;
-  tail: Ticket | null = null;
+  head: Linked | null = null;
+  tail: Linked | null = null;
   size = 0;
   /** Cost units of this tenant's tickets that hold a slot now. */
   running = 0;
@@ -28,11 +28,12 @@ export class TenantQueue {
   }
 
   /** True when `ticket` waits in this queue. */
-  has(ticket: Ticket): boolean {
-    return ticket.prev !== null || this.head === ticket;
+  has(ticket: Linked): boolean {
+    return ticket.queuedIn === this;
   }
 
-  pushBack(ticket: Ticket): void {
+  pushBack(ticket: Linked): void {
+    ticket.queuedIn = this;
     ticket.prev = this.tail;
     ticket.next = null;
     if (this.tail === null) this.head = ticket;
@@ -41,7 +42,8 @@ export class TenantQueue {
     this.size++;
   }
 
-  pushFront(ticket: Ticket): void {
+  pushFront(ticket: Linked): void {
+    ticket.queuedIn = this;
     ticket.prev = null;
     ticket.next = this.head;
     if (this.head === null) this.tail = ticket;
@@ -50,13 +52,14 @@ export class TenantQueue {
     this.size++;
   }
 
-  remove(ticket: Ticket): void {
+  remove(ticket: Linked): void {
     if (ticket.prev === null) this.head = ticket.next;
     else ticket.prev.next = ticket.next;
     if (ticket.next === null) this.tail = ticket.prev;
     else ticket.next.prev = ticket.prev;
     ticket.prev = null;
     ticket.next = null;
+    ticket.queuedIn = null;
     this.size--;
   }
 }

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { createScheduler } from "./scheduler.js";
+
+const invalid = (message: string) => expect.objectContaining({ code: "INVALID_OPTION", message });
+
+describe("unknown option keys", () => {
+  it.each([
+    [
+      { maxConcurency: 4 },
+      "Unknown option `maxConcurency`; did you mean `maxConcurrency`? (known: `maxConcurrency`,",
+    ],
+    [{ maxQueueSize: 10 }, "Unknown option `maxQueueSize`; did you mean `maxQueue`?"],
+    [
+      { priorities: { batch: { queueTimeout: 5 } } },
+      "Unknown option `priorities.batch.queueTimeout`; did you mean `queueTimeoutMs`?",
+    ],
+    [
+      { tenants: { alice: { maxConcurrency: 2 } } },
+      "Unknown option `tenants.alice.maxConcurrency` (known: `weight`)",
+    ],
+  ])("createScheduler(%j) throws naming the key and the nearest known one", (options, message) => {
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    expect(() => createScheduler(options as any)).toThrow(invalid(expect.stringContaining(message)));
+  });
+
+  it.each([
+    [{ maxConcurency: 4 }, "Unknown option `maxConcurency`; did you mean `maxConcurrency`?"],
+    [{ retryWindowMs: 5 }, "Unknown option `retryWindowMs`"],
+    [{ priorities: { batch: { queueTimeout: 5 } } }, "Unknown option `priorities.batch.queueTimeout`"],
+    [{ tenants: { bob: { wieght: 2 } } }, "Unknown option `tenants.bob.wieght`; did you mean `weight`?"],
+  ])("update(%j) throws and changes nothing", (update, message) => {
+    const scheduler = createScheduler({ maxConcurrency: 4 });
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    expect(() => scheduler.update(update as any)).toThrow(invalid(expect.stringContaining(message)));
+    expect(scheduler.options.maxConcurrency).toBe(4);
+    expect(scheduler.options.priorities.map((p) => p.name)).toEqual(["interactive", "batch"]);
+  });
+
+  it("rejects an unknown per-call key with INVALID_OPTION and keeps nothing on the books", async () => {
+    const scheduler = createScheduler();
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    const run = scheduler.run(() => 1, { priorty: "batch" } as any);
+    await expect(run).rejects.toThrow(invalid(expect.stringContaining("did you mean `priority`?")));
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    expect(() => scheduler.tryAcquire({ tennant: "a" } as any)).toThrow(
+      invalid(expect.stringContaining("Unknown option `tennant`; did you mean `tenant`?")),
+    );
+    await expect(scheduler.onIdle()).resolves.toBeUndefined();
+  });
+});
+
+describe("per-call signal", () => {
+  it("rejects a signal that is not an AbortSignal with INVALID_OPTION, and close() still finishes", async () => {
+    const scheduler = createScheduler();
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    const run = scheduler.run(() => 1, { signal: { aborted: false } as any });
+    await expect(run).rejects.toThrow(invalid(expect.stringContaining("`signal` to be an AbortSignal")));
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    await expect(scheduler.acquire({ signal: "stop" as any })).rejects.toMatchObject({
+      code: "INVALID_OPTION",
+    });
+    await expect(scheduler.close()).resolves.toBeUndefined();
+  });
+
+  it("rejects retry flags that are not booleans", async () => {
+    const scheduler = createScheduler();
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
+    await expect(scheduler.run(() => 1, { retry: "yes" } as any)).rejects.toMatchObject({
+      code: "INVALID_OPTION",
+    });
+  });
+});

@@ -1,0 +1,244 @@
+import { systemClock } from "./clock.js";
+import {
+  defaultPriorities,
+  PRIORITY_WEIGHT,
+  type PriorityOptions,
+  type ResolvedOptions,
+  type SchedulerOptions,
+  type SchedulerUpdate,
+  TENANT_WEIGHT,
+  type TenantOptions,
+} from "./options.js";
+import { shortKey } from "./short-key.js";
+import type { ResolvedPriority, Store } from "./store.js";
+import {
+  bound,
+  definedOnly,
+  duration,
+  integerIn,
+  invalidOption,
+  MAX_CONCURRENCY,
+  nonEmptyString,
+  numberIn,
+  plainObject,
+  rejectUnknownKeys,
+} from "./validate.js";
+
+const OPTION_KEYS: readonly (keyof SchedulerOptions)[] = [
+  "maxConcurrency",
+  "priorities",
+  "defaultPriority",
+  "unknownPriority",
+  "maxQueue",
+  "defaultTenant",
+  "tenants",
+  "abortGraceMs",
+  "retryWindowMs",
+  "retryMemory",
+  "metricsTenantLimit",
+  "store",
+  "clock",
+];
+const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
+  "weight",
+  "reserved",
+  "maxConcurrency",
+  "queueTimeoutMs",
+  "maxQueue",
+  "maxWaitMs",
+];
+const TENANT_KEYS: readonly (keyof TenantOptions)[] = ["weight"];
+const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
+  "maxConcurrency",
+  "maxQueue",
+  "priorities",
+  "tenants",
+  "abortGraceMs",
+];
+
+const CLOCK_METHODS = ["now", "setTimer", "clearTimer"] as const;
+const STORE_METHODS = [
+  "attach",
+  "configure",
+  "enqueue",
+  "remove",
+  "release",
+  "removeAll",
+  "depth",
+  "snapshot",
+  "detach",
+] as const;
+
+/** `value` when it is an object with every one of `names` as a method; `INVALID_OPTION` otherwise. */
+function methods<T>(field: string, value: T, names: readonly string[]): T {
+  const object = value as Record<string, unknown> | null;
+  const missing = names.filter((name) => typeof object?.[name] !== "function");
+  if (missing.length > 0) {
+    throw invalidOption(
+      field,
+      `an object with the methods ${names.map((n) => `\`${n}\``).join(", ")}`,
+      value,
+    );
+  }
+  return value;
+}
+
+/**
+ * Validates the `store` option (any object with the `Store` methods).
+ *
+ * @example
+ * const store = checkedStore(options.store) ?? new MemoryStore();
+ */
+export function checkedStore(store: Store | undefined): Store | undefined {
+  return store === undefined ? undefined : methods("store", store, STORE_METHODS);
+}
+
+function resolvePriority(
+  name: string,
+  index: number,
+  raw: unknown,
+  maxConcurrency: number,
+): ResolvedPriority {
+  const field = `priorities.${name}`;
+  const object = plainObject(field, raw);
+  rejectUnknownKeys(field, object, PRIORITY_KEYS);
+  const given = definedOnly(object as PriorityOptions);
+  const merged = {
+    weight: 1,
+    reserved: 0,
+    maxConcurrency,
+    queueTimeoutMs: 60_000,
+    maxQueue: 10_000,
+    maxWaitMs: Number.POSITIVE_INFINITY,
+    ...given,
+  };
+  const priority: ResolvedPriority = {
+    name,
+    index,
+    weight: numberIn(`${field}.weight`, merged.weight, PRIORITY_WEIGHT.min, PRIORITY_WEIGHT.max),
+    reserved: integerIn(`${field}.reserved`, merged.reserved, 0, MAX_CONCURRENCY),
+    maxConcurrency: integerIn(`${field}.maxConcurrency`, merged.maxConcurrency, 1, MAX_CONCURRENCY),
+    queueTimeoutMs: duration(`${field}.queueTimeoutMs`, merged.queueTimeoutMs),
+    maxQueue: bound(`${field}.maxQueue`, merged.maxQueue),
+    maxWaitMs: duration(`${field}.maxWaitMs`, merged.maxWaitMs),
+  };
+  if (priority.maxConcurrency > maxConcurrency) {
+    throw invalidOption(
+      `${field}.maxConcurrency`,
+      `at most \`maxConcurrency\` (${maxConcurrency})`,
+      priority.maxConcurrency,
+    );
+  }
+  if (priority.reserved > priority.maxConcurrency) {
+    throw invalidOption(
+      `${field}.reserved`,
+      `at most its \`maxConcurrency\` (${priority.maxConcurrency})`,
+      priority.reserved,
+    );
+  }
+  return priority;
+}
+
+function resolveTenants(raw: unknown): Map<string, number> {
+  const weights = new Map<string, number>();
+  if (raw === undefined) return weights;
+  for (const [tenant, options] of Object.entries(plainObject("tenants", raw))) {
+    const key = shortKey(tenant);
+    const object = plainObject(`tenants.${key}`, options);
+    rejectUnknownKeys(`tenants.${key}`, object, TENANT_KEYS);
+    const weight = definedOnly(object as TenantOptions).weight ?? 1;
+    weights.set(key, numberIn(`tenants.${key}.weight`, weight, TENANT_WEIGHT.min, TENANT_WEIGHT.max));
+  }
+  return weights;
+}
+
+/**
+ * Merges defaults under the given options (ignoring `undefined` fields) and validates every field,
+ * throwing a `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
+ */
+export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions {
+  const object = plainObject("options", options);
+  rejectUnknownKeys("", object, OPTION_KEYS);
+  const given = definedOnly(object as SchedulerOptions);
+  const maxConcurrency = integerIn("maxConcurrency", given.maxConcurrency ?? 8, 1, MAX_CONCURRENCY);
+  const rawPriorities = plainObject("priorities", given.priorities ?? defaultPriorities(maxConcurrency));
+  const names = Object.keys(rawPriorities);
+  for (const name of names) {
+    // A plain-object key in metrics() and events: "__proto__" would vanish there.
+    if (nonEmptyString("priority names", name) === "__proto__") {
+      throw invalidOption("priority names", "a name other than `__proto__`", name);
+    }
+  }
+  if (names.length === 0)
+    throw invalidOption("priorities", "an object with at least one priority", rawPriorities);
+  const priorities = names.map((name, index) =>
+    resolvePriority(name, index, rawPriorities[name], maxConcurrency),
+  );
+  const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
+  if (reservedTotal > maxConcurrency) {
+    throw invalidOption(
+      "priorities.*.reserved",
+      `in total at most \`maxConcurrency\` (${maxConcurrency})`,
+      reservedTotal,
+    );
+  }
+  const defaultPriority = nonEmptyString(
+    "defaultPriority",
+    given.defaultPriority ?? (names.includes("interactive") ? "interactive" : names[0]),
+  );
+  if (!names.includes(defaultPriority)) {
+    throw invalidOption(
+      "defaultPriority",
+      `one of ${names.map((name) => `\`${name}\``).join(", ")}`,
+      defaultPriority,
+    );
+  }
+  const unknownPriority = given.unknownPriority ?? "reject";
+  if (unknownPriority !== "reject" && unknownPriority !== "default") {
+    throw invalidOption("unknownPriority", '"reject" or "default"', unknownPriority);
+  }
+  return {
+    maxConcurrency,
+    maxQueue: bound("maxQueue", given.maxQueue ?? Number.POSITIVE_INFINITY),
+    priorities,
+    priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
+    defaultPriority,
+    unknownPriority,
+    defaultTenant: shortKey(
+      nonEmptyString("defaultTenant", given.defaultTenant ?? "default", Number.POSITIVE_INFINITY),
+    ),
+    tenantWeights: resolveTenants(given.tenants),
+    abortGraceMs: duration("abortGraceMs", given.abortGraceMs ?? 5_000),
+    retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),
+    retryMemory: integerIn("retryMemory", given.retryMemory ?? 10_000, 0, 1_000_000),
+    metricsTenantLimit: integerIn("metricsTenantLimit", given.metricsTenantLimit ?? 50, 0, 10_000),
+    clock: given.clock === undefined ? systemClock : methods("clock", given.clock, CLOCK_METHODS),
+  };
+}
+
+/** Applies an update to the options the scheduler was built from; the caller resolves the result. */
+export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate): SchedulerOptions {
+  const object = plainObject("update", update);
+  rejectUnknownKeys("", object, UPDATE_KEYS);
+  const patch = definedOnly(object as SchedulerUpdate);
+  const maxConcurrency = patch.maxConcurrency ?? current.maxConcurrency ?? 8;
+  const priorities: Record<string, PriorityOptions> = {
+    ...(current.priorities ?? defaultPriorities(maxConcurrency)),
+  };
+  const changed = patch.priorities === undefined ? {} : plainObject("priorities", patch.priorities);
+  for (const [name, fields] of Object.entries(changed)) {
+    priorities[name] = { ...priorities[name], ...definedOnly(plainObject(`priorities.${name}`, fields)) };
+  }
+  return {
+    ...current,
+    ...patch,
+    priorities,
+    tenants: {
+      ...current.tenants,
+      ...((patch.tenants === undefined ? {} : plainObject("tenants", patch.tenants)) as Record<
+        string,
+        TenantOptions
+      >),
+    },
+  };
+}
