@@ -10,7 +10,10 @@
  *   configuration order), per priority `cw|<name>` (weight), `cr|<name>` (reserved), `cm|<name>`
  *   (maxConcurrency), `cq|<name>` (maxQueue), `ca|<name>` (maxWaitMs, -1 = no aging); the counters:
  *   `running`, `queued` (totals), `vt` (stride virtual time), `seq` (arrival counter), per priority
- *   `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `c|<name>` (whose turn it is).
+ *   `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `l|<name>` (time of its last
+ *   start, for aging), `c|<name>` (whose turn it is); `ep` (epoch: "<Redis ms>-<instance>", written
+ *   when the state is created) and `rec` (while grants are held after Redis lost its state: until this
+ *   Redis time, in ms).
  * - `tw` HASH: tenant -> weight, for tenants with a configured weight.
  * - `tickets` HASH: ticket id -> "cost at leaseMs len(priority) priority..tenant", while queued or leased.
  * - `leases` ZSET: ticket id -> lease expiry (ms, Redis clock); a member holds a slot.
@@ -61,15 +64,6 @@ export function keyList(keys: Keys): string[] {
   return [keys.state, keys.tenantWeights, keys.tickets, keys.leases, keys.instances];
 }
 
-/** A priority's tickets in arrival order. */
-export const ageKey = (prefix: string, priority: string): string => `${prefix}age:${priority}`;
-/** A priority's ring of tenants with waiting tickets. */
-export const ringKey = (prefix: string, priority: string): string => `${prefix}ring:${priority}`;
-/** One tenant's waiting tickets within one priority. */
-export const tenantQueueKey = (prefix: string, priority: string, tenant: string): string =>
-  `${prefix}q:${Buffer.byteLength(priority)}:${priority}:${tenant}`;
-/** The queued tickets of one instance. */
-export const ownedKey = (prefix: string, instance: string): string => `${prefix}owned:${instance}`;
 /**
  * Grants waiting to be drained by one instance.
  *

@@ -121,8 +121,9 @@ export class Link implements HeartbeatLink {
 
   /** Loads the scripts, writes the configuration and registers this instance. */
   async #hello(): Promise<void> {
-    await this.#state.remote.load();
-    this.#grants.absorb(await this.#state.remote.configure(this.#state.options!));
+    const { remote, ledger, options } = this.#state;
+    await remote.load();
+    this.#grants.absorb(await remote.configure(options!, ledger.list(RUNNING).length > 0));
   }
 
   /**

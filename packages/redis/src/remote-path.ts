@@ -1,7 +1,7 @@
 import type { EnqueueResult, ResolvedOptions, Ticket } from "@llm-scheduler/core";
 import { unknownPriority } from "./errors.js";
 import type { Grants } from "./grants.js";
-import { type Entry, LOCAL_QUEUED, PENDING } from "./ledger.js";
+import { type Entry, LOCAL_QUEUED, PENDING, RUNNING } from "./ledger.js";
 import type { Link } from "./link.js";
 import { REMOVE_CHUNK } from "./remote.js";
 import { Status } from "./replies.js";
@@ -24,7 +24,8 @@ export class RemotePath {
   }
 
   configure(options: ResolvedOptions): Promise<void> {
-    return this.#state.remote.configure(options).then(
+    const { remote, ledger } = this.#state;
+    return remote.configure(options, ledger.list(RUNNING).length > 0).then(
       (reply) => this.#grants.absorb(reply),
       (error: unknown) => this.#failed(error),
     );

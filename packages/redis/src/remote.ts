@@ -42,6 +42,8 @@ export class Remote {
   readonly #idPrefix: string;
   readonly #batcher: Batcher;
   clock: Clock | null = null;
+  /** The epoch of the state in Redis as this instance last saw it ("" before the first configure). */
+  #epoch = "";
 
   constructor(client: RedisClient, config: ResolvedRedisOptions, absorb: (reply: Reply) => void) {
     this.#client = client;
@@ -102,9 +104,17 @@ export class Remote {
     return this.#batched("remove", ids);
   }
 
-  configure(options: ResolvedOptions): Promise<Reply> {
+  /**
+   * Writes the configuration and registers this instance. `runs`: this instance has running tasks that
+   * it re-registers next (with the epoch it last saw, this tells Redis whether it lost its state).
+   */
+  configure(options: ResolvedOptions, runs: boolean): Promise<Reply> {
     const weights = [...options.tenantWeights].flatMap(([tenant, weight]) => [tenant, String(weight)]);
-    return this.#run("configure", [configJson(options), this.#config.leaseMs, ...weights]);
+    const args = [configJson(options), this.#config.leaseMs, this.#epoch, runs ? "1" : "0", ...weights];
+    return this.#run("configure", args).then((reply) => {
+      if (reply.counts !== undefined && reply.extra[0] !== undefined) this.#epoch = reply.extra[0];
+      return reply;
+    });
   }
 
   tick(running: readonly Ticket[]): Promise<Reply> {

@@ -80,9 +80,4 @@ export class Scripts {
       return this.#client.evalsha(script.sha, keys.length, ...keys, ...args);
     });
   }
-
-  /** The SHA of a script, as Redis knows it. */
-  sha(name: ScriptName): string {
-    return this.#scripts.get(name)!.sha;
-  }
 }

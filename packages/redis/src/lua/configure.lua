@@ -1,14 +1,37 @@
 --[[ configure: writes the limits and priorities (fields of the state hash) (the last instance to configure wins: all instances
 sharing a prefix must use the same options), registers the calling instance's heartbeat, and grants
 what the new limits allow. Also the first call of an instance and its call after a reconnection.
+Recovery: the state hash carries an epoch (`ep`, "<Redis ms>-<instance>") written when the state is
+created. A caller that knew an epoch (or runs tasks Redis must learn of) and finds no state at all sees
+that Redis lost it (a restart or flush): the running tasks of every live instance are unknown until each
+re-registers them (adopt.lua), so grants are held (`rec`: until now + leaseMs) and instances only queue.
+A caller that knew another epoch finds the state re-created by an instance that had not known the old
+one: grants are held until that epoch is leaseMs old. Re-registering is never refused or limited.
 KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 configuration JSON
       { max, mq, p: [{ n, w, r, m, q, a }] } (-1 = Infinity), written as fields of the state hash (see
-      keys.ts), 5 leaseMs of the instance, 6.. tenant, weight pairs
-Returns: { 0, counts, granted ids of the calling instance }
+      keys.ts), 5 leaseMs of the instance, 6 the epoch the instance last saw ("" = none), 7 "1" when the
+      instance runs tasks that it will re-register, else "0", 8.. tenant, weight pairs
+Returns: { 0, counts, granted ids of the calling instance, { epoch } }
 ]]
 --@include lib
 local config = cjson.decode(ARGV[4])
+local lease, known, runs = tonumber(ARGV[5]), ARGV[6], ARGV[7] == "1"
+
+-- Grants wait until `until_ms` (Redis time), unless they already wait longer.
+local function hold_until(until_ms)
+  local current = tonumber(redis.call("HGET", K_STATE, "rec")) or 0
+  if until_ms > LEASE_NOW and until_ms > current then redis.call("HSET", K_STATE, "rec", until_ms) end
+end
+
+local epoch = redis.call("HGET", K_STATE, "ep")
+if not epoch then
+  epoch = LEASE_NOW .. "-" .. ME
+  redis.call("HSET", K_STATE, "ep", epoch)
+  if known ~= "" or runs then hold_until(LEASE_NOW + lease) end
+elseif known ~= epoch and (known ~= "" or runs) then
+  hold_until(tonumber(string.match(epoch, "^(%d+)")) + lease)
+end
 local old = redis.call("HGET", K_STATE, "pn")
 if old then
   for i = 1, tonumber(old) do redis.call("HDEL", K_STATE, "pn|" .. i) end
@@ -25,11 +48,11 @@ for i, p in ipairs(config.p) do
 end
 redis.call("HSET", K_STATE, unpack(fields))
 redis.call("DEL", K_TW)
-for i = 6, #ARGV, 2 do
+for i = 8, #ARGV, 2 do
   redis.call("HSET", K_TW, ARGV[i], ARGV[i + 1])
 end
-register(tonumber(ARGV[5]))
+register(lease)
 begin()
 upkeep()
 pump()
-return { 0, finish(), MINE }
+return { 0, finish(), MINE, { epoch } }

@@ -18,6 +18,8 @@ local NOW = LEASE_NOW
 if ARGV[3] ~= "" then NOW = tonumber(ARGV[3]) end
 
 local CFG, G
+-- True while grants are held after Redis lost its state (see configure.lua): until `rec` (Redis time).
+local RECOVERING = false
 local S = {}       -- the state hash as read: field -> value
 local LANES = {}   -- configured priorities, in configuration order
 local BY_NAME = {} -- every lane touched by this call, configured or not
@@ -53,6 +55,7 @@ local function begin()
   for i = 1, #flat, 2 do S[flat[i]] = flat[i + 1] end
   if S.max == nil then return false end
   CFG = { max = tonumber(S.max), mq = tonumber(S.mq) }
+  RECOVERING = S.rec ~= nil and tonumber(S.rec) > LEASE_NOW
   G = { running = tonumber(S.running) or 0, queued = tonumber(S.queued) or 0, vt = tonumber(S.vt) or 0, seq = tonumber(S.seq) or 0 }
   for i = 1, tonumber(S.pn) do
     local name = S["pn|" .. i]

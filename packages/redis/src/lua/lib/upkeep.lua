@@ -20,8 +20,14 @@ local function drop_queued(id)
   return true
 end
 
--- Returns true when a slot was freed (the caller then pumps).
+-- Returns true when a slot was freed or the recovery period ended (the caller then pumps).
 local function upkeep()
+  local resumed = false
+  if S.rec ~= nil and not RECOVERING then
+    redis.call("HDEL", K_STATE, "rec")
+    S.rec = nil
+    resumed = true
+  end
   local expired = redis.call("ZRANGEBYSCORE", K_LEASES, "-inf", LEASE_NOW, "LIMIT", 0, 100)
   for _, id in ipairs(expired) do free(id) end
   local dead = redis.call("ZRANGEBYSCORE", K_INSTANCES, "-inf", LEASE_NOW, "LIMIT", 0, 1)[1]
@@ -33,5 +39,5 @@ local function upkeep()
       redis.call("DEL", PREFIX .. "inbox:" .. dead)
     end
   end
-  return #expired > 0
+  return #expired > 0 or resumed
 end
