@@ -94,6 +94,12 @@ export interface Store {
   removeAll(): MaybePromise<Ticket[]>;
   /** How many tickets of `priority` wait now (cheap: called on every rejection). */
   depth(priority: string): number;
+  /**
+   * Shared stores only (optional): starts per second of `priority` across every instance sharing the
+   * store, as last measured; `undefined` while unknown. Retry estimates use it instead of this
+   * instance's own start rate.
+   */
+  drainRate?(priority: string): number | undefined;
   /** Counts for `metrics()`; a shared store may answer from its last known state. */
   snapshot(tenantLimit: number): StoreSnapshot;
   /** The owning scheduler is closed; stop timers and subscriptions. Shared connections stay the user's. */

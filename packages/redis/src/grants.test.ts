@@ -10,7 +10,7 @@ import { StoreState } from "./state.js";
 
 const granting = (...granted: string[]): Reply => ({
   status: 0,
-  counts: { running: granted.length, queued: 0, priorities: {} },
+  counts: { running: granted.length, queued: 0, priorities: {}, starts: {} },
   granted,
   extra: [],
 });

@@ -21,7 +21,10 @@ export class Grants {
 
   /** Takes in a script's counts and delivers the grants it made to this instance. */
   absorb(reply: Reply, skip?: ReadonlySet<number>): void {
-    if (reply.counts !== undefined) this.#state.counts = reply.counts;
+    if (reply.counts !== undefined) {
+      this.#state.counts = reply.counts;
+      this.#state.drain.record(reply.counts.starts, performance.now());
+    }
     const orphans: string[] = [];
     for (const id of reply.granted) {
       const seq = this.#state.remote.seqOf(id);

@@ -11,7 +11,7 @@ import { StoreState } from "./state.js";
 
 const reply = (extra: string[] = []): Reply => ({
   status: 0,
-  counts: { running: 0, queued: 0, priorities: {} },
+  counts: { running: 0, queued: 0, priorities: {}, starts: {} },
   granted: [],
   extra,
 });

@@ -9,7 +9,12 @@ import type { Remote } from "./remote.js";
 import { type Reply, Status } from "./replies.js";
 import { StoreState } from "./state.js";
 
-const reply: Reply = { status: 0, counts: { running: 0, queued: 0, priorities: {} }, granted: [], extra: [] };
+const reply: Reply = {
+  status: 0,
+  counts: { running: 0, queued: 0, priorities: {}, starts: {} },
+  granted: [],
+  extra: [],
+};
 
 /** A link over a scripted Redis that answers every enqueue with `enqueueStatus`; two tickets wait. */
 function setUp(options: RedisStoreOptions = {}, enqueueStatus: number = Status.QUEUED) {

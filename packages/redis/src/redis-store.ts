@@ -156,6 +156,19 @@ export class RedisStore implements Store {
     return counts.priorities[priority]?.queued ?? 0;
   }
 
+  /**
+   * Starts per second of `priority` across every instance sharing the prefix, as last measured from
+   * the replies of this instance's calls and heartbeats (over the last 10 s); `undefined` while unknown
+   * or on the local fallback. The scheduler's `retryAfterMs` divides the global queue by it.
+   *
+   * @example
+   * store.drainRate("batch"); // 42.5: the batch queue drains by about 42 tasks a second, all instances together
+   */
+  drainRate(priority: string): number | undefined {
+    const { fallback, drain } = this.#state;
+    return fallback === null ? drain.rate(priority) : undefined;
+  }
+
   /** Global counts as Redis last reported them (exact after this instance's own calls); tenants local. */
   snapshot(tenantLimit: number): StoreSnapshot {
     const { fallback, counts, ledger } = this.#state;

@@ -1,4 +1,5 @@
 import type { ResolvedOptions, StoreHost } from "@llm-scheduler/core";
+import { DrainGauge } from "./drain.js";
 import { type LocalFallback, localOptions } from "./fallback.js";
 import { type Entry, Ledger } from "./ledger.js";
 import type { ResolvedRedisOptions } from "./options.js";
@@ -19,6 +20,8 @@ export class StoreState {
   options: ResolvedOptions | null = null;
   /** Global running and queued counts as Redis last reported them. */
   counts: Counts = NO_COUNTS;
+  /** Each priority's global starts per second, from the start counters in the replies. */
+  readonly drain = new DrainGauge();
   /** True while calls go to Redis. */
   up = false;
   /** The in-memory store that decides while Redis cannot be reached (`"local"` mode only). */

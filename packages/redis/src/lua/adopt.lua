@@ -17,7 +17,9 @@ for i = 5, #ARGV, 4 do
   if not leased(id) then
     drop_queued(id)
     put_ticket(id, cost, LEASE_NOW, lease, p, tenant)
-    take(lane_of(p), cost)
+    local lane = lane_of(p) -- counted again, not a start: neither aging nor the drain rate sees it
+    lane.running = lane.running + cost
+    G.running = G.running + cost
     adopted = adopted + 1
   end
   redis.call("ZADD", K_LEASES, LEASE_NOW + lease, id)

@@ -31,14 +31,15 @@ local WEIGHTS = {}
 local LIVE = {}
 
 -- A priority's counters live in the state hash as p|name (stride pass), q|name (queued),
--- r|name (running), l|name (time of its last start, for aging) and c|name (the tenant whose turn it is); its configuration as cw|name (weight),
+-- r|name (running), l|name (time of its last start, for aging), n|name (starts so far, for the drain
+-- rate) and c|name (the tenant whose turn it is); its configuration as cw|name (weight),
 -- cr|name (reserved), cm|name (maxConcurrency), cq|name (maxQueue, -1 = none) and ca|name (maxWaitMs,
 -- -1 = no aging). `max`, `mq` are the totals' limits; `pn` and pn|1.. list the priorities in order.
 local function load_lane(name, configured)
   local lane = {
     name = name, pass = tonumber(S["p|" .. name]) or 0, queued = tonumber(S["q|" .. name]) or 0,
     running = tonumber(S["r|" .. name]) or 0, cursor = S["c|" .. name] or "", ring = {}, dirty = {},
-    last = tonumber(S["l|" .. name]),
+    last = tonumber(S["l|" .. name]), starts = tonumber(S["n|" .. name]) or 0,
   }
   if configured then
     lane.conf = {

@@ -65,6 +65,7 @@ end
 
 local function take(lane, cost)
   lane.last = NOW
+  lane.starts = lane.starts + 1
   lane.running = lane.running + cost
   G.running = G.running + cost
 end
