@@ -243,9 +243,16 @@ describe("Redis stopped and restarted mid-run", () => {
   it("local: serves under the local limit while Redis is not up yet at start, then moves to Redis", async () => {
     await redis.server.stop();
     const prefix = "fault-start-local:";
+    const changes: string[] = [];
     const gateway = instance(
       redis.server.url,
-      { prefix, commandTimeoutMs: 300, onStoreError: "local", expectedInstances: 4 },
+      {
+        prefix,
+        commandTimeoutMs: 300,
+        onStoreError: "local",
+        expectedInstances: 4,
+        onStatusChange: (status, previous) => changes.push(`${previous}->${status}`),
+      },
       OPTIONS,
     );
     let held: Permit | undefined;
@@ -265,6 +272,7 @@ describe("Redis stopped and restarted mid-run", () => {
     held.release();
     await waitFor(async () => (await state(prefix)).running === 0, 3_000, "released");
     await gateway.close();
+    expect(changes).toEqual(["connecting->local", "local->connected", "connected->closed"]);
   });
 
   it.each([

@@ -38,9 +38,11 @@ export class Link implements HeartbeatLink {
       .then((connected) => {
         this.#state.starting = null;
         this.heartbeat.schedule();
-        if (connected) return;
-        if (this.#state.config.onStoreError === "local") this.#enterFallback();
-        else throw new Error("Redis is unavailable; the store fails closed until it is back");
+        if (!connected && this.#state.config.onStoreError === "local") this.#enterFallback();
+        this.#state.report();
+        if (!connected && this.#state.config.onStoreError !== "local") {
+          throw new Error("Redis is unavailable; the store fails closed until it is back");
+        }
       });
     this.#state.starting = first.catch(() => {});
     return first;
@@ -62,6 +64,7 @@ export class Link implements HeartbeatLink {
     this.#downCause = error;
     state.config.onError(error);
     if (state.config.onStoreError === "local") this.#enterFallback();
+    state.report();
     this.heartbeat.schedule();
   }
 
@@ -116,6 +119,7 @@ export class Link implements HeartbeatLink {
     if (state.detached) return false;
     state.up = true;
     this.#reconcile();
+    state.report();
     return true;
   }
 

@@ -12,13 +12,17 @@ import { Grants } from "./grants.js";
 import { grantChannel } from "./keys.js";
 import { type Entry, PENDING } from "./ledger.js";
 import { Link } from "./link.js";
-import { type RedisClient, type RedisStoreOptions, resolveRedisOptions } from "./options.js";
+import {
+  type RedisClient,
+  type RedisStoreOptions,
+  type RedisStoreStatus,
+  resolveRedisOptions,
+} from "./options.js";
 import { Remote } from "./remote.js";
 import { RemotePath } from "./remote-path.js";
 import { StoreState } from "./state.js";
 
-/** Where the store stands: talking to Redis, running on the local fallback, or neither. */
-export type RedisStoreStatus = "connecting" | "connected" | "local" | "unavailable" | "closed";
+export type { RedisStoreStatus } from "./options.js";
 
 /**
  * A {@link Store} that keeps the queues, the running counts and the picker's state in Redis, so that
@@ -74,11 +78,7 @@ export class RedisStore implements Store {
 
   /** `connected`, `local` (Redis unreachable, local fallback), `unavailable` (fail-closed), … */
   get status(): RedisStoreStatus {
-    const state = this.#state;
-    if (state.detached) return "closed";
-    if (state.up) return "connected";
-    if (state.fallback !== null) return "local";
-    return state.starting !== null ? "connecting" : "unavailable";
+    return this.#state.status;
   }
 
   attach(host: StoreHost, options: ResolvedOptions): Promise<void> {
@@ -181,6 +181,7 @@ export class RedisStore implements Store {
     const state = this.#state;
     if (state.detached) return;
     state.detached = true;
+    state.report();
     this.#link.heartbeat.stop();
     const subscriber = this.#subscriber;
     this.#subscriber = null;
