@@ -2,7 +2,7 @@ import { createScheduler, type Ticket, VirtualClock } from "@llm-scheduler/core"
 import { describe, expect, it } from "vitest";
 import { ticket } from "../test/fixtures.js";
 import { LocalFallback, localOptions } from "./fallback.js";
-import { Ledger, LOCAL_NONE, LOCAL_QUEUED, LOCAL_RUNNING, PENDING, RUNNING } from "./ledger.js";
+import { Ledger } from "./ledger.js";
 
 describe("localOptions", () => {
   const options = createScheduler({
@@ -59,10 +59,10 @@ describe("LocalFallback", () => {
     for (const seq of [2, 3, 4]) ledger.add(ticket(seq));
     fallback.takeOver();
     expect(granted).toEqual([2]);
-    expect(running.local).toBe(LOCAL_RUNNING);
-    expect(ledger.list(PENDING).map((e) => [e.ticket.seq, e.local])).toEqual([
-      [3, LOCAL_QUEUED],
-      [4, LOCAL_QUEUED],
+    expect(running.local).toBe("holding");
+    expect(ledger.list("waiting").map((e) => [e.ticket.seq, e.local])).toEqual([
+      [3, "queued"],
+      [4, "queued"],
     ]);
     expect(fallback.snapshot(10)).toMatchObject({ running: 2, queued: 2 });
   });
@@ -75,8 +75,8 @@ describe("LocalFallback", () => {
     ledger.delete(entries[0]!);
     fallback.forget(entries[0]!);
     expect(granted).toEqual([1, 2, 3]);
-    expect(entries[2]!.state).toBe(RUNNING);
+    expect(entries[2]!.state).toBe("granted");
     fallback.handBack();
-    expect(entries.map((e) => e.local)).toEqual([LOCAL_NONE, LOCAL_NONE, LOCAL_NONE]);
+    expect(entries.map((e) => e.local)).toEqual(["none", "none", "none"]);
   });
 });

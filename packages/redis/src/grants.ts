@@ -1,4 +1,3 @@
-import { RUNNING } from "./ledger.js";
 import type { Reply } from "./replies.js";
 import type { StoreState } from "./state.js";
 
@@ -60,7 +59,7 @@ export class Grants {
     const { ledger, host, fallback } = this.#state;
     const entry = ledger.get(seq);
     if (entry === undefined || host === null) return false;
-    if (entry.state === RUNNING) return true;
+    if (entry.state === "granted") return true;
     fallback?.forget(entry); // it waited in the fallback too
     ledger.start(entry);
     host.grant(entry.ticket);

@@ -2,7 +2,6 @@ import { createScheduler, SchedulerError, type Ticket, VirtualClock } from "@llm
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ticket } from "../test/fixtures.js";
 import { Grants } from "./grants.js";
-import { PENDING } from "./ledger.js";
 import { Link } from "./link.js";
 import { type RedisStoreOptions, resolveRedisOptions } from "./options.js";
 import type { Remote } from "./remote.js";
@@ -62,7 +61,7 @@ describe("Link", () => {
     state.up = true;
     link.markDown(new Error("no reply in 2000 ms"));
     expect(failed).toEqual([]); // one failed call is not an outage
-    expect(state.ledger.list(PENDING)).toHaveLength(2);
+    expect(state.ledger.list("waiting")).toHaveLength(2);
 
     link.unreachable(); // a reconnection attempt failed too
     expect(failed.map(([seq]) => seq)).toEqual([1, 2]);

@@ -2,7 +2,7 @@ import { refusedAgain, unavailable, unknownPriority } from "./errors.js";
 import { LocalFallback } from "./fallback.js";
 import type { Grants } from "./grants.js";
 import { Heartbeat, type HeartbeatLink } from "./heartbeat.js";
-import { type Entry, PENDING, RUNNING } from "./ledger.js";
+import type { Entry } from "./ledger.js";
 import { REMOVE_CHUNK } from "./remote.js";
 import { Status } from "./replies.js";
 import type { StoreState } from "./state.js";
@@ -76,7 +76,7 @@ export class Link implements HeartbeatLink {
   unreachable(): void {
     const state = this.#state;
     if (state.config.onStoreError !== "fail-closed" || state.detached || state.host === null) return;
-    for (const entry of state.ledger.list(PENDING)) {
+    for (const entry of state.ledger.list("waiting")) {
       state.dropped.push(state.remote.id(entry.ticket));
       this.#drop(entry, unavailable(entry.ticket, this.#downCause, this.heartbeat.intervalMs));
     }
@@ -127,7 +127,7 @@ export class Link implements HeartbeatLink {
   async #hello(): Promise<void> {
     const { remote, ledger, options } = this.#state;
     await remote.load();
-    this.#grants.absorb(await remote.configure(options!, ledger.list(RUNNING).length > 0));
+    this.#grants.absorb(await remote.configure(options!, ledger.list("granted").length > 0));
   }
 
   /**
@@ -142,8 +142,8 @@ export class Link implements HeartbeatLink {
     state.fallback?.handBack();
     state.fallback = null;
     this.#removeDropped();
-    const running = state.ledger.list(RUNNING);
-    const pending = state.ledger.list(PENDING);
+    const running = state.ledger.list("granted");
+    const pending = state.ledger.list("waiting");
     if (running.length > 0) this.heartbeat.reclaim(running, wasLocal);
     for (const entry of pending) this.#resend(entry);
   }
@@ -170,7 +170,7 @@ export class Link implements HeartbeatLink {
   /** The store gives up a waiting ticket on its own: the scheduler rejects its caller with `error`. */
   #drop(entry: Entry, error: unknown): void {
     const state = this.#state;
-    if (state.ledger.of(entry.ticket) !== entry || entry.state !== PENDING) return;
+    if (state.ledger.of(entry.ticket) !== entry || entry.state !== "waiting") return;
     state.forget(entry);
     state.host?.fail(entry.ticket, error);
   }

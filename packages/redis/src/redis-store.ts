@@ -10,7 +10,7 @@ import type {
 import { openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
 import { Grants } from "./grants.js";
 import { grantChannel } from "./keys.js";
-import { type Entry, PENDING } from "./ledger.js";
+import type { Entry } from "./ledger.js";
 import { Link } from "./link.js";
 import {
   type RedisClient,
@@ -124,7 +124,7 @@ export class RedisStore implements Store {
   remove(ticket: Ticket): MaybePromise<boolean> {
     const state = this.#state;
     const entry = state.ledger.of(ticket);
-    if (entry === undefined || entry.state !== PENDING) return false;
+    if (entry === undefined || entry.state !== "waiting") return false;
     state.forget(entry);
     if (!state.up) {
       if (state.fallback === null) state.dropped.push(state.remote.id(ticket)); // still queued in Redis
@@ -143,7 +143,7 @@ export class RedisStore implements Store {
 
   removeAll(): MaybePromise<Ticket[]> {
     const state = this.#state;
-    const entries = state.ledger.list(PENDING);
+    const entries = state.ledger.list("waiting");
     for (const entry of entries) state.forget(entry);
     const tickets = entries.map((entry) => entry.ticket);
     if (!state.up || tickets.length === 0) return tickets;
