@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * Every Redis key and channel the store uses, with its type (five keys, plus a few per priority, tenant
  * and instance). All start with the store's `prefix`.
@@ -27,7 +29,9 @@
  * - `inbox:<instance>` LIST: ids granted to the instance by another instance's script, until drained.
  * - `grants:<instance>` pub/sub channel: comma-separated ids granted to the instance.
  *
- * A ticket id is `<instance>:<seq>`; `seq` is the scheduler's per-instance ticket number.
+ * A ticket id is `<instance>:<seq>`; `seq` is the scheduler's per-instance ticket number. A tenant
+ * appears in keys and fields as its name, or, when longer than 256 characters, as a digest of it
+ * (see {@link tenantInRedis}).
  */
 export interface Keys {
   readonly state: string;
@@ -86,3 +90,20 @@ export const grantChannel = (prefix: string, instance: string): string => `${pre
  * ticketId("a1b2", 42); // "a1b2:42"
  */
 export const ticketId = (instance: string, seq: number): string => `${instance}:${seq}`;
+
+/** Tenant names longer than this are stored as a digest. */
+const LONGEST_TENANT = 256;
+
+/**
+ * How a tenant is named in Redis keys and fields: itself, or, when longer than 256 characters (a raw
+ * token used as a tenant), `"\u0000sha256:"` and the base64url SHA-256 of it, so that keys stay small
+ * whatever the input and no short name (none starts with a NUL) can collide with a digest.
+ *
+ * @example
+ * tenantInRedis("team-a"); // "team-a"
+ * tenantInRedis("x".repeat(1_000)); // "\u0000sha256:…" (52 characters)
+ */
+export function tenantInRedis(tenant: string): string {
+  if (tenant.length <= LONGEST_TENANT) return tenant;
+  return `\u0000sha256:${createHash("sha256").update(tenant).digest("base64url")}`;
+}

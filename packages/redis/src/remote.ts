@@ -1,7 +1,7 @@
 import type { Clock, ResolvedOptions, Ticket } from "@llm-scheduler/core";
 import { Batcher, type BatchKind } from "./batcher.js";
 import { within } from "./connection.js";
-import { fixedKeys, keyList, ticketId } from "./keys.js";
+import { fixedKeys, keyList, tenantInRedis, ticketId } from "./keys.js";
 import type { RedisClient, ResolvedRedisOptions } from "./options.js";
 import { parseReply, type Reply } from "./replies.js";
 import { type ScriptName, Scripts } from "./scripts.js";
@@ -86,7 +86,7 @@ export class Remote {
     return this.#batched("enqueue", [
       this.id(ticket),
       ticket.priority,
-      ticket.tenant,
+      tenantInRedis(ticket.tenant),
       ticket.cost,
       ticket.retry ? "1" : "0",
       byScheduler ? String(ticket.enqueuedAt) : "",
@@ -109,7 +109,10 @@ export class Remote {
    * it re-registers next (with the epoch it last saw, this tells Redis whether it lost its state).
    */
   configure(options: ResolvedOptions, runs: boolean): Promise<Reply> {
-    const weights = [...options.tenantWeights].flatMap(([tenant, weight]) => [tenant, String(weight)]);
+    const weights = [...options.tenantWeights].flatMap(([tenant, weight]) => [
+      tenantInRedis(tenant),
+      String(weight),
+    ]);
     const args = [configJson(options), this.#config.leaseMs, this.#epoch, runs ? "1" : "0", ...weights];
     return this.#run("configure", args).then((reply) => {
       if (reply.counts !== undefined && reply.extra[0] !== undefined) this.#epoch = reply.extra[0];
@@ -122,7 +125,7 @@ export class Remote {
   }
 
   adopt(running: readonly Ticket[]): Promise<Reply> {
-    const groups = running.flatMap((t) => [this.id(t), t.cost, t.priority, t.tenant]);
+    const groups = running.flatMap((t) => [this.id(t), t.cost, t.priority, tenantInRedis(t.tenant)]);
     return this.#run("adopt", [this.#config.leaseMs, ...groups]);
   }
 

@@ -46,7 +46,7 @@ for i, p in ipairs(config.p) do
   fields[n + 9], fields[n + 10] = "cq|" .. p.n, p.q
   fields[n + 11], fields[n + 12] = "ca|" .. p.n, num(p.a)
 end
-redis.call("HSET", K_STATE, unpack(fields))
+hset_all(K_STATE, fields)
 redis.call("DEL", K_TW)
 for i = 8, #ARGV, 2 do
   redis.call("HSET", K_TW, ARGV[i], ARGV[i + 1])

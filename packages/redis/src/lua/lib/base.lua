@@ -12,6 +12,11 @@ local function num(x)
   return string.format("%.17g", x)
 end
 
+-- HSET of field, value pairs in chunks: one unpack() holds a few thousand values at most.
+local function hset_all(key, flat)
+  for i = 1, #flat, 500 do redis.call("HSET", key, unpack(flat, i, math.min(i + 499, #flat))) end
+end
+
 local clock = redis.call("TIME")
 local LEASE_NOW = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local NOW = LEASE_NOW

@@ -24,10 +24,10 @@ local function finish()
       end
     end
     local rk = PREFIX .. "ring:" .. name
-    for i = 1, #set, 500 do redis.call("HSET", rk, unpack(set, i, math.min(i + 499, #set))) end
+    hset_all(rk, set)
     for i = 1, #gone, 500 do redis.call("HDEL", rk, unpack(gone, i, math.min(i + 499, #gone))) end
   end
-  redis.call("HSET", K_STATE, unpack(fields))
+  hset_all(K_STATE, fields)
   for _, owner in ipairs(OTHER_ORDER) do
     local ids = OTHERS[owner]
     for i = 1, #ids, 500 do
