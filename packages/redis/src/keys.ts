@@ -14,8 +14,8 @@ import { createHash } from "node:crypto";
  *   `running`, `queued` (totals), `vt` (stride virtual time), `seq` (arrival counter), per priority
  *   `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `l|<name>` (time of its last
  *   start, for aging), `c|<name>` (whose turn it is); `ep` (epoch: "<Redis ms>-<instance>", written
- *   when the state is created) and `rec` (while grants are held after Redis lost its state: until this
- *   Redis time, in ms).
+ *   when the state is created), `rec` (while grants are held after Redis lost its state: until this
+ *   Redis time, in ms) and `rex` (how many instances must check in to end that early).
  * - `tw` HASH: tenant -> weight, for tenants with a configured weight.
  * - `tickets` HASH: ticket id -> "cost at leaseMs len(priority) priority..tenant", while queued or leased.
  * - `leases` ZSET: ticket id -> lease expiry (ms, Redis clock); a member holds a slot.
@@ -25,6 +25,7 @@ import { createHash } from "node:crypto";
  *   tenants with waiting tickets.
  * - `q:<bytes(priority)>:<priority>:<tenant>` ZSET: ticket id -> position (arrival number, negated for
  *   retries), one tenant's waiting tickets within one priority.
+ * - `back` SET: ids of the instances that checked in during a recovery (see configure.lua).
  * - `owned:<instance>` SET: ids of the instance's queued tickets (purged if it dies).
  * - `inbox:<instance>` LIST: ids granted to the instance by another instance's script, until drained.
  * - `grants:<instance>` pub/sub channel: comma-separated ids granted to the instance.

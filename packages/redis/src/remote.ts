@@ -44,6 +44,10 @@ export class Remote {
   clock: Clock | null = null;
   /** The epoch of the state in Redis as this instance last saw it ("" before the first configure). */
   #epoch = "";
+  /** How many instances were live at the last configure or heartbeat (0 before the first). */
+  #live = 0;
+  /** The last configure found Redis had lost the state this instance knew: its adopt checks in. */
+  #checkIn = false;
 
   constructor(client: RedisClient, config: ResolvedRedisOptions, absorb: (reply: Reply) => void) {
     this.#client = client;
@@ -113,20 +117,30 @@ export class Remote {
       tenantInRedis(tenant),
       String(weight),
     ]);
-    const args = [configJson(options), this.#config.leaseMs, this.#epoch, runs ? "1" : "0", ...weights];
+    const known = this.#epoch;
+    const args = [configJson(options), this.#config.leaseMs, known, runs ? "1" : "0", this.#live, ...weights];
     return this.#run("configure", args).then((reply) => {
-      if (reply.counts !== undefined && reply.extra[0] !== undefined) this.#epoch = reply.extra[0];
+      const epoch = reply.extra[0];
+      if (reply.counts !== undefined && epoch !== undefined) {
+        this.#checkIn = known !== "" && known !== epoch;
+        this.#epoch = epoch;
+      }
+      if (reply.live !== undefined) this.#live = reply.live;
       return reply;
     });
   }
 
   tick(running: readonly Ticket[]): Promise<Reply> {
-    return this.#run("tick", [this.#config.leaseMs, ...running.map((ticket) => this.id(ticket))]);
+    const ids = running.map((ticket) => this.id(ticket));
+    return this.#run("tick", [this.#config.leaseMs, ...ids]).then((reply) => {
+      if (reply.live !== undefined) this.#live = reply.live;
+      return reply;
+    });
   }
 
   adopt(running: readonly Ticket[]): Promise<Reply> {
     const groups = running.flatMap((t) => [this.id(t), t.cost, t.priority, tenantInRedis(t.tenant)]);
-    return this.#run("adopt", [this.#config.leaseMs, ...groups]);
+    return this.#run("adopt", [this.#config.leaseMs, this.#checkIn ? "1" : "0", ...groups]);
   }
 
   leave(): Promise<Reply> {

@@ -18,6 +18,8 @@ export interface Reply {
   readonly counts: Counts | undefined;
   readonly granted: readonly string[];
   readonly extra: readonly string[];
+  /** Instances with a current heartbeat (configure and tick replies only). */
+  readonly live?: number | undefined;
 }
 
 /** Script statuses shared by several scripts (see each script's header). */
@@ -57,5 +59,6 @@ export function parseReply(raw: unknown): Reply {
     counts: parseCounts(raw[1]),
     granted: strings(raw[2]),
     extra: strings(raw[3]),
+    live: raw[4] === undefined ? undefined : Number(raw[4]),
   };
 }
