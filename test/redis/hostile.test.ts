@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type Instance, instance, redisState, useRedisServer } from "./helpers.js";
+import { type Instance, instance, redisState, useRedisServer, waitFor } from "./helpers.js";
 
 const redis = useRedisServer({ admin: true });
 let open: Instance[] = [];
@@ -46,6 +46,19 @@ describe("the Redis store under hostile input and operator mishaps", () => {
     const { scheduler } = gateway("hostile-priorities:", { maxConcurrency: 2, priorities });
     await expect(scheduler.run(() => "ran", { priority: "p799" })).resolves.toBe("ran");
     expect(await redisState(redis.admin, "hostile-priorities:")).toEqual({ running: 0, queued: 0 });
+  });
+
+  it("warns once through onError when Redis may evict its keys (maxmemory-policy allkeys-*)", async () => {
+    await redis.admin.config("SET", "maxmemory-policy", "allkeys-lru");
+    try {
+      const { scheduler, errors } = gateway("hostile-eviction:", { maxConcurrency: 2 });
+      await expect(scheduler.run(() => "ran")).resolves.toBe("ran");
+      await waitFor(() => errors.length > 0, 2_000, "the warning");
+      expect(errors).toHaveLength(1);
+      expect((errors[0] as Error).message).toContain("maxmemory-policy is allkeys-lru");
+    } finally {
+      await redis.admin.config("SET", "maxmemory-policy", "noeviction");
+    }
   });
 
   it("loads its scripts again after SCRIPT FLUSH (NOSCRIPT) without failing a call", async () => {

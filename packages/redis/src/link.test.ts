@@ -24,6 +24,7 @@ function setUp(options: RedisStoreOptions = {}, enqueueStatus: number = Status.Q
     seqOf: (id: string) => Number(id.slice(3)),
     load: () => Promise.resolve(),
     configure: () => Promise.resolve(reply),
+    evictionPolicy: () => Promise.resolve("noeviction"),
     enqueue: () => Promise.resolve(enqueueStatus),
     remove: (ids: readonly string[]) => {
       removed.push([...ids]);

@@ -1,4 +1,4 @@
-import { refusedAgain, unavailable, unknownPriority } from "./errors.js";
+import { evicting, refusedAgain, unavailable, unknownPriority } from "./errors.js";
 import { LocalFallback } from "./fallback.js";
 import type { Grants } from "./grants.js";
 import { Heartbeat, type HeartbeatLink } from "./heartbeat.js";
@@ -21,6 +21,8 @@ export class Link implements HeartbeatLink {
   #resyncing = false;
   /** Why Redis counts as down (the error that marked it down), for the errors of dropped tickets. */
   #downCause: unknown = null;
+  /** The eviction policy was checked (once per store). */
+  #policyChecked = false;
 
   constructor(state: StoreState, grants: Grants) {
     this.#state = state;
@@ -128,6 +130,12 @@ export class Link implements HeartbeatLink {
     const { remote, ledger, options } = this.#state;
     await remote.load();
     this.#grants.absorb(await remote.configure(options!, ledger.list("granted").length > 0));
+    if (!this.#policyChecked) {
+      this.#policyChecked = true;
+      void remote.evictionPolicy().then((policy) => {
+        if (policy?.startsWith("allkeys-")) this.#state.config.onError(evicting(policy));
+      });
+    }
   }
 
   /**

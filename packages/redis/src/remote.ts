@@ -83,6 +83,18 @@ export class Remote {
       : within(load, this.#config.commandTimeoutMs, "SCRIPT LOAD");
   }
 
+  /**
+   * Redis's `maxmemory-policy`, or undefined when it cannot be read (`CONFIG` is often disabled on
+   * managed Redis).
+   */
+  evictionPolicy(): Promise<string | undefined> {
+    const read = this.#client.config("GET", "maxmemory-policy") as Promise<unknown>;
+    return within(read, this.#config.commandTimeoutMs, "CONFIG GET").then(
+      (reply) => (Array.isArray(reply) && typeof reply[1] === "string" ? reply[1] : undefined),
+      () => undefined,
+    );
+  }
+
   /** Resolves with the ticket's status (see enqueue.lua), after the reply's grants were absorbed. */
   enqueue(ticket: Ticket): Promise<number> {
     const byScheduler = this.#config.agingClock === "scheduler";
