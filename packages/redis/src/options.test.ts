@@ -84,6 +84,31 @@ describe("resolveRedisOptions", () => {
     expect(errors.map((error) => (error as Error).message)).toEqual(["lost", "listener broke"]);
   });
 
+  it("never shows a password from the url in its messages", () => {
+    const urls = ["http://user:s3cret@host:6379", "redis:/user:s3cret@host", "https://:s3c@ret@host/0"];
+    for (const url of urls) {
+      let message = "";
+      try {
+        resolveRedisOptions({ url });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain("Expected `url` to be a redis:// or rediss:// URL");
+      expect(message).not.toMatch(/s3c|ret/);
+      expect(message).toContain("***@host");
+    }
+    const client = { evalsha: () => {}, duplicate: () => {} };
+    // biome-ignore lint/suspicious/noExplicitAny: a stand-in client
+    expect(() => resolveRedisOptions({ url: "redis://u:s3cret@x", client: client as any })).toThrow(
+      "got `redis://***@x` (string)",
+    );
+    const otherClient = { options: { password: "s3cret" }, sendCommand: () => {} };
+    // biome-ignore lint/suspicious/noExplicitAny: a client of another library
+    expect(() => resolveRedisOptions({ client: otherClient as any })).toThrow(
+      "Expected `client` to be an ioredis client, got `{}` (object)",
+    );
+  });
+
   it("refuses both a url and a client", () => {
     const client = { evalsha: () => {}, duplicate: () => {} };
     // biome-ignore lint/suspicious/noExplicitAny: a stand-in client

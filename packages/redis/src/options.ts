@@ -177,6 +177,11 @@ function oneOf<T extends string>(field: string, value: unknown, allowed: readonl
   return value as T;
 }
 
+/** A URL as error messages may show it: the credentials in it (up to its last `@`) become `***`. */
+function redacted(url: unknown): unknown {
+  return typeof url === "string" ? url.replace(/^([a-z][a-z0-9+.-]*:\/*).*@/i, "$1***@") : url;
+}
+
 function isClient(value: unknown): value is RedisClient {
   const candidate = value as { evalsha?: unknown; duplicate?: unknown } | null;
   return (
@@ -203,13 +208,15 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRe
     Object.entries(options).filter(([, value]) => value !== undefined),
   ) as RedisStoreOptions;
   if (given.url !== undefined && given.client !== undefined) {
-    throw invalid("url", "left out when `client` is given", given.url);
+    throw invalid("url", "left out when `client` is given", redacted(given.url));
   }
   if (given.url !== undefined && (typeof given.url !== "string" || !/^rediss?:\/\//.test(given.url))) {
-    throw invalid("url", "a redis:// or rediss:// URL", given.url);
+    throw invalid("url", "a redis:// or rediss:// URL", redacted(given.url));
   }
   if (given.client !== undefined && !isClient(given.client)) {
-    throw invalid("client", "an ioredis client", given.client);
+    // An object is not shown: another client's options may hold a password.
+    const shown = typeof given.client === "object" && given.client !== null ? {} : given.client;
+    throw invalid("client", "an ioredis client", shown);
   }
   const prefix = given.prefix ?? "llm:";
   if (typeof prefix !== "string" || prefix.length === 0 || prefix.length > 128) {
