@@ -192,6 +192,21 @@ function isClient(value: unknown): value is RedisClient {
   );
 }
 
+/** Either `url` (a redis:// URL) or `client` (an ioredis client), never both; no password shown. */
+function checkConnection(given: RedisStoreOptions): void {
+  if (given.url !== undefined && given.client !== undefined) {
+    throw invalid("url", "left out when `client` is given", redacted(given.url));
+  }
+  if (given.url !== undefined && (typeof given.url !== "string" || !/^rediss?:\/\//.test(given.url))) {
+    throw invalid("url", "a redis:// or rediss:// URL", redacted(given.url));
+  }
+  if (given.client !== undefined && !isClient(given.client)) {
+    // An object is not shown: another client's options may hold a password.
+    const shown = typeof given.client === "object" && given.client !== null ? {} : given.client;
+    throw invalid("client", "an ioredis client", shown);
+  }
+}
+
 /**
  * Drops `undefined` fields, merges defaults and validates every field up front, throwing a
  * `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
@@ -207,17 +222,7 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRe
   const given = Object.fromEntries(
     Object.entries(options).filter(([, value]) => value !== undefined),
   ) as RedisStoreOptions;
-  if (given.url !== undefined && given.client !== undefined) {
-    throw invalid("url", "left out when `client` is given", redacted(given.url));
-  }
-  if (given.url !== undefined && (typeof given.url !== "string" || !/^rediss?:\/\//.test(given.url))) {
-    throw invalid("url", "a redis:// or rediss:// URL", redacted(given.url));
-  }
-  if (given.client !== undefined && !isClient(given.client)) {
-    // An object is not shown: another client's options may hold a password.
-    const shown = typeof given.client === "object" && given.client !== null ? {} : given.client;
-    throw invalid("client", "an ioredis client", shown);
-  }
+  checkConnection(given);
   const prefix = given.prefix ?? "llm:";
   if (typeof prefix !== "string" || prefix.length === 0 || prefix.length > 128) {
     throw invalid("prefix", "a non-empty string of at most 128 characters", prefix);
