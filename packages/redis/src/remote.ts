@@ -12,7 +12,7 @@ const finite = (value: number): number => (value === Number.POSITIVE_INFINITY ? 
 export const REMOVE_CHUNK = 1_000;
 
 /** The limits and priorities as the configure script takes them; -1 stands for Infinity. */
-export function configJson(options: ResolvedOptions): string {
+function configJson(options: ResolvedOptions): string {
   return JSON.stringify({
     max: options.maxConcurrency,
     mq: finite(options.maxQueue),
