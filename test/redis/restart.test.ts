@@ -58,6 +58,7 @@ describe("Redis restarts empty while tasks run on three gateways", () => {
     await sleep(1_200); // a heartbeat of each gateway has seen the others live
 
     for (const gate of gates) gate.shut();
+    await redis.server.kill(); // SIGKILL: nothing saved
     await redis.server.restart(); // a new, empty redis-server on the same port
     const restartedAt = performance.now();
 
