@@ -129,7 +129,8 @@ export class Link implements HeartbeatLink {
   async #hello(): Promise<void> {
     const { remote, ledger, options } = this.#state;
     await remote.load();
-    this.#grants.absorb(await remote.configure(options!, ledger.list("granted").length > 0));
+    const runs = ledger.list("granted").length > 0;
+    this.#grants.absorb(await remote.configure(options!, runs, !this.heartbeat.lapsed()));
     if (!this.#policyChecked) {
       this.#policyChecked = true;
       void remote.evictionPolicy().then((policy) => {

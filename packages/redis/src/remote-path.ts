@@ -25,7 +25,7 @@ export class RemotePath {
 
   configure(options: ResolvedOptions): Promise<void> {
     const { remote, ledger } = this.#state;
-    return remote.configure(options, ledger.list("granted").length > 0).then(
+    return remote.configure(options, ledger.list("granted").length > 0, !this.#link.heartbeat.lapsed()).then(
       (reply) => this.#grants.absorb(reply),
       (error: unknown) => this.#failed(error),
     );

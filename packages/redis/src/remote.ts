@@ -123,18 +123,20 @@ export class Remote {
   /**
    * Writes the configuration and registers this instance. `runs`: this instance has running tasks that
    * it re-registers next (with the epoch it last saw, this tells Redis whether it lost its state).
+   * `current`: its heartbeat was renewed within `leaseMs` (only then may it check in after a loss).
    */
-  configure(options: ResolvedOptions, runs: boolean): Promise<Reply> {
+  configure(options: ResolvedOptions, runs: boolean, current: boolean): Promise<Reply> {
     const weights = [...options.tenantWeights].flatMap(([tenant, weight]) => [
       tenantInRedis(tenant),
       String(weight),
     ]);
     const known = this.#epoch;
-    const args = [configJson(options), this.#config.leaseMs, known, runs ? "1" : "0", this.#live, ...weights];
+    const flags = [runs ? "1" : "0", current ? "1" : "0"];
+    const args = [configJson(options), this.#config.leaseMs, known, ...flags, this.#live, ...weights];
     return this.#run("configure", args).then((reply) => {
       const epoch = reply.extra[0];
       if (reply.counts !== undefined && epoch !== undefined) {
-        this.#checkIn = known !== "" && known !== epoch;
+        this.#checkIn = current && known !== "" && known !== epoch;
         this.#epoch = epoch;
       }
       if (reply.live !== undefined) this.#live = reply.live;

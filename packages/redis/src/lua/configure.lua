@@ -9,18 +9,21 @@ A caller that knew another epoch finds the state re-created by an instance that 
 one: grants are held until that epoch is leaseMs old. Re-registering is never refused or limited.
 Each instance that was live before the loss passes how many instances it last saw live; the most any of
 them saw (`rex`) is how many must check in (back: a SET of their ids) for the recovery to end before its
-time: an instance checks in here when it runs nothing, or with its re-registered tasks (adopt.lua).
+time: an instance checks in here when it runs nothing, or with its re-registered tasks (adopt.lua), and
+only while its own heartbeat is current (renewed within leaseMs): one whose heartbeat had lapsed before
+the loss was not in anyone's count and must not stand in for one that was.
 KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 configuration JSON
       { max, mq, p: [{ n, w, r, m, q, a }] } (-1 = Infinity), written as fields of the state hash (see
       keys.ts), 5 leaseMs of the instance, 6 the epoch the instance last saw ("" = none), 7 "1" when the
-      instance runs tasks that it will re-register, else "0", 8 how many instances it last saw live
-      ("0" = unknown), 9.. tenant, weight pairs
+      instance runs tasks that it will re-register, else "0", 8 "1" when its heartbeat is current, else
+      "0", 9 how many instances it last saw live ("0" = unknown), 10.. tenant, weight pairs
 Returns: { 0, counts, granted ids of the calling instance, { epoch }, instances live now }
 ]]
 --@include lib
 local config = cjson.decode(ARGV[4])
-local lease, known, runs, saw = tonumber(ARGV[5]), ARGV[6], ARGV[7] == "1", tonumber(ARGV[8])
+local lease, known, runs = tonumber(ARGV[5]), ARGV[6], ARGV[7] == "1"
+local current, saw = ARGV[8] == "1", tonumber(ARGV[9])
 
 -- Grants wait until `until_ms` (Redis time), unless they already wait longer.
 local function hold_until(until_ms)
@@ -58,12 +61,12 @@ for i, p in ipairs(config.p) do
 end
 hset_all(K_STATE, fields)
 redis.call("DEL", K_TW)
-for i = 9, #ARGV, 2 do
+for i = 10, #ARGV, 2 do
   redis.call("HSET", K_TW, ARGV[i], ARGV[i + 1])
 end
 register(lease)
 begin()
-if lost_state and not runs then check_in() end
+if lost_state and current and not runs then check_in() end
 upkeep()
 pump()
 return { 0, finish(), MINE, { epoch }, live_count() }
