@@ -27,8 +27,8 @@ local current, saw = ARGV[8] == "1", tonumber(ARGV[9])
 
 -- Grants wait until `until_ms` (Redis time), unless they already wait longer.
 local function hold_until(until_ms)
-  local current = tonumber(redis.call("HGET", K_STATE, "rec")) or 0
-  if until_ms > LEASE_NOW and until_ms > current then redis.call("HSET", K_STATE, "rec", until_ms) end
+  local held = tonumber(redis.call("HGET", K_STATE, "rec")) or 0
+  if until_ms > LEASE_NOW and until_ms > held then redis.call("HSET", K_STATE, "rec", until_ms) end
 end
 
 local epoch = redis.call("HGET", K_STATE, "ep")
