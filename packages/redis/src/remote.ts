@@ -139,7 +139,8 @@ export class Remote {
         this.#checkIn = current && known !== "" && known !== epoch;
         this.#epoch = epoch;
       }
-      if (reply.live !== undefined) this.#live = reply.live;
+      // After a loss the new state counts only who is back so far: keep the count from before it.
+      if (reply.live !== undefined && !this.#checkIn) this.#live = reply.live;
       return reply;
     });
   }
@@ -147,7 +148,8 @@ export class Remote {
   tick(running: readonly Ticket[]): Promise<Reply> {
     const ids = running.map((ticket) => this.id(ticket));
     return this.#run("tick", [this.#config.leaseMs, ...ids]).then((reply) => {
-      if (reply.live !== undefined) this.#live = reply.live;
+      // a tick that finds this instance unregistered (status 1) is already after a loss
+      if (reply.live !== undefined && reply.status === 0) this.#live = reply.live;
       return reply;
     });
   }
