@@ -8,16 +8,43 @@ import express from "express";
 const name = process.env.NAME ?? "gateway";
 const upstream = process.env.UPSTREAM_URL ?? "http://127.0.0.1:8000";
 
+const maxConcurrency = Number(process.env.MAX_CONCURRENCY ?? 4); // for all instances together
+const expectedInstances = 2;
+
+// What the store went through, for GET /status: how often it fell back to local mode, and the errors it
+// handled (each message printed once; a reconnecting client repeats the same one many times).
+const seen = { fallbacks: 0, errors: 0, lastError: "" };
+const printed = new Set<string>();
+
 const store = new RedisStore({
   url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
   prefix: "llm-demo:",
   leaseMs: 10_000,
   onStoreError: "local", // if Redis goes away, keep serving under maxConcurrency / expectedInstances
-  expectedInstances: 2,
-  onError: (error) => console.error(`[${name}] store: ${(error as Error).message}`),
+  expectedInstances,
+  onError: (error) => {
+    const message = error instanceof Error ? error.message : String(error);
+    seen.errors++;
+    seen.lastError = message;
+    if (store.status !== "connected" || printed.has(message)) return; // the status line says it
+    printed.add(message);
+    console.error(`[${name}] store: ${message} (printed once; GET /status counts them)`);
+  },
+  onStatusChange: (status) => {
+    if (status === "local") {
+      seen.fallbacks++;
+      const share = Math.max(1, Math.floor(maxConcurrency / expectedInstances));
+      console.error(
+        `[${name}] Redis unreachable (${seen.lastError || "no connection"}): local mode, ` +
+          `at most ${share} of the ${maxConcurrency} slots here (${maxConcurrency} / ${expectedInstances} instances)`,
+      );
+    } else if (status === "connected" && seen.fallbacks > 0) {
+      console.error(`[${name}] Redis is back: one global limit again`);
+    }
+  },
 });
 const scheduler = createScheduler({
-  maxConcurrency: Number(process.env.MAX_CONCURRENCY ?? 4), // for all instances together
+  maxConcurrency,
   priorities: {
     interactive: { weight: 5, queueTimeoutMs: 30_000 },
     batch: { weight: 1, queueTimeoutMs: 600_000, maxWaitMs: 60_000 },
@@ -42,6 +69,9 @@ app.post("/v1/chat/completions", express.json(), async (req, res) => {
 });
 app.get("/metrics", (_req, res) => {
   res.json(scheduler.metrics());
+});
+app.get("/status", (_req, res) => {
+  res.json({ store: store.status, ...seen });
 });
 
 const server = app.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {

@@ -58,6 +58,36 @@ async function complete(gateway: string, priority: string, maxTokens: number): P
 const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** What a gateway's store went through (its GET /status). */
+interface StoreStatus {
+  readonly store: string;
+  readonly fallbacks: number;
+  readonly errors: number;
+  readonly lastError: string;
+}
+
+async function storeStatus(gateway: string): Promise<StoreStatus> {
+  return (await (await fetch(`${gateway}/status`)).json()) as StoreStatus;
+}
+
+/** Says once, for both gateways, that Redis could not be reached; true when that happened. */
+function reportFallback(redisUrl: string, statuses: Record<string, StoreStatus>): boolean {
+  const fell = Object.entries(statuses).filter(([, s]) => s.fallbacks > 0 || s.store !== "connected");
+  if (fell.length === 0) return false;
+  const cause = fell[0]![1].lastError || fell[0]![1].store;
+  console.log(`\nRedis at ${redisUrl} was unreachable (${cause}).`);
+  for (const [name, s] of fell) {
+    console.log(
+      `  gateway ${name}: fell back to local mode ${s.fallbacks} time(s), ${s.errors} store errors`,
+    );
+  }
+  console.log(
+    `  Each gateway ran alone under ${GLOBAL_LIMIT / 2} of the ${GLOBAL_LIMIT} slots: no shared queue, so` +
+      " interactive requests at B could not overtake the batch flood at A.",
+  );
+  return true;
+}
+
 const redis = await startRedis();
 const upstream = await startUpstream({ port: 0, parallel: 16, ttftMs: 20, tokenMs: 4 });
 const env = { REDIS_URL: redis.url, UPSTREAM_URL: upstream.url };
@@ -74,10 +104,17 @@ try {
   }
   const [batchWaits, chatWaits] = await Promise.all([Promise.all(batch), Promise.all(chats)]);
   const stats = upstream.stats();
+  const statuses = { A: await storeStatus(a.url), B: await storeStatus(b.url) };
+  const fellBack = reportFallback(redis.url, statuses);
   console.log(`\nUpstream: ${stats.served} served, at most ${stats.maxInFlightSeen} in flight at once`);
-  console.log(`  (each gateway allows ${GLOBAL_LIMIT}; together they never exceeded ${GLOBAL_LIMIT})`);
-  console.log(`Batch at gateway A:       median queue wait ${median(batchWaits).toFixed(0)} ms`);
-  console.log(`Interactive at gateway B: median queue wait ${median(chatWaits).toFixed(0)} ms`);
+  if (fellBack) {
+    console.log("Not the multi-instance demo: start Redis (or leave REDIS_URL unset) and run it again.");
+    process.exitCode = 1;
+  } else {
+    console.log(`  (each gateway allows ${GLOBAL_LIMIT}; together they never exceeded ${GLOBAL_LIMIT})`);
+    console.log(`Batch at gateway A:       median queue wait ${median(batchWaits).toFixed(0)} ms`);
+    console.log(`Interactive at gateway B: median queue wait ${median(chatWaits).toFixed(0)} ms`);
+  }
   if (stats.maxInFlightSeen > GLOBAL_LIMIT) throw new Error("the global limit was exceeded");
   if (process.argv.includes("--keep")) {
     console.log("\nRunning; try: curl -s -H 'x-priority: batch' -H 'content-type: application/json' \\");

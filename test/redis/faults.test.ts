@@ -124,7 +124,6 @@ describe("Redis stopped and restarted mid-run", () => {
 
     const admin = new Redis(redis.server.url);
     await admin.del(...(await admin.keys(`${prefix}*`))); // Redis lost everything under the prefix
-    admin.disconnect();
     const other = instance(redis.server.url, { prefix }, options);
     const otherRunning = await other.scheduler.acquire();
     const otherWaiting = other.scheduler.acquire();
@@ -136,10 +135,15 @@ describe("Redis stopped and restarted mid-run", () => {
       expect((outcome as SchedulerError).code).toBe("QUEUE_FULL");
     }
     expect(gateway.scheduler.metrics().rejected.QUEUE_FULL).toBe(2);
+    // The gateway found the state re-created by an instance that had not known it, and held grants; it
+    // was the one instance live before, so its check-in (with its running task) ended that at once,
+    // not after its lease (180 s).
+    expect(await admin.hget(`${prefix}state`, "rec")).toBeNull();
     running.release();
     otherRunning.release();
     (await otherWaiting).release();
     await waitFor(async () => (await state(prefix)).running === 0, 3_000, "all released");
+    admin.disconnect();
     await other.close();
     await gateway.close();
   });
@@ -229,9 +233,16 @@ describe("Redis stopped and restarted mid-run", () => {
   it("local: serves under the local limit while Redis is not up yet at start, then moves to Redis", async () => {
     await redis.server.stop();
     const prefix = "fault-start-local:";
+    const changes: string[] = [];
     const gateway = instance(
       redis.server.url,
-      { prefix, commandTimeoutMs: 300, onStoreError: "local", expectedInstances: 4 },
+      {
+        prefix,
+        commandTimeoutMs: 300,
+        onStoreError: "local",
+        expectedInstances: 4,
+        onStatusChange: (status, previous) => changes.push(`${previous}->${status}`),
+      },
       OPTIONS,
     );
     let held: Permit | undefined;
@@ -251,6 +262,7 @@ describe("Redis stopped and restarted mid-run", () => {
     held.release();
     await waitFor(async () => (await state(prefix)).running === 0, 3_000, "released");
     await gateway.close();
+    expect(changes).toEqual(["connecting->local", "local->connected", "connected->closed"]);
   });
 
   it.each([

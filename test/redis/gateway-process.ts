@@ -1,8 +1,8 @@
 /**
  * One gateway process for the multi-process test: a scheduler on a RedisStore in front of an upstream.
  * `GET /run?id=…&priority=…&tenant=…` runs one upstream call through the scheduler and answers with the
- * upstream's status, or with the scheduler's rejection; `GET /metrics` answers `scheduler.metrics()` and
- * whether the scheduler is idle. Prints `READY <port>` once it listens.
+ * upstream's status, or with the scheduler's rejection; `GET /metrics` answers `scheduler.metrics()`,
+ * whether the scheduler is idle and the store's status. Prints `READY <port>` once it listens.
  * Settings come from the environment: REDIS_URL, PREFIX, UPSTREAM_URL, LEASE_MS, MAX_CONCURRENCY.
  */
 import { createServer } from "node:http";
@@ -40,7 +40,7 @@ const server = createServer((req, res) => {
     });
     setImmediate(() => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ ...scheduler.metrics(), idle }));
+      res.end(JSON.stringify({ ...scheduler.metrics(), idle, store: store.status }));
     });
     return;
   }

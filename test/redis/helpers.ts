@@ -20,7 +20,10 @@ export function useRedisServer(options: { admin?: boolean } = {}): { server?: Re
   const fixture: { server?: RedisServer; admin?: Redis } = {};
   beforeAll(async () => {
     fixture.server = await startRedisServer();
-    if (options.admin) fixture.admin = new Redis(fixture.server.url);
+    if (options.admin) {
+      fixture.admin = new Redis(fixture.server.url);
+      fixture.admin.on("error", () => {}); // a test that stops the server sees it reconnect
+    }
   });
   afterAll(async () => {
     await fixture.admin?.quit();

@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { createServer, type Server } from "node:http";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisState, useRedisServer, waitFor } from "./helpers.js";
+import { type Gateway, send, startGateway, stopGateways, Upstream } from "./processes.js";
 
 /**
  * Three gateway processes share one Redis; an upstream in this process counts the requests in flight
@@ -12,98 +9,6 @@ import { redisState, useRedisServer, waitFor } from "./helpers.js";
 const MAX = 4;
 const LEASE_MS = 1_000;
 const PREFIX = "multiprocess:";
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const GATEWAY = fileURLToPath(new URL("./gateway-process.ts", import.meta.url));
-
-/** Counts requests in flight; requests whose id starts with "hold" wait until the test lets them go. */
-class Upstream {
-  inFlight = 0;
-  peak = 0;
-  readonly starts: Array<{ id: string; priority: string; at: number }> = [];
-  readonly runs = new Map<string, number>();
-  readonly #held: Array<() => void> = [];
-  readonly server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://upstream");
-    const id = url.searchParams.get("id") ?? "";
-    this.inFlight++;
-    this.peak = Math.max(this.peak, this.inFlight);
-    this.starts.push({ id, priority: url.searchParams.get("priority") ?? "", at: performance.now() });
-    this.runs.set(id, (this.runs.get(id) ?? 0) + 1);
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      this.inFlight--;
-      if (!res.writableEnded) res.end(`done ${id}`);
-    };
-    res.on("close", finish); // the gateway went away
-    if (id.startsWith("hold")) this.#held.push(finish);
-    else setTimeout(finish, 15);
-  });
-  url = "";
-
-  async listen(): Promise<void> {
-    this.server.listen(0, "127.0.0.1");
-    await once(this.server, "listening");
-    const address = this.server.address();
-    this.url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
-  }
-
-  releaseHeld(): void {
-    for (const finish of this.#held.splice(0)) finish();
-  }
-
-  startsOf(prefix: string): string[] {
-    return this.starts.filter((start) => start.id.startsWith(prefix)).map((start) => start.id);
-  }
-}
-
-interface Gateway {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly output: string[];
-}
-
-function startGateway(redisUrl: string, upstreamUrl: string): Promise<Gateway> {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", GATEWAY], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      REDIS_URL: redisUrl,
-      PREFIX,
-      UPSTREAM_URL: upstreamUrl,
-      LEASE_MS: String(LEASE_MS),
-      MAX_CONCURRENCY: String(MAX),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  child.stderr?.on("data", (chunk: Buffer) => output.push(chunk.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output.join("")}`)), 20_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      const match = /READY (\d+)/.exec(chunk.toString());
-      if (match === null) return;
-      clearTimeout(timer);
-      resolve({ child, url: `http://127.0.0.1:${match[1]}`, output });
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`gateway exited with ${code}:\n${output.join("")}`));
-    });
-  });
-}
-
-/** One request through a gateway; resolves with the HTTP status (0 when the gateway is gone). */
-function send(gateway: Gateway, id: string, priority: string, tenant = "t"): Promise<number> {
-  return fetch(`${gateway.url}/run?id=${id}&priority=${priority}&tenant=${tenant}`).then(
-    async (response) => {
-      await response.text();
-      return response.status;
-    },
-    () => 0,
-  );
-}
 
 const redis = useRedisServer({ admin: true });
 const upstream = new Upstream();
@@ -112,21 +17,20 @@ let gateways: Gateway[] = [];
 // Registered after useRedisServer: this runs once Redis is up, and its afterAll before Redis stops.
 beforeAll(async () => {
   await upstream.listen();
-  gateways = await Promise.all([0, 1, 2].map(() => startGateway(redis.server.url, upstream.url)));
+  const settings = {
+    redisUrl: redis.server.url,
+    upstreamUrl: upstream.url,
+    prefix: PREFIX,
+    leaseMs: LEASE_MS,
+    maxConcurrency: MAX,
+  };
+  gateways = await Promise.all([0, 1, 2].map(() => startGateway(settings)));
 }, 60_000);
 
 afterAll(async () => {
   upstream.releaseHeld();
-  await Promise.all(
-    gateways.map(async ({ child }) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, "exit");
-      child.kill("SIGTERM");
-      await exited;
-    }),
-  );
-  upstream.server.closeAllConnections();
-  upstream.server.close();
+  await stopGateways(gateways);
+  upstream.close();
 });
 
 const queued = async (): Promise<number> => (await redisState(redis.admin, PREFIX)).queued;

@@ -37,6 +37,8 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts a new process on the same port (empty: nothing is saved). */
   restart(): Promise<void>;
+  /** SIGKILL: the server dies at once, mid-command if it was in one; `restart()` brings a new one. */
+  kill(): Promise<void>;
   /** SIGSTOP / SIGCONT: the server hangs without closing connections. */
   pause(): void;
   resume(): void;
@@ -128,6 +130,15 @@ export async function startRedisServer(): Promise<RedisServer> {
     async restart() {
       await stop();
       current = await launch(port);
+    },
+    async kill() {
+      const running = current;
+      current = undefined;
+      if (running === undefined || running.pid === undefined) return;
+      const gone = exited(running);
+      process.kill(running.pid, "SIGKILL");
+      paused = false;
+      await gone;
     },
     pause() {
       if (current?.pid === undefined) return;

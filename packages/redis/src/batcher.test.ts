@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Batcher, type BatchKind } from "./batcher.js";
 import type { Reply } from "./replies.js";
 
-const counts = { running: 0, queued: 0, priorities: {} };
+const counts = { running: 0, queued: 0, priorities: {}, starts: {} };
 
 function recorder(reply: (kind: BatchKind, args: ReadonlyArray<string | number>) => Reply) {
   const sent: Array<[BatchKind, ReadonlyArray<string | number>]> = [];

@@ -28,6 +28,14 @@ export function refusedAgain(ticket: Ticket): SchedulerError {
   );
 }
 
+/** Redis may evict the store's keys (which carry no expiry) under memory pressure: told to `onError`. */
+export function evicting(policy: string): Error {
+  return new Error(
+    `Redis's maxmemory-policy is ${policy}: under memory pressure it may evict the store's keys, and ` +
+      "the global limit with them. Use noeviction (or a volatile-* policy) for the scheduler's Redis",
+  );
+}
+
 /** The task's lease lapsed and Redis took its slot back: the task is stopped. */
 export function leaseLapsed(ticket: Ticket, leaseMs: number): SchedulerError {
   return new SchedulerError(

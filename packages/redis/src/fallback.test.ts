@@ -3,7 +3,7 @@ import type { Ticket } from "@llm-scheduler/core/kit";
 import { describe, expect, it } from "vitest";
 import { ticket } from "../test/fixtures.js";
 import { LocalFallback, localOptions } from "./fallback.js";
-import { Ledger, LOCAL_NONE, LOCAL_QUEUED, LOCAL_RUNNING, PENDING, RUNNING } from "./ledger.js";
+import { Ledger } from "./ledger.js";
 
 describe("localOptions", () => {
   const options = createScheduler({
@@ -60,10 +60,10 @@ describe("LocalFallback", () => {
     for (const seq of [2, 3, 4]) ledger.add(ticket(seq));
     fallback.takeOver();
     expect(granted).toEqual([2]);
-    expect(running.local).toBe(LOCAL_RUNNING);
-    expect(ledger.list(PENDING).map((e) => [e.ticket.seq, e.local])).toEqual([
-      [3, LOCAL_QUEUED],
-      [4, LOCAL_QUEUED],
+    expect(running.local).toBe("holding");
+    expect(ledger.list("waiting").map((e) => [e.ticket.seq, e.local])).toEqual([
+      [3, "queued"],
+      [4, "queued"],
     ]);
     expect(fallback.snapshot(10)).toMatchObject({ running: 2, queued: 2 });
   });
@@ -76,8 +76,8 @@ describe("LocalFallback", () => {
     ledger.delete(entries[0]!);
     fallback.forget(entries[0]!);
     expect(granted).toEqual([1, 2, 3]);
-    expect(entries[2]!.state).toBe(RUNNING);
+    expect(entries[2]!.state).toBe("granted");
     fallback.handBack();
-    expect(entries.map((e) => e.local)).toEqual([LOCAL_NONE, LOCAL_NONE, LOCAL_NONE]);
+    expect(entries.map((e) => e.local)).toEqual(["none", "none", "none"]);
   });
 });

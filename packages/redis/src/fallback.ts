@@ -7,15 +7,7 @@ import {
   type StoreSnapshot,
   type Ticket,
 } from "@llm-scheduler/core/kit";
-import {
-  type Entry,
-  type Ledger,
-  LOCAL_NONE,
-  LOCAL_QUEUED,
-  LOCAL_RUNNING,
-  PENDING,
-  RUNNING,
-} from "./ledger.js";
+import type { Entry, Ledger } from "./ledger.js";
 
 /**
  * The options of the local fallback while Redis is down: the scheduler's options with every limit
@@ -71,37 +63,37 @@ export class LocalFallback {
 
   /** Takes every entry of the ledger in: running ones first, then the waiting ones in order. */
   takeOver(): void {
-    for (const entry of [...this.#ledger.list(RUNNING), ...this.#ledger.list(PENDING)]) {
-      if (entry.local !== LOCAL_NONE) continue; // granted meanwhile by this loop's own pumps
-      const waiting = entry.state === PENDING;
+    for (const entry of [...this.#ledger.list("granted"), ...this.#ledger.list("waiting")]) {
+      if (entry.local !== "none") continue; // granted meanwhile by this loop's own pumps
+      const waiting = entry.state === "waiting";
       if (this.enqueue(entry) === "granted" && waiting) this.#host.grant(entry.ticket);
     }
   }
 
   /** Admits an entry; "granted" starts it in the ledger (the caller tells the scheduler); "full" leaves it out. */
   enqueue(entry: Entry): EnqueueResult {
-    entry.local = LOCAL_QUEUED;
+    entry.local = "queued";
     const result = this.#store.enqueue(entry.ticket);
     if (result === "full") {
-      entry.local = LOCAL_NONE;
+      entry.local = "none";
     } else if (result === "granted") {
-      entry.local = LOCAL_RUNNING;
-      if (entry.state === PENDING) this.#ledger.start(entry);
+      entry.local = "holding";
+      if (entry.state === "waiting") this.#ledger.start(entry);
     }
     return result;
   }
 
   /** The entry leaves (released, removed, or granted by Redis after all): free what it holds here. */
   forget(entry: Entry): void {
-    if (entry.local === LOCAL_RUNNING) this.#store.release(entry.ticket);
-    else if (entry.local === LOCAL_QUEUED) this.#store.remove(entry.ticket);
-    entry.local = LOCAL_NONE;
+    if (entry.local === "holding") this.#store.release(entry.ticket);
+    else if (entry.local === "queued") this.#store.remove(entry.ticket);
+    entry.local = "none";
   }
 
   /** Redis is back: the entries are Redis's again, and this store is dropped. */
   handBack(): void {
-    for (const entry of [...this.#ledger.list(RUNNING), ...this.#ledger.list(PENDING)]) {
-      entry.local = LOCAL_NONE;
+    for (const entry of [...this.#ledger.list("granted"), ...this.#ledger.list("waiting")]) {
+      entry.local = "none";
     }
   }
 
@@ -124,8 +116,8 @@ export class LocalFallback {
       this.#store.release(ticket); // nobody holds it any more
       return;
     }
-    entry.local = LOCAL_RUNNING;
-    if (entry.state === PENDING) {
+    entry.local = "holding";
+    if (entry.state === "waiting") {
       this.#ledger.start(entry);
       this.#host.grant(ticket);
     }

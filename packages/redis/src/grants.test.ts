@@ -2,7 +2,6 @@ import { VirtualClock } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
 import { ticket } from "../test/fixtures.js";
 import { Grants } from "./grants.js";
-import { RUNNING } from "./ledger.js";
 import { resolveRedisOptions } from "./options.js";
 import type { Remote } from "./remote.js";
 import type { Reply } from "./replies.js";
@@ -10,7 +9,7 @@ import { StoreState } from "./state.js";
 
 const granting = (...granted: string[]): Reply => ({
   status: 0,
-  counts: { running: granted.length, queued: 0, priorities: {} },
+  counts: { running: granted.length, queued: 0, priorities: {}, starts: {} },
   granted,
   extra: [],
 });
@@ -40,7 +39,7 @@ describe("Grants", () => {
     grants.absorb(granting("me:1", "me:2"));
     grants.absorbDrained(granting("me:1", "me:2"));
     expect(started).toEqual([1, 2]);
-    expect(entries.every((entry) => entry.state === RUNNING)).toBe(true);
+    expect(entries.every((entry) => entry.state === "granted")).toBe(true);
   });
 
   it("hand back grants nobody here waits for, and ignore other instances' ids", () => {

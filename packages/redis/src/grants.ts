@@ -1,4 +1,3 @@
-import { RUNNING } from "./ledger.js";
 import type { Reply } from "./replies.js";
 import type { StoreState } from "./state.js";
 
@@ -21,7 +20,10 @@ export class Grants {
 
   /** Takes in a script's counts and delivers the grants it made to this instance. */
   absorb(reply: Reply, skip?: ReadonlySet<number>): void {
-    if (reply.counts !== undefined) this.#state.counts = reply.counts;
+    if (reply.counts !== undefined) {
+      this.#state.counts = reply.counts;
+      this.#state.drain.record(reply.counts.starts, performance.now());
+    }
     const orphans: string[] = [];
     for (const id of reply.granted) {
       const seq = this.#state.remote.seqOf(id);
@@ -57,7 +59,7 @@ export class Grants {
     const { ledger, host, fallback } = this.#state;
     const entry = ledger.get(seq);
     if (entry === undefined || host === null) return false;
-    if (entry.state === RUNNING) return true;
+    if (entry.state === "granted") return true;
     fallback?.forget(entry); // it waited in the fallback too
     ledger.start(entry);
     host.grant(entry.ticket);

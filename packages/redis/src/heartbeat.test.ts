@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ticket } from "../test/fixtures.js";
 import { Grants } from "./grants.js";
 import { Heartbeat, type HeartbeatLink } from "./heartbeat.js";
-import { RUNNING } from "./ledger.js";
 import { resolveRedisOptions } from "./options.js";
 import type { Remote } from "./remote.js";
 import type { Reply } from "./replies.js";
@@ -12,7 +11,7 @@ import { StoreState } from "./state.js";
 
 const reply = (extra: string[] = []): Reply => ({
   status: 0,
-  counts: { running: 0, queued: 0, priorities: {} },
+  counts: { running: 0, queued: 0, priorities: {}, starts: {} },
   granted: [],
   extra,
 });
@@ -95,7 +94,7 @@ describe("Heartbeat", () => {
     await second;
     expect(revoked).toEqual([]);
     expect(adopted).toEqual([["me:1"]]);
-    expect(running.state).toBe(RUNNING);
+    expect(running.state).toBe("granted");
   });
 
   it("sends the next heartbeat one interval after the last was sent, or at once after a stall", async () => {

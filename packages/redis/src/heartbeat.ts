@@ -1,6 +1,6 @@
 import { leaseLapsed } from "./errors.js";
 import type { Grants } from "./grants.js";
-import { type Entry, RUNNING } from "./ledger.js";
+import type { Entry } from "./ledger.js";
 import { type Reply, Status } from "./replies.js";
 import type { StoreState } from "./state.js";
 
@@ -63,7 +63,7 @@ export class Heartbeat {
   /** Renews the heartbeat and the leases of the running tasks, and drains the inbox. */
   beat(): Promise<void> {
     const sentAt = performance.now();
-    const running = this.#state.ledger.list(RUNNING).map((entry) => entry.ticket);
+    const running = this.#state.ledger.list("granted").map((entry) => entry.ticket);
     return this.#state.remote.tick(running).then(
       (reply) => this.#ticked(reply, sentAt),
       (error: unknown) => this.#link.markDown(error),
@@ -118,7 +118,7 @@ export class Heartbeat {
     const { ledger, remote } = this.#state;
     const missing = reply.extra
       .map((id) => ledger.get(remote.seqOf(id) ?? -1))
-      .filter((entry): entry is Entry => entry !== undefined && entry.state === RUNNING);
+      .filter((entry): entry is Entry => entry !== undefined && entry.state === "granted");
     if (missing.length > 0 && lapsed) {
       this.#revoke(missing);
     } else if (missing.length > 0) {

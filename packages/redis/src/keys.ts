@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * Every Redis key and channel the store uses, with its type (five keys, plus a few per priority, tenant
  * and instance). All start with the store's `prefix`.
@@ -10,7 +12,10 @@
  *   configuration order), per priority `cw|<name>` (weight), `cr|<name>` (reserved), `cm|<name>`
  *   (maxConcurrency), `cq|<name>` (maxQueue), `ca|<name>` (maxWaitMs, -1 = no aging); the counters:
  *   `running`, `queued` (totals), `vt` (stride virtual time), `seq` (arrival counter), per priority
- *   `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `c|<name>` (whose turn it is).
+ *   `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `l|<name>` (time of its last
+ *   start, for aging), `c|<name>` (whose turn it is); `ep` (epoch: "<Redis ms>-<instance>", written
+ *   when the state is created), `rec` (while grants are held after Redis lost its state: until this
+ *   Redis time, in ms) and `rex` (how many instances must check in to end that early).
  * - `tw` HASH: tenant -> weight, for tenants with a configured weight.
  * - `tickets` HASH: ticket id -> "cost at leaseMs len(priority) priority..tenant", while queued or leased.
  * - `leases` ZSET: ticket id -> lease expiry (ms, Redis clock); a member holds a slot.
@@ -20,11 +25,14 @@
  *   tenants with waiting tickets.
  * - `q:<bytes(priority)>:<priority>:<tenant>` ZSET: ticket id -> position (arrival number, negated for
  *   retries), one tenant's waiting tickets within one priority.
+ * - `back` SET: ids of the instances that checked in during a recovery (see configure.lua).
  * - `owned:<instance>` SET: ids of the instance's queued tickets (purged if it dies).
  * - `inbox:<instance>` LIST: ids granted to the instance by another instance's script, until drained.
  * - `grants:<instance>` pub/sub channel: comma-separated ids granted to the instance.
  *
- * A ticket id is `<instance>:<seq>`; `seq` is the scheduler's per-instance ticket number.
+ * A ticket id is `<instance>:<seq>`; `seq` is the scheduler's per-instance ticket number. A tenant
+ * appears in keys and fields as its name, or, when longer than 256 characters, as a digest of it
+ * (see {@link tenantInRedis}).
  */
 export interface Keys {
   readonly state: string;
@@ -76,3 +84,20 @@ export const grantChannel = (prefix: string, instance: string): string => `${pre
  * ticketId("a1b2", 42); // "a1b2:42"
  */
 export const ticketId = (instance: string, seq: number): string => `${instance}:${seq}`;
+
+/** Tenant names longer than this are stored as a digest. */
+const LONGEST_TENANT = 256;
+
+/**
+ * How a tenant is named in Redis keys and fields: itself, or, when longer than 256 characters (a raw
+ * token used as a tenant), `"\u0000sha256:"` and the base64url SHA-256 of it, so that keys stay small
+ * whatever the input and no short name (none starts with a NUL) can collide with a digest.
+ *
+ * @example
+ * tenantInRedis("team-a"); // "team-a"
+ * tenantInRedis("x".repeat(1_000)); // "\u0000sha256:…" (52 characters)
+ */
+export function tenantInRedis(tenant: string): string {
+  if (tenant.length <= LONGEST_TENANT) return tenant;
+  return `\u0000sha256:${createHash("sha256").update(tenant).digest("base64url")}`;
+}

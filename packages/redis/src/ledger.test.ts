@@ -1,7 +1,7 @@
 import type { Ticket } from "@llm-scheduler/core/kit";
 import { describe, expect, it } from "vitest";
 import { ticket as fixture } from "../test/fixtures.js";
-import { Ledger, PENDING, RUNNING } from "./ledger.js";
+import { Ledger } from "./ledger.js";
 
 const ticket = (seq: number, tenant = "t"): Ticket => fixture(seq, { tenant });
 
@@ -11,8 +11,8 @@ describe("Ledger", () => {
     const [a, b, c] = [ticket(1, "x"), ticket(2, "y"), ticket(3, "x")];
     for (const t of [a, b, c]) ledger.add(t);
     ledger.start(ledger.of(b)!);
-    expect(ledger.list(PENDING).map((e) => e.ticket.seq)).toEqual([1, 3]);
-    expect(ledger.list(RUNNING).map((e) => e.ticket.seq)).toEqual([2]);
+    expect(ledger.list("waiting").map((e) => e.ticket.seq)).toEqual([1, 3]);
+    expect(ledger.list("granted").map((e) => e.ticket.seq)).toEqual([2]);
     expect(ledger.tenants(10)).toEqual([
       { tenant: "x", priority: "a", running: 0, queued: 2 },
       { tenant: "y", priority: "a", running: 1, queued: 0 },

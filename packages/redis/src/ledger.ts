@@ -1,22 +1,16 @@
 import type { Ticket } from "@llm-scheduler/core/kit";
 
-/** Waiting for a grant. */
-export const PENDING = 0;
-/** Granted: the scheduler has been told. */
-export const RUNNING = 1;
+/** Where one of this instance's tickets stands: waiting for a grant, or granted (the scheduler was told). */
+export type EntryState = "waiting" | "granted";
 
-/** Not held by the local fallback. */
-export const LOCAL_NONE = 0;
-/** Waiting in the local fallback. */
-export const LOCAL_QUEUED = 1;
-/** Holding a slot of the local fallback. */
-export const LOCAL_RUNNING = 2;
+/** What the local fallback holds of an entry: nothing, a place in its queue, or one of its slots. */
+export type LocalHold = "none" | "queued" | "holding";
 
 /** This instance's record of one of its tickets, from enqueue to release. */
 export interface Entry {
   readonly ticket: Ticket;
-  state: typeof PENDING | typeof RUNNING;
-  local: typeof LOCAL_NONE | typeof LOCAL_QUEUED | typeof LOCAL_RUNNING;
+  state: EntryState;
+  local: LocalHold;
 }
 
 interface TenantCount {
@@ -51,7 +45,7 @@ export class Ledger {
   }
 
   add(ticket: Ticket): Entry {
-    const entry: Entry = { ticket, state: PENDING, local: LOCAL_NONE };
+    const entry: Entry = { ticket, state: "waiting", local: "none" };
     this.#entries.set(ticket.seq, entry);
     this.#count(ticket).queued++;
     return entry;
@@ -59,7 +53,7 @@ export class Ledger {
 
   /** The entry's ticket was granted. */
   start(entry: Entry): void {
-    entry.state = RUNNING;
+    entry.state = "granted";
     const count = this.#count(entry.ticket);
     count.queued--;
     count.running++;
@@ -70,13 +64,13 @@ export class Ledger {
     this.#entries.delete(entry.ticket.seq);
     const key = tenantKey(entry.ticket);
     const count = this.#tenants.get(key)!;
-    if (entry.state === PENDING) count.queued--;
+    if (entry.state === "waiting") count.queued--;
     else count.running--;
     if (count.queued === 0 && count.running === 0) this.#tenants.delete(key);
   }
 
   /** Entries in one state, in arrival order. */
-  list(state: typeof PENDING | typeof RUNNING): Entry[] {
+  list(state: EntryState): Entry[] {
     const found: Entry[] = [];
     for (const entry of this.#entries.values()) if (entry.state === state) found.push(entry);
     return found;

@@ -3,14 +3,18 @@ import type { Ticket } from "@llm-scheduler/core/kit";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ticket } from "../test/fixtures.js";
 import { Grants } from "./grants.js";
-import { PENDING } from "./ledger.js";
 import { Link } from "./link.js";
 import { type RedisStoreOptions, resolveRedisOptions } from "./options.js";
 import type { Remote } from "./remote.js";
 import { type Reply, Status } from "./replies.js";
 import { StoreState } from "./state.js";
 
-const reply: Reply = { status: 0, counts: { running: 0, queued: 0, priorities: {} }, granted: [], extra: [] };
+const reply: Reply = {
+  status: 0,
+  counts: { running: 0, queued: 0, priorities: {}, starts: {} },
+  granted: [],
+  extra: [],
+};
 
 /** A link over a scripted Redis that answers every enqueue with `enqueueStatus`; two tickets wait. */
 function setUp(options: RedisStoreOptions = {}, enqueueStatus: number = Status.QUEUED) {
@@ -21,6 +25,7 @@ function setUp(options: RedisStoreOptions = {}, enqueueStatus: number = Status.Q
     seqOf: (id: string) => Number(id.slice(3)),
     load: () => Promise.resolve(),
     configure: () => Promise.resolve(reply),
+    evictionPolicy: () => Promise.resolve("noeviction"),
     enqueue: () => Promise.resolve(enqueueStatus),
     remove: (ids: readonly string[]) => {
       removed.push([...ids]);
@@ -58,7 +63,7 @@ describe("Link", () => {
     state.up = true;
     link.markDown(new Error("no reply in 2000 ms"));
     expect(failed).toEqual([]); // one failed call is not an outage
-    expect(state.ledger.list(PENDING)).toHaveLength(2);
+    expect(state.ledger.list("waiting")).toHaveLength(2);
 
     link.unreachable(); // a reconnection attempt failed too
     expect(failed.map(([seq]) => seq)).toEqual([1, 2]);

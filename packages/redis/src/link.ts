@@ -1,8 +1,8 @@
-import { refusedAgain, unavailable, unknownPriority } from "./errors.js";
+import { evicting, refusedAgain, unavailable, unknownPriority } from "./errors.js";
 import { LocalFallback } from "./fallback.js";
 import type { Grants } from "./grants.js";
 import { Heartbeat, type HeartbeatLink } from "./heartbeat.js";
-import { type Entry, PENDING, RUNNING } from "./ledger.js";
+import type { Entry } from "./ledger.js";
 import { REMOVE_CHUNK } from "./remote.js";
 import { Status } from "./replies.js";
 import type { StoreState } from "./state.js";
@@ -21,6 +21,8 @@ export class Link implements HeartbeatLink {
   #resyncing = false;
   /** Why Redis counts as down (the error that marked it down), for the errors of dropped tickets. */
   #downCause: unknown = null;
+  /** The eviction policy was checked (once per store). */
+  #policyChecked = false;
 
   constructor(state: StoreState, grants: Grants) {
     this.#state = state;
@@ -38,9 +40,11 @@ export class Link implements HeartbeatLink {
       .then((connected) => {
         this.#state.starting = null;
         this.heartbeat.schedule();
-        if (connected) return;
-        if (this.#state.config.onStoreError === "local") this.#enterFallback();
-        else throw new Error("Redis is unavailable; the store fails closed until it is back");
+        if (!connected && this.#state.config.onStoreError === "local") this.#enterFallback();
+        this.#state.report();
+        if (!connected && this.#state.config.onStoreError !== "local") {
+          throw new Error("Redis is unavailable; the store fails closed until it is back");
+        }
       });
     this.#state.starting = first.catch(() => {});
     return first;
@@ -62,6 +66,7 @@ export class Link implements HeartbeatLink {
     this.#downCause = error;
     state.config.onError(error);
     if (state.config.onStoreError === "local") this.#enterFallback();
+    state.report();
     this.heartbeat.schedule();
   }
 
@@ -73,7 +78,7 @@ export class Link implements HeartbeatLink {
   unreachable(): void {
     const state = this.#state;
     if (state.config.onStoreError !== "fail-closed" || state.detached || state.host === null) return;
-    for (const entry of state.ledger.list(PENDING)) {
+    for (const entry of state.ledger.list("waiting")) {
       state.dropped.push(state.remote.id(entry.ticket));
       this.#drop(entry, unavailable(entry.ticket, this.#downCause, this.heartbeat.intervalMs));
     }
@@ -116,13 +121,22 @@ export class Link implements HeartbeatLink {
     if (state.detached) return false;
     state.up = true;
     this.#reconcile();
+    state.report();
     return true;
   }
 
   /** Loads the scripts, writes the configuration and registers this instance. */
   async #hello(): Promise<void> {
-    await this.#state.remote.load();
-    this.#grants.absorb(await this.#state.remote.configure(this.#state.options!));
+    const { remote, ledger, options } = this.#state;
+    await remote.load();
+    const runs = ledger.list("granted").length > 0;
+    this.#grants.absorb(await remote.configure(options!, runs, !this.heartbeat.lapsed()));
+    if (!this.#policyChecked) {
+      this.#policyChecked = true;
+      void remote.evictionPolicy().then((policy) => {
+        if (policy?.startsWith("allkeys-")) this.#state.config.onError(evicting(policy));
+      });
+    }
   }
 
   /**
@@ -137,8 +151,8 @@ export class Link implements HeartbeatLink {
     state.fallback?.handBack();
     state.fallback = null;
     this.#removeDropped();
-    const running = state.ledger.list(RUNNING);
-    const pending = state.ledger.list(PENDING);
+    const running = state.ledger.list("granted");
+    const pending = state.ledger.list("waiting");
     if (running.length > 0) this.heartbeat.reclaim(running, wasLocal);
     for (const entry of pending) this.#resend(entry);
   }
@@ -165,7 +179,7 @@ export class Link implements HeartbeatLink {
   /** The store gives up a waiting ticket on its own: the scheduler rejects its caller with `error`. */
   #drop(entry: Entry, error: unknown): void {
     const state = this.#state;
-    if (state.ledger.of(entry.ticket) !== entry || entry.state !== PENDING) return;
+    if (state.ledger.of(entry.ticket) !== entry || entry.state !== "waiting") return;
     state.forget(entry);
     state.host?.fail(entry.ticket, error);
   }

@@ -26,8 +26,20 @@ describe("resolveRedisOptions", () => {
   });
 
   it.each([
-    [{ leaseMs: 0 }, "Expected `leaseMs` to be an integer of at least 100, got `0` (number)"],
-    [{ pollMs: 2.5 }, "Expected `pollMs` to be an integer of at least 10, got `2.5` (number)"],
+    [{ leaseMs: 0 }, "Expected `leaseMs` to be an integer from 100 to 3600000, got `0` (number)"],
+    [
+      { leaseMs: 2 ** 31 },
+      "Expected `leaseMs` to be an integer from 100 to 3600000, got `2147483648` (number)",
+    ],
+    [{ pollMs: 2.5 }, "Expected `pollMs` to be an integer from 10 to 3600000, got `2.5` (number)"],
+    [{ pollMs: Number.POSITIVE_INFINITY }, "Expected `pollMs` to be an integer from 10 to 3600000"],
+    [
+      { commandTimeoutMs: 0 },
+      "Expected `commandTimeoutMs` to be an integer from 1 to 600000, got `0` (number)",
+    ],
+    [{ commandTimeoutMs: 1e9 }, "Expected `commandTimeoutMs` to be an integer from 1 to 600000"],
+    [{ localMaxQueue: 1e12 }, "Expected `localMaxQueue` to be an integer from 1 to 10000000"],
+    [{ expectedInstances: 1e6 }, "Expected `expectedInstances` to be an integer from 1 to 10000"],
     [{ prefix: "" }, "Expected `prefix` to be a non-empty string of at most 128 characters, got `` (string)"],
     [{ url: "http://x" }, "Expected `url` to be a redis:// or rediss:// URL, got `http://x` (string)"],
     [{ onStoreError: "open" }, 'Expected `onStoreError` to be "fail-closed" or "local", got `open` (string)'],
@@ -37,7 +49,7 @@ describe("resolveRedisOptions", () => {
     ],
     [
       { onStoreError: "local", expectedInstances: 0 },
-      "Expected `expectedInstances` to be a positive integer, got `0` (number)",
+      "Expected `expectedInstances` to be an integer from 1 to 10000, got `0` (number)",
     ],
     [{ agingClock: "wall" }, 'Expected `agingClock` to be "redis" or "scheduler", got `wall` (string)'],
     [
@@ -45,12 +57,56 @@ describe("resolveRedisOptions", () => {
       "Expected `instanceId` to be 1 to 64 letters, digits, `-` or `_`, got `a:b` (string)",
     ],
     [{ client: {} }, "Expected `client` to be an ioredis client, got `{}` (object)"],
-    [{ leaseMS: 5 }, "Expected `leaseMS` to be a known option"],
+    [{ onError: "log" }, "Expected `onError` to be a function, got `log` (string)"],
+    [{ onStatusChange: 1 }, "Expected `onStatusChange` to be a function, got `1` (number)"],
+    [{ leaseMS: 5 }, "Unknown option `leaseMS`; did you mean `leaseMs`? (known: `url`, `client`, `prefix`"],
+    [{ comandTimeout: 5 }, "Unknown option `comandTimeout`; did you mean `commandTimeoutMs`?"],
   ])("rejects %j with a message naming the field", (options, message) => {
     // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input
     const attempt = () => resolveRedisOptions(options as any);
     expect(attempt).toThrow(message);
     expect(attempt).toThrow(SchedulerError);
+  });
+
+  it("keeps the store going when the callbacks throw", () => {
+    const errors: unknown[] = [];
+    const options = resolveRedisOptions({
+      onError: (error) => {
+        errors.push(error);
+        throw new Error("logger down");
+      },
+      onStatusChange: () => {
+        throw new Error("listener broke");
+      },
+    });
+    expect(() => options.onError(new Error("lost"))).not.toThrow();
+    expect(() => options.onStatusChange("local", "connected")).not.toThrow();
+    expect(errors.map((error) => (error as Error).message)).toEqual(["lost", "listener broke"]);
+  });
+
+  it("never shows a password from the url in its messages", () => {
+    const urls = ["http://user:s3cret@host:6379", "redis:/user:s3cret@host", "https://:s3c@ret@host/0"];
+    for (const url of urls) {
+      let message = "";
+      try {
+        resolveRedisOptions({ url });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain("Expected `url` to be a redis:// or rediss:// URL");
+      expect(message).not.toMatch(/s3c|ret/);
+      expect(message).toContain("***@host");
+    }
+    const client = { evalsha: () => {}, duplicate: () => {} };
+    // biome-ignore lint/suspicious/noExplicitAny: a stand-in client
+    expect(() => resolveRedisOptions({ url: "redis://u:s3cret@x", client: client as any })).toThrow(
+      "got `redis://***@x` (string)",
+    );
+    const otherClient = { options: { password: "s3cret" }, sendCommand: () => {} };
+    // biome-ignore lint/suspicious/noExplicitAny: a client of another library
+    expect(() => resolveRedisOptions({ client: otherClient as any })).toThrow(
+      "Expected `client` to be an ioredis client, got `{}` (object)",
+    );
   });
 
   it("refuses both a url and a client", () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { invalidOption as invalid } from "@llm-scheduler/core/kit";
+import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { Redis } from "ioredis";
 
 /** An ioredis client, with either reply mapping; the store only runs scripts and pub/sub on it. */
@@ -10,6 +10,9 @@ export type OnStoreError = "fail-closed" | "local";
 
 /** Whose clock measures how long a ticket has waited (for each priority's `maxWaitMs` aging bound). */
 export type AgingClock = "redis" | "scheduler";
+
+/** Where the store stands: talking to Redis, running on the local fallback, or neither. */
+export type RedisStoreStatus = "connecting" | "connected" | "local" | "unavailable" | "closed";
 
 /** Everything `new RedisStore()` accepts. Every field is optional. */
 export interface RedisStoreOptions {
@@ -32,7 +35,7 @@ export interface RedisStoreOptions {
    */
   readonly prefix?: string;
   /**
-   * Time to live of a slot's lease and of this instance's heartbeat. Leases are renewed while tasks run
+   * Time to live of a slot's lease (100 ms to 1 hour) and of this instance's heartbeat. Leases are renewed while tasks run
    * (every `min(pollMs, leaseMs / 3)`); when an instance dies, its slots come back and its queued tickets
    * are purged within about this long. A task whose lease lapsed (its instance stalled for longer) is
    * stopped: its signal aborts as soon as the instance runs again.
@@ -40,7 +43,7 @@ export interface RedisStoreOptions {
    */
   readonly leaseMs?: number;
   /**
-   * Longest interval between heartbeats (`min(pollMs, leaseMs / 3)`): the safety poll that picks up
+   * Longest interval between heartbeats (10 ms to 1 hour) (`min(pollMs, leaseMs / 3)`): the safety poll that picks up
    * grants whose pub/sub message was lost (grants normally arrive by pub/sub at once), and the pace of
    * reconnection attempts while Redis is down, which is also the `retryAfterMs` of the tickets dropped
    * when failing closed.
@@ -56,12 +59,13 @@ export interface RedisStoreOptions {
    */
   readonly onStoreError?: OnStoreError;
   /**
-   * How many instances normally share the limit; sets the local limit in `"local"` mode (required there).
+   * How many instances normally share the limit (1 to 10,000); sets the local limit in `"local"` mode
+   * (required there).
    */
   readonly expectedInstances?: number;
   /**
    * In `"local"` mode, at most this many tasks wait locally (and never more than the priorities'
-   * own `maxQueue`).
+   * own `maxQueue`); 1 to 10,000,000.
    * @default 1_000
    */
   readonly localMaxQueue?: number;
@@ -74,7 +78,7 @@ export interface RedisStoreOptions {
   readonly agingClock?: AgingClock;
   /**
    * A script call that gets no reply in this long fails, and Redis counts as unavailable (a hung server
-   * does not close its connections).
+   * does not close its connections); 1 ms to 10 minutes.
    * @default 2_000
    */
   readonly commandTimeoutMs?: number;
@@ -83,8 +87,19 @@ export interface RedisStoreOptions {
    * @default 16 random hex digits
    */
   readonly instanceId?: string;
-  /** Called with errors the store handles in the background (connection lost, reconciliation failed). */
+  /**
+   * Called with errors the store handles in the background (connection lost, reconciliation failed).
+   * What it throws is ignored.
+   */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Called once each time the store's `status` changes, e.g. to `"local"` when Redis cannot be reached
+   * and the local fallback takes over, and back to `"connected"`. What it throws goes to `onError`.
+   *
+   * @example
+   * onStatusChange: (status, previous) => console.warn(`redis store: ${previous} -> ${status}`)
+   */
+  readonly onStatusChange?: (status: RedisStoreStatus, previous: RedisStoreStatus) => void;
 }
 
 /** The options after defaults and validation. */
@@ -101,9 +116,10 @@ export interface ResolvedRedisOptions {
   readonly commandTimeoutMs: number;
   readonly instanceId: string;
   readonly onError: (error: unknown) => void;
+  readonly onStatusChange: (status: RedisStoreStatus, previous: RedisStoreStatus) => void;
 }
 
-const KNOWN = new Set([
+const KNOWN = [
   "url",
   "client",
   "prefix",
@@ -116,18 +132,54 @@ const KNOWN = new Set([
   "commandTimeoutMs",
   "instanceId",
   "onError",
-]);
+  "onStatusChange",
+];
 
-function integerAtLeast(field: string, value: unknown, min: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
-    throw invalid(field, min === 1 ? "a positive integer" : `an integer of at least ${min}`, value);
+function integerIn(field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(field, `an integer from ${min} to ${max}`, value);
   }
   return value;
+}
+
+function callback<A extends unknown[]>(field: string, value: unknown): ((...args: A) => void) | undefined {
+  if (value !== undefined && typeof value !== "function") throw invalid(field, "a function", value);
+  return value as ((...args: A) => void) | undefined;
+}
+
+/** The user's error callback, made safe: what it throws is dropped (there is nobody left to tell). */
+function quiet(onError: ((error: unknown) => void) | undefined): (error: unknown) => void {
+  if (onError === undefined) return () => {};
+  return (error) => {
+    try {
+      onError(error);
+    } catch {}
+  };
+}
+
+/** The user's status callback, made safe: what it throws goes to `onError`. */
+function guarded(
+  onStatusChange: ((status: RedisStoreStatus, previous: RedisStoreStatus) => void) | undefined,
+  onError: (error: unknown) => void,
+): (status: RedisStoreStatus, previous: RedisStoreStatus) => void {
+  if (onStatusChange === undefined) return () => {};
+  return (status, previous) => {
+    try {
+      onStatusChange(status, previous);
+    } catch (error) {
+      onError(error);
+    }
+  };
 }
 
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
   if (!allowed.includes(value as T)) throw invalid(field, allowed.map((a) => `"${a}"`).join(" or "), value);
   return value as T;
+}
+
+/** A URL as error messages may show it: the credentials in it (up to its last `@`) become `***`. */
+function redacted(url: unknown): unknown {
+  return typeof url === "string" ? url.replace(/^([a-z][a-z0-9+.-]*:\/*).*@/i, "$1***@") : url;
 }
 
 function isClient(value: unknown): value is RedisClient {
@@ -140,32 +192,37 @@ function isClient(value: unknown): value is RedisClient {
   );
 }
 
+/** Either `url` (a redis:// URL) or `client` (an ioredis client), never both; no password shown. */
+function checkConnection(given: RedisStoreOptions): void {
+  if (given.url !== undefined && given.client !== undefined) {
+    throw invalid("url", "left out when `client` is given", redacted(given.url));
+  }
+  if (given.url !== undefined && (typeof given.url !== "string" || !/^rediss?:\/\//.test(given.url))) {
+    throw invalid("url", "a redis:// or rediss:// URL", redacted(given.url));
+  }
+  if (given.client !== undefined && !isClient(given.client)) {
+    // An object is not shown: another client's options may hold a password.
+    const shown = typeof given.client === "object" && given.client !== null ? {} : given.client;
+    throw invalid("client", "an ioredis client", shown);
+  }
+}
+
 /**
  * Drops `undefined` fields, merges defaults and validates every field up front, throwing a
  * `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
  *
  * @example
- * resolveRedisOptions({ leaseMs: 0 }); // throws "Expected `leaseMs` to be an integer of at least 100, got `0` (number)"
+ * resolveRedisOptions({ leaseMs: 0 }); // throws "Expected `leaseMs` to be an integer from 100 to 3600000, got `0` (number)"
  */
 export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRedisOptions {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw invalid("options", "an object", options);
   }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw invalid(key, `a known option (${[...KNOWN].join(", ")})`, key);
-  }
+  rejectUnknownKeys("", options, KNOWN);
   const given = Object.fromEntries(
     Object.entries(options).filter(([, value]) => value !== undefined),
   ) as RedisStoreOptions;
-  if (given.url !== undefined && given.client !== undefined) {
-    throw invalid("url", "left out when `client` is given", given.url);
-  }
-  if (given.url !== undefined && (typeof given.url !== "string" || !/^rediss?:\/\//.test(given.url))) {
-    throw invalid("url", "a redis:// or rediss:// URL", given.url);
-  }
-  if (given.client !== undefined && !isClient(given.client)) {
-    throw invalid("client", "an ioredis client", given.client);
-  }
+  checkConnection(given);
   const prefix = given.prefix ?? "llm:";
   if (typeof prefix !== "string" || prefix.length === 0 || prefix.length > 128) {
     throw invalid("prefix", "a non-empty string of at most 128 characters", prefix);
@@ -178,21 +235,24 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRe
   if (typeof instanceId !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) {
     throw invalid("instanceId", "1 to 64 letters, digits, `-` or `_`", instanceId);
   }
-  if (given.onError !== undefined && typeof given.onError !== "function") {
-    throw invalid("onError", "a function", given.onError);
-  }
+  const onError = quiet(callback<[unknown]>("onError", given.onError));
+  const onStatusChange = callback<[RedisStoreStatus, RedisStoreStatus]>(
+    "onStatusChange",
+    given.onStatusChange,
+  );
   return {
     url: given.url ?? (given.client === undefined ? "redis://127.0.0.1:6379" : undefined),
     client: given.client,
     prefix,
-    leaseMs: integerAtLeast("leaseMs", given.leaseMs ?? 10_000, 100),
-    pollMs: integerAtLeast("pollMs", given.pollMs ?? 1_000, 10),
+    leaseMs: integerIn("leaseMs", given.leaseMs ?? 10_000, 100, 3_600_000),
+    pollMs: integerIn("pollMs", given.pollMs ?? 1_000, 10, 3_600_000),
     onStoreError,
-    expectedInstances: integerAtLeast("expectedInstances", given.expectedInstances ?? 1, 1),
-    localMaxQueue: integerAtLeast("localMaxQueue", given.localMaxQueue ?? 1_000, 1),
+    expectedInstances: integerIn("expectedInstances", given.expectedInstances ?? 1, 1, 10_000),
+    localMaxQueue: integerIn("localMaxQueue", given.localMaxQueue ?? 1_000, 1, 10_000_000),
     agingClock: oneOf("agingClock", given.agingClock ?? "redis", ["redis", "scheduler"]),
-    commandTimeoutMs: integerAtLeast("commandTimeoutMs", given.commandTimeoutMs ?? 2_000, 1),
+    commandTimeoutMs: integerIn("commandTimeoutMs", given.commandTimeoutMs ?? 2_000, 1, 600_000),
     instanceId,
-    onError: given.onError ?? (() => {}),
+    onError,
+    onStatusChange: guarded(onStatusChange, onError),
   };
 }

@@ -10,15 +10,19 @@ import type {
 import { openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
 import { Grants } from "./grants.js";
 import { grantChannel } from "./keys.js";
-import { type Entry, PENDING } from "./ledger.js";
+import type { Entry } from "./ledger.js";
 import { Link } from "./link.js";
-import { type RedisClient, type RedisStoreOptions, resolveRedisOptions } from "./options.js";
+import {
+  type RedisClient,
+  type RedisStoreOptions,
+  type RedisStoreStatus,
+  resolveRedisOptions,
+} from "./options.js";
 import { Remote } from "./remote.js";
 import { RemotePath } from "./remote-path.js";
 import { StoreState } from "./state.js";
 
-/** Where the store stands: talking to Redis, running on the local fallback, or neither. */
-export type RedisStoreStatus = "connecting" | "connected" | "local" | "unavailable" | "closed";
+export type { RedisStoreStatus } from "./options.js";
 
 /**
  * A {@link Store} that keeps the queues, the running counts and the picker's state in Redis, so that
@@ -74,11 +78,7 @@ export class RedisStore implements Store {
 
   /** `connected`, `local` (Redis unreachable, local fallback), `unavailable` (fail-closed), … */
   get status(): RedisStoreStatus {
-    const state = this.#state;
-    if (state.detached) return "closed";
-    if (state.up) return "connected";
-    if (state.fallback !== null) return "local";
-    return state.starting !== null ? "connecting" : "unavailable";
+    return this.#state.status;
   }
 
   attach(host: StoreHost, options: StoreConfig): Promise<void> {
@@ -124,7 +124,7 @@ export class RedisStore implements Store {
   remove(ticket: Ticket): MaybePromise<boolean> {
     const state = this.#state;
     const entry = state.ledger.of(ticket);
-    if (entry === undefined || entry.state !== PENDING) return false;
+    if (entry === undefined || entry.state !== "waiting") return false;
     state.forget(entry);
     if (!state.up) {
       if (state.fallback === null) state.dropped.push(state.remote.id(ticket)); // still queued in Redis
@@ -143,7 +143,7 @@ export class RedisStore implements Store {
 
   removeAll(): MaybePromise<Ticket[]> {
     const state = this.#state;
-    const entries = state.ledger.list(PENDING);
+    const entries = state.ledger.list("waiting");
     for (const entry of entries) state.forget(entry);
     const tickets = entries.map((entry) => entry.ticket);
     if (!state.up || tickets.length === 0) return tickets;
@@ -154,6 +154,19 @@ export class RedisStore implements Store {
     const { fallback, counts } = this.#state;
     if (fallback !== null) return fallback.depth(priority);
     return counts.priorities[priority]?.queued ?? 0;
+  }
+
+  /**
+   * Starts per second of `priority` across every instance sharing the prefix, as last measured from
+   * the replies of this instance's calls and heartbeats (over the last 10 s); `undefined` while unknown
+   * or on the local fallback. The scheduler's `retryAfterMs` divides the global queue by it.
+   *
+   * @example
+   * store.drainRate("batch"); // 42.5: the batch queue drains by about 42 tasks a second, all instances together
+   */
+  drainRate(priority: string): number | undefined {
+    const { fallback, drain } = this.#state;
+    return fallback === null ? drain.rate(priority) : undefined;
   }
 
   /** Global counts as Redis last reported them (exact after this instance's own calls); tenants local. */
@@ -168,6 +181,7 @@ export class RedisStore implements Store {
     const state = this.#state;
     if (state.detached) return;
     state.detached = true;
+    state.report();
     this.#link.heartbeat.stop();
     const subscriber = this.#subscriber;
     this.#subscriber = null;

@@ -1,7 +1,7 @@
 import type { EnqueueResult, StoreConfig, Ticket } from "@llm-scheduler/core/kit";
 import { unknownPriority } from "./errors.js";
 import type { Grants } from "./grants.js";
-import { type Entry, LOCAL_QUEUED, PENDING } from "./ledger.js";
+import type { Entry } from "./ledger.js";
 import type { Link } from "./link.js";
 import { REMOVE_CHUNK } from "./remote.js";
 import { Status } from "./replies.js";
@@ -24,7 +24,8 @@ export class RemotePath {
   }
 
   configure(options: StoreConfig): Promise<void> {
-    return this.#state.remote.configure(options).then(
+    const { remote, ledger } = this.#state;
+    return remote.configure(options, ledger.list("granted").length > 0, !this.#link.heartbeat.lapsed()).then(
       (reply) => this.#grants.absorb(reply),
       (error: unknown) => this.#failed(error),
     );
@@ -101,7 +102,7 @@ export class RemotePath {
         this.handBack([remote.id(entry.ticket)]); // removed while the call was out
         return "queued";
       }
-      if (entry.state === PENDING) {
+      if (entry.state === "waiting") {
         ledger.start(entry);
         return "granted";
       }
@@ -112,8 +113,8 @@ export class RemotePath {
   #enqueueFailed(entry: Entry, error: unknown): EnqueueResult {
     const state = this.#state;
     this.#link.markDown(error); // in "local" mode this moves every waiting ticket, this one too, to the fallback
-    if (state.ledger.of(entry.ticket) !== entry || entry.state !== PENDING) return "queued";
-    if (entry.local === LOCAL_QUEUED) return "queued"; // the local fallback took it over
+    if (state.ledger.of(entry.ticket) !== entry || entry.state !== "waiting") return "queued";
+    if (entry.local === "queued") return "queued"; // the local fallback took it over
     state.ledger.delete(entry);
     state.dropped.push(state.remote.id(entry.ticket)); // the call may have reached Redis (a timeout)
     if (state.fallback !== null) return "full";

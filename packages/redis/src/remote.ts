@@ -2,7 +2,7 @@ import type { Clock } from "@llm-scheduler/core";
 import type { StoreConfig, Ticket } from "@llm-scheduler/core/kit";
 import { Batcher, type BatchKind } from "./batcher.js";
 import { within } from "./connection.js";
-import { fixedKeys, keyList, ticketId } from "./keys.js";
+import { fixedKeys, keyList, tenantInRedis, ticketId } from "./keys.js";
 import type { RedisClient, ResolvedRedisOptions } from "./options.js";
 import { parseReply, type Reply } from "./replies.js";
 import { type ScriptName, Scripts } from "./scripts.js";
@@ -13,7 +13,7 @@ const finite = (value: number): number => (value === Number.POSITIVE_INFINITY ? 
 export const REMOVE_CHUNK = 1_000;
 
 /** The limits and priorities as the configure script takes them; -1 stands for Infinity. */
-export function configJson(options: StoreConfig): string {
+function configJson(options: StoreConfig): string {
   return JSON.stringify({
     max: options.maxConcurrency,
     mq: finite(options.maxQueue),
@@ -43,6 +43,12 @@ export class Remote {
   readonly #idPrefix: string;
   readonly #batcher: Batcher;
   clock: Clock | null = null;
+  /** The epoch of the state in Redis as this instance last saw it ("" before the first configure). */
+  #epoch = "";
+  /** How many instances were live at the last configure or heartbeat (0 before the first). */
+  #live = 0;
+  /** The last configure found Redis had lost the state this instance knew: its adopt checks in. */
+  #checkIn = false;
 
   constructor(client: RedisClient, config: ResolvedRedisOptions, absorb: (reply: Reply) => void) {
     this.#client = client;
@@ -78,6 +84,18 @@ export class Remote {
       : within(load, this.#config.commandTimeoutMs, "SCRIPT LOAD");
   }
 
+  /**
+   * Redis's `maxmemory-policy`, or undefined when it cannot be read (`CONFIG` is often disabled on
+   * managed Redis).
+   */
+  evictionPolicy(): Promise<string | undefined> {
+    const read = this.#client.config("GET", "maxmemory-policy") as Promise<unknown>;
+    return within(read, this.#config.commandTimeoutMs, "CONFIG GET").then(
+      (reply) => (Array.isArray(reply) && typeof reply[1] === "string" ? reply[1] : undefined),
+      () => undefined,
+    );
+  }
+
   /** Resolves with the ticket's status (see enqueue.lua), after the reply's grants were absorbed. */
   enqueue(ticket: Ticket): Promise<number> {
     const byScheduler = this.#config.agingClock === "scheduler";
@@ -85,7 +103,7 @@ export class Remote {
     return this.#batched("enqueue", [
       this.id(ticket),
       ticket.priority,
-      ticket.tenant,
+      tenantInRedis(ticket.tenant),
       ticket.cost,
       ticket.retry ? "1" : "0",
       byScheduler ? String(ticket.enqueuedAt) : "",
@@ -103,18 +121,43 @@ export class Remote {
     return this.#batched("remove", ids);
   }
 
-  configure(options: StoreConfig): Promise<Reply> {
-    const weights = [...options.tenantWeights].flatMap(([tenant, weight]) => [tenant, String(weight)]);
-    return this.#run("configure", [configJson(options), this.#config.leaseMs, ...weights]);
+  /**
+   * Writes the configuration and registers this instance. `runs`: this instance has running tasks that
+   * it re-registers next (with the epoch it last saw, this tells Redis whether it lost its state).
+   * `current`: its heartbeat was renewed within `leaseMs` (only then may it check in after a loss).
+   */
+  configure(options: StoreConfig, runs: boolean, current: boolean): Promise<Reply> {
+    const weights = [...options.tenantWeights].flatMap(([tenant, weight]) => [
+      tenantInRedis(tenant),
+      String(weight),
+    ]);
+    const known = this.#epoch;
+    const flags = [runs ? "1" : "0", current ? "1" : "0"];
+    const args = [configJson(options), this.#config.leaseMs, known, ...flags, this.#live, ...weights];
+    return this.#run("configure", args).then((reply) => {
+      const epoch = reply.extra[0];
+      if (reply.counts !== undefined && epoch !== undefined) {
+        this.#checkIn = current && known !== "" && known !== epoch;
+        this.#epoch = epoch;
+      }
+      // After a loss the new state counts only who is back so far: keep the count from before it.
+      if (reply.live !== undefined && !this.#checkIn) this.#live = reply.live;
+      return reply;
+    });
   }
 
   tick(running: readonly Ticket[]): Promise<Reply> {
-    return this.#run("tick", [this.#config.leaseMs, ...running.map((ticket) => this.id(ticket))]);
+    const ids = running.map((ticket) => this.id(ticket));
+    return this.#run("tick", [this.#config.leaseMs, ...ids]).then((reply) => {
+      // a tick that finds this instance unregistered (status 1) is already after a loss
+      if (reply.live !== undefined && reply.status === 0) this.#live = reply.live;
+      return reply;
+    });
   }
 
   adopt(running: readonly Ticket[]): Promise<Reply> {
-    const groups = running.flatMap((t) => [this.id(t), t.cost, t.priority, t.tenant]);
-    return this.#run("adopt", [this.#config.leaseMs, ...groups]);
+    const groups = running.flatMap((t) => [this.id(t), t.cost, t.priority, tenantInRedis(t.tenant)]);
+    return this.#run("adopt", [this.#config.leaseMs, this.#checkIn ? "1" : "0", ...groups]);
   }
 
   leave(): Promise<Reply> {

@@ -3,13 +3,14 @@ import { parseReply } from "./replies.js";
 
 describe("parseReply", () => {
   it("reads status, counts per priority, grants and extras", () => {
-    const reply = parseReply([0, [3, 5, "interactive", 1, 2, "batch", 2, 3], ["a:1", "a:2"], ["a:9"]]);
+    const reply = parseReply([0, [3, 5, "interactive", 1, 2, 40, "batch", 2, 3, 7], ["a:1", "a:2"], ["a:9"]]);
     expect(reply).toEqual({
       status: 0,
       counts: {
         running: 3,
         queued: 5,
         priorities: { interactive: { running: 1, queued: 2 }, batch: { running: 2, queued: 3 } },
+        starts: { interactive: 40, batch: 7 },
       },
       granted: ["a:1", "a:2"],
       extra: ["a:9"],

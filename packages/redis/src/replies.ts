@@ -1,11 +1,15 @@
-/** Running and queued counts as Redis last reported them (for `metrics()` and `depth()`). */
+/**
+ * Running and queued counts as Redis last reported them (for `metrics()` and `depth()`), and each
+ * priority's starts so far across every instance (for the drain rate).
+ */
 export interface Counts {
   readonly running: number;
   readonly queued: number;
   readonly priorities: Readonly<Record<string, { readonly running: number; readonly queued: number }>>;
+  readonly starts: Readonly<Record<string, number>>;
 }
 
-export const NO_COUNTS: Counts = { running: 0, queued: 0, priorities: {} };
+export const NO_COUNTS: Counts = { running: 0, queued: 0, priorities: {}, starts: {} };
 
 /** What every script answers: a status, the counts after the call, grants for the caller, and extras. */
 export interface Reply {
@@ -14,6 +18,8 @@ export interface Reply {
   readonly counts: Counts | undefined;
   readonly granted: readonly string[];
   readonly extra: readonly string[];
+  /** Instances with a current heartbeat (configure and tick replies only). */
+  readonly live?: number | undefined;
 }
 
 /** Script statuses shared by several scripts (see each script's header). */
@@ -34,10 +40,13 @@ function strings(value: unknown): string[] {
 function parseCounts(value: unknown): Counts | undefined {
   if (!Array.isArray(value) || value.length < 2) return undefined;
   const priorities: Record<string, { running: number; queued: number }> = {};
-  for (let i = 2; i + 2 < value.length; i += 3) {
-    priorities[String(value[i])] = { running: Number(value[i + 1]), queued: Number(value[i + 2]) };
+  const starts: Record<string, number> = {};
+  for (let i = 2; i + 3 < value.length; i += 4) {
+    const name = String(value[i]);
+    priorities[name] = { running: Number(value[i + 1]), queued: Number(value[i + 2]) };
+    starts[name] = Number(value[i + 3]);
   }
-  return { running: Number(value[0]), queued: Number(value[1]), priorities };
+  return { running: Number(value[0]), queued: Number(value[1]), priorities, starts };
 }
 
 /** Reads a script's reply; throws on a shape no script returns. */
@@ -50,5 +59,6 @@ export function parseReply(raw: unknown): Reply {
     counts: parseCounts(raw[1]),
     granted: strings(raw[2]),
     extra: strings(raw[3]),
+    live: raw[4] === undefined ? undefined : Number(raw[4]),
   };
 }

@@ -1,7 +1,8 @@
 import type { StoreConfig, StoreHost } from "@llm-scheduler/core/kit";
+import { DrainGauge } from "./drain.js";
 import { type LocalFallback, localOptions } from "./fallback.js";
 import { type Entry, Ledger } from "./ledger.js";
-import type { ResolvedRedisOptions } from "./options.js";
+import type { RedisStoreStatus, ResolvedRedisOptions } from "./options.js";
 import type { Remote } from "./remote.js";
 import { type Counts, NO_COUNTS } from "./replies.js";
 
@@ -19,6 +20,8 @@ export class StoreState {
   options: StoreConfig | null = null;
   /** Global running and queued counts as Redis last reported them. */
   counts: Counts = NO_COUNTS;
+  /** Each priority's global starts per second, from the start counters in the replies. */
+  readonly drain = new DrainGauge();
   /** True while calls go to Redis. */
   up = false;
   /** The in-memory store that decides while Redis cannot be reached (`"local"` mode only). */
@@ -29,10 +32,29 @@ export class StoreState {
   detached = false;
   /** Ids of tickets this instance gave up while Redis was down; taken out of Redis when it is back. */
   dropped: string[] = [];
+  /** The status last reported to `onStatusChange`. */
+  #reported: RedisStoreStatus = "connecting";
 
   constructor(config: ResolvedRedisOptions, remote: Remote) {
     this.config = config;
     this.remote = remote;
+  }
+
+  /** Where the store stands now. */
+  get status(): RedisStoreStatus {
+    if (this.detached) return "closed";
+    if (this.up) return "connected";
+    if (this.fallback !== null) return "local";
+    return this.starting !== null || this.host === null ? "connecting" : "unavailable";
+  }
+
+  /** Tells `onStatusChange` when the status differs from the one it heard last. */
+  report(): void {
+    const status = this.status;
+    const previous = this.#reported;
+    if (status === previous) return;
+    this.#reported = status;
+    this.config.onStatusChange(status, previous);
   }
 
   /** The entry leaves: out of the ledger and out of the local fallback. */

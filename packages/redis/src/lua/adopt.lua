@@ -3,8 +3,9 @@ lapsed during a stall or a Redis outage, or they were started by the local fallb
 count includes them again. A ticket still waiting in Redis leaves its queue; one that holds a lease has it
 renewed. No limit is checked: the tasks already run; new grants wait until the count is below the limit.
 KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
-ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs, 5.. groups of four:
-      ticket id, cost, priority, tenant
+ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs, 5 "1" when the instance
+      was live before Redis lost its state and checks in with these tasks (see configure.lua), else "0",
+      6.. groups of four: ticket id, cost, priority, tenant
 Returns: { adopted count, counts, granted ids of the calling instance }, or { -9 }
 ]]
 --@include lib
@@ -12,15 +13,18 @@ if not begin() then return { -9 } end
 local freed = upkeep()
 local lease = tonumber(ARGV[4])
 local adopted = 0
-for i = 5, #ARGV, 4 do
+for i = 6, #ARGV, 4 do
   local id, cost, p, tenant = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
   if not leased(id) then
     drop_queued(id)
     put_ticket(id, cost, LEASE_NOW, lease, p, tenant)
-    take(lane_of(p), cost)
+    local lane = lane_of(p) -- counted again, not a start: neither aging nor the drain rate sees it
+    lane.running = lane.running + cost
+    G.running = G.running + cost
     adopted = adopted + 1
   end
   redis.call("ZADD", K_LEASES, LEASE_NOW + lease, id)
 end
+if ARGV[5] == "1" and check_in() then freed = true end
 if freed then pump() end
 return { adopted, finish(), MINE }

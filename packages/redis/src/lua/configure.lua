@@ -1,14 +1,50 @@
 --[[ configure: writes the limits and priorities (fields of the state hash) (the last instance to configure wins: all instances
 sharing a prefix must use the same options), registers the calling instance's heartbeat, and grants
 what the new limits allow. Also the first call of an instance and its call after a reconnection.
+Recovery: the state hash carries an epoch (`ep`, "<Redis ms>-<instance>") written when the state is
+created. A caller that knew an epoch (or runs tasks Redis must learn of) and finds no state at all sees
+that Redis lost it (a restart or flush): the running tasks of every live instance are unknown until each
+re-registers them (adopt.lua), so grants are held (`rec`: until now + leaseMs) and instances only queue.
+A caller that knew another epoch finds the state re-created by an instance that had not known the old
+one: grants are held until that epoch is leaseMs old. Re-registering is never refused or limited.
+Each instance that was live before the loss passes how many instances it last saw live; the most any of
+them saw (`rex`) is how many must check in (back: a SET of their ids) for the recovery to end before its
+time: an instance checks in here when it runs nothing, or with its re-registered tasks (adopt.lua), and
+only while its own heartbeat is current (renewed within leaseMs): one whose heartbeat had lapsed before
+the loss was not in anyone's count and must not stand in for one that was.
 KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 configuration JSON
       { max, mq, p: [{ n, w, r, m, q, a }] } (-1 = Infinity), written as fields of the state hash (see
-      keys.ts), 5 leaseMs of the instance, 6.. tenant, weight pairs
-Returns: { 0, counts, granted ids of the calling instance }
+      keys.ts), 5 leaseMs of the instance, 6 the epoch the instance last saw ("" = none), 7 "1" when the
+      instance runs tasks that it will re-register, else "0", 8 "1" when its heartbeat is current, else
+      "0", 9 how many instances it last saw live ("0" = unknown), 10.. tenant, weight pairs
+Returns: { 0, counts, granted ids of the calling instance, { epoch }, instances live now }
 ]]
 --@include lib
 local config = cjson.decode(ARGV[4])
+local lease, known, runs = tonumber(ARGV[5]), ARGV[6], ARGV[7] == "1"
+local current, saw = ARGV[8] == "1", tonumber(ARGV[9])
+
+-- Grants wait until `until_ms` (Redis time), unless they already wait longer.
+local function hold_until(until_ms)
+  local held = tonumber(redis.call("HGET", K_STATE, "rec")) or 0
+  if until_ms > LEASE_NOW and until_ms > held then redis.call("HSET", K_STATE, "rec", until_ms) end
+end
+
+local epoch = redis.call("HGET", K_STATE, "ep")
+if not epoch then
+  epoch = LEASE_NOW .. "-" .. ME
+  redis.call("HSET", K_STATE, "ep", epoch)
+  if known ~= "" or runs then hold_until(LEASE_NOW + lease) end
+elseif known ~= epoch and (known ~= "" or runs) then
+  hold_until(tonumber(string.match(epoch, "^(%d+)")) + lease)
+end
+-- A caller that was live before the loss says how many instances were.
+local lost_state = known ~= "" and known ~= epoch
+if lost_state and redis.call("HEXISTS", K_STATE, "rec") == 1 then
+  local expected = tonumber(redis.call("HGET", K_STATE, "rex")) or 0
+  if saw > expected then redis.call("HSET", K_STATE, "rex", saw) end
+end
 local old = redis.call("HGET", K_STATE, "pn")
 if old then
   for i = 1, tonumber(old) do redis.call("HDEL", K_STATE, "pn|" .. i) end
@@ -23,13 +59,14 @@ for i, p in ipairs(config.p) do
   fields[n + 9], fields[n + 10] = "cq|" .. p.n, p.q
   fields[n + 11], fields[n + 12] = "ca|" .. p.n, num(p.a)
 end
-redis.call("HSET", K_STATE, unpack(fields))
+hset_all(K_STATE, fields)
 redis.call("DEL", K_TW)
-for i = 6, #ARGV, 2 do
+for i = 10, #ARGV, 2 do
   redis.call("HSET", K_TW, ARGV[i], ARGV[i + 1])
 end
-register(tonumber(ARGV[5]))
+register(lease)
 begin()
+if lost_state and current and not runs then check_in() end
 upkeep()
 pump()
-return { 0, finish(), MINE }
+return { 0, finish(), MINE, { epoch }, live_count() }

@@ -5,7 +5,7 @@ ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs of t
       per ticket: id ("<instance>:<seq>"), priority, tenant, cost, retry ("1" or "0"), enqueuedAt by the
       scheduler's clock ("" = measure by Redis: now - age), age in ms
 Returns: { 0, counts, granted ids of the calling instance (in grant order), one status per ticket }
-  status  1 granted at once (nothing else waited and it fits)
+  status  1 granted at once (nothing else waited, it fits, and grants are not held for a recovery)
           2 the ticket already holds a slot (a repeated call)
           0 queued; a pump that followed may have granted it and others (see the granted ids)
          -1 full: the priority's or the total queue bound is reached; nothing was kept
@@ -34,7 +34,7 @@ for i = 5, #ARGV, 7 do
     status = -1
   else
     TICKETS[id] = { id = id, cost = cost, at = at, lease = lease, p = p, t = tenant }
-    if G.queued == 0 and fits(lane, cost) then
+    if G.queued == 0 and not RECOVERING and fits(lane, cost) then
       take(lane, cost)
       redis.call("ZADD", K_LEASES, LEASE_NOW + lease, id)
       status = 1

@@ -3,7 +3,8 @@ and the leases of its running tickets, drains its inbox of grants (the safety ne
 does the housekeeping (expired leases, dead instances) that frees slots even when nothing else happens.
 KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs, 5.. ids of running tickets
-Returns: { lost, counts, granted ids (new grants and the drained inbox), ids whose lease was gone }
+Returns: { lost, counts, granted ids (new grants and the drained inbox), ids whose lease was gone,
+  instances live now }
   lost is 1 when the instance was not registered (Redis lost it or purged its queued tickets): the
   caller then re-sends its waiting tickets; or { -9 } when nothing is configured under this prefix
 ]]
@@ -27,4 +28,4 @@ local inbox = PREFIX .. "inbox:" .. ME
 for _, id in ipairs(redis.call("LRANGE", inbox, 0, -1)) do MINE[#MINE + 1] = id end
 redis.call("DEL", inbox)
 if freed then pump() end
-return { lost, finish(), MINE, missing }
+return { lost, finish(), MINE, missing, live_count() }

@@ -12,12 +12,19 @@ local function num(x)
   return string.format("%.17g", x)
 end
 
+-- HSET of field, value pairs in chunks: one unpack() holds a few thousand values at most.
+local function hset_all(key, flat)
+  for i = 1, #flat, 500 do redis.call("HSET", key, unpack(flat, i, math.min(i + 499, #flat))) end
+end
+
 local clock = redis.call("TIME")
 local LEASE_NOW = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local NOW = LEASE_NOW
 if ARGV[3] ~= "" then NOW = tonumber(ARGV[3]) end
 
 local CFG, G
+-- True while grants are held after Redis lost its state (see configure.lua): until `rec` (Redis time).
+local RECOVERING = false
 local S = {}       -- the state hash as read: field -> value
 local LANES = {}   -- configured priorities, in configuration order
 local BY_NAME = {} -- every lane touched by this call, configured or not
@@ -29,14 +36,15 @@ local WEIGHTS = {}
 local LIVE = {}
 
 -- A priority's counters live in the state hash as p|name (stride pass), q|name (queued),
--- r|name (running), l|name (time of its last start, for aging) and c|name (the tenant whose turn it is); its configuration as cw|name (weight),
+-- r|name (running), l|name (time of its last start, for aging), n|name (starts so far, for the drain
+-- rate) and c|name (the tenant whose turn it is); its configuration as cw|name (weight),
 -- cr|name (reserved), cm|name (maxConcurrency), cq|name (maxQueue, -1 = none) and ca|name (maxWaitMs,
 -- -1 = no aging). `max`, `mq` are the totals' limits; `pn` and pn|1.. list the priorities in order.
 local function load_lane(name, configured)
   local lane = {
     name = name, pass = tonumber(S["p|" .. name]) or 0, queued = tonumber(S["q|" .. name]) or 0,
     running = tonumber(S["r|" .. name]) or 0, cursor = S["c|" .. name] or "", ring = {}, dirty = {},
-    last = tonumber(S["l|" .. name]),
+    last = tonumber(S["l|" .. name]), starts = tonumber(S["n|" .. name]) or 0,
   }
   if configured then
     lane.conf = {
@@ -53,6 +61,7 @@ local function begin()
   for i = 1, #flat, 2 do S[flat[i]] = flat[i + 1] end
   if S.max == nil then return false end
   CFG = { max = tonumber(S.max), mq = tonumber(S.mq) }
+  RECOVERING = S.rec ~= nil and tonumber(S.rec) > LEASE_NOW
   G = { running = tonumber(S.running) or 0, queued = tonumber(S.queued) or 0, vt = tonumber(S.vt) or 0, seq = tonumber(S.seq) or 0 }
   for i = 1, tonumber(S.pn) do
     local name = S["pn|" .. i]

@@ -1,5 +1,6 @@
 -- Writes the counters and the rings back, hands grants to other instances (inbox + channel), and
--- returns the counts the caller caches for metrics: { running, queued, name1, running1, queued1, ... }.
+-- returns the counts the caller caches for metrics and the drain rate:
+-- { running, queued, name1, running1, queued1, starts1, ... }.
 local function finish()
   local fields = { "running", G.running, "queued", G.queued, "vt", num(G.vt), "seq", G.seq }
   for name, lane in pairs(BY_NAME) do
@@ -8,8 +9,9 @@ local function finish()
     fields[n + 3], fields[n + 4] = "q|" .. name, lane.queued
     fields[n + 5], fields[n + 6] = "r|" .. name, lane.running
     fields[n + 7], fields[n + 8] = "c|" .. name, lane.cursor
+    fields[n + 9], fields[n + 10] = "n|" .. name, lane.starts
     if lane.last ~= nil then
-      fields[n + 9], fields[n + 10] = "l|" .. name, num(lane.last)
+      fields[n + 11], fields[n + 12] = "l|" .. name, num(lane.last)
     end
     local set, gone = {}, {}
     for field in pairs(lane.dirty) do
@@ -22,10 +24,10 @@ local function finish()
       end
     end
     local rk = PREFIX .. "ring:" .. name
-    for i = 1, #set, 500 do redis.call("HSET", rk, unpack(set, i, math.min(i + 499, #set))) end
+    hset_all(rk, set)
     for i = 1, #gone, 500 do redis.call("HDEL", rk, unpack(gone, i, math.min(i + 499, #gone))) end
   end
-  redis.call("HSET", K_STATE, unpack(fields))
+  hset_all(K_STATE, fields)
   for _, owner in ipairs(OTHER_ORDER) do
     local ids = OTHERS[owner]
     for i = 1, #ids, 500 do
@@ -38,6 +40,7 @@ local function finish()
     counts[#counts + 1] = lane.name
     counts[#counts + 1] = lane.running
     counts[#counts + 1] = lane.queued
+    counts[#counts + 1] = lane.starts
   end
   return counts
 end

@@ -65,6 +65,7 @@ end
 
 local function take(lane, cost)
   lane.last = NOW
+  lane.starts = lane.starts + 1
   lane.running = lane.running + cost
   G.running = G.running + cost
 end
@@ -84,8 +85,9 @@ local function start(lane, id, aged)
   grant(id, t)
 end
 
--- Grants slots while something waits that fits.
+-- Grants slots while something waits that fits; nothing while recovering from a loss of state.
 local function pump()
+  if RECOVERING then return end
   while G.queued > 0 and G.running < CFG.max do
     local lane, id, aged = pick()
     if lane == nil then break end

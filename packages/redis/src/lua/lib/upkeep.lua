@@ -20,8 +20,41 @@ local function drop_queued(id)
   return true
 end
 
--- Returns true when a slot was freed (the caller then pumps).
+-- Grants resume: the recovery after a loss of state (see configure.lua) is over.
+local function end_recovery()
+  redis.call("HDEL", K_STATE, "rec", "rex")
+  redis.call("DEL", PREFIX .. "back")
+  S.rec, S.rex = nil, nil
+  RECOVERING = false
+end
+
+-- The calling instance, live before Redis lost its state, has re-registered its running tasks (if any).
+-- Once as many instances as were live (`rex`, the most any of them saw) have, the recovery ends early.
+-- Returns true when it ended (the caller then pumps).
+local function check_in()
+  if S.rec == nil then return false end
+  local back = PREFIX .. "back"
+  redis.call("SADD", back, ME)
+  local expected = tonumber(S.rex) or 0
+  if expected > 0 and redis.call("SCARD", back) >= expected then
+    end_recovery()
+    return true
+  end
+  return false
+end
+
+-- How many instances have a current heartbeat (the caller remembers it, in case Redis loses its state).
+local function live_count()
+  return redis.call("ZCOUNT", K_INSTANCES, LEASE_NOW, "+inf")
+end
+
+-- Returns true when a slot was freed or the recovery period ended (the caller then pumps).
 local function upkeep()
+  local resumed = false
+  if S.rec ~= nil and not RECOVERING then
+    end_recovery()
+    resumed = true
+  end
   local expired = redis.call("ZRANGEBYSCORE", K_LEASES, "-inf", LEASE_NOW, "LIMIT", 0, 100)
   for _, id in ipairs(expired) do free(id) end
   local dead = redis.call("ZRANGEBYSCORE", K_INSTANCES, "-inf", LEASE_NOW, "LIMIT", 0, 1)[1]
@@ -33,5 +66,5 @@ local function upkeep()
       redis.call("DEL", PREFIX .. "inbox:" .. dead)
     end
   end
-  return #expired > 0
+  return #expired > 0 or resumed
 end
