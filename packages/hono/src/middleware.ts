@@ -10,6 +10,7 @@ import {
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { heldResponse } from "./held-response.js";
+import { inWorkerd, Lifeline } from "./lifeline.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveOptions } from "./options.js";
 
@@ -100,15 +101,34 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
       },
     );
   }
+  function lifelineRun(
+    c: Context<LlmSchedulerEnv>,
+    next: Next,
+    slot: PromiseLike<RequestSlot> | RequestSlot,
+    line: Lifeline,
+  ) {
+    return Promise.resolve(slot).then(
+      (granted) => {
+        line.hold(granted.permit);
+        return run(c, next, granted, undefined);
+      },
+      (error: unknown) => {
+        line.close();
+        return reject(error, c);
+      },
+    );
+  }
   function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
     const node = nodeBindingsOf(c.env);
     const watch = node === undefined ? undefined : new ResponseWatch(node.outgoing);
+    const line = inWorkerd ? new Lifeline(c.req.raw.signal) : undefined; // see lifeline.ts
     const slot = acquireSlot(
       config,
       c,
       node === undefined ? (name) => c.req.header(name) : nodeHeaderReader(node.incoming.headers),
-      watch ?? c.req.raw,
+      watch ?? line ?? c.req.raw,
     );
+    if (line !== undefined) return lifelineRun(c, next, slot, line);
     if (!isThenable(slot)) return run(c, next, slot, watch);
     return Promise.resolve(slot).then(
       (granted) => run(c, next, granted, watch),

@@ -1,0 +1,62 @@
+import type { ClientSignalSource } from "@llm-scheduler/adapter-kit";
+import type { Permit } from "@llm-scheduler/core";
+
+/** How often a waiting request's own timer fires; workerd only asks that one is pending. */
+const BEAT_MS = 1_000;
+
+/**
+ * True in Cloudflare's workerd (its documented `navigator.userAgent`), the one runtime that needs a
+ * {@link Lifeline}; Node, Bun and Deno pay nothing for it.
+ */
+export const inWorkerd =
+  (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === "Cloudflare-Workers";
+
+/**
+ * One request's hold on the scheduler in workerd, where two things differ from other runtimes:
+ *
+ * - workerd cancels a request that waits on a promise only another request resolves, unless it has I/O
+ *   or a timer of its own pending. A queued request is exactly that (the request that frees a slot
+ *   grants it), so it was cancelled and the slot granted to it never came back. The lifeline keeps a
+ *   timer of the request's own pending until the request has its slot (or was refused one).
+ * - Objects made for one request (its `AbortSignal`s) cannot be touched from another, so a request must
+ *   clean up after itself, in its own context: when workerd aborts the request's signal (the client
+ *   left; needs the `enable_request_signal` compatibility flag), a queued task leaves the queue and a
+ *   held slot is released at once (workerd has already cancelled the request's own upstream fetch).
+ *
+ * @example
+ * const line = inWorkerd ? new Lifeline(c.req.raw.signal) : undefined;
+ * const slot = await acquireSlot(config, c, header, line ?? c.req.raw);
+ * line?.hold(slot.permit);
+ */
+export class Lifeline implements ClientSignalSource {
+  readonly #controller = new AbortController();
+  readonly #timer: ReturnType<typeof setInterval>;
+  #permit: Permit | undefined;
+
+  constructor(request: AbortSignal) {
+    this.#timer = setInterval(() => {}, BEAT_MS);
+    request.addEventListener("abort", () => this.#clientLeft(request.reason), { once: true });
+  }
+
+  /** Aborts the queued task when the client leaves; read by the scheduler only if the request queues. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The request got its slot: stop the timer, and release the slot if the client leaves. */
+  hold(permit: Permit): void {
+    this.#permit = permit;
+    clearInterval(this.#timer);
+  }
+
+  /** The request was refused a slot: stop the timer. */
+  close(): void {
+    clearInterval(this.#timer);
+  }
+
+  #clientLeft(reason: unknown): void {
+    clearInterval(this.#timer);
+    if (this.#permit === undefined) this.#controller.abort(reason);
+    else this.#permit.release(reason);
+  }
+}

@@ -1,0 +1,112 @@
+import { Miniflare } from "miniflare";
+import { afterEach, describe, expect, it } from "vitest";
+import { bundleWorker } from "./build.js";
+
+/**
+ * The Hono middleware in Cloudflare's workerd (Miniflare 4), with one module-level scheduler of limit 2
+ * per isolate (`worker-app.ts`, bundled as workerd gets it). Before the fix, of six concurrent streamed
+ * requests three finished, three were cancelled by workerd as hung, and `running` stayed at 2 for good.
+ */
+
+interface WorkerMetrics {
+  running: number;
+  queued: number;
+  completed: number;
+  failed: number;
+  streaming: number;
+  maxStreaming: number;
+}
+
+let miniflare: Miniflare | undefined;
+
+afterEach(async () => {
+  await miniflare?.dispose();
+  miniflare = undefined;
+});
+
+/** Starts the Worker; `flags` are workerd compatibility flags (`enable_request_signal` tells it of a client that left). */
+async function startWorker(
+  flags: string[] = [],
+): Promise<{ base: string; metrics: () => Promise<WorkerMetrics> }> {
+  miniflare = new Miniflare({
+    modules: true,
+    script: await bundleWorker(),
+    compatibilityDate: "2026-07-01",
+    compatibilityFlags: flags,
+  });
+  const base = String(await miniflare.ready).replace(/\/$/, "");
+  const metrics = async () => (await (await fetch(`${base}/metrics`)).json()) as WorkerMetrics;
+  return { base, metrics };
+}
+
+async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("schedulerMiddleware in workerd", () => {
+  it("finishes six concurrent streamed requests two at a time, and running comes back to 0", async () => {
+    const { base, metrics } = await startWorker();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const response = await fetch(`${base}/v1/stream?chunks=5&gapMs=40`);
+        return { status: response.status, chunks: (await response.text()).split("\n\n").length - 1 };
+      }),
+    );
+    expect(answers).toEqual(Array.from({ length: 6 }, () => ({ status: 200, chunks: 5 })));
+    await eventually(async () => (await metrics()).completed === 6, "six completions");
+    expect(await metrics()).toMatchObject({
+      running: 0,
+      queued: 0,
+      completed: 6,
+      failed: 0,
+      maxStreaming: 2,
+    });
+  });
+
+  it("with enable_request_signal, gives the slot of a client that leaves mid-stream or queued to the next request", async () => {
+    const { base, metrics } = await startWorker(["enable_request_signal"]);
+    const holders = await Promise.all(
+      [0, 1].map(async () => {
+        const client = new AbortController();
+        const response = await fetch(`${base}/v1/stream?chunks=200&gapMs=40`, { signal: client.signal });
+        const reader = response.body!.getReader();
+        await reader.read();
+        return { client, reader };
+      }),
+    );
+    const leaver = new AbortController();
+    const leaving = fetch(`${base}/v1/stream?chunks=2&gapMs=10`, { signal: leaver.signal }).catch(
+      (error: Error) => error.name,
+    );
+    const waiting = fetch(`${base}/v1/stream?chunks=3&gapMs=10`).then(async (r) => [
+      r.status,
+      await r.text(),
+    ]);
+    await eventually(async () => (await metrics()).queued === 2, "two queued requests");
+    leaver.abort();
+    expect(await leaving).toBe("AbortError");
+    for (const { client, reader } of holders) {
+      await reader.cancel();
+      client.abort();
+    }
+    const [status, text] = await waiting;
+    expect(status).toBe(200);
+    expect(text).toContain("data: chunk 2");
+    // A client that leaves while queued is noticed by workerd only once its response starts: it keeps
+    // its place, and when its turn comes its slot is released as soon as the response begins.
+    await eventually(async () => {
+      const now = await metrics();
+      return now.running === 0 && now.queued === 0;
+    }, "every slot back").catch(async (error: Error) => {
+      throw new Error(`${error.message}: ${JSON.stringify(await metrics())}`);
+    });
+    expect(await metrics()).toMatchObject({ completed: 1, failed: 3 });
+    const after = await fetch(`${base}/v1/stream?chunks=2&gapMs=10`);
+    expect([after.status, await after.text()]).toEqual([200, "data: chunk 0\n\ndata: chunk 1\n\n"]);
+    expect(await metrics()).toMatchObject({ running: 0, queued: 0, completed: 2 });
+  });
+});
