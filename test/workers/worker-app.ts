@@ -27,6 +27,21 @@ app.get("/metrics", (c) => {
 
 app.use("/v1/*", schedulerMiddleware({ scheduler }));
 
+/** A second scheduler, limit 1, whose queued requests time out after 300 ms, under `/short/*`. */
+const short = createScheduler({
+  maxConcurrency: 1,
+  priorities: { interactive: { queueTimeoutMs: 300 } },
+});
+app.get("/short/metrics", (c) => {
+  const { running, queued, completed, rejected } = short.metrics();
+  return c.json({ running, queued, completed, rejected });
+});
+app.use("/short/*", schedulerMiddleware({ scheduler: short }));
+app.get("/short/wait", async (c) => {
+  await new Promise((resolve) => setTimeout(resolve, Number(c.req.query("ms") ?? "2000")));
+  return c.text("done");
+});
+
 app.get("/v1/stream", (c) => {
   const chunks = Number(c.req.query("chunks") ?? "5");
   const gapMs = Number(c.req.query("gapMs") ?? "40");

@@ -109,4 +109,34 @@ describe("schedulerMiddleware in workerd", () => {
     expect([after.status, await after.text()]).toEqual([200, "data: chunk 0\n\ndata: chunk 1\n\n"]);
     expect(await metrics()).toMatchObject({ running: 0, queued: 0, completed: 2 });
   });
+
+  it("times queued requests out on time, though the request whose timer the scheduler armed has ended", async () => {
+    const { base } = await startWorker();
+    const began = Date.now();
+    const request = (delayMs: number, holdMs: number) =>
+      new Promise((resolve) => setTimeout(resolve, delayMs))
+        .then(() => fetch(`${base}/short/wait?ms=${holdMs}`))
+        .then(async (response) => ({
+          status: response.status,
+          at: Date.now() - began,
+          body: await response.text(),
+        }));
+    // Limit 1, 300 ms queue timeout: the first holds the slot for 2.5 s; the next three must get 429s
+    // after about 300 ms, not when the slot frees. Before the fix, the first of them timed out and the
+    // timer it re-armed for the others ended with it.
+    const [holder, ...queued] = await Promise.all([
+      request(0, 2_500),
+      request(100, 10),
+      request(200, 10),
+      request(250, 10),
+    ]);
+    expect(holder).toMatchObject({ status: 200, body: "done" });
+    for (const answer of queued) {
+      expect(answer.status).toBe(429);
+      expect(JSON.parse(answer.body)).toMatchObject({
+        error: { type: "rate_limit_exceeded", code: "QUEUE_TIMEOUT" },
+      });
+      expect(answer.at).toBeLessThan(1_800);
+    }
+  });
 });

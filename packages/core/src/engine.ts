@@ -110,6 +110,11 @@ export class Engine {
     return this.#permitFor(task, this.#begin(task, task.enqueuedAt)); // granted when asked: no wait
   }
 
+  /** See `Scheduler.rearm`. */
+  rearm(): void {
+    this.#deadlines.rearm();
+  }
+
   onIdle(): Promise<void> {
     if (this.#live === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));

@@ -11,17 +11,22 @@ describe("Lifeline (the workerd path of the middleware)", () => {
     expect(inWorkerd).toBe(false);
   });
 
-  it("keeps a timer of its own while the request waits, and stops it once the slot is granted", async () => {
+  it("keeps a timer of its own while the request waits and holds its slot, and stops it once released", async () => {
     vi.useFakeTimers();
     const scheduler = createScheduler({ maxConcurrency: 1, clock: new VirtualClock() });
     const first = scheduler.tryAcquire({ priority: "interactive" })!;
-    const line = new Lifeline(new AbortController().signal);
+    const line = new Lifeline(scheduler, new AbortController().signal);
     expect(vi.getTimerCount()).toBe(1);
     const waiting = scheduler.acquire({ priority: "interactive", signal: line.signal });
     first.release();
-    line.hold(await waiting);
-    expect(vi.getTimerCount()).toBe(0);
+    const permit = await waiting;
+    line.hold(permit);
+    vi.advanceTimersByTime(1_000);
+    expect(vi.getTimerCount()).toBe(1);
     expect(scheduler.metrics().running).toBe(1);
+    permit.release();
+    vi.advanceTimersByTime(250);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("takes a queued request out of the queue when its client leaves", async () => {
@@ -29,7 +34,7 @@ describe("Lifeline (the workerd path of the middleware)", () => {
     const scheduler = createScheduler({ maxConcurrency: 1, clock: new VirtualClock() });
     scheduler.tryAcquire({ priority: "interactive" });
     const client = new AbortController();
-    const line = new Lifeline(client.signal);
+    const line = new Lifeline(scheduler, client.signal);
     const waiting = scheduler.acquire({ priority: "interactive", signal: line.signal });
     expect(scheduler.metrics().queued).toBe(1);
     client.abort(new Error("client left"));
@@ -42,13 +47,40 @@ describe("Lifeline (the workerd path of the middleware)", () => {
     vi.useFakeTimers();
     const scheduler = createScheduler({ maxConcurrency: 1, clock: new VirtualClock() });
     const client = new AbortController();
-    const line = new Lifeline(client.signal);
+    const line = new Lifeline(scheduler, client.signal);
     line.hold(scheduler.tryAcquire({ priority: "interactive" })!);
     client.abort(new Error("client left"));
     expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 });
-    const refused = new Lifeline(new AbortController().signal);
+    const refused = new Lifeline(scheduler, new AbortController().signal);
     expect(vi.getTimerCount()).toBe(1);
     refused.close();
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("Lifeline beats", () => {
+  it("re-arm the scheduler's deadline timer, so a queue timeout fires though the timer that was armed is lost", async () => {
+    vi.useFakeTimers();
+    const clock = new VirtualClock();
+    // A clock that loses its timers, as workerd does when the request that set one ends.
+    const lossy = { now: () => clock.now(), setTimer: () => ({}), clearTimer: () => {} };
+    const scheduler = createScheduler({
+      maxConcurrency: 1,
+      clock: lossy,
+      priorities: { only: { queueTimeoutMs: 100 } },
+    });
+    scheduler.tryAcquire();
+    const waiting = scheduler.acquire();
+    const outcome = waiting.then(
+      () => "granted",
+      (error: { code: string }) => error.code,
+    );
+    clock.advance(200);
+    await Promise.resolve();
+    expect(scheduler.metrics().queued).toBe(1);
+    new Lifeline(scheduler, new AbortController().signal);
+    vi.advanceTimersByTime(250);
+    expect(await outcome).toBe("QUEUE_TIMEOUT");
+    expect(scheduler.metrics().queued).toBe(0);
   });
 });

@@ -121,7 +121,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
   function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
     const node = nodeBindingsOf(c.env);
     const watch = node === undefined ? undefined : new ResponseWatch(node.outgoing);
-    const line = inWorkerd ? new Lifeline(c.req.raw.signal) : undefined; // see lifeline.ts
+    const line = inWorkerd ? new Lifeline(config.scheduler, c.req.raw.signal) : undefined; // see lifeline.ts
     const slot = acquireSlot(
       config,
       c,
