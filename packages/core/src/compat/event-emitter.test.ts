@@ -7,7 +7,7 @@ interface Events {
   error: [error: unknown];
 }
 
-describe("EventEmitter (Node semantics, no node:events)", () => {
+describe("EventEmitter (Node semantics on plain arrays)", () => {
   it("calls listeners in the order they were added, with every argument, and chains", () => {
     const emitter = new EventEmitter<Events>();
     const calls: string[] = [];
