@@ -33,6 +33,10 @@ describe("LlmScheduler, the write-up's API", () => {
     const clock = new VirtualClock();
     const scheduler = new LlmScheduler({ maxConcurrency: 1, clock });
     const seen = record(scheduler);
+    const firstDrain: number[] = [];
+    scheduler.once("drained", ({ running, interactiveWaiting, batchWaiting }) => {
+      firstDrain.push(running, interactiveWaiting, batchWaiting); // typed from the event map, no annotation
+    });
     const boom = new Error("B");
     const a = scheduler.submit("a", "interactive", () => after(clock, 10).then(() => "A"));
     const b = scheduler.submit("b", "batch", () => after(clock, 10).then(() => Promise.reject(boom)));
@@ -53,6 +57,7 @@ describe("LlmScheduler, the write-up's API", () => {
       { running: 0, interactiveWaiting: 0, batchWaiting: 1 },
       { running: 0, interactiveWaiting: 0, batchWaiting: 0 },
     ]);
+    expect(firstDrain).toEqual([0, 0, 2]);
     expect(seen).toContainEqual(["failed", { id: "b", priority: "batch", error: boom }]);
     expect(scheduler.getMetrics()).toMatchObject({ running: 0, interactiveWaiting: 0, batchWaiting: 0 });
     expect(scheduler.getMetrics()).toMatchObject({ completed: 2, failed: 1 });

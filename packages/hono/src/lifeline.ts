@@ -12,7 +12,7 @@ export const inWorkerd =
   (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === "Cloudflare-Workers";
 
 /**
- * One request's hold on the scheduler in workerd, where two things differ from other runtimes:
+ * One request's hold on the scheduler in workerd, where three things differ from other runtimes:
  *
  * - workerd cancels a request that waits on a promise only another request resolves, unless it has I/O
  *   or a timer of its own pending. A queued request is exactly that (the request that frees a slot
@@ -24,7 +24,7 @@ export const inWorkerd =
  * - Objects made for one request (its `AbortSignal`s) cannot be touched from another, so a request must
  *   clean up after itself, in its own context: when workerd aborts the request's signal (the client
  *   left; needs the `enable_request_signal` compatibility flag), a queued task leaves the queue and a
- *   held slot is released at once (workerd has already cancelled the request's own upstream fetch).
+ *   held slot is released at once (workerd cancels the rest of that request's work).
  *
  * @example
  * const line = inWorkerd ? new Lifeline(scheduler, c.req.raw.signal) : undefined;
