@@ -139,4 +139,44 @@ describe("schedulerMiddleware in workerd", () => {
       expect(answer.at).toBeLessThan(1_800);
     }
   });
+
+  it("without enable_request_signal, takes back the slot of a client that left mid-stream once its request stops beating", async () => {
+    const { base, metrics } = await startWorker();
+    const open = async (query: string) => {
+      const client = new AbortController();
+      const response = await fetch(`${base}/v1/stream?${query}`, { signal: client.signal });
+      const reader = response.body!.getReader();
+      await reader.read();
+      return async () => {
+        await reader.cancel();
+        client.abort();
+      };
+    };
+    const leaveA = await open("chunks=500&gapMs=40");
+    const leaveB = await open("chunks=500&gapMs=40");
+    const queuedC = open("chunks=500&gapMs=40"); // waits: both slots are taken
+    await eventually(async () => (await metrics()).queued === 1, "C queued");
+    await leaveA();
+    await leaveB();
+    // workerd cancels A and B without a word to the Worker; C's beats notice that they stopped (after
+    // 3 s) and release their slots, so C is served; then C's client leaves too, after it had queued.
+    const leaveC = await queuedC;
+    await leaveC();
+    const began = Date.now();
+    const next = await Promise.all(
+      [0, 1].map(async () => {
+        const response = await fetch(`${base}/v1/stream?chunks=2&gapMs=10`);
+        return [response.status, await response.text()];
+      }),
+    );
+    expect(next).toEqual([0, 1].map(() => [200, "data: chunk 0\n\ndata: chunk 1\n\n"]));
+    expect(Date.now() - began).toBeLessThan(8_000);
+    // Whatever C left is taken back by the next request that comes once C has stopped beating.
+    await eventually(async () => {
+      await (await fetch(`${base}/v1/stream?chunks=1&gapMs=1`)).text();
+      const now = await metrics();
+      return now.running === 0 && now.queued === 0;
+    }, "every slot back");
+    expect((await metrics()).completed).toBeGreaterThanOrEqual(3);
+  });
 });

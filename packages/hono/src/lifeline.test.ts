@@ -1,6 +1,6 @@
 import { createScheduler, VirtualClock } from "@llm-scheduler/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { inWorkerd, Lifeline } from "./lifeline.js";
+import { inWorkerd, Lifelines } from "./lifeline.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -15,7 +15,7 @@ describe("Lifeline (the workerd path of the middleware)", () => {
     vi.useFakeTimers();
     const scheduler = createScheduler({ maxConcurrency: 1, clock: new VirtualClock() });
     const first = scheduler.tryAcquire({ priority: "interactive" })!;
-    const line = new Lifeline(scheduler, new AbortController().signal);
+    const line = new Lifelines(scheduler).open(new AbortController().signal);
     expect(vi.getTimerCount()).toBe(1);
     const waiting = scheduler.acquire({ priority: "interactive", signal: line.signal });
     first.release();
@@ -34,7 +34,7 @@ describe("Lifeline (the workerd path of the middleware)", () => {
     const scheduler = createScheduler({ maxConcurrency: 1, clock: new VirtualClock() });
     scheduler.tryAcquire({ priority: "interactive" });
     const client = new AbortController();
-    const line = new Lifeline(scheduler, client.signal);
+    const line = new Lifelines(scheduler).open(client.signal);
     const waiting = scheduler.acquire({ priority: "interactive", signal: line.signal });
     expect(scheduler.metrics().queued).toBe(1);
     client.abort(new Error("client left"));
@@ -47,11 +47,11 @@ describe("Lifeline (the workerd path of the middleware)", () => {
     vi.useFakeTimers();
     const scheduler = createScheduler({ maxConcurrency: 1, clock: new VirtualClock() });
     const client = new AbortController();
-    const line = new Lifeline(scheduler, client.signal);
+    const line = new Lifelines(scheduler).open(client.signal);
     line.hold(scheduler.tryAcquire({ priority: "interactive" })!);
     client.abort(new Error("client left"));
     expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 });
-    const refused = new Lifeline(scheduler, new AbortController().signal);
+    const refused = new Lifelines(scheduler).open(new AbortController().signal);
     expect(vi.getTimerCount()).toBe(1);
     refused.close();
     expect(vi.getTimerCount()).toBe(0);
@@ -78,7 +78,7 @@ describe("Lifeline beats", () => {
     clock.advance(200);
     await Promise.resolve();
     expect(scheduler.metrics().queued).toBe(1);
-    new Lifeline(scheduler, new AbortController().signal);
+    new Lifelines(scheduler).open(new AbortController().signal);
     vi.advanceTimersByTime(250);
     expect(await outcome).toBe("QUEUE_TIMEOUT");
     expect(scheduler.metrics().queued).toBe(0);

@@ -3,6 +3,8 @@ import type { Permit, Scheduler } from "@llm-scheduler/core";
 
 /** How often a request's own timer beats: a queue or run timeout fires at most this late in workerd. */
 const BEAT_MS = 250;
+/** A holder whose timer has not beaten for this long was cancelled by workerd with its client. */
+const STALE_MS = 3_000;
 
 /**
  * True in Cloudflare's workerd (its documented `navigator.userAgent`), the one runtime that needs a
@@ -21,24 +23,27 @@ export const inWorkerd =
  * - A timer belongs to the request that set it and ends with it, so the scheduler's one deadline timer
  *   was lost when the request that armed it ended, and queue timeouts stopped firing. Each beat re-arms
  *   it (`scheduler.rearm()`) from a live request.
- * - Objects made for one request (its `AbortSignal`s) cannot be touched from another, so a request must
- *   clean up after itself, in its own context: when workerd aborts the request's signal (the client
+ * - Objects made for one request (its `AbortSignal`s) cannot be touched from another, so a request
+ *   cleans up after itself, in its own context: when workerd aborts the request's signal (the client
  *   left; needs the `enable_request_signal` compatibility flag), a queued task leaves the queue and a
- *   held slot is released at once (workerd cancels the rest of that request's work).
+ *   held slot is released at once (workerd cancels the rest of that request's work). Without the flag,
+ *   workerd cancels the request's code without a word; its timer stops, and the next request that comes
+ *   or beats releases the slot of a holder that has not beaten for `STALE_MS`.
  *
  * @example
- * const line = inWorkerd ? new Lifeline(scheduler, c.req.raw.signal) : undefined;
- * const slot = await acquireSlot(config, c, header, line ?? c.req.raw);
- * line?.hold(slot.permit);
+ * const line = lifelines.open(c.req.raw.signal);
+ * const slot = await acquireSlot(config, c, header, line);
+ * line.hold(slot.permit);
  */
 export class Lifeline implements ClientSignalSource {
-  readonly #scheduler: Scheduler;
+  readonly #owner: Lifelines;
   readonly #controller = new AbortController();
   readonly #timer: ReturnType<typeof setInterval>;
+  #beatAt = Date.now();
   #permit: Permit | undefined;
 
-  constructor(scheduler: Scheduler, request: AbortSignal) {
-    this.#scheduler = scheduler;
+  constructor(owner: Lifelines, request: AbortSignal) {
+    this.#owner = owner;
     this.#timer = setInterval(() => this.#beat(), BEAT_MS);
     request.addEventListener("abort", () => this.#clientLeft(request.reason), { once: true });
   }
@@ -53,15 +58,72 @@ export class Lifeline implements ClientSignalSource {
     this.#permit = permit;
   }
 
-  /** The request was refused a slot: stop the timer. */
+  /** The request is over (refused a slot, or its slot released): stop the timer. */
   close(): void {
+    this.#owner.forget(this);
     clearInterval(this.#timer);
   }
 
+  /**
+   * Called from another request: releases the slot of a holder that stopped beating (workerd cancelled
+   * it with its client, without the `enable_request_signal` flag), and forgets a lifeline that is over.
+   */
+  reap(now: number): void {
+    const permit = this.#permit;
+    if (permit === undefined) return; // queued: it beats until its turn, when its response tells
+    if (permit.held && now - this.#beatAt < STALE_MS) return;
+    this.#owner.forget(this); // its timer went with its request
+    if (permit.held) permit.release(new Error("workerd cancelled the request"));
+  }
+
   #beat(): void {
+    this.#beatAt = Date.now();
     if (this.#permit?.held === false) {
       this.close();
       return;
+    }
+    this.#owner.beat(this.#beatAt);
+  }
+
+  #clientLeft(reason: unknown): void {
+    this.close();
+    if (this.#permit === undefined) this.#controller.abort(reason);
+    else this.#permit.release(reason);
+  }
+}
+
+/**
+ * The lifelines of one middleware's requests in a workerd isolate (see {@link Lifeline}); each beat
+ * re-arms the scheduler's timer and reaps the holders that stopped beating.
+ *
+ * @example
+ * const lifelines = inWorkerd ? new Lifelines(scheduler) : undefined;
+ * const line = lifelines?.open(c.req.raw.signal);
+ */
+export class Lifelines {
+  readonly #scheduler: Scheduler;
+  readonly #live = new Set<Lifeline>();
+
+  constructor(scheduler: Scheduler) {
+    this.#scheduler = scheduler;
+  }
+
+  /** Starts the lifeline of a request. */
+  open(request: AbortSignal): Lifeline {
+    const line = new Lifeline(this, request);
+    this.#live.add(line);
+    this.beat(Date.now());
+    return line;
+  }
+
+  /** @internal A live request's beat: reap what cancelled requests left, re-arm the scheduler's timer. */
+  beat(now: number): void {
+    for (const line of this.#live) {
+      try {
+        line.reap(now);
+      } catch {
+        // The cancelled request's own objects were in the way; its slot stays until the next beat.
+      }
     }
     try {
       this.#scheduler.rearm();
@@ -71,9 +133,8 @@ export class Lifeline implements ClientSignalSource {
     }
   }
 
-  #clientLeft(reason: unknown): void {
-    clearInterval(this.#timer);
-    if (this.#permit === undefined) this.#controller.abort(reason);
-    else this.#permit.release(reason);
+  /** @internal */
+  forget(line: Lifeline): void {
+    this.#live.delete(line);
   }
 }

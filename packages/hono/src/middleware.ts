@@ -10,7 +10,7 @@ import {
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { heldResponse } from "./held-response.js";
-import { inWorkerd, Lifeline } from "./lifeline.js";
+import { inWorkerd, type Lifeline, Lifelines } from "./lifeline.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveOptions } from "./options.js";
 
@@ -101,6 +101,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
       },
     );
   }
+  const lifelines = inWorkerd ? new Lifelines(config.scheduler) : undefined;
   function lifelineRun(
     c: Context<LlmSchedulerEnv>,
     next: Next,
@@ -121,7 +122,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
   function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
     const node = nodeBindingsOf(c.env);
     const watch = node === undefined ? undefined : new ResponseWatch(node.outgoing);
-    const line = inWorkerd ? new Lifeline(config.scheduler, c.req.raw.signal) : undefined; // see lifeline.ts
+    const line = lifelines?.open(c.req.raw.signal); // workerd only: see lifeline.ts
     const slot = acquireSlot(
       config,
       c,
