@@ -84,3 +84,26 @@ describe("Lifeline beats", () => {
     expect(scheduler.metrics().queued).toBe(0);
   });
 });
+
+describe("Lifelines reap", () => {
+  it("releases the slot of a holder that stopped beating, from the next request's beat, and no sooner", async () => {
+    vi.useFakeTimers();
+    const scheduler = createScheduler({ maxConcurrency: 1, clock: new VirtualClock() });
+    const lifelines = new Lifelines(scheduler);
+    const cancelled = lifelines.open(new AbortController().signal);
+    cancelled.hold(scheduler.tryAcquire({ priority: "interactive" })!);
+    vi.advanceTimersByTime(500);
+    vi.clearAllTimers(); // workerd cancelled that request with its client: its timer went with it
+    const next = lifelines.open(new AbortController().signal);
+    const waiting = scheduler.acquire({ priority: "interactive", signal: next.signal });
+    vi.advanceTimersByTime(2_750); // 2.75 s since its last beat: still counted as alive
+    expect(scheduler.metrics()).toMatchObject({ running: 1, queued: 1 });
+    vi.advanceTimersByTime(1_000);
+    const permit = await waiting;
+    next.hold(permit);
+    expect(scheduler.metrics()).toMatchObject({ running: 1, queued: 0 });
+    permit.release();
+    vi.advanceTimersByTime(250);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
