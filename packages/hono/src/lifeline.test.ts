@@ -92,13 +92,12 @@ describe("Lifelines reap", () => {
     const lifelines = new Lifelines(scheduler);
     const cancelled = lifelines.open(new AbortController().signal);
     cancelled.hold(scheduler.tryAcquire({ priority: "interactive" })!);
-    vi.advanceTimersByTime(500);
     vi.clearAllTimers(); // workerd cancelled that request with its client: its timer went with it
     const next = lifelines.open(new AbortController().signal);
     const waiting = scheduler.acquire({ priority: "interactive", signal: next.signal });
     vi.advanceTimersByTime(2_750); // 2.75 s since its last beat: still counted as alive
     expect(scheduler.metrics()).toMatchObject({ running: 1, queued: 1 });
-    vi.advanceTimersByTime(1_000);
+    vi.advanceTimersByTime(250); // 3 s: stale, so the next beat releases its slot
     const permit = await waiting;
     next.hold(permit);
     expect(scheduler.metrics()).toMatchObject({ running: 1, queued: 0 });
