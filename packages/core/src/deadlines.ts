@@ -53,6 +53,16 @@ export class Deadlines<T extends Deadlined> {
     if (item.heapIndex >= 0) this.#heap.remove(item);
   }
 
+  /**
+   * Expires what is due and arms the timer afresh from the caller. Where a timer belongs to the request
+   * that set it (Cloudflare's workerd cancels it when that request ends), a live request calls this so
+   * that a timer lost with another request is replaced.
+   */
+  rearm(): void {
+    this.#disarm();
+    this.#expireDue();
+  }
+
   /** Drops every deadline and the timer. */
   dispose(): void {
     this.#heap.clear();

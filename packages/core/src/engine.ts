@@ -126,6 +126,11 @@ export class Engine {
     }
   }
 
+  /** See `Scheduler.rearm`. */
+  rearm(): void {
+    this.#deadlines.rearm();
+  }
+
   onIdle(): Promise<void> {
     if (this.#live === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));

@@ -1,12 +1,5 @@
 export type { TaskOptions } from "./admission.js";
 export { type Clock, systemClock, type TimerHandle, VirtualClock } from "./clock.js";
-export {
-  type LlmPriority,
-  LlmScheduler,
-  type LlmSchedulerEvents,
-  type LlmSchedulerMetrics,
-  type LlmSchedulerOptions,
-} from "./compat.js";
 export type { Listener } from "./emitter.js";
 export { ErrorCode, isSchedulerError, SchedulerError, type SchedulerErrorOptions } from "./errors.js";
 export type { SchedulerEventName, SchedulerEvents, TaskEventBase } from "./events.js";

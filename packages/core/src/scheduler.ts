@@ -150,6 +150,19 @@ export class Scheduler {
     return this.#engine.configure(resolved);
   }
 
+  /**
+   * Fires the queue, run and grace deadlines that are due and arms the scheduler's one timer afresh from
+   * the caller. Only for runtimes where a timer belongs to the request that set it and ends with it
+   * (Cloudflare Workers): the Hono middleware calls it from each waiting request there. Elsewhere it is
+   * never needed.
+   *
+   * @example
+   * setInterval(() => scheduler.rearm(), 500); // from a request that waits for its slot, on Workers
+   */
+  rearm(): void {
+    this.#engine.rearm();
+  }
+
   /** Resolves when nothing waits and nothing runs. */
   onIdle(): Promise<void> {
     return this.#engine.onIdle();

@@ -116,9 +116,19 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     return this.controller.signal;
   }
 
-  /** True once the task's own signal was aborted (run timeout, caller abort, close). */
+  /**
+   * True once the task's own signal was aborted (run timeout, caller abort, close); also true when the
+   * signal can no longer be read because the request that made it has ended (Cloudflare's workerd
+   * forbids touching one request's signals from another).
+   */
   get aborted(): boolean {
-    return this.controller?.signal.aborted === true;
+    const controller = this.controller;
+    if (controller === null) return false;
+    try {
+      return controller.signal.aborted;
+    } catch {
+      return true;
+    }
   }
 
   /** Aborts the task's own signal with `reason`. */

@@ -95,15 +95,6 @@ export function numberIn(field: string, value: unknown, min: number, max: number
   return value;
 }
 
-/** A positive integer (at most `max`). */
-export function positiveInteger(field: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
-  if (max !== Number.MAX_SAFE_INTEGER) return integerIn(field, value, 1, max);
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw invalidOption(field, "a positive integer", value);
-  }
-  return value;
-}
-
 /** A positive integer up to `max`, or `Infinity` (for bounds that may be switched off). */
 export function bound(field: string, value: unknown, max = MAX_QUEUE): number {
   if (value === Number.POSITIVE_INFINITY) return value;

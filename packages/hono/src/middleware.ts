@@ -11,6 +11,7 @@ import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { heldResponse } from "./held-response.js";
+import { inWorkerd, type Lifeline, Lifelines } from "./lifeline.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveOptions } from "./options.js";
 
@@ -101,15 +102,35 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
       },
     );
   }
+  const lifelines = inWorkerd ? new Lifelines(config.scheduler) : undefined;
+  function lifelineRun(
+    c: Context<LlmSchedulerEnv>,
+    next: Next,
+    slot: PromiseLike<RequestSlot> | RequestSlot,
+    line: Lifeline,
+  ) {
+    return Promise.resolve(slot).then(
+      (granted) => {
+        line.hold(granted.permit);
+        return run(c, next, granted, undefined);
+      },
+      (error: unknown) => {
+        line.close();
+        return reject(error, c);
+      },
+    );
+  }
   function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
     const node = nodeBindingsOf(c.env);
     const watch = node === undefined ? undefined : new ResponseWatch(node.outgoing);
+    const line = lifelines?.open(c.req.raw.signal); // workerd only: see lifeline.ts
     const slot = acquireSlot(
       config,
       c,
       node === undefined ? (name) => c.req.header(name) : nodeHeaderReader(node.incoming.headers),
-      watch ?? c.req.raw,
+      watch ?? line ?? c.req.raw,
     );
+    if (line !== undefined) return lifelineRun(c, next, slot, line);
     if (!isThenable(slot)) return run(c, next, slot, watch);
     return Promise.resolve(slot).then(
       (granted) => run(c, next, granted, watch),
