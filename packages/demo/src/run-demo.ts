@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import {
+  checkOutputPath,
   demoScenario,
   describeScenario,
   generateWorkload,
@@ -14,6 +14,7 @@ import {
 } from "@llm-scheduler/simulator";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import { runPhase } from "./phase.js";
+import { checkUpstream, PreflightError } from "./preflight.js";
 
 /** Options of {@link runDemo}; the `pnpm demo` flags. */
 export interface DemoOptions {
@@ -82,6 +83,17 @@ function progressWriter(write: (text: string) => void, interactive: boolean) {
   };
 }
 
+/** A run in which the upstream answered nothing at all measured nothing: say so instead of a table. */
+function nothingAnswered(upstream: string, results: readonly RunResult[]): void {
+  for (const result of results) {
+    const sent = result.interactive.requests + result.batch.items;
+    if (sent === 0 || result.interactive.answered + result.batch.completed > 0) continue;
+    throw new PreflightError(
+      `no request was answered in the ${result.label} run: the upstream at ${upstream} stopped answering or refused every request`,
+    );
+  }
+}
+
 /**
  * `pnpm demo`: starts the simulated LLM server (unless `upstreamUrl` is given), replays the same mixed
  * workload twice in real time, once through a plain FIFO gateway and once through an Express gateway
@@ -94,6 +106,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
   const progress = progressWriter(write, options.interactive ?? process.stdout.isTTY === true);
   const scenario = await scenarioFor(options);
+  const reportPath = await checkOutputPath("--report", options.reportPath ?? "demo-report.html");
+  if (options.upstreamUrl !== undefined) {
+    await checkUpstream(options.upstreamUrl, { model: options.model, key: options.upstreamKey });
+  }
   const sim =
     options.upstreamUrl === undefined
       ? await startUpstream({ ...scenario.upstream, seed: scenario.seed, port: 0 })
@@ -114,9 +130,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     await quiet(sim);
     const scheduled = await runPhase({ ...phase, gateway: "scheduler", onProgress });
     progress.end(last);
+    nothingAnswered(upstream, [fifo, scheduled]);
     const table = renderComparison(scenario, [fifo, scheduled]);
     write(`\n${table}\n\n${tableLegend}\n`);
-    const reportPath = resolve(options.reportPath ?? "demo-report.html");
     const notes = [
       `Real time, over HTTP: clients -> Express gateway (FIFO, or schedulerMiddleware) -> ${sim === undefined ? upstream : "the simulated LLM server"}.`,
     ];

@@ -6,6 +6,7 @@ export { FifoLimiter, type Release } from "./fifo-limiter.js";
 export { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
 export { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
 export { type ControllerFactory, LightAbortController, LightAbortSignal } from "./light-abort.js";
+export { checkOutputPath, OutputPathError } from "./output-path.js";
 export {
   type KindCounters,
   type LoadSample,
