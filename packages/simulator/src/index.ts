@@ -51,6 +51,7 @@ export {
 } from "./stats.js";
 export { renderSweep, runSweep, type SweepOutcome, type SweepRow } from "./sweep.js";
 export { parseSweep, type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
+export { winningConfig } from "./sweep-winner.js";
 export { describeScenario, improvement, renderComparison, tableLegend } from "./table.js";
 export type {
   Attempt,
