@@ -10,7 +10,7 @@ export { bearerOf, type KeyEntry, keyOf, keysFor } from "./keys.js";
 export { type PhaseOptions, runPhase } from "./phase.js";
 export { checkUpstream, PreflightError, type UpstreamCheckOptions } from "./preflight.js";
 export { WaitProbe } from "./probe.js";
-export { progressLine } from "./progress.js";
+export { formatProgress, type PhaseProgress, phaseProgress } from "./progress.js";
 export { type ForwardOptions, forward } from "./proxy.js";
 export { realClock } from "./real-clock.js";
 export { type DemoOptions, type DemoOutcome, runDemo } from "./run-demo.js";

@@ -15,6 +15,8 @@ import {
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import { runPhase } from "./phase.js";
 import { checkUpstream, PreflightError } from "./preflight.js";
+import type { PhaseProgress } from "./progress.js";
+import { progressWriter } from "./progress-writer.js";
 
 /** Options of {@link runDemo}; the `pnpm demo` flags. */
 export interface DemoOptions {
@@ -36,6 +38,8 @@ export interface DemoOptions {
   readonly write?: (text: string) => void;
   /** Show live progress on one rewritten line (a terminal) or as a line every two seconds. @default stdout is a TTY */
   readonly interactive?: boolean;
+  /** The terminal's width, read at each update; the progress line never gets wider. @default process.stdout.columns, else 80 */
+  readonly columns?: () => number | undefined;
 }
 
 /** What {@link runDemo} measured and wrote. */
@@ -65,24 +69,6 @@ async function quiet(sim: Upstream | undefined): Promise<void> {
   sim.resetStats();
 }
 
-function progressWriter(write: (text: string) => void, interactive: boolean) {
-  let lastPrinted = 0;
-  return {
-    line(text: string): void {
-      if (interactive) {
-        write(`\r${text}\u001b[K`);
-      } else if (performance.now() - lastPrinted >= 2_000) {
-        lastPrinted = performance.now();
-        write(`${text}\n`);
-      }
-    },
-    end(text: string): void {
-      write(interactive ? `\r${text}\u001b[K\n` : `${text}\n`);
-      lastPrinted = 0;
-    },
-  };
-}
-
 /** A run in which the upstream answered nothing at all measured nothing: say so instead of a table. */
 function nothingAnswered(upstream: string, results: readonly RunResult[]): void {
   for (const result of results) {
@@ -104,7 +90,11 @@ function nothingAnswered(upstream: string, results: readonly RunResult[]): void 
  */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
-  const progress = progressWriter(write, options.interactive ?? process.stdout.isTTY === true);
+  const progress = progressWriter({
+    write,
+    interactive: options.interactive ?? process.stdout.isTTY === true,
+    columns: options.columns ?? (() => process.stdout.columns),
+  });
   const scenario = await scenarioFor(options);
   const reportPath = await checkOutputPath("--report", options.reportPath ?? "demo-report.html");
   if (options.upstreamUrl !== undefined) {
@@ -120,16 +110,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     write(`upstream: ${sim === undefined ? upstream : `simulated LLM server at ${upstream}`}\n\n`);
     const workload = generateWorkload(scenario);
     const phase = { scenario, workload, upstream, model: options.model, upstreamKey: options.upstreamKey };
-    let last = "";
-    const onProgress = (line: string) => {
-      last = line;
-      progress.line(line);
-    };
+    const onProgress = (state: PhaseProgress) => progress.update(state);
     const fifo = await runPhase({ ...phase, gateway: "fifo", onProgress });
-    progress.end(last);
+    progress.end();
     await quiet(sim);
     const scheduled = await runPhase({ ...phase, gateway: "scheduler", onProgress });
-    progress.end(last);
+    progress.end();
     nothingAnswered(upstream, [fifo, scheduled]);
     const table = renderComparison(scenario, [fifo, scheduled]);
     write(`\n${table}\n\n${tableLegend}\n`);

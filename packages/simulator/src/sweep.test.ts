@@ -30,7 +30,10 @@ describe("renderSweep", () => {
   });
 
   it("marks the winner and prints its configuration ready to paste into a scenario or createScheduler", async () => {
-    const outcome = await runSweep({ ...scenario, goal: { interactiveWaitP95Ms: Number.POSITIVE_INFINITY } }, axes);
+    const outcome = await runSweep(
+      { ...scenario, goal: { interactiveWaitP95Ms: Number.POSITIVE_INFINITY } },
+      axes,
+    );
     expect(outcome.best?.met).toBe(true);
     const winner = outcome.rows[outcome.best!.index]!;
     const text = renderSweep(outcome);
