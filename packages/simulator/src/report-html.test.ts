@@ -35,5 +35,8 @@ describe("renderHtmlReport", () => {
     }
     expect(html).not.toMatch(/<script|<link|src=|https?:\/\/(?!www\.w3\.org)/);
     expect(html).not.toMatch(/NaN|Infinity/);
+    // Time axes read in a unit chosen by their range (a 3 s scenario: seconds), never raw numbers.
+    expect(html.match(/>time \(s\)</g)).toHaveLength(4);
+    expect(html).toContain(">1 s<");
   });
 });
