@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { writeFile } from "node:fs/promises";
 import { parseSimulateArgs, usage } from "./cli-args.js";
-import { simulate } from "./engine.js";
 import { formatDuration } from "./format.js";
 import { checkOutputPath } from "./output-path.js";
 import { renderHtmlReport } from "./report-html.js";
@@ -9,6 +8,7 @@ import type { ResolvedScenario, Scenario } from "./scenario.js";
 import { ScenarioError } from "./scenario-error.js";
 import { loadScenarioFile } from "./scenario-load.js";
 import { resolveScenario } from "./scenario-resolve.js";
+import { simulate } from "./simulate.js";
 import type { RunResult } from "./stats.js";
 import { renderSweep, runSweep } from "./sweep.js";
 import { parseSweep } from "./sweep-spec.js";

@@ -1,7 +1,6 @@
 export { parseDurationFlag, parseSimulateArgs, type SimulateCommand } from "./cli-args.js";
 export { type DemoScenarioOptions, demoScenario } from "./demo-scenario.js";
 export { ClientTimeout, Driver, type DriverOptions } from "./driver.js";
-export { type GatewayKind, type SimulateOptions, simulate } from "./engine.js";
 export { FifoLimiter, type Release } from "./fifo-limiter.js";
 export { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
 export { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
@@ -40,11 +39,12 @@ export {
   withOverrides,
 } from "./scenario-load.js";
 export { resolveScenario } from "./scenario-resolve.js";
+export { type GatewayKind, type SimulateOptions, simulate } from "./simulate.js";
 export {
   type BatchResult,
   type InteractiveResult,
-  type Quantiles,
-  quantiles,
+  type Percentiles,
+  percentiles,
   type RunResult,
   summarize,
   type TenantResult,
@@ -64,9 +64,9 @@ export type {
 } from "./transport.js";
 export { schedulerLoad } from "./transport.js";
 export {
+  attemptFailureOf,
   createVirtualFifoGateway,
   createVirtualScheduledGateway,
-  failureOf,
 } from "./virtual-gateways.js";
 export { type GenerationJob, VirtualUpstream } from "./virtual-upstream.js";
 export {

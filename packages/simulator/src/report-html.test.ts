@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { demoScenario } from "./demo-scenario.js";
-import { simulate } from "./engine.js";
 import { renderHtmlReport } from "./report-html.js";
 import { resolveScenario } from "./scenario-resolve.js";
+import { simulate } from "./simulate.js";
 import { renderComparison } from "./table.js";
 
 describe("renderHtmlReport", () => {

@@ -58,7 +58,7 @@ function toNumber(flag: string, text: string | undefined): number | undefined {
 
 /**
  * Turns command-line arguments into options for `startUpstream` (the CLI listens on port 8000 unless
- * told otherwise). Unknown flags throw; ranges are checked later by `resolveOptions`.
+ * told otherwise). Unknown flags throw; ranges are checked later by `resolveUpstreamOptions`.
  *
  * @example
  * parseCliArgs(["--port", "8000", "--parallel", "8"]);

@@ -22,7 +22,7 @@ export interface SimContext {
  * Builds the shared state of one server from resolved options.
  *
  * @example
- * const context = createContext(resolveOptions({ parallel: 2 }));
+ * const context = createContext(resolveUpstreamOptions({ parallel: 2 }));
  */
 export function createContext(options: ResolvedUpstreamOptions): SimContext {
   const slots = new Slots(options.parallel);

@@ -10,7 +10,7 @@ export {
   type ResolvedUpstreamOptions,
   resolveFaultRates,
   resolveLatencyOptions,
-  resolveOptions,
+  resolveUpstreamOptions,
   type UpstreamOptions,
 } from "./options.js";
 export { createRandom, mixSeed, type Random } from "./prng.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { resolveFaultRates, resolveOptions } from "./options.js";
+import { resolveFaultRates, resolveUpstreamOptions } from "./options.js";
 
-describe("resolveOptions", () => {
+describe("resolveUpstreamOptions", () => {
   it("fills in the defaults and ignores undefined values", () => {
-    const options = resolveOptions({ parallel: undefined, model: "m" });
+    const options = resolveUpstreamOptions({ parallel: undefined, model: "m" });
     expect(options).toMatchObject({
       port: 0,
       host: "127.0.0.1",
@@ -29,7 +29,7 @@ describe("resolveOptions", () => {
     [{ slowFactor: 0.5 }, "Expected `slowFactor` to be a finite number >= 1, got `0.5` (number)"],
     [{ ttftMs: Number.NaN }, "Expected `ttftMs` to be a finite number >= 0, got `NaN` (number)"],
   ])("rejects %o", (options, message) => {
-    expect(() => resolveOptions(options)).toThrow(message);
+    expect(() => resolveUpstreamOptions(options)).toThrow(message);
   });
 });
 

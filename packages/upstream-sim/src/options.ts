@@ -200,9 +200,9 @@ export function resolveFaultRates(rates: FaultRates = {}): Readonly<Record<Fault
  * Fills in and validates the options of {@link startUpstream}.
  *
  * @example
- * resolveOptions({ parallel: 2, faults: { hang: 0.01 } }).maxQueued; // Infinity
+ * resolveUpstreamOptions({ parallel: 2, faults: { hang: 0.01 } }).maxQueued; // Infinity
  */
-export function resolveOptions(options: UpstreamOptions = {}): ResolvedUpstreamOptions {
+export function resolveUpstreamOptions(options: UpstreamOptions = {}): ResolvedUpstreamOptions {
   const { faults, ...rest } = withoutUndefined(options);
   const resolved = { ...upstreamDefaults, ...rest, ...resolveLatencyOptions(rest) };
   const { port, host, model, maxQueued } = resolved;

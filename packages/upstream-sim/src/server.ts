@@ -5,7 +5,7 @@ import type { LatencyModel } from "./latency-model.js";
 import {
   type FaultRates,
   type ResolvedUpstreamOptions,
-  resolveOptions,
+  resolveUpstreamOptions,
   type UpstreamOptions,
 } from "./options.js";
 import { createRequestListener } from "./routes.js";
@@ -51,7 +51,7 @@ function urlOf(address: AddressInfo): string {
  * await sim.close();
  */
 export async function startUpstream(options: UpstreamOptions = {}): Promise<Upstream> {
-  const resolved = resolveOptions(options);
+  const resolved = resolveUpstreamOptions(options);
   const context = createContext(resolved);
   const server = createServer(createRequestListener(context));
   await new Promise<void>((resolve, reject) => {
