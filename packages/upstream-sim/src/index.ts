@@ -1,4 +1,11 @@
 export type { ErrorBody } from "./errors.js";
+export {
+  type ChosenFault,
+  type FaultRule,
+  faultKeyHeader,
+  faultTimesHeader,
+  resolveFaultRules,
+} from "./fault-rules.js";
 export { faultHeader } from "./faults.js";
 export { createLatencyModel, type LatencyModel } from "./latency-model.js";
 export {

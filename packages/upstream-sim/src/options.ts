@@ -5,9 +5,10 @@
  * front, so a wrong option fails at start-up with a message such as
  * ``Expected `parallel` to be a positive integer, got `0` (number)``.
  */
+import { type FaultKind, faultKinds } from "./fault-kinds.js";
+import { type FaultRule, resolveFaultRules } from "./fault-rules.js";
 
-/** A fault the simulator can inject into a request. */
-export type FaultKind = "429" | "500" | "slow" | "hang";
+export { type FaultKind, faultKinds } from "./fault-kinds.js";
 
 /**
  * The share of requests that get each fault, each between 0 and 1; together at most 1.
@@ -92,6 +93,12 @@ export interface UpstreamOptions extends LatencyOptions {
    */
   readonly faults?: FaultRates;
   /**
+   * Targeted faults: requests that match a rule (by prompt text or `x-sim-fault-key`) get its fault on
+   * their first `times` attempts, then are served normally. Checked before the `faults` rates.
+   * @default []
+   */
+  readonly faultRules?: readonly FaultRule[];
+  /**
    * Seconds sent in `Retry-After` with a 429 (also sent in milliseconds as `retry-after-ms`).
    * @default 1
    */
@@ -107,12 +114,10 @@ export interface UpstreamOptions extends LatencyOptions {
 export type ResolvedLatencyOptions = Required<LatencyOptions>;
 
 /** Server options with every default filled in. */
-export interface ResolvedUpstreamOptions extends Required<Omit<UpstreamOptions, "faults">> {
+export interface ResolvedUpstreamOptions extends Required<Omit<UpstreamOptions, "faults" | "faultRules">> {
   readonly faults: Readonly<Record<FaultKind, number>>;
+  readonly faultRules: readonly FaultRule[];
 }
-
-/** The fault kinds, in the order they are drawn. */
-export const faultKinds: readonly FaultKind[] = ["429", "500", "slow", "hang"];
 
 const latencyDefaults: ResolvedLatencyOptions = {
   parallel: 4,
@@ -122,7 +127,7 @@ const latencyDefaults: ResolvedLatencyOptions = {
   slowdown: 1,
 };
 
-const upstreamDefaults: Omit<ResolvedUpstreamOptions, keyof LatencyOptions | "faults"> = {
+const upstreamDefaults: Omit<ResolvedUpstreamOptions, keyof LatencyOptions | "faults" | "faultRules"> = {
   port: 0,
   host: "127.0.0.1",
   model: "sim-model",
@@ -203,7 +208,7 @@ export function resolveFaultRates(rates: FaultRates = {}): Readonly<Record<Fault
  * resolveUpstreamOptions({ parallel: 2, faults: { hang: 0.01 } }).maxQueued; // Infinity
  */
 export function resolveUpstreamOptions(options: UpstreamOptions = {}): ResolvedUpstreamOptions {
-  const { faults, ...rest } = withoutUndefined(options);
+  const { faults, faultRules, ...rest } = withoutUndefined(options);
   const resolved = { ...upstreamDefaults, ...rest, ...resolveLatencyOptions(rest) };
   const { port, host, model, maxQueued } = resolved;
   if (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -228,5 +233,5 @@ export function resolveUpstreamOptions(options: UpstreamOptions = {}): ResolvedU
   ) {
     fail("slowFactor", "a finite number >= 1", resolved.slowFactor);
   }
-  return { ...resolved, faults: resolveFaultRates(faults) };
+  return { ...resolved, faults: resolveFaultRates(faults), faultRules: resolveFaultRules(faultRules) };
 }

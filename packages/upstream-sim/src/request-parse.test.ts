@@ -33,6 +33,7 @@ describe("parseGenerationRequest", () => {
       maxTokens: 7,
       promptTokens: 3,
       seed: 9,
+      promptText: "12345678\nabcd",
     });
   });
 
