@@ -1,3 +1,4 @@
+import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { ResolvedRange } from "./scenario.js";
 import { invalidField, ScenarioError } from "./scenario-error.js";
 
@@ -8,20 +9,20 @@ const join = (path: string, key: string): string => (path === "" ? key : `${path
 
 /**
  * Checks that `value` at `path` is a plain object with only `known` keys; `undefined` reads as `{}`.
- * An unknown key is an error that names it, so a typo does not silently do nothing.
+ * An unknown key is an error that names it and the nearest known one (core's `rejectUnknownKeys`, one
+ * message shape in every package), so a typo does not silently do nothing.
  */
 export function objectAt(path: string, value: unknown, known: readonly string[]): RawObject {
   if (value === undefined) return {};
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw invalidField(path, "an object", value);
   }
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      throw new ScenarioError(
-        join(path, key),
-        `Unknown field \`${join(path, key)}\`; expected one of ${known.map((k) => `\`${k}\``).join(", ")}`,
-      );
-    }
+  try {
+    rejectUnknownKeys(path, value, known);
+  } catch (error) {
+    // Core's message (the key, the nearest known one, the list), as a ScenarioError naming the field.
+    const key = Object.keys(value).find((k) => !known.includes(k)) ?? "";
+    throw new ScenarioError(join(path, key), (error as Error).message, { cause: error });
   }
   return value as RawObject;
 }

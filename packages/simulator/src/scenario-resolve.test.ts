@@ -47,8 +47,9 @@ describe("resolveScenario", () => {
     [{}, "durationMs", "Expected `durationMs` to be a number > 0, got `undefined` (undefined)"],
     [{ durationMs: 0 }, "durationMs", "a number > 0"],
     [{ durationMs: 1, chat: { ratePerSec: -1 } }, "chat.ratePerSec", "got `-1` (number)"],
-    [{ durationMs: 1, chat: { rate: 3 } }, "chat.rate", "Unknown field `chat.rate`"],
-    [{ durationMs: 1, colour: "red" }, "colour", "Unknown field `colour`"],
+    [{ durationMs: 1, chat: { rate: 3 } }, "chat.rate", "Unknown option `chat.rate` (known: `ratePerSec`"],
+    [{ durationMs: 1, chat: { ratePerSek: 3 } }, "chat.ratePerSek", "did you mean `ratePerSec`?"],
+    [{ durationMs: 1, colour: "red" }, "colour", "Unknown option `colour`"],
     [
       { durationMs: 1, chat: { promptTokens: { min: 50, max: 10 } } },
       "chat.promptTokens.max",
@@ -92,7 +93,7 @@ describe("resolveScenario", () => {
     ],
     [{ durationMs: 1, batch: { priority: "interactive" } }, "batch.priority", "other than chat's"],
     [{ durationMs: 1, goal: { interactiveWaitP95Ms: "fast" } }, "goal.interactiveWaitP95Ms", '"Infinity"'],
-    [{ durationMs: 1, scheduler: { maxConcurrency: 4 } }, "scheduler.maxConcurrency", "Unknown field"],
+    [{ durationMs: 1, scheduler: { maxConcurrency: 4 } }, "scheduler.maxConcurrency", "Unknown option"],
   ])("rejects %j naming `%s`", (input, field, text) => {
     const error = badField(input);
     expect(error.field).toBe(field);

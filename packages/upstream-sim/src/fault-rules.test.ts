@@ -59,11 +59,16 @@ describe("resolveFaultRules", () => {
     [[{ fault: "429", times: 1.5 }], "faultRules[0].times"],
     [[{ fault: "429", retryAfterSeconds: -1 }], "faultRules[0].retryAfterSeconds"],
     [[{ fault: "429", promptIncludes: 3 }], "faultRules[0].promptIncludes"],
-    [[{ fault: "429", firstTimes: 2 }], "faultRules[0] key"],
     ["all", "faultRules"],
   ])("rejects %j naming %s", (rules, name) => {
     expect(() => resolveFaultRules(rules as never)).toThrow(
       new RegExp(`Expected \`${name.replace(/[[\]]/g, "\\$&")}\``),
+    );
+  });
+
+  it("rejects an unknown key in the shape every package uses, with the nearest known one", () => {
+    expect(() => resolveFaultRules([{ fault: "429", time: 2 } as never])).toThrow(
+      /Unknown option `faultRules\[0\]\.time`; did you mean `times`\?/,
     );
   });
 

@@ -1,3 +1,4 @@
+import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { HttpError } from "./errors.js";
 import { type FaultKind, faultKinds } from "./fault-kinds.js";
 
@@ -58,9 +59,7 @@ function checkRule(
 ): Required<Omit<FaultRule, "key" | "retryAfterSeconds">> & FaultRule {
   const at = `faultRules[${index}]`;
   if (typeof rule !== "object" || rule === null) fail(at, "an object", rule);
-  for (const key of Object.keys(rule)) {
-    if (!RULE_KEYS.includes(key)) fail(`${at} key`, `one of ${RULE_KEYS.join(", ")}`, key);
-  }
+  rejectUnknownKeys(at, rule, RULE_KEYS);
   if (!faultKinds.includes(rule.fault)) fail(`${at}.fault`, `one of ${faultKinds.join(", ")}`, rule.fault);
   const times = rule.times ?? 1;
   if (times !== Number.POSITIVE_INFINITY && (!Number.isInteger(times) || times < 1 || times > 1e9)) {

@@ -31,6 +31,13 @@ describe("resolveUpstreamOptions", () => {
   ])("rejects %o", (options, message) => {
     expect(() => resolveUpstreamOptions(options)).toThrow(message);
   });
+
+  it("rejects a misspelled option, naming the nearest known one, as every package does", () => {
+    expect(() => resolveUpstreamOptions({ paralel: 4 } as never)).toThrow(
+      /^Unknown option `paralel`; did you mean `parallel`\?/,
+    );
+    expect(() => resolveUpstreamOptions({ faultRule: [] } as never)).toThrow(/did you mean `faultRules`/);
+  });
 });
 
 describe("resolveFaultRates", () => {
@@ -42,7 +49,7 @@ describe("resolveFaultRates", () => {
     expect(() => resolveFaultRates({ 429: 2 })).toThrow(
       "Expected `faults.429` to be a number from 0 to 1, got `2`",
     );
-    expect(() => resolveFaultRates({ teapot: 0.1 } as never)).toThrow("Expected `faults key` to be one of");
+    expect(() => resolveFaultRates({ teapot: 0.1 } as never)).toThrow("Unknown option `faults.teapot`");
     expect(() => resolveFaultRates({ 429: 0.6, 500: 0.6 })).toThrow("rates that sum to at most 1");
   });
 });

@@ -5,6 +5,7 @@
  * front, so a wrong option fails at start-up with a message such as
  * ``Expected `parallel` to be a positive integer, got `0` (number)``.
  */
+import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { type FaultKind, faultKinds } from "./fault-kinds.js";
 import { type FaultRule, resolveFaultRules } from "./fault-rules.js";
 
@@ -169,6 +170,7 @@ function withoutUndefined<T extends object>(options: T): Partial<T> {
  * resolveLatencyOptions({ parallel: 8 }).tokenMs; // 20
  */
 export function resolveLatencyOptions(options: LatencyOptions = {}): ResolvedLatencyOptions {
+  if (typeof options !== "object" || options === null) fail("options", "an object", options);
   const resolved = { ...latencyDefaults, ...withoutUndefined(options) };
   positiveInteger("parallel", resolved.parallel);
   nonNegativeNumber("ttftMs", resolved.ttftMs);
@@ -186,9 +188,7 @@ export function resolveLatencyOptions(options: LatencyOptions = {}): ResolvedLat
  */
 export function resolveFaultRates(rates: FaultRates = {}): Readonly<Record<FaultKind, number>> {
   if (typeof rates !== "object" || rates === null) fail("faults", "an object", rates);
-  for (const key of Object.keys(rates)) {
-    if (!faultKinds.includes(key as FaultKind)) fail("faults key", `one of ${faultKinds.join(", ")}`, key);
-  }
+  rejectUnknownKeys("faults", rates, faultKinds);
   const resolved = { 429: 0, 500: 0, slow: 0, hang: 0, ...withoutUndefined(rates) };
   let total = 0;
   for (const kind of faultKinds) {
@@ -208,6 +208,13 @@ export function resolveFaultRates(rates: FaultRates = {}): Readonly<Record<Fault
  * resolveUpstreamOptions({ parallel: 2, faults: { hang: 0.01 } }).maxQueued; // Infinity
  */
 export function resolveUpstreamOptions(options: UpstreamOptions = {}): ResolvedUpstreamOptions {
+  if (typeof options !== "object" || options === null) fail("options", "an object", options);
+  rejectUnknownKeys("", options, [
+    ...Object.keys(latencyDefaults),
+    ...Object.keys(upstreamDefaults),
+    "faults",
+    "faultRules",
+  ]);
   const { faults, faultRules, ...rest } = withoutUndefined(options);
   const resolved = { ...upstreamDefaults, ...rest, ...resolveLatencyOptions(rest) };
   const { port, host, model, maxQueued } = resolved;
