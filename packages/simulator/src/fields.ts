@@ -31,6 +31,8 @@ interface NumberRule {
   readonly min?: number;
   /** The value must be greater than `min`, not equal to it. */
   readonly exclusive?: boolean;
+  /** The largest value allowed. */
+  readonly max?: number;
   readonly integer?: boolean;
   /** Accept `"Infinity"` (JSON has no infinity) and `Infinity`. */
   readonly infinity?: boolean;
@@ -38,7 +40,12 @@ interface NumberRule {
 
 function describeRule(rule: NumberRule): string {
   const kind = rule.integer === true ? "an integer" : "a number";
-  const bound = rule.min === undefined ? "" : ` ${rule.exclusive === true ? ">" : ">="} ${rule.min}`;
+  const bound =
+    rule.min !== undefined && rule.max !== undefined
+      ? ` from ${rule.min} to ${rule.max}`
+      : rule.min === undefined
+        ? ""
+        : ` ${rule.exclusive === true ? ">" : ">="} ${rule.min}`;
   return `${kind}${bound}${rule.infinity === true ? ' or "Infinity"' : ""}`;
 }
 
@@ -52,7 +59,8 @@ export function numberAt(path: string, value: unknown, fallback: number, rule: N
     typeof value === "number" &&
     Number.isFinite(value) &&
     (rule.integer !== true || Number.isInteger(value)) &&
-    (rule.min === undefined || (rule.exclusive === true ? value > rule.min : value >= rule.min));
+    (rule.min === undefined || (rule.exclusive === true ? value > rule.min : value >= rule.min)) &&
+    (rule.max === undefined || value <= rule.max);
   if (!ok) throw invalidField(path, describeRule(rule), value);
   return value as number;
 }

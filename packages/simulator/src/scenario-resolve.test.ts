@@ -46,6 +46,8 @@ describe("resolveScenario", () => {
   it.each([
     [{}, "durationMs", "Expected `durationMs` to be a number > 0, got `undefined` (undefined)"],
     [{ durationMs: 0 }, "durationMs", "a number > 0"],
+    [{ durationMs: 1, seed: 1e300 }, "seed", "an integer from 0 to 4294967295"],
+    [{ durationMs: 1, seed: -1 }, "seed", "an integer from 0 to 4294967295"],
     [{ durationMs: 1, chat: { ratePerSec: -1 } }, "chat.ratePerSec", "got `-1` (number)"],
     [{ durationMs: 1, chat: { rate: 3 } }, "chat.rate", "Unknown option `chat.rate` (known: `ratePerSec`"],
     [{ durationMs: 1, chat: { ratePerSek: 3 } }, "chat.ratePerSek", "did you mean `ratePerSec`?"],

@@ -167,7 +167,7 @@ export function resolveScenario(input: Scenario | unknown): ResolvedScenario {
   return {
     name: stringAt("name", top.name, "scenario"),
     description: stringAt("description", top.description, "", true),
-    seed: numberAt("seed", top.seed, 1, { integer: true }),
+    seed: numberAt("seed", top.seed, 1, { integer: true, min: 0, max: 2 ** 32 - 1 }),
     durationMs,
     upstream,
     maxConcurrency,
