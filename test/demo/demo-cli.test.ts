@@ -28,9 +28,10 @@ function row(output: string, name: string): string[] {
 function run(
   args: string[],
   timeoutMs: number,
+  script: "demo" | "simulate" = "demo",
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("pnpm", ["demo", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("pnpm", [script, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -41,7 +42,7 @@ function run(
     });
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`pnpm demo did not finish within ${timeoutMs} ms:\n${stdout}\n${stderr}`));
+      reject(new Error(`pnpm ${script} did not finish within ${timeoutMs} ms:\n${stdout}\n${stderr}`));
     }, timeoutMs);
     child.once("exit", (code) => {
       clearTimeout(timer);
@@ -63,9 +64,12 @@ function closedPort(): Promise<number> {
 }
 
 /** A failure as the person at the terminal sees it: non-zero, one message, no table, no stack trace. */
-function expectCleanFailure(result: { code: number | null; stdout: string; stderr: string }): void {
+function expectCleanFailure(
+  result: { code: number | null; stdout: string; stderr: string },
+  script = "demo",
+): void {
   expect(result.code, result.stdout).not.toBe(0);
-  expect(result.stderr).toMatch(/^demo: /m);
+  expect(result.stderr).toMatch(new RegExp(`^${script}: `, "m"));
   expect(result.stderr).not.toMatch(/^\s+at /m);
   expect(result.stdout).not.toContain("interactive queue wait p95");
   expect(result.stdout).not.toContain("HTML report:");
@@ -133,11 +137,44 @@ describe("pnpm demo refuses what it cannot run, before the long run", () => {
     [["--upstream", "localhost:8000"], "`--upstream`"],
     [["--scenario", "no-such-file.json"], "no-such-file.json"],
     [["--scenario", "package.json"], "private"],
+    [["--scenario", "examples/scenarios/day.json"], "run it in virtual time with pnpm simulate"],
+    [["--duration", "2h"], "for longer runs use pnpm simulate"],
   ])(
     "rejects %j with a usage hint",
     async (args, named) => {
       const result = await run(args, 60_000);
       expectCleanFailure(result);
+      expect(result.stderr).toContain(named);
+      expect(result.stderr).toContain("Run with --help for usage.");
+    },
+    70_000,
+  );
+});
+
+describe("pnpm simulate refuses what it cannot run, before the run", () => {
+  it("checks --html before simulating a day of traffic", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "llm-scheduler-simulate-"));
+    try {
+      const missing = join(dir, "no-such-dir", "day.html");
+      const result = await run(["examples/scenarios/day.json", "--html", missing], 60_000, "simulate");
+      expectCleanFailure(result, "simulate");
+      expect(result.stderr).toContain(`Cannot write \`--html\` to ${missing}`);
+      expect(result.stdout).not.toContain("of virtual time");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 70_000);
+
+  it.each([
+    [["examples/scenarios/minimal.json", "--goal", "interactiveWaitP95Ms=5"], "applies only to a `--sweep`"],
+    [["examples/scenarios/minimal.json", "--seed", "1e300"], "`seed` to be an integer from 0"],
+    [["examples/scenarios/minimal.json", "--sweep", "batch.wieght=1,2"], "Unknown option"],
+    [["examples/scenarios"], "Cannot read scenario file"],
+  ])(
+    "rejects %j with a usage hint",
+    async (args, named) => {
+      const result = await run(args, 60_000, "simulate");
+      expectCleanFailure(result, "simulate");
       expect(result.stderr).toContain(named);
       expect(result.stderr).toContain("Run with --help for usage.");
     },

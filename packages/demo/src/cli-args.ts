@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { parseDurationFlag } from "@llm-scheduler/simulator";
-import type { DemoOptions } from "./run-demo.js";
+import { type DemoOptions, demoDurationMs } from "./run-demo.js";
 
 /** What `pnpm demo` was asked to do. */
 export type DemoCommand = { readonly kind: "help" } | { readonly kind: "run"; readonly options: DemoOptions };
@@ -24,13 +24,9 @@ Prints both side by side and writes an HTML report with charts.
 UPSTREAM_API_KEY, when set, is sent to the upstream server as a bearer token.
 `;
 
-/** The demo runs in real time, twice: from one second (a few requests) to one hour (two hours of waiting). */
-const MIN_DURATION_MS = 1_000;
-const MAX_DURATION_MS = 3_600_000;
-
 function demoDuration(text: string): number {
   const ms = parseDurationFlag("duration", text);
-  if (ms < MIN_DURATION_MS || ms > MAX_DURATION_MS) {
+  if (ms < demoDurationMs.min || ms > demoDurationMs.max) {
     throw new TypeError(
       `Expected \`--duration\` to be from 1s to 1h (the demo runs in real time, twice), got \`${text}\` (string); ` +
         "for longer runs use pnpm simulate, which runs in virtual time",

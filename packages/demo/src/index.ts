@@ -13,4 +13,4 @@ export { WaitProbe } from "./probe.js";
 export { formatProgress, type PhaseProgress, phaseProgress } from "./progress.js";
 export { type ForwardOptions, forward } from "./proxy.js";
 export { realClock } from "./real-clock.js";
-export { type DemoOptions, type DemoOutcome, runDemo } from "./run-demo.js";
+export { type DemoOptions, type DemoOutcome, demoDurationMs, runDemo } from "./run-demo.js";

@@ -3,6 +3,7 @@ import {
   checkOutputPath,
   demoScenario,
   describeScenario,
+  formatDuration,
   generateWorkload,
   loadScenarioFile,
   type ResolvedScenario,
@@ -51,11 +52,23 @@ export interface DemoOutcome {
   readonly reportPath: string;
 }
 
+/**
+ * The durations the demo accepts: it replays the workload in real time, twice, so from one second (a
+ * few requests) to one hour (two hours of waiting); longer runs belong to `pnpm simulate`.
+ */
+export const demoDurationMs = { min: 1_000, max: 3_600_000 } as const;
+
 async function scenarioFor(options: DemoOptions): Promise<ResolvedScenario> {
   const overrides = { seed: options.seed, durationMs: options.durationMs };
-  if (options.scenarioFile !== undefined)
-    return (await loadScenarioFile(options.scenarioFile, overrides)).resolved;
-  return resolveScenario(demoScenario(overrides));
+  if (options.scenarioFile === undefined) return resolveScenario(demoScenario(overrides));
+  const { resolved } = await loadScenarioFile(options.scenarioFile, overrides);
+  if (resolved.durationMs > demoDurationMs.max) {
+    throw new TypeError(
+      `${options.scenarioFile} lasts ${formatDuration(resolved.durationMs)}, and the demo replays it in real time, twice: ` +
+        `pass --duration (at most 1h), or run it in virtual time with pnpm simulate ${options.scenarioFile}`,
+    );
+  }
+  return resolved;
 }
 
 /** Waits until the simulated server has let go of every request of the previous phase. */
