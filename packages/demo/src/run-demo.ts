@@ -6,6 +6,7 @@ import {
   formatDuration,
   generateWorkload,
   loadScenarioFile,
+  type ReportInput,
   type ResolvedScenario,
   type RunResult,
   renderComparison,
@@ -93,6 +94,28 @@ function nothingAnswered(upstream: string, results: readonly RunResult[]): void 
   }
 }
 
+/** Everything that can be checked before the long run: the scenario, the report path, the upstream. */
+async function preflight(options: DemoOptions): Promise<{ scenario: ResolvedScenario; reportPath: string }> {
+  const scenario = await scenarioFor(options);
+  const reportPath = await checkOutputPath("--report", options.reportPath ?? "demo-report.html");
+  if (options.upstreamUrl !== undefined) {
+    await checkUpstream(options.upstreamUrl, { model: options.model, key: options.upstreamKey });
+  }
+  return { scenario, reportPath };
+}
+
+async function writeReport(
+  path: string,
+  input: Pick<ReportInput, "scenario" | "results" | "table">,
+  server: string,
+): Promise<void> {
+  const notes = [
+    `Real time, over HTTP: clients -> Express gateway (FIFO, or schedulerMiddleware) -> ${server}.`,
+  ];
+  const title = "llm-scheduler demo: FIFO gateway against llm-scheduler";
+  await writeFile(path, renderHtmlReport({ ...input, title, notes }));
+}
+
 /**
  * `pnpm demo`: starts the simulated LLM server (unless `upstreamUrl` is given), replays the same mixed
  * workload twice in real time, once through a plain FIFO gateway and once through an Express gateway
@@ -108,11 +131,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     interactive: options.interactive ?? process.stdout.isTTY === true,
     columns: options.columns ?? (() => process.stdout.columns),
   });
-  const scenario = await scenarioFor(options);
-  const reportPath = await checkOutputPath("--report", options.reportPath ?? "demo-report.html");
-  if (options.upstreamUrl !== undefined) {
-    await checkUpstream(options.upstreamUrl, { model: options.model, key: options.upstreamKey });
-  }
+  const { scenario, reportPath } = await preflight(options);
   const sim =
     options.upstreamUrl === undefined
       ? await startUpstream({ ...scenario.upstream, seed: scenario.seed, port: 0 })
@@ -132,14 +151,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     nothingAnswered(upstream, [fifo, scheduled]);
     const table = renderComparison(scenario, [fifo, scheduled]);
     write(`\n${table}\n\n${tableLegend}\n`);
-    const notes = [
-      `Real time, over HTTP: clients -> Express gateway (FIFO, or schedulerMiddleware) -> ${sim === undefined ? upstream : "the simulated LLM server"}.`,
-    ];
-    const title = "llm-scheduler demo: FIFO gateway against llm-scheduler";
-    await writeFile(
-      reportPath,
-      renderHtmlReport({ title, scenario, results: [fifo, scheduled], table, notes }),
-    );
+    const server = sim === undefined ? upstream : "the simulated LLM server";
+    await writeReport(reportPath, { scenario, results: [fifo, scheduled], table }, server);
     write(`\nHTML report: ${reportPath}\n`);
     return { scenario, fifo, scheduled, table, reportPath };
   } finally {
