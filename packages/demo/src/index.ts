@@ -8,7 +8,7 @@ export {
 export { createHttpTransport, type HttpTransportOptions, promptOf } from "./http-transport.js";
 export { bearerOf, type KeyEntry, keyOf, keysFor } from "./keys.js";
 export { type PhaseOptions, runPhase } from "./phase.js";
-export { checkUpstream, PreflightError, type UpstreamCheckOptions } from "./preflight.js";
+export { checkUpstream, DemoError, type UpstreamCheckOptions } from "./preflight.js";
 export { WaitProbe } from "./probe.js";
 export { formatProgress, type PhaseProgress, phaseProgress } from "./progress.js";
 export { type ForwardOptions, forward } from "./proxy.js";

@@ -9,18 +9,19 @@ export interface UpstreamCheckOptions {
 }
 
 /**
- * Why the demo cannot start: a one-line message for the person who ran it (no stack trace, no usage
- * text, since the flags themselves were well formed).
+ * Why the demo cannot start (the upstream is unreachable, refuses the key, lacks the model) or measured
+ * nothing (the upstream answered no request): a one-line message for the person who ran it, without a
+ * stack trace or usage text, since the flags themselves were well formed.
  *
  * @example
- * throw new PreflightError("cannot reach the upstream at http://127.0.0.1:1");
+ * throw new DemoError("cannot reach the upstream at http://127.0.0.1:1");
  */
-export class PreflightError extends Error {
-  readonly code = "PREFLIGHT_FAILED";
+export class DemoError extends Error {
+  readonly code = "DEMO_FAILED";
 
   constructor(message: string, options?: { readonly cause?: unknown }) {
     super(message, options);
-    this.name = "PreflightError";
+    this.name = "DemoError";
   }
 }
 
@@ -47,7 +48,7 @@ const serves = (ids: readonly string[], model: string): boolean =>
 /**
  * Checks an OpenAI-compatible server before a long run: it answers `GET /v1/models` within the
  * timeout, accepts the key, and lists the model the demo will ask for (when it lists models at all).
- * Throws a {@link PreflightError} that says which of these failed.
+ * Throws a {@link DemoError} that says which of these failed.
  *
  * @example
  * await checkUpstream("http://127.0.0.1:11434", { model: "llama3.2" });
@@ -60,27 +61,27 @@ export async function checkUpstream(upstream: string, options: UpstreamCheckOpti
   try {
     response = await fetch(url, { headers, signal: AbortSignal.timeout(options.timeoutMs ?? 5_000) });
   } catch (error) {
-    throw new PreflightError(
+    throw new DemoError(
       `cannot reach the upstream at ${upstream} (GET ${url.pathname}: ${reasonOf(error)}); is the server running?`,
       { cause: error },
     );
   }
   if (response.status === 401 || response.status === 403) {
     await response.body?.cancel();
-    throw new PreflightError(
+    throw new DemoError(
       `the upstream at ${upstream} refused the request (HTTP ${response.status}); set UPSTREAM_API_KEY to a key it accepts`,
     );
   }
   if (!response.ok) {
     await response.body?.cancel();
-    throw new PreflightError(
+    throw new DemoError(
       `the upstream at ${upstream} answered GET ${url.pathname} with HTTP ${response.status}; is it an OpenAI-compatible server?`,
     );
   }
   const ids = await modelIds(response);
   const model = options.model ?? "sim-model";
   if (ids !== undefined && ids.length > 0 && !serves(ids, model)) {
-    throw new PreflightError(
+    throw new DemoError(
       `the upstream at ${upstream} does not list model \`${model}\`; pass --model with one of: ${ids.slice(0, 10).join(", ")}`,
     );
   }

@@ -16,7 +16,7 @@ import {
 } from "@llm-scheduler/simulator";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import { runPhase } from "./phase.js";
-import { checkUpstream, PreflightError } from "./preflight.js";
+import { checkUpstream, DemoError } from "./preflight.js";
 import type { PhaseProgress } from "./progress.js";
 import { progressWriter } from "./progress-writer.js";
 
@@ -88,7 +88,7 @@ function nothingAnswered(upstream: string, results: readonly RunResult[]): void 
   for (const result of results) {
     const sent = result.interactive.requests + result.batch.items;
     if (sent === 0 || result.interactive.answered + result.batch.completed > 0) continue;
-    throw new PreflightError(
+    throw new DemoError(
       `no request was answered in the ${result.label} run: the upstream at ${upstream} stopped answering or refused every request`,
     );
   }
