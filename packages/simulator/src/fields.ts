@@ -40,12 +40,13 @@ interface NumberRule {
 
 function describeRule(rule: NumberRule): string {
   const kind = rule.integer === true ? "an integer" : "a number";
+  const lower = rule.min === undefined ? "" : ` ${rule.exclusive === true ? ">" : ">="} ${rule.min}`;
   const bound =
-    rule.min !== undefined && rule.max !== undefined
-      ? ` from ${rule.min} to ${rule.max}`
-      : rule.min === undefined
-        ? ""
-        : ` ${rule.exclusive === true ? ">" : ">="} ${rule.min}`;
+    rule.max === undefined
+      ? lower
+      : rule.min !== undefined && rule.exclusive !== true
+        ? ` from ${rule.min} to ${rule.max}`
+        : `${lower} and <= ${rule.max}`;
   return `${kind}${bound}${rule.infinity === true ? ' or "Infinity"' : ""}`;
 }
 
@@ -74,11 +75,14 @@ export function stringAt(path: string, value: unknown, fallback: string, allowEm
   return value;
 }
 
+/** The most tokens a prompt or an answer may have: far beyond any model's context. */
+const MAX_TOKENS = 10_000_000;
+
 /** Reads a {@link Range}: a whole number >= `least`, or `{ min, max }` with `least <= min <= max`. */
 export function rangeAt(path: string, value: unknown, fallback: ResolvedRange, least = 0): ResolvedRange {
   if (value === undefined) return fallback;
   if (typeof value === "number") {
-    const fixed = numberAt(path, value, 0, { integer: true, min: least });
+    const fixed = numberAt(path, value, 0, { integer: true, min: least, max: MAX_TOKENS });
     return { min: fixed, max: fixed };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -87,7 +91,7 @@ export function rangeAt(path: string, value: unknown, fallback: ResolvedRange, l
   const raw = objectAt(path, value, ["min", "max"]);
   if (raw.min === undefined) throw invalidField(`${path}.min`, `an integer >= ${least}`, raw.min);
   if (raw.max === undefined) throw invalidField(`${path}.max`, `an integer >= ${least}`, raw.max);
-  const min = numberAt(`${path}.min`, raw.min, 0, { integer: true, min: least });
-  const max = numberAt(`${path}.max`, raw.max, 0, { integer: true, min: min });
+  const min = numberAt(`${path}.min`, raw.min, 0, { integer: true, min: least, max: MAX_TOKENS });
+  const max = numberAt(`${path}.max`, raw.max, 0, { integer: true, min: min, max: MAX_TOKENS });
   return { min, max };
 }

@@ -55,11 +55,20 @@ describe("resolveScenario", () => {
     [
       { durationMs: 1, chat: { promptTokens: { min: 50, max: 10 } } },
       "chat.promptTokens.max",
-      "an integer >= 50",
+      "an integer from 50 to 10000000",
     ],
-    [{ durationMs: 1, chat: { maxTokens: 0 } }, "chat.maxTokens", "an integer >= 1"],
-    [{ durationMs: 1, upstream: { parallel: 2.5 } }, "upstream.parallel", "an integer >= 1"],
-    [{ durationMs: 1, gateway: { maxConcurrency: 0 } }, "gateway.maxConcurrency", "an integer >= 1"],
+    [{ durationMs: 1, chat: { maxTokens: 0 } }, "chat.maxTokens", "an integer from 1 to 10000000"],
+    [{ durationMs: 1, upstream: { parallel: 2.5 } }, "upstream.parallel", "an integer from 1 to 100000"],
+    [{ durationMs: 1, upstream: { parallel: 1e9 } }, "upstream.parallel", "an integer from 1 to 100000"],
+    [
+      { durationMs: 1, gateway: { maxConcurrency: 0 } },
+      "gateway.maxConcurrency",
+      "an integer from 1 to 100000",
+    ],
+    [{ durationMs: 1e15 }, "durationMs", "a number > 0 and <= 31536000000"],
+    [{ durationMs: 1, chat: { retries: 1e6 } }, "chat.retries", "an integer from 0 to 100"],
+    [{ durationMs: 1, chat: { ratePerSec: 1e9 } }, "chat.ratePerSec", "a number from 0 to 100000"],
+    [{ durationMs: 1, upstream: { tokenMs: 1e12 } }, "upstream.tokenMs", "a number from 0 to 604800000"],
     [{ durationMs: 1, batch: { tenants: {} } }, "batch.tenants", "an array"],
     [
       {
