@@ -58,7 +58,7 @@ describe("cli", () => {
     const bad = await fails(["--parallel", "0"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe(
-      "upstream-sim: Expected `parallel` to be a positive integer, got `0` (number)\n\nRun with --help for usage.\n",
+      "upstream-sim: Expected `parallel` to be an integer from 1 to 100000, got `0` (number)\n\nRun with --help for usage.\n",
     );
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));

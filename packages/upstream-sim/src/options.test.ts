@@ -19,15 +19,23 @@ describe("resolveUpstreamOptions", () => {
   });
 
   it.each([
-    [{ parallel: 0 }, "Expected `parallel` to be a positive integer, got `0` (number)"],
-    [{ parallel: 1.5 }, "Expected `parallel` to be a positive integer, got `1.5` (number)"],
+    [{ parallel: 0 }, "Expected `parallel` to be an integer from 1 to 100000, got `0` (number)"],
+    [{ parallel: 1.5 }, "Expected `parallel` to be an integer from 1 to 100000, got `1.5` (number)"],
     [{ port: 70_000 }, "Expected `port` to be an integer from 0 to 65535, got `70000` (number)"],
     [{ host: "" }, "Expected `host` to be a non-empty string, got `` (string)"],
-    [{ defaultMaxTokens: 0 }, "Expected `defaultMaxTokens` to be a positive integer, got `0` (number)"],
-    [{ maxQueued: -1 }, "Expected `maxQueued` to be an integer >= 0 or Infinity, got `-1` (number)"],
-    [{ seed: 0.5 }, "Expected `seed` to be an integer, got `0.5` (number)"],
-    [{ slowFactor: 0.5 }, "Expected `slowFactor` to be a finite number >= 1, got `0.5` (number)"],
-    [{ ttftMs: Number.NaN }, "Expected `ttftMs` to be a finite number >= 0, got `NaN` (number)"],
+    [
+      { defaultMaxTokens: 0 },
+      "Expected `defaultMaxTokens` to be an integer from 1 to 1000000, got `0` (number)",
+    ],
+    [
+      { maxQueued: -1 },
+      "Expected `maxQueued` to be an integer from 0 to 1e9, or Infinity, got `-1` (number)",
+    ],
+    [{ seed: 0.5 }, "Expected `seed` to be a safe integer, got `0.5` (number)"],
+    [{ slowFactor: 0.5 }, "Expected `slowFactor` to be a number from 1 to 1000, got `0.5` (number)"],
+    [{ parallel: 1e9 }, "Expected `parallel` to be an integer from 1 to 100000, got `1000000000` (number)"],
+    [{ retryAfterSeconds: 1e9 }, "Expected `retryAfterSeconds` to be a number from 0 to 86400"],
+    [{ ttftMs: Number.NaN }, "Expected `ttftMs` to be a number from 0 to 604800000, got `NaN` (number)"],
   ])("rejects %o", (options, message) => {
     expect(() => resolveUpstreamOptions(options)).toThrow(message);
   });

@@ -3,11 +3,12 @@
  *
  * Every `resolve*` function drops `undefined` values, merges the defaults and validates everything up
  * front, so a wrong option fails at start-up with a message such as
- * ``Expected `parallel` to be a positive integer, got `0` (number)``.
+ * ``Expected `parallel` to be an integer from 1 to 100000, got `0` (number)``.
  */
 import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { type FaultKind, faultKinds } from "./fault-kinds.js";
 import { type FaultRule, resolveFaultRules } from "./fault-rules.js";
+import { MAX_TOKENS } from "./request-parse.js";
 
 export { type FaultKind, faultKinds } from "./fault-kinds.js";
 
@@ -147,15 +148,18 @@ function fail(name: string, expected: string, value: unknown): never {
   throw new TypeError(`Expected \`${name}\` to be ${expected}, got ${describe(value)}`);
 }
 
-function positiveInteger(name: string, value: unknown): void {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    fail(name, "a positive integer", value);
+/** Every number has a range: wide enough for any real server, narrow enough to catch a slipped exponent. */
+const WEEK_MS = 604_800_000;
+
+function positiveInteger(name: string, value: unknown, max: number): void {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    fail(name, `an integer from 1 to ${max}`, value);
   }
 }
 
-function nonNegativeNumber(name: string, value: unknown): void {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    fail(name, "a finite number >= 0", value);
+function nonNegativeNumber(name: string, value: unknown, max: number): void {
+  if (typeof value !== "number" || !(value >= 0 && value <= max)) {
+    fail(name, `a number from 0 to ${max}`, value);
   }
 }
 
@@ -172,11 +176,11 @@ function withoutUndefined<T extends object>(options: T): Partial<T> {
 export function resolveLatencyOptions(options: LatencyOptions = {}): ResolvedLatencyOptions {
   if (typeof options !== "object" || options === null) fail("options", "an object", options);
   const resolved = { ...latencyDefaults, ...withoutUndefined(options) };
-  positiveInteger("parallel", resolved.parallel);
-  nonNegativeNumber("ttftMs", resolved.ttftMs);
-  nonNegativeNumber("prefillMsPerToken", resolved.prefillMsPerToken);
-  nonNegativeNumber("tokenMs", resolved.tokenMs);
-  nonNegativeNumber("slowdown", resolved.slowdown);
+  positiveInteger("parallel", resolved.parallel, 100_000);
+  nonNegativeNumber("ttftMs", resolved.ttftMs, WEEK_MS);
+  nonNegativeNumber("prefillMsPerToken", resolved.prefillMsPerToken, 60_000);
+  nonNegativeNumber("tokenMs", resolved.tokenMs, WEEK_MS);
+  nonNegativeNumber("slowdown", resolved.slowdown, 1_000);
   return resolved;
 }
 
@@ -223,22 +227,21 @@ export function resolveUpstreamOptions(options: UpstreamOptions = {}): ResolvedU
   }
   if (typeof host !== "string" || host === "") fail("host", "a non-empty string", host);
   if (typeof model !== "string" || model === "") fail("model", "a non-empty string", model);
-  positiveInteger("defaultMaxTokens", resolved.defaultMaxTokens);
+  positiveInteger("defaultMaxTokens", resolved.defaultMaxTokens, MAX_TOKENS);
   if (maxQueued !== Number.POSITIVE_INFINITY) {
-    if (typeof maxQueued !== "number" || !Number.isInteger(maxQueued) || maxQueued < 0) {
-      fail("maxQueued", "an integer >= 0 or Infinity", maxQueued);
+    if (typeof maxQueued !== "number" || !Number.isInteger(maxQueued) || maxQueued < 0 || maxQueued > 1e9) {
+      fail("maxQueued", "an integer from 0 to 1e9, or Infinity", maxQueued);
     }
   }
-  if (typeof resolved.seed !== "number" || !Number.isInteger(resolved.seed)) {
-    fail("seed", "an integer", resolved.seed);
+  if (typeof resolved.seed !== "number" || !Number.isSafeInteger(resolved.seed)) {
+    fail("seed", "a safe integer", resolved.seed);
   }
-  nonNegativeNumber("retryAfterSeconds", resolved.retryAfterSeconds);
+  nonNegativeNumber("retryAfterSeconds", resolved.retryAfterSeconds, 86_400);
   if (
     typeof resolved.slowFactor !== "number" ||
-    !(resolved.slowFactor >= 1) ||
-    !Number.isFinite(resolved.slowFactor)
+    !(resolved.slowFactor >= 1 && resolved.slowFactor <= 1_000)
   ) {
-    fail("slowFactor", "a finite number >= 1", resolved.slowFactor);
+    fail("slowFactor", "a number from 1 to 1000", resolved.slowFactor);
   }
   return { ...resolved, faults: resolveFaultRates(faults), faultRules: resolveFaultRules(faultRules) };
 }

@@ -30,6 +30,9 @@ interface Prompt {
 
 type Json = Record<string, unknown>;
 
+/** The most tokens a request may ask for (far beyond any model's context, as real servers bound it). */
+export const MAX_TOKENS = 1_000_000;
+
 function invalid(param: string, message: string, code = "invalid_value"): HttpError {
   return new HttpError(400, message, { code, param });
 }
@@ -41,8 +44,11 @@ function isObject(value: unknown): value is Json {
 function optionalPositiveInteger(body: Json, param: string): number | undefined {
   const value = body[param];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw invalid(param, `\`${param}\` must be a positive integer, got ${JSON.stringify(value)}`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_TOKENS) {
+    throw invalid(
+      param,
+      `\`${param}\` must be an integer from 1 to ${MAX_TOKENS}, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
