@@ -1,6 +1,11 @@
 import { formatDuration, type LoadSnapshot, type Recorder, type Workload } from "@llm-scheduler/simulator";
 
-/** Where a phase stands: what {@link formatProgress} prints. */
+/**
+ * Where a phase stands: what {@link formatProgress} prints.
+ *
+ * @example
+ * runPhase({ ...phase, onProgress: (progress: PhaseProgress) => console.log(progress.etaMs) });
+ */
 export interface PhaseProgress {
   readonly label: string;
   readonly elapsedMs: number;

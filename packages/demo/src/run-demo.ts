@@ -56,6 +56,9 @@ export interface DemoOutcome {
 /**
  * The durations the demo accepts: it replays the workload in real time, twice, so from one second (a
  * few requests) to one hour (two hours of waiting); longer runs belong to `pnpm simulate`.
+ *
+ * @example
+ * if (ms > demoDurationMs.max) console.log("use pnpm simulate for this one");
  */
 export const demoDurationMs = { min: 1_000, max: 3_600_000 } as const;
 

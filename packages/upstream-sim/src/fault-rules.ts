@@ -2,9 +2,20 @@ import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { HttpError } from "./errors.js";
 import { type FaultKind, faultKinds } from "./fault-kinds.js";
 
-/** The header that names a request across its retries (a batch item's custom id, say). */
+/**
+ * The header that names a request across its retries (a batch item's custom id, say).
+ *
+ * @example
+ * await client.chat.completions.create(body, { headers: { [faultKeyHeader]: "q-7" } });
+ */
 export const faultKeyHeader = "x-sim-fault-key";
-/** With `x-sim-fault`: only the first N attempts of the request (by key, else by prompt) get the fault. */
+
+/**
+ * With `x-sim-fault`: only the first N attempts of the request (by key, else by prompt) get the fault.
+ *
+ * @example
+ * const headers = { "x-sim-fault": "429", [faultTimesHeader]: "2", [faultKeyHeader]: "q-7" };
+ */
 export const faultTimesHeader = "x-sim-fault-times";
 
 /**
@@ -39,7 +50,12 @@ export interface FaultRule {
   readonly retryAfterSeconds?: number;
 }
 
-/** The fault chosen for one attempt, and the Retry-After it goes out with. */
+/**
+ * The fault chosen for one attempt, and the Retry-After it goes out with.
+ *
+ * @example
+ * const chosen: ChosenFault = { kind: "429", retryAfterSeconds: 0.05 };
+ */
 export interface ChosenFault {
   readonly kind: FaultKind;
   readonly retryAfterSeconds?: number;
