@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { root } from "./spawn.js";
 
 /** Reads a duration as the demo prints it ("12 ms", "3.4 s", "never") in ms. */
@@ -26,9 +28,10 @@ function row(output: string, name: string): string[] {
 function run(
   args: string[],
   timeoutMs: number,
+  script: "demo" | "simulate" = "demo",
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn("pnpm", ["demo", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("pnpm", [script, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -39,7 +42,7 @@ function run(
     });
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`pnpm demo did not finish within ${timeoutMs} ms:\n${stdout}\n${stderr}`));
+      reject(new Error(`pnpm ${script} did not finish within ${timeoutMs} ms:\n${stdout}\n${stderr}`));
     }, timeoutMs);
     child.once("exit", (code) => {
       clearTimeout(timer);
@@ -47,6 +50,137 @@ function run(
     });
   });
 }
+
+/** A port nothing listens on: taken from the OS, then given back. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A failure as the person at the terminal sees it: non-zero, one message, no table, no stack trace. */
+function expectCleanFailure(
+  result: { code: number | null; stdout: string; stderr: string },
+  script = "demo",
+): void {
+  expect(result.code, result.stdout).not.toBe(0);
+  expect(result.stderr).toMatch(new RegExp(`^${script}: `, "m"));
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+  expect(result.stdout).not.toContain("interactive queue wait p95");
+  expect(result.stdout).not.toContain("HTML report:");
+}
+
+describe("pnpm demo refuses what it cannot run, before the long run", () => {
+  let sim: Upstream | undefined;
+  afterEach(async () => {
+    await sim?.close();
+    sim = undefined;
+  });
+
+  it("exits non-zero with one clear line when --upstream is unreachable", async () => {
+    const upstream = `http://127.0.0.1:${await closedPort()}`;
+    const result = await run(["--upstream", upstream, "--duration", "5"], 60_000);
+    expectCleanFailure(result);
+    expect(result.stderr).toContain(`cannot reach the upstream at ${upstream}`);
+    expect(result.stdout).not.toContain("[FIFO]");
+    // Only pnpm's own lines ("$ tsx ...", "[ELIFECYCLE] ...") besides the one message.
+    const own = result.stderr
+      .split("\n")
+      .filter((line) => line !== "" && !/^(\$ |\[ELIFECYCLE\])/.test(line));
+    expect(own).toHaveLength(1);
+  }, 70_000);
+
+  it("names the models the upstream serves when --model is not one of them", async () => {
+    sim = await startUpstream({ model: "other-model" });
+    const result = await run(["--upstream", sim.url, "--model", "missing-model"], 60_000);
+    expectCleanFailure(result);
+    expect(result.stderr).toContain("does not list model `missing-model`");
+    expect(result.stderr).toContain("other-model");
+    expect(sim.stats().received).toBe(0);
+  }, 70_000);
+
+  it("fails instead of printing a table when the upstream answers nothing", async () => {
+    sim = await startUpstream({ faults: { 500: 1 }, ttftMs: 1, tokenMs: 1 });
+    const result = await run(["--upstream", sim.url, "--duration", "1"], 100_000);
+    expectCleanFailure(result);
+    expect(result.stderr).toContain("no request was answered in the FIFO run");
+    expect(sim.stats().byStatus[500]).toBeGreaterThan(0);
+  }, 110_000);
+
+  it("checks --report before running: a missing directory, or a directory", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "llm-scheduler-demo-"));
+    try {
+      const missing = join(dir, "no-such-dir", "report.html");
+      const result = await run(["--report", missing, "--duration", "60"], 60_000);
+      expectCleanFailure(result);
+      expect(result.stderr).toContain(`Cannot write \`--report\` to ${missing}`);
+      expect(result.stdout).not.toContain("[FIFO]");
+      const directory = await run(["--report", dir, "--duration", "60"], 60_000);
+      expectCleanFailure(directory);
+      expect(directory.stderr).toContain("it is a directory");
+      await expect(stat(missing)).rejects.toThrow();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 130_000);
+
+  it.each([
+    [["--duration", "abc"], "`--duration`"],
+    [["--duration", "0"], "`--duration`"],
+    [["--seed", "1.5"], "`--seed`"],
+    [["--bogus"], "--bogus"],
+    [["--upstream", "localhost:8000"], "`--upstream`"],
+    [["--scenario", "no-such-file.json"], "no-such-file.json"],
+    [["--scenario", "package.json"], "private"],
+    [["--scenario", "examples/scenarios/day.json"], "run it in virtual time with pnpm simulate"],
+    [["--duration", "2h"], "for longer runs use pnpm simulate"],
+  ])(
+    "rejects %j with a usage hint",
+    async (args, named) => {
+      const result = await run(args, 60_000);
+      expectCleanFailure(result);
+      expect(result.stderr).toContain(named);
+      expect(result.stderr).toContain("Run with --help for usage.");
+    },
+    70_000,
+  );
+});
+
+describe("pnpm simulate refuses what it cannot run, before the run", () => {
+  it("checks --html before simulating a day of traffic", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "llm-scheduler-simulate-"));
+    try {
+      const missing = join(dir, "no-such-dir", "day.html");
+      const result = await run(["examples/scenarios/day.json", "--html", missing], 60_000, "simulate");
+      expectCleanFailure(result, "simulate");
+      expect(result.stderr).toContain(`Cannot write \`--html\` to ${missing}`);
+      expect(result.stdout).not.toContain("of virtual time");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 70_000);
+
+  it.each([
+    [["examples/scenarios/minimal.json", "--goal", "interactiveWaitP95Ms=5"], "applies only to a `--sweep`"],
+    [["examples/scenarios/minimal.json", "--seed", "1e300"], "`seed` to be an integer from 0"],
+    [["examples/scenarios/minimal.json", "--sweep", "batch.wieght=1,2"], "Unknown option"],
+    [["examples/scenarios"], "Cannot read scenario file"],
+  ])(
+    "rejects %j with a usage hint",
+    async (args, named) => {
+      const result = await run(args, 60_000, "simulate");
+      expectCleanFailure(result, "simulate");
+      expect(result.stderr).toContain(named);
+      expect(result.stderr).toContain("Run with --help for usage.");
+    },
+    70_000,
+  );
+});
 
 describe("pnpm demo --duration 10", () => {
   let dir: string | undefined;

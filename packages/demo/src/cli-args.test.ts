@@ -34,6 +34,7 @@ describe("parseDemoArgs", () => {
       },
     });
     expect(parseDemoArgs(["--duration", "1500ms"])).toEqual({ kind: "run", options: { durationMs: 1_500 } });
+    expect(parseDemoArgs(["--duration", "1h"])).toEqual({ kind: "run", options: { durationMs: 3_600_000 } });
     expect(parseDemoArgs([])).toEqual({ kind: "run", options: {} });
     expect(parseDemoArgs(["-h"])).toEqual({ kind: "help" });
   });
@@ -43,6 +44,12 @@ describe("parseDemoArgs", () => {
     [["--seed", "1.5"], "`--seed` to be an integer"],
     [["--upstream", "localhost:8000"], "`--upstream` to be an http(s) URL"],
     [["extra"], "Unexpected argument"],
+    [["--duration", "500ms"], "`--duration` to be from 1s to 1h"],
+    [["--duration", "2h"], "for longer runs use pnpm simulate"],
+    [["--seed", "1e300"], "`--seed` to be an integer"],
+    [["--seed", " "], "`--seed` to be an integer"],
+    [["--model", ""], "`--model` to be a model name"],
+    [["--upstream", "http://"], "`--upstream` to be an http(s) URL"],
   ])("refuses %j", (args, message) => {
     expect(() => parseDemoArgs(args)).toThrow(message);
   });

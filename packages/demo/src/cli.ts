@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { ScenarioError } from "@llm-scheduler/simulator";
 import { parseDemoArgs, usage } from "./cli-args.js";
 import { runDemo } from "./run-demo.js";
 
@@ -17,12 +18,17 @@ async function main(): Promise<void> {
   await runDemo(command.options);
 }
 
+/** Bad flags or a bad scenario file get the usage hint; a server or a path that fails does not. */
+function isUsageError(error: unknown): boolean {
+  return error instanceof TypeError || error instanceof ScenarioError;
+}
+
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    process.stderr.write(
-      `demo: ${error instanceof Error ? error.message : String(error)}\n\nRun with --help for usage.\n`,
-    );
+    const message = error instanceof Error ? error.message : String(error);
+    const hint = isUsageError(error) ? "\n\nRun with --help for usage." : "";
+    process.stderr.write(`demo: ${message}${hint}\n`);
     process.exit(1);
   },
 );

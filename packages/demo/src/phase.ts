@@ -12,7 +12,7 @@ import { type GatewayServer, startFifoGateway, startScheduledGateway } from "./g
 import { createHttpTransport } from "./http-transport.js";
 import { keysFor } from "./keys.js";
 import { WaitProbe } from "./probe.js";
-import { progressLine } from "./progress.js";
+import { type PhaseProgress, phaseProgress } from "./progress.js";
 import { realClock } from "./real-clock.js";
 
 /** Options of {@link runPhase}. */
@@ -30,8 +30,8 @@ export interface PhaseOptions {
   readonly upstreamKey?: string;
   /** Load samples for the charts, ms. @default 100 */
   readonly sampleEveryMs?: number;
-  /** Receives a progress line about four times a second. */
-  readonly onProgress?: (line: string) => void;
+  /** Receives where the phase stands about four times a second, and once at the end. */
+  readonly onProgress?: (progress: PhaseProgress) => void;
   /** Fails the phase if it has not finished by then, ms. @default 5 * durationMs + 60_000 */
   readonly timeoutMs?: number;
 }
@@ -83,7 +83,7 @@ export async function runPhase(options: PhaseOptions): Promise<RunResult> {
   const driver = new Driver({ scenario, workload, clock: realClock, transport, recorder });
   const sampler = setInterval(() => recorder.sample(server.snapshot()), options.sampleEveryMs ?? 100);
   const reporter = setInterval(
-    () => options.onProgress?.(progressLine(label, recorder, workload, server.snapshot())),
+    () => options.onProgress?.(phaseProgress(label, recorder, workload, server.snapshot())),
     250,
   );
   try {
@@ -91,7 +91,7 @@ export async function runPhase(options: PhaseOptions): Promise<RunResult> {
     driver.start();
     await untilFinished(driver, server, options.timeoutMs ?? 5 * scenario.durationMs + 60_000);
     recorder.sample(server.snapshot());
-    options.onProgress?.(progressLine(label, recorder, workload, server.snapshot()));
+    options.onProgress?.(phaseProgress(label, recorder, workload, server.snapshot()));
   } finally {
     clearInterval(sampler);
     clearInterval(reporter);

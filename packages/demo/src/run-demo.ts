@@ -1,10 +1,12 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import {
+  checkOutputPath,
   demoScenario,
   describeScenario,
+  formatDuration,
   generateWorkload,
   loadScenarioFile,
+  type ReportInput,
   type ResolvedScenario,
   type RunResult,
   renderComparison,
@@ -14,6 +16,9 @@ import {
 } from "@llm-scheduler/simulator";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import { runPhase } from "./phase.js";
+import { checkUpstream, DemoError } from "./preflight.js";
+import type { PhaseProgress } from "./progress.js";
+import { progressWriter } from "./progress-writer.js";
 
 /** Options of {@link runDemo}; the `pnpm demo` flags. */
 export interface DemoOptions {
@@ -35,6 +40,8 @@ export interface DemoOptions {
   readonly write?: (text: string) => void;
   /** Show live progress on one rewritten line (a terminal) or as a line every two seconds. @default stdout is a TTY */
   readonly interactive?: boolean;
+  /** The terminal's width, read at each update; the progress line never gets wider. @default process.stdout.columns, else 80 */
+  readonly columns?: () => number | undefined;
 }
 
 /** What {@link runDemo} measured and wrote. */
@@ -46,11 +53,26 @@ export interface DemoOutcome {
   readonly reportPath: string;
 }
 
+/**
+ * The durations the demo accepts: it replays the workload in real time, twice, so from one second (a
+ * few requests) to one hour (two hours of waiting); longer runs belong to `pnpm simulate`.
+ *
+ * @example
+ * if (ms > demoDurationMs.max) console.log("use pnpm simulate for this one");
+ */
+export const demoDurationMs = { min: 1_000, max: 3_600_000 } as const;
+
 async function scenarioFor(options: DemoOptions): Promise<ResolvedScenario> {
   const overrides = { seed: options.seed, durationMs: options.durationMs };
-  if (options.scenarioFile !== undefined)
-    return (await loadScenarioFile(options.scenarioFile, overrides)).resolved;
-  return resolveScenario(demoScenario(overrides));
+  if (options.scenarioFile === undefined) return resolveScenario(demoScenario(overrides));
+  const { resolved } = await loadScenarioFile(options.scenarioFile, overrides);
+  if (resolved.durationMs > demoDurationMs.max) {
+    throw new TypeError(
+      `${options.scenarioFile} lasts ${formatDuration(resolved.durationMs)}, and the demo replays it in real time, twice: ` +
+        `pass --duration (at most 1h), or run it in virtual time with pnpm simulate ${options.scenarioFile}`,
+    );
+  }
+  return resolved;
 }
 
 /** Waits until the simulated server has let go of every request of the previous phase. */
@@ -64,22 +86,37 @@ async function quiet(sim: Upstream | undefined): Promise<void> {
   sim.resetStats();
 }
 
-function progressWriter(write: (text: string) => void, interactive: boolean) {
-  let lastPrinted = 0;
-  return {
-    line(text: string): void {
-      if (interactive) {
-        write(`\r${text}\u001b[K`);
-      } else if (performance.now() - lastPrinted >= 2_000) {
-        lastPrinted = performance.now();
-        write(`${text}\n`);
-      }
-    },
-    end(text: string): void {
-      write(interactive ? `\r${text}\u001b[K\n` : `${text}\n`);
-      lastPrinted = 0;
-    },
-  };
+/** A run in which the upstream answered nothing at all measured nothing: say so instead of a table. */
+function nothingAnswered(upstream: string, results: readonly RunResult[]): void {
+  for (const result of results) {
+    const sent = result.interactive.requests + result.batch.items;
+    if (sent === 0 || result.interactive.answered + result.batch.completed > 0) continue;
+    throw new DemoError(
+      `no request was answered in the ${result.label} run: the upstream at ${upstream} stopped answering or refused every request`,
+    );
+  }
+}
+
+/** Everything that can be checked before the long run: the scenario, the report path, the upstream. */
+async function preflight(options: DemoOptions): Promise<{ scenario: ResolvedScenario; reportPath: string }> {
+  const scenario = await scenarioFor(options);
+  const reportPath = await checkOutputPath("--report", options.reportPath ?? "demo-report.html");
+  if (options.upstreamUrl !== undefined) {
+    await checkUpstream(options.upstreamUrl, { model: options.model, key: options.upstreamKey });
+  }
+  return { scenario, reportPath };
+}
+
+async function writeReport(
+  path: string,
+  input: Pick<ReportInput, "scenario" | "results" | "table">,
+  server: string,
+): Promise<void> {
+  const notes = [
+    `Real time, over HTTP: clients -> Express gateway (FIFO, or schedulerMiddleware) -> ${server}.`,
+  ];
+  const title = "llm-scheduler demo: FIFO gateway against llm-scheduler";
+  await writeFile(path, renderHtmlReport({ ...input, title, notes }));
 }
 
 /**
@@ -92,8 +129,12 @@ function progressWriter(write: (text: string) => void, interactive: boolean) {
  */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
   const write = options.write ?? ((text: string) => void process.stdout.write(text));
-  const progress = progressWriter(write, options.interactive ?? process.stdout.isTTY === true);
-  const scenario = await scenarioFor(options);
+  const progress = progressWriter({
+    write,
+    interactive: options.interactive ?? process.stdout.isTTY === true,
+    columns: options.columns ?? (() => process.stdout.columns),
+  });
+  const { scenario, reportPath } = await preflight(options);
   const sim =
     options.upstreamUrl === undefined
       ? await startUpstream({ ...scenario.upstream, seed: scenario.seed, port: 0 })
@@ -104,27 +145,17 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     write(`upstream: ${sim === undefined ? upstream : `simulated LLM server at ${upstream}`}\n\n`);
     const workload = generateWorkload(scenario);
     const phase = { scenario, workload, upstream, model: options.model, upstreamKey: options.upstreamKey };
-    let last = "";
-    const onProgress = (line: string) => {
-      last = line;
-      progress.line(line);
-    };
+    const onProgress = (state: PhaseProgress) => progress.update(state);
     const fifo = await runPhase({ ...phase, gateway: "fifo", onProgress });
-    progress.end(last);
+    progress.end();
     await quiet(sim);
     const scheduled = await runPhase({ ...phase, gateway: "scheduler", onProgress });
-    progress.end(last);
+    progress.end();
+    nothingAnswered(upstream, [fifo, scheduled]);
     const table = renderComparison(scenario, [fifo, scheduled]);
     write(`\n${table}\n\n${tableLegend}\n`);
-    const reportPath = resolve(options.reportPath ?? "demo-report.html");
-    const notes = [
-      `Real time, over HTTP: clients -> Express gateway (FIFO, or schedulerMiddleware) -> ${sim === undefined ? upstream : "the simulated LLM server"}.`,
-    ];
-    const title = "llm-scheduler demo: FIFO gateway against llm-scheduler";
-    await writeFile(
-      reportPath,
-      renderHtmlReport({ title, scenario, results: [fifo, scheduled], table, notes }),
-    );
+    const server = sim === undefined ? upstream : "the simulated LLM server";
+    await writeReport(reportPath, { scenario, results: [fifo, scheduled], table }, server);
     write(`\nHTML report: ${reportPath}\n`);
     return { scenario, fifo, scheduled, table, reportPath };
   } finally {

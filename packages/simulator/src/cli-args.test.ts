@@ -35,6 +35,7 @@ describe("parseSimulateArgs", () => {
     [["a.json", "--goal", "fast"], "field=number"],
     [["a.json", "--sweep", "batch.weight=1", "--html", "r.html"], "cannot be used with"],
     [["a.json", "--colour"], "Unknown option"],
+    [["a.json", "--goal", "interactiveWaitP95Ms=5"], "`--goal` applies only to a `--sweep`"],
   ])("refuses %j", (args, message) => {
     expect(() => parseSimulateArgs(args)).toThrow(message);
   });

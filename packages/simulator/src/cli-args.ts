@@ -116,13 +116,16 @@ export function parseSimulateArgs(args: readonly string[]): SimulateCommand {
   const sweep = [...(values.sweep ?? []), ...extraSweep];
   if (sweep.length > 0 && values.html !== undefined)
     throw new TypeError("`--html` cannot be used with `--sweep`");
+  const goal = parseGoal(values.goal ?? []);
+  if (sweep.length === 0 && Object.keys(goal).length > 0)
+    throw new TypeError("`--goal` applies only to a `--sweep`; add --sweep <setting>=<values>");
   return {
     kind: "run",
     file: files[0]!,
     seed: numberFlag("seed", values.seed),
     durationMs: values.duration === undefined ? undefined : parseDurationFlag("duration", values.duration),
     sweep,
-    goal: parseGoal(values.goal ?? []),
+    goal,
     html: values.html,
   };
 }

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { parseSimulateArgs, usage } from "./cli-args.js";
-import { simulate } from "./engine.js";
 import { formatDuration } from "./format.js";
+import { checkOutputPath } from "./output-path.js";
 import { renderHtmlReport } from "./report-html.js";
 import type { ResolvedScenario, Scenario } from "./scenario.js";
 import { ScenarioError } from "./scenario-error.js";
 import { loadScenarioFile } from "./scenario-load.js";
 import { resolveScenario } from "./scenario-resolve.js";
+import { simulate } from "./simulate.js";
 import type { RunResult } from "./stats.js";
 import { renderSweep, runSweep } from "./sweep.js";
 import { parseSweep } from "./sweep-spec.js";
@@ -31,14 +31,14 @@ async function timed(scenario: ResolvedScenario, run: () => Promise<RunResult>):
   return result;
 }
 
-async function compare(scenario: ResolvedScenario, html: string | undefined): Promise<void> {
+/** `path`: where the HTML report goes, already checked by `checkOutputPath`. */
+async function compare(scenario: ResolvedScenario, path: string | undefined): Promise<void> {
   const workload = generateWorkload(scenario);
   const fifo = await timed(scenario, () => simulate(scenario, { gateway: "fifo", workload }));
   const scheduled = await timed(scenario, () => simulate(scenario, { gateway: "scheduler", workload }));
   const table = renderComparison(scenario, [fifo, scheduled]);
   write(`\n${table}\n\n${tableLegend}`);
-  if (html !== undefined) {
-    const path = resolve(html);
+  if (path !== undefined) {
     const title = `llm-scheduler simulation: ${scenario.name}`;
     const notes = ["Virtual time: the real scheduler against the upstream-sim latency model."];
     await writeFile(path, renderHtmlReport({ title, scenario, results: [fifo, scheduled], table, notes }));
@@ -76,6 +76,7 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
+  const html = command.html === undefined ? undefined : await checkOutputPath("--html", command.html);
   const overrides = { seed: command.seed, durationMs: command.durationMs };
   const loaded = await loadScenarioFile(command.file, overrides);
   const goalGiven = Object.keys(command.goal).length > 0;
@@ -84,7 +85,7 @@ async function main(): Promise<void> {
     : loaded.raw;
   const scenario = goalGiven ? resolveScenario(raw) : loaded.resolved;
   if (command.sweep.length > 0) await sweep(raw, scenario, command.sweep);
-  else await compare(scenario, command.html);
+  else await compare(scenario, html);
 }
 
 main().catch((error: unknown) => {

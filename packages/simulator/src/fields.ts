@@ -1,3 +1,4 @@
+import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { ResolvedRange } from "./scenario.js";
 import { invalidField, ScenarioError } from "./scenario-error.js";
 
@@ -8,20 +9,20 @@ const join = (path: string, key: string): string => (path === "" ? key : `${path
 
 /**
  * Checks that `value` at `path` is a plain object with only `known` keys; `undefined` reads as `{}`.
- * An unknown key is an error that names it, so a typo does not silently do nothing.
+ * An unknown key is an error that names it and the nearest known one (core's `rejectUnknownKeys`, one
+ * message shape in every package), so a typo does not silently do nothing.
  */
 export function objectAt(path: string, value: unknown, known: readonly string[]): RawObject {
   if (value === undefined) return {};
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw invalidField(path, "an object", value);
   }
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      throw new ScenarioError(
-        join(path, key),
-        `Unknown field \`${join(path, key)}\`; expected one of ${known.map((k) => `\`${k}\``).join(", ")}`,
-      );
-    }
+  try {
+    rejectUnknownKeys(path, value, known);
+  } catch (error) {
+    // Core's message (the key, the nearest known one, the list), as a ScenarioError naming the field.
+    const key = Object.keys(value).find((k) => !known.includes(k)) ?? "";
+    throw new ScenarioError(join(path, key), (error as Error).message, { cause: error });
   }
   return value as RawObject;
 }
@@ -30,6 +31,8 @@ interface NumberRule {
   readonly min?: number;
   /** The value must be greater than `min`, not equal to it. */
   readonly exclusive?: boolean;
+  /** The largest value allowed. */
+  readonly max?: number;
   readonly integer?: boolean;
   /** Accept `"Infinity"` (JSON has no infinity) and `Infinity`. */
   readonly infinity?: boolean;
@@ -37,7 +40,13 @@ interface NumberRule {
 
 function describeRule(rule: NumberRule): string {
   const kind = rule.integer === true ? "an integer" : "a number";
-  const bound = rule.min === undefined ? "" : ` ${rule.exclusive === true ? ">" : ">="} ${rule.min}`;
+  const lower = rule.min === undefined ? "" : ` ${rule.exclusive === true ? ">" : ">="} ${rule.min}`;
+  const bound =
+    rule.max === undefined
+      ? lower
+      : rule.min !== undefined && rule.exclusive !== true
+        ? ` from ${rule.min} to ${rule.max}`
+        : `${lower} and <= ${rule.max}`;
   return `${kind}${bound}${rule.infinity === true ? ' or "Infinity"' : ""}`;
 }
 
@@ -51,7 +60,8 @@ export function numberAt(path: string, value: unknown, fallback: number, rule: N
     typeof value === "number" &&
     Number.isFinite(value) &&
     (rule.integer !== true || Number.isInteger(value)) &&
-    (rule.min === undefined || (rule.exclusive === true ? value > rule.min : value >= rule.min));
+    (rule.min === undefined || (rule.exclusive === true ? value > rule.min : value >= rule.min)) &&
+    (rule.max === undefined || value <= rule.max);
   if (!ok) throw invalidField(path, describeRule(rule), value);
   return value as number;
 }
@@ -65,11 +75,14 @@ export function stringAt(path: string, value: unknown, fallback: string, allowEm
   return value;
 }
 
+/** The most tokens a prompt or an answer may have: far beyond any model's context. */
+const MAX_TOKENS = 10_000_000;
+
 /** Reads a {@link Range}: a whole number >= `least`, or `{ min, max }` with `least <= min <= max`. */
 export function rangeAt(path: string, value: unknown, fallback: ResolvedRange, least = 0): ResolvedRange {
   if (value === undefined) return fallback;
   if (typeof value === "number") {
-    const fixed = numberAt(path, value, 0, { integer: true, min: least });
+    const fixed = numberAt(path, value, 0, { integer: true, min: least, max: MAX_TOKENS });
     return { min: fixed, max: fixed };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -78,7 +91,7 @@ export function rangeAt(path: string, value: unknown, fallback: ResolvedRange, l
   const raw = objectAt(path, value, ["min", "max"]);
   if (raw.min === undefined) throw invalidField(`${path}.min`, `an integer >= ${least}`, raw.min);
   if (raw.max === undefined) throw invalidField(`${path}.max`, `an integer >= ${least}`, raw.max);
-  const min = numberAt(`${path}.min`, raw.min, 0, { integer: true, min: least });
-  const max = numberAt(`${path}.max`, raw.max, 0, { integer: true, min: min });
+  const min = numberAt(`${path}.min`, raw.min, 0, { integer: true, min: least, max: MAX_TOKENS });
+  const max = numberAt(`${path}.max`, raw.max, 0, { integer: true, min: min, max: MAX_TOKENS });
   return { min, max };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
-import { quantiles } from "./stats.js";
+import { percentiles } from "./stats.js";
 
 describe("formatDuration and parseDuration", () => {
   it.each([
@@ -41,11 +41,11 @@ describe("formatDuration and parseDuration", () => {
   });
 });
 
-describe("quantiles", () => {
-  it("takes nearest-rank quantiles of sorted values", () => {
+describe("percentiles", () => {
+  it("takes nearest-rank percentiles of sorted values", () => {
     const values = Array.from({ length: 100 }, (_, i) => i + 1);
-    expect(quantiles(values)).toEqual({ count: 100, p50: 50, p95: 95, p99: 99, max: 100 });
-    expect(quantiles([])).toEqual({ count: 0, p50: 0, p95: 0, p99: 0, max: 0 });
-    expect(quantiles([1, 2, Number.POSITIVE_INFINITY]).p95).toBe(Number.POSITIVE_INFINITY);
+    expect(percentiles(values)).toEqual({ count: 100, p50: 50, p95: 95, p99: 99, max: 100 });
+    expect(percentiles([])).toEqual({ count: 0, p50: 0, p95: 0, p99: 0, max: 0 });
+    expect(percentiles([1, 2, Number.POSITIVE_INFINITY]).p95).toBe(Number.POSITIVE_INFINITY);
   });
 });

@@ -1,11 +1,11 @@
 export { parseDurationFlag, type SimulateCommand } from "./cli-args.js";
 export { type DemoScenarioOptions, demoScenario } from "./demo-scenario.js";
-export { Driver, type DriverOptions } from "./driver.js";
-export { type GatewayKind, type SimulateOptions, simulate } from "./engine.js";
+export { ClientTimeout, Driver, type DriverOptions } from "./driver.js";
 export { FifoLimiter, type Release } from "./fifo-limiter.js";
-export { formatDuration, parseDuration } from "./format.js";
-export { checkGoal, type GoalCheck, pickBest } from "./goal.js";
-export type { ControllerFactory } from "./light-abort.js";
+export { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
+export { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
+export { type ControllerFactory, LightAbortController, LightAbortSignal } from "./light-abort.js";
+export { checkOutputPath, OutputPathError } from "./output-path.js";
 export {
   type KindCounters,
   type LoadSample,
@@ -38,17 +38,20 @@ export {
   type ScenarioOverrides,
 } from "./scenario-load.js";
 export { resolveScenario } from "./scenario-resolve.js";
+export { type GatewayKind, type SimulateOptions, simulate } from "./simulate.js";
 export {
   type BatchResult,
   type InteractiveResult,
-  type Quantiles,
+  type Percentiles,
+  percentiles,
   type RunResult,
   summarize,
   type TenantResult,
 } from "./stats.js";
 export { renderSweep, runSweep, type SweepOutcome, type SweepRow } from "./sweep.js";
 export { parseSweep, type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
-export { describeScenario, renderComparison, tableLegend } from "./table.js";
+export { winningConfig } from "./sweep-winner.js";
+export { describeScenario, improvement, renderComparison, tableLegend } from "./table.js";
 export type {
   Attempt,
   AttemptFailure,
@@ -60,6 +63,7 @@ export type {
 } from "./transport.js";
 export { schedulerLoad } from "./transport.js";
 export {
+  attemptFailureOf,
   createVirtualFifoGateway,
   createVirtualScheduledGateway,
 } from "./virtual-gateways.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { demoScenario } from "./demo-scenario.js";
-import { simulate } from "./engine.js";
 import { renderHtmlReport } from "./report-html.js";
 import { resolveScenario } from "./scenario-resolve.js";
+import { simulate } from "./simulate.js";
 import { renderComparison } from "./table.js";
 
 describe("renderHtmlReport", () => {
@@ -35,5 +35,8 @@ describe("renderHtmlReport", () => {
     }
     expect(html).not.toMatch(/<script|<link|src=|https?:\/\/(?!www\.w3\.org)/);
     expect(html).not.toMatch(/NaN|Infinity/);
+    // Time axes read in a unit chosen by their range (a 3 s scenario: seconds), never raw numbers.
+    expect(html.match(/>time \(s\)</g)).toHaveLength(4);
+    expect(html).toContain(">1 s<");
   });
 });

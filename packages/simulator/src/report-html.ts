@@ -1,4 +1,4 @@
-import { formatDuration } from "./format.js";
+import { timeUnit } from "./chart-axis.js";
 import type { ResolvedScenario } from "./scenario.js";
 import type { RunResult } from "./stats.js";
 import { type Axis, escapeXml, lineChart, type Series } from "./svg-chart.js";
@@ -42,7 +42,7 @@ function waitChart(result: RunResult, maxWait: number): string {
     max: maxWait,
     log: true,
     label: "queue wait (log scale)",
-    format: formatDuration,
+    time: true,
   };
   const series: Series[] = [
     {
@@ -70,12 +70,12 @@ function loadChart(
   const series = (["chat", "batch"] as const).map((kind) => ({
     name: result.priorities[kind],
     color: COLORS[kind],
-    points: samples.map((s) => [s.at / 1_000, s[field][result.priorities[kind]] ?? 0] as const),
+    points: samples.map((s) => [s.at, s[field][result.priorities[kind]] ?? 0] as const),
   }));
   const what = field === "queued" ? "queue depth" : "in flight upstream";
   return lineChart({
     title: `${result.label}: ${what} over time`,
-    x: { min: 0, max: maxTime, label: "time (s)" },
+    x: { min: 0, max: maxTime, label: "time", time: true },
     y: { min: 0, max: maxCount, label: "requests" },
     series,
     steps: true,
@@ -89,6 +89,12 @@ function maxOf(results: readonly RunResult[], pick: (result: RunResult) => numbe
 function niceCeil(value: number): number {
   const magnitude = 10 ** Math.floor(Math.log10(value));
   return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * magnitude).find((v) => v >= value) ?? value;
+}
+
+/** A round end for a time axis, in the unit the axis will read in: 27.8 h becomes 30 h. */
+function niceCeilTime(ms: number): number {
+  const unit = timeUnit(ms).ms;
+  return niceCeil(ms / unit) * unit;
 }
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#111;max-width:1120px}
@@ -109,7 +115,7 @@ export function renderHtmlReport(input: ReportInput): string {
   const maxWait = niceCeil(
     maxOf(results, (r) => Math.max(...Object.values(r.waits).map((w) => w.at(-1) ?? 0)), 10),
   );
-  const maxTime = niceCeil(maxOf(results, (r) => (r.samples.at(-1)?.at ?? 0) / 1_000, 1));
+  const maxTime = niceCeilTime(maxOf(results, (r) => r.samples.at(-1)?.at ?? 0, 1_000));
   const maxOfField = (field: "queued" | "running") =>
     niceCeil(maxOf(results, (r) => Math.max(0, ...r.samples.flatMap((s) => Object.values(s[field]))), 1));
   const row = (charts: string[]) => `<div class="row">${charts.join("\n")}</div>`;

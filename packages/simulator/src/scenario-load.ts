@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { ResolvedScenario, Scenario } from "./scenario.js";
-import { ScenarioError } from "./scenario-error.js";
+import { invalidField, ScenarioError } from "./scenario-error.js";
 import { resolveScenario } from "./scenario-resolve.js";
 
 /** A scenario file as written, and validated with every default filled in. */
@@ -50,6 +50,11 @@ export async function loadScenarioFile(
     parsed = JSON.parse(text);
   } catch (error) {
     throw new ScenarioError("", `${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    // Checked before the command line's overrides are spread over it, which would hide it.
+    const error = invalidField("", 'a JSON object such as { "durationMs": 60000 }', parsed);
+    throw new ScenarioError("", `${path}: ${error.message}`, { cause: error });
   }
   try {
     const raw = withOverrides(parsed as Scenario, overrides);

@@ -46,17 +46,29 @@ describe("resolveScenario", () => {
   it.each([
     [{}, "durationMs", "Expected `durationMs` to be a number > 0, got `undefined` (undefined)"],
     [{ durationMs: 0 }, "durationMs", "a number > 0"],
+    [{ durationMs: 1, seed: 1e300 }, "seed", "an integer from 0 to 4294967295"],
+    [{ durationMs: 1, seed: -1 }, "seed", "an integer from 0 to 4294967295"],
     [{ durationMs: 1, chat: { ratePerSec: -1 } }, "chat.ratePerSec", "got `-1` (number)"],
-    [{ durationMs: 1, chat: { rate: 3 } }, "chat.rate", "Unknown field `chat.rate`"],
-    [{ durationMs: 1, colour: "red" }, "colour", "Unknown field `colour`"],
+    [{ durationMs: 1, chat: { rate: 3 } }, "chat.rate", "Unknown option `chat.rate` (known: `ratePerSec`"],
+    [{ durationMs: 1, chat: { ratePerSek: 3 } }, "chat.ratePerSek", "did you mean `ratePerSec`?"],
+    [{ durationMs: 1, colour: "red" }, "colour", "Unknown option `colour`"],
     [
       { durationMs: 1, chat: { promptTokens: { min: 50, max: 10 } } },
       "chat.promptTokens.max",
-      "an integer >= 50",
+      "an integer from 50 to 10000000",
     ],
-    [{ durationMs: 1, chat: { maxTokens: 0 } }, "chat.maxTokens", "an integer >= 1"],
-    [{ durationMs: 1, upstream: { parallel: 2.5 } }, "upstream.parallel", "an integer >= 1"],
-    [{ durationMs: 1, gateway: { maxConcurrency: 0 } }, "gateway.maxConcurrency", "an integer >= 1"],
+    [{ durationMs: 1, chat: { maxTokens: 0 } }, "chat.maxTokens", "an integer from 1 to 10000000"],
+    [{ durationMs: 1, upstream: { parallel: 2.5 } }, "upstream.parallel", "an integer from 1 to 100000"],
+    [{ durationMs: 1, upstream: { parallel: 1e9 } }, "upstream.parallel", "an integer from 1 to 100000"],
+    [
+      { durationMs: 1, gateway: { maxConcurrency: 0 } },
+      "gateway.maxConcurrency",
+      "an integer from 1 to 100000",
+    ],
+    [{ durationMs: 1e15 }, "durationMs", "a number > 0 and <= 31536000000"],
+    [{ durationMs: 1, chat: { retries: 1e6 } }, "chat.retries", "an integer from 0 to 100"],
+    [{ durationMs: 1, chat: { ratePerSec: 1e9 } }, "chat.ratePerSec", "a number from 0 to 100000"],
+    [{ durationMs: 1, upstream: { tokenMs: 1e12 } }, "upstream.tokenMs", "a number from 0 to 604800000"],
     [{ durationMs: 1, batch: { tenants: {} } }, "batch.tenants", "an array"],
     [
       {
@@ -92,7 +104,7 @@ describe("resolveScenario", () => {
     ],
     [{ durationMs: 1, batch: { priority: "interactive" } }, "batch.priority", "other than chat's"],
     [{ durationMs: 1, goal: { interactiveWaitP95Ms: "fast" } }, "goal.interactiveWaitP95Ms", '"Infinity"'],
-    [{ durationMs: 1, scheduler: { maxConcurrency: 4 } }, "scheduler.maxConcurrency", "Unknown field"],
+    [{ durationMs: 1, scheduler: { maxConcurrency: 4 } }, "scheduler.maxConcurrency", "Unknown option"],
   ])("rejects %j naming `%s`", (input, field, text) => {
     const error = badField(input);
     expect(error.field).toBe(field);

@@ -42,31 +42,42 @@ const GOAL_KEYS = ["interactiveWaitP95Ms", "interactiveTtftP95Ms", "maxUnanswere
 /** More requests than this would not fit in memory comfortably; split the scenario instead. */
 const MAX_REQUESTS = 5_000_000;
 
-const NON_NEGATIVE = { min: 0 } as const;
-const COUNT = { min: 0, integer: true } as const;
+const DAY = 86_400_000;
+/** Every number has a range: these are wide enough for any real traffic and catch a slipped exponent. */
+const DELAY_MS = { min: 0, max: 7 * DAY } as const;
+const COUNT = { min: 0, integer: true, max: 10_000_000 } as const;
+const RETRIES = { min: 0, integer: true, max: 100 } as const;
+const SLOTS = { min: 1, integer: true, max: 100_000 } as const;
 
 function resolveUpstream(value: unknown): ResolvedScenario["upstream"] {
   const raw = objectAt("upstream", value, UPSTREAM_KEYS);
   return resolveLatencyOptions({
-    parallel: numberAt("upstream.parallel", raw.parallel, 4, { min: 1, integer: true }),
-    ttftMs: numberAt("upstream.ttftMs", raw.ttftMs, 50, NON_NEGATIVE),
-    prefillMsPerToken: numberAt("upstream.prefillMsPerToken", raw.prefillMsPerToken, 0.2, NON_NEGATIVE),
-    tokenMs: numberAt("upstream.tokenMs", raw.tokenMs, 20, NON_NEGATIVE),
-    slowdown: numberAt("upstream.slowdown", raw.slowdown, 1, NON_NEGATIVE),
+    parallel: numberAt("upstream.parallel", raw.parallel, 4, SLOTS),
+    ttftMs: numberAt("upstream.ttftMs", raw.ttftMs, 50, DELAY_MS),
+    prefillMsPerToken: numberAt("upstream.prefillMsPerToken", raw.prefillMsPerToken, 0.2, {
+      min: 0,
+      max: 60_000,
+    }),
+    tokenMs: numberAt("upstream.tokenMs", raw.tokenMs, 20, DELAY_MS),
+    slowdown: numberAt("upstream.slowdown", raw.slowdown, 1, { min: 0, max: 1_000 }),
   });
 }
 
 function resolveChat(value: unknown): ResolvedChat {
   const raw = objectAt("chat", value, CHAT_KEYS);
   return {
-    ratePerSec: numberAt("chat.ratePerSec", raw.ratePerSec, 1, NON_NEGATIVE),
+    ratePerSec: numberAt("chat.ratePerSec", raw.ratePerSec, 1, { min: 0, max: 100_000 }),
     priority: stringAt("chat.priority", raw.priority, "interactive"),
     tenant: stringAt("chat.tenant", raw.tenant, "chat"),
     promptTokens: rangeAt("chat.promptTokens", raw.promptTokens, { min: 20, max: 200 }),
     maxTokens: rangeAt("chat.maxTokens", raw.maxTokens, { min: 16, max: 64 }, 1),
-    timeoutMs: numberAt("chat.timeoutMs", raw.timeoutMs, 10_000, { min: 0, exclusive: true, infinity: true }),
-    retries: numberAt("chat.retries", raw.retries, 2, COUNT),
-    retryDelayMs: numberAt("chat.retryDelayMs", raw.retryDelayMs, 1_000, NON_NEGATIVE),
+    timeoutMs: numberAt("chat.timeoutMs", raw.timeoutMs, 10_000, {
+      ...DELAY_MS,
+      exclusive: true,
+      infinity: true,
+    }),
+    retries: numberAt("chat.retries", raw.retries, 2, RETRIES),
+    retryDelayMs: numberAt("chat.retryDelayMs", raw.retryDelayMs, 1_000, DELAY_MS),
   };
 }
 
@@ -77,8 +88,8 @@ function resolveTenant(path: string, value: unknown): ResolvedBatchTenant {
   return {
     name: stringAt(`${path}.name`, raw.name, ""),
     items: numberAt(`${path}.items`, raw.items, 0, COUNT),
-    startMs: numberAt(`${path}.startMs`, raw.startMs, 0, NON_NEGATIVE),
-    spreadMs: numberAt(`${path}.spreadMs`, raw.spreadMs, 0, NON_NEGATIVE),
+    startMs: numberAt(`${path}.startMs`, raw.startMs, 0, { min: 0, max: 365 * DAY }),
+    spreadMs: numberAt(`${path}.spreadMs`, raw.spreadMs, 0, { min: 0, max: 365 * DAY }),
     promptTokens: rangeAt(`${path}.promptTokens`, raw.promptTokens, { min: 200, max: 800 }),
     maxTokens: rangeAt(`${path}.maxTokens`, raw.maxTokens, { min: 100, max: 300 }, 1),
   };
@@ -99,12 +110,12 @@ function resolveBatch(value: unknown, chatTenant: string): ResolvedBatch {
   return {
     priority: stringAt("batch.priority", raw.priority, "batch"),
     timeoutMs: numberAt("batch.timeoutMs", raw.timeoutMs, Number.POSITIVE_INFINITY, {
-      min: 0,
+      ...DELAY_MS,
       exclusive: true,
       infinity: true,
     }),
-    retries: numberAt("batch.retries", raw.retries, 3, COUNT),
-    retryDelayMs: numberAt("batch.retryDelayMs", raw.retryDelayMs, 1_000, NON_NEGATIVE),
+    retries: numberAt("batch.retries", raw.retries, 3, RETRIES),
+    retryDelayMs: numberAt("batch.retryDelayMs", raw.retryDelayMs, 1_000, DELAY_MS),
     tenants,
   };
 }
@@ -114,11 +125,11 @@ function resolveGoal(value: unknown): ResolvedGoal {
   const infinite = Number.POSITIVE_INFINITY;
   return {
     interactiveWaitP95Ms: numberAt("goal.interactiveWaitP95Ms", raw.interactiveWaitP95Ms, 1_000, {
-      min: 0,
+      ...DELAY_MS,
       infinity: true,
     }),
     interactiveTtftP95Ms: numberAt("goal.interactiveTtftP95Ms", raw.interactiveTtftP95Ms, infinite, {
-      min: 0,
+      ...DELAY_MS,
       infinity: true,
     }),
     maxUnanswered: numberAt("goal.maxUnanswered", raw.maxUnanswered, infinite, { ...COUNT, infinity: true }),
@@ -147,13 +158,10 @@ function checkSize(top: RawObject, durationMs: number, chat: ResolvedChat, batch
 export function resolveScenario(input: Scenario | unknown): ResolvedScenario {
   const top = objectAt("", input, TOP_KEYS);
   if (top.durationMs === undefined) throw invalidField("durationMs", "a number > 0", top.durationMs);
-  const durationMs = numberAt("durationMs", top.durationMs, 0, { min: 0, exclusive: true });
+  const durationMs = numberAt("durationMs", top.durationMs, 0, { min: 0, exclusive: true, max: 365 * DAY });
   const upstream = resolveUpstream(top.upstream);
   const gateway = objectAt("gateway", top.gateway, ["maxConcurrency"]);
-  const maxConcurrency = numberAt("gateway.maxConcurrency", gateway.maxConcurrency, upstream.parallel, {
-    min: 1,
-    integer: true,
-  });
+  const maxConcurrency = numberAt("gateway.maxConcurrency", gateway.maxConcurrency, upstream.parallel, SLOTS);
   const chat = resolveChat(top.chat);
   const batch = resolveBatch(top.batch, chat.tenant);
   if (batch.priority === chat.priority) {
@@ -167,7 +175,7 @@ export function resolveScenario(input: Scenario | unknown): ResolvedScenario {
   return {
     name: stringAt("name", top.name, "scenario"),
     description: stringAt("description", top.description, "", true),
-    seed: numberAt("seed", top.seed, 1, { integer: true }),
+    seed: numberAt("seed", top.seed, 1, { integer: true, min: 0, max: 2 ** 32 - 1 }),
     durationMs,
     upstream,
     maxConcurrency,

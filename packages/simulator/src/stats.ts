@@ -1,8 +1,11 @@
 import type { LoadSample, Recorder, RequestRecord } from "./recorder.js";
 import type { ResolvedScenario } from "./scenario.js";
 
-/** Nearest-rank quantiles of a set of values (`Infinity` stands for "never"). */
-export interface Quantiles {
+/**
+ * Nearest-rank percentiles of a whole set of values, exact (`Infinity` stands for "never"). Not core's
+ * `Quantiles`, which a live scheduler estimates from a stream and which carries a mean.
+ */
+export interface Percentiles {
   readonly count: number;
   readonly p50: number;
   readonly p95: number;
@@ -25,9 +28,9 @@ export interface InteractiveResult {
   /** Attempts answered with any other error status. */
   readonly otherErrors: number;
   /** Queue wait per attempt, at the gateway; an attempt that left unserved counts with its wait so far. */
-  readonly waitMs: Quantiles;
+  readonly waitMs: Percentiles;
   /** Per request, from the first send to the first token, retries included; unanswered ones are `Infinity`. */
-  readonly ttftMs: Quantiles;
+  readonly ttftMs: Percentiles;
 }
 
 export interface BatchResult {
@@ -41,7 +44,7 @@ export interface BatchResult {
   readonly makespanMs: number;
   /** The longest queue wait of any batch attempt. */
   readonly longestWaitMs: number;
-  readonly waitMs: Quantiles;
+  readonly waitMs: Percentiles;
 }
 
 export interface TenantResult {
@@ -68,12 +71,12 @@ export interface RunResult {
 }
 
 /**
- * Nearest-rank quantiles; the input must be sorted ascending. Empty input gives zeros.
+ * Nearest-rank percentiles; the input must be sorted ascending. Empty input gives zeros.
  *
  * @example
- * quantiles([1, 2, 3, 4]); // { count: 4, p50: 2, p95: 4, p99: 4, max: 4 }
+ * percentiles([1, 2, 3, 4]); // { count: 4, p50: 2, p95: 4, p99: 4, max: 4 }
  */
-export function quantiles(sorted: readonly number[]): Quantiles {
+export function percentiles(sorted: readonly number[]): Percentiles {
   const at = (q: number): number => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? 0;
   return { count: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: at(1) };
 }
@@ -126,8 +129,8 @@ function interactiveOf(recorder: Recorder, chats: readonly RequestRecord[], wait
     timeouts: counters.timeouts,
     rejected429: counters.statuses["429"] ?? 0,
     otherErrors: sumStatuses(counters.statuses, (status) => status !== 429),
-    waitMs: quantiles(waits),
-    ttftMs: quantiles(ttft.sort(ascending)),
+    waitMs: percentiles(waits),
+    ttftMs: percentiles(ttft.sort(ascending)),
   };
 }
 
@@ -159,7 +162,7 @@ export function summarize(label: string, recorder: Recorder, scenario: ResolvedS
       throughputPerSec: makespanMs > 0 ? completed / (makespanMs / 1_000) : 0,
       makespanMs,
       longestWaitMs: batchWaits.at(-1) ?? 0,
-      waitMs: quantiles(batchWaits),
+      waitMs: percentiles(batchWaits),
     },
     tenants: tenantsOf(recorder.records),
     waits,

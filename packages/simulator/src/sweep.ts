@@ -1,11 +1,12 @@
-import { simulate } from "./engine.js";
 import { formatDuration, formatRate, layoutTable } from "./format.js";
 import { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
 import type { ResolvedScenario, Scenario } from "./scenario.js";
 import { ScenarioError } from "./scenario-error.js";
 import { resolveScenario } from "./scenario-resolve.js";
+import { simulate } from "./simulate.js";
 import type { RunResult } from "./stats.js";
 import { type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
+import { winningConfig } from "./sweep-winner.js";
 import { generateWorkload } from "./workload.js";
 
 /** One configuration of a sweep and how it did. */
@@ -85,8 +86,9 @@ function cells(result: RunResult): string[] {
 }
 
 /**
- * The sweep as one table: the FIFO baseline, then each configuration, the best one marked, and the
- * goal stated under it.
+ * The sweep as one table: the FIFO baseline, then each configuration, the best one marked only if it
+ * met the goal, the goal stated under it and, when one met it, the winning configuration ready to paste
+ * (see {@link winningConfig}).
  *
  * @example
  * console.log(renderSweep(await runSweep(scenario, axes)));
@@ -108,7 +110,8 @@ export function renderSweep(outcome: SweepOutcome): string {
   ];
   const rows: string[][] = [header, ["FIFO", ...names.map(() => "-"), ...cells(outcome.baseline), ""]];
   outcome.rows.forEach((row, index) => {
-    const isBest = outcome.best?.index === index;
+    // Only a configuration that met the goal is marked: a miss is nothing to recommend.
+    const isBest = outcome.best?.met === true && outcome.best.index === index;
     rows.push([
       isBest ? "best ->" : "",
       ...row.variant.settings.map((setting) => String(setting.value)),
@@ -121,12 +124,14 @@ export function renderSweep(outcome: SweepOutcome): string {
       ? "nothing to compare"
       : outcome.best.met
         ? `best for the goal: ${outcome.rows[outcome.best.index]!.variant.label}`
-        : `no configuration meets the goal; closest (lowest interactive wait p95): ${outcome.rows[outcome.best.index]!.variant.label}`;
+        : `no configuration met the goal (the closest, by interactive wait p95: ${outcome.rows[outcome.best.index]!.variant.label}); try other values or a looser goal`;
+  const paste = winningConfig(outcome);
   return [
     layoutTable(rows, 2),
     "",
     `goal: ${describeGoal(outcome.scenario.goal)}`,
     verdict,
     "(wait: interactive queue wait per attempt; TTFT: per chat request, retries included)",
+    ...(paste === undefined ? [] : ["", paste]),
   ].join("\n");
 }

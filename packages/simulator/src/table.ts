@@ -1,16 +1,20 @@
 import { formatDuration, formatRate, layoutTable } from "./format.js";
 import type { ResolvedScenario } from "./scenario.js";
-import type { RunResult } from "./stats.js";
+import type { Percentiles, RunResult } from "./stats.js";
 
 type Row = readonly [string, (result: RunResult) => string];
 
+/** A percentile of nothing is no number: `-`, not a `0 ms` that reads as a perfect result. */
+const percentile = (values: Percentiles, pick: "p50" | "p95" | "p99"): string =>
+  values.count === 0 ? "-" : formatDuration(values[pick]);
+
 const ROWS: readonly Row[] = [
-  ["interactive queue wait p50", (r) => formatDuration(r.interactive.waitMs.p50)],
-  ["interactive queue wait p95", (r) => formatDuration(r.interactive.waitMs.p95)],
-  ["interactive queue wait p99", (r) => formatDuration(r.interactive.waitMs.p99)],
-  ["interactive TTFT p50", (r) => formatDuration(r.interactive.ttftMs.p50)],
-  ["interactive TTFT p95", (r) => formatDuration(r.interactive.ttftMs.p95)],
-  ["interactive TTFT p99", (r) => formatDuration(r.interactive.ttftMs.p99)],
+  ["interactive queue wait p50", (r) => percentile(r.interactive.waitMs, "p50")],
+  ["interactive queue wait p95", (r) => percentile(r.interactive.waitMs, "p95")],
+  ["interactive queue wait p99", (r) => percentile(r.interactive.waitMs, "p99")],
+  ["interactive TTFT p50", (r) => percentile(r.interactive.ttftMs, "p50")],
+  ["interactive TTFT p95", (r) => percentile(r.interactive.ttftMs, "p95")],
+  ["interactive TTFT p99", (r) => percentile(r.interactive.ttftMs, "p99")],
   ["interactive answered", (r) => `${r.interactive.answered} / ${r.interactive.requests}`],
   ["interactive timeouts", (r) => String(r.interactive.timeouts)],
   ["interactive 429s", (r) => String(r.interactive.rejected429)],
@@ -73,17 +77,26 @@ export function renderComparison(scenario: ResolvedScenario, results: readonly R
     ...tenantRows(scenario, results),
   ];
   const lines = [describeScenario(scenario), "", layoutTable(rows)];
-  if (results.length === 2) {
-    const [baseline, candidate] = results as [RunResult, RunResult];
-    const factor = improvement(baseline.interactive.waitMs.p95, candidate.interactive.waitMs.p95);
-    lines.push(
-      "",
-      `interactive p95 queue wait: ${formatDuration(baseline.interactive.waitMs.p95)} with ${baseline.label}, ` +
-        `${formatDuration(candidate.interactive.waitMs.p95)} with ${candidate.label} ` +
-        `(${factor >= 10 ? factor.toFixed(0) : factor.toFixed(1)}x lower)`,
-    );
-  }
+  if (results.length === 2) lines.push("", verdict(results[0]!, results[1]!));
   return lines.join("\n");
+}
+
+/** `12x lower`, `1.5x higher`, or `about the same`. */
+function ratio(factor: number): string {
+  if (factor >= 0.95 && factor <= 1.05) return "about the same";
+  const shown = (x: number) => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
+  return factor > 1 ? `${shown(factor)}x lower` : `${shown(1 / factor)}x higher`;
+}
+
+function verdict(baseline: RunResult, candidate: RunResult): string {
+  if (baseline.interactive.waitMs.count === 0 || candidate.interactive.waitMs.count === 0) {
+    return "interactive p95 queue wait: no chat request was sent, so there is nothing to compare (a longer duration or a higher chat rate sends some)";
+  }
+  const factor = improvement(baseline.interactive.waitMs.p95, candidate.interactive.waitMs.p95);
+  return (
+    `interactive p95 queue wait: ${formatDuration(baseline.interactive.waitMs.p95)} with ${baseline.label}, ` +
+    `${formatDuration(candidate.interactive.waitMs.p95)} with ${candidate.label} (${ratio(factor)})`
+  );
 }
 
 /** What the table's rows mean; printed under it by the CLIs. */

@@ -16,9 +16,9 @@ import type { VirtualUpstream } from "./virtual-upstream.js";
  * (429 for a full queue or a queue timeout), 499 for anything else (a cancelled call).
  *
  * @example
- * failureOf(new SchedulerError(ErrorCode.QUEUE_TIMEOUT, "waited too long")).status; // 429
+ * attemptFailureOf(new SchedulerError(ErrorCode.QUEUE_TIMEOUT, "waited too long")).status; // 429
  */
-export function failureOf(error: unknown): AttemptFailure {
+export function attemptFailureOf(error: unknown): AttemptFailure {
   if (isSchedulerError(error)) {
     return { status: httpStatusFor(error.code), retryAfterMs: error.retryAfterMs, message: error.message };
   }
@@ -64,13 +64,13 @@ export function createVirtualFifoGateway(
             },
             (error: unknown) => {
               release();
-              hooks.failed(failureOf(error));
+              hooks.failed(attemptFailureOf(error));
             },
           );
         },
         (reason) => {
           waits.queueWait(priority, clock.now() - queuedAt, false);
-          hooks.failed(failureOf(reason));
+          hooks.failed(attemptFailureOf(reason));
         },
         attempt.signal,
       );
@@ -104,7 +104,7 @@ export function createVirtualScheduledGateway(
           () => hooks.completed(),
           (error: unknown) => {
             if (!started) waits.queueWait(priority, clock.now() - queuedAt, false);
-            hooks.failed(failureOf(error));
+            hooks.failed(attemptFailureOf(error));
           },
         );
     },

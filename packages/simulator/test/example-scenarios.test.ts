@@ -1,4 +1,6 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { demoScenario } from "../src/demo-scenario.js";
@@ -27,7 +29,14 @@ describe("examples/scenarios", () => {
     expect(error).toBeInstanceOf(ScenarioError);
     expect((error as ScenarioError).field).toBe("durationMs");
     expect((error as ScenarioError).message).toMatch(
-      /demo\.json: Expected `durationMs` to be a number > 0, got `-1`/,
+      /demo\.json: Expected `durationMs` to be a number > 0 and <= 31536000000, got `-1`/,
+    );
+    const array = join(tmpdir(), `llm-scheduler-array-${process.pid}.json`);
+    await writeFile(array, "[]");
+    const notObject = await loadScenarioFile(array, { seed: 2 }).catch((e: unknown) => e);
+    await rm(array, { force: true });
+    expect((notObject as Error).message).toMatch(
+      /Expected `scenario` to be a JSON object .*got `\[\]` \(array\)/,
     );
     const missing = await loadScenarioFile(`${folder}nope.json`).catch((e: unknown) => e);
     expect((missing as Error).message).toMatch(/Cannot read scenario file .*nope\.json/);

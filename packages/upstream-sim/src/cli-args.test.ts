@@ -2,6 +2,15 @@ import { describe, expect, it } from "vitest";
 import { parseCliArgs } from "./cli-args.js";
 
 describe("parseCliArgs", () => {
+  it("reads --fault-rules as JSON, and says so when it is not", () => {
+    const command = parseCliArgs(["--fault-rules", '[{"fault":"429","times":2,"promptIncludes":"q-7"}]']);
+    expect(command).toEqual({
+      kind: "start",
+      options: { port: 8000, faultRules: [{ fault: "429", times: 2, promptIncludes: "q-7" }] },
+    });
+    expect(() => parseCliArgs(["--fault-rules", "[{fault}]"])).toThrow(/`--fault-rules` to be a JSON array/);
+  });
+
   it("defaults to port 8000", () => {
     expect(parseCliArgs([])).toEqual({ kind: "start", options: { port: 8000 } });
   });

@@ -44,6 +44,8 @@ An OpenAI-compatible LLM server simulator.
   --rate-hang <share>         share of requests that never answer
   --retry-after-seconds <s>   Retry-After of a 429 (default 1)
   --slow-factor <x>           delay factor of a slow request (default 5)
+  --fault-rules <json>        targeted faults, e.g. '[{"fault":"429","times":2,"promptIncludes":"q-7"}]'
+                              (the first 2 attempts of each prompt with q-7 get a 429)
   -h, --help                  show this help
 `;
 
@@ -56,16 +58,26 @@ function toNumber(flag: string, text: string | undefined): number | undefined {
   return value;
 }
 
+/** `--fault-rules '[{"fault":"429","times":2,"promptIncludes":"q-7"}]'`: JSON; checked by `startUpstream`. */
+function faultRulesOf(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new TypeError(`Expected \`--fault-rules\` to be a JSON array of rules, got \`${text}\` (string)`);
+  }
+}
+
 /**
  * Turns command-line arguments into options for `startUpstream` (the CLI listens on port 8000 unless
- * told otherwise). Unknown flags throw; ranges are checked later by `resolveOptions`.
+ * told otherwise). Unknown flags throw; ranges are checked later by `resolveUpstreamOptions`.
  *
  * @example
  * parseCliArgs(["--port", "8000", "--parallel", "8"]);
  * // { kind: "start", options: { port: 8000, parallel: 8 } }
  */
 export function parseCliArgs(args: readonly string[]): CliCommand {
-  const flags = [...Object.keys(numberFlags), ...Object.keys(rateFlags), "host", "model"];
+  const flags = [...Object.keys(numberFlags), ...Object.keys(rateFlags), "host", "model", "fault-rules"];
   const { values } = parseArgs({
     args: [...args],
     strict: true,
@@ -92,6 +104,7 @@ export function parseCliArgs(args: readonly string[]): CliCommand {
     if (value !== undefined) faults[kind] = value;
   }
   if (Object.keys(faults).length > 0) options.faults = faults satisfies FaultRates;
+  options.faultRules = faultRulesOf(text("fault-rules"));
   const defined = Object.entries(options).filter(([, value]) => value !== undefined);
   return { kind: "start", options: Object.fromEntries(defined) as UpstreamOptions };
 }

@@ -30,7 +30,17 @@ async function main(): Promise<void> {
   process.once("SIGTERM", stop);
 }
 
+/** A bad flag or option gets the usage hint; a port already taken gets a hint of its own. */
+function hintFor(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === "EADDRINUSE")
+    return "\n\nAnother process listens there; pick another port with --port (0: any free one).";
+  if (error instanceof TypeError || code === "INVALID_OPTION") return "\n\nRun with --help for usage.";
+  return "";
+}
+
 main().catch((error: unknown) => {
-  process.stderr.write(`upstream-sim: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`upstream-sim: ${message}${hintFor(error)}\n`);
   process.exit(1);
 });

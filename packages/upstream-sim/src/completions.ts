@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { SimContext } from "./context.js";
 import { HttpError } from "./errors.js";
+import type { ChosenFault } from "./fault-rules.js";
 import { faultHeader } from "./faults.js";
 import { type GenerationPlan, generate } from "./generate.js";
 import { readBody, sendError } from "./http-io.js";
 import type { ResponseIdentity } from "./openai-format.js";
-import type { FaultKind } from "./options.js";
 import { createRandom, mixSeed } from "./prng.js";
 import { type Endpoint, type GenerationRequest, parseGenerationRequest } from "./request-parse.js";
 import { createBufferSink, createStreamSink } from "./sinks.js";
@@ -16,9 +16,31 @@ function retryHeaders(seconds: number): Record<string, string> {
   return { "retry-after": String(Math.ceil(seconds)), "retry-after-ms": String(Math.round(seconds * 1000)) };
 }
 
+/**
+ * The fault of one attempt: the `x-sim-fault` header (limited to the first attempts by
+ * `x-sim-fault-times`), else the first fault rule with attempts left, else a draw from the rates.
+ */
+function chooseFault(
+  context: SimContext,
+  request: GenerationRequest,
+  req: IncomingMessage,
+): ChosenFault | undefined {
+  const header = req.headers[faultHeader];
+  if (header !== undefined) {
+    const kind = context.rules.limitHeader(context.faults.pick(header), request.promptText, req.headers);
+    return kind === undefined ? undefined : { kind };
+  }
+  const ruled = context.rules.pick(request.promptText, req.headers);
+  if (ruled !== undefined) return ruled;
+  const drawn = context.faults.pick(undefined);
+  return drawn === undefined ? undefined : { kind: drawn };
+}
+
 /** Throws the answer of a request turned away before it takes a sequence: 429, 500 or a full queue. */
-function turnAway(context: SimContext, fault: FaultKind | undefined): void {
-  const { retryAfterSeconds, maxQueued } = context.options;
+function turnAway(context: SimContext, chosen: ChosenFault | undefined): void {
+  const { maxQueued } = context.options;
+  const retryAfterSeconds = chosen?.retryAfterSeconds ?? context.options.retryAfterSeconds;
+  const fault = chosen?.kind;
   if (fault === "429") {
     throw new HttpError(429, "Rate limit reached (simulated). Please retry after the given delay.", {
       type: "rate_limit_error",
@@ -83,9 +105,10 @@ async function admitAndServe(
 ): Promise<void> {
   const number = context.nextRequestNumber();
   const request = parseGenerationRequest(endpoint, await readBody(req));
-  const fault = context.faults.pick(req.headers[faultHeader]);
+  const chosen = chooseFault(context, request, req);
+  const fault = chosen?.kind;
   if (fault !== undefined) context.stats.fault(fault);
-  turnAway(context, fault);
+  turnAway(context, chosen);
   const acquiring = context.slots.acquire(signal);
   context.stats.observe();
   const release = await acquiring;

@@ -1,3 +1,4 @@
+import { FaultRules } from "./fault-rules.js";
 import { FaultPicker } from "./faults.js";
 import { createLatencyModel, type LatencyModel } from "./latency-model.js";
 import type { ResolvedUpstreamOptions } from "./options.js";
@@ -12,6 +13,8 @@ export interface SimContext {
   readonly slots: Slots;
   readonly stats: StatsRecorder;
   readonly faults: FaultPicker;
+  /** Targeted faults: the rules, and `x-sim-fault` limited by `x-sim-fault-times`. */
+  readonly rules: FaultRules;
   /** Signals of the requests being handled, aborted all at once by `close()`. */
   readonly requests: Set<AbortController>;
   /** Numbers the completion requests 1, 2, 3… in arrival order. */
@@ -22,7 +25,7 @@ export interface SimContext {
  * Builds the shared state of one server from resolved options.
  *
  * @example
- * const context = createContext(resolveOptions({ parallel: 2 }));
+ * const context = createContext(resolveUpstreamOptions({ parallel: 2 }));
  */
 export function createContext(options: ResolvedUpstreamOptions): SimContext {
   const slots = new Slots(options.parallel);
@@ -33,6 +36,7 @@ export function createContext(options: ResolvedUpstreamOptions): SimContext {
     slots,
     stats: new StatsRecorder(() => ({ inFlight: slots.active, queued: slots.waiting })),
     faults: new FaultPicker(options.faults, createRandom(mixSeed(options.seed, 0x0fa17))),
+    rules: new FaultRules(options.faultRules),
     requests: new Set(),
     nextRequestNumber: () => {
       requestNumber += 1;

@@ -1,4 +1,11 @@
 export type { ErrorBody } from "./errors.js";
+export {
+  type ChosenFault,
+  type FaultRule,
+  faultKeyHeader,
+  faultTimesHeader,
+  resolveFaultRules,
+} from "./fault-rules.js";
 export { faultHeader } from "./faults.js";
 export { createLatencyModel, type LatencyModel } from "./latency-model.js";
 export {
@@ -10,7 +17,7 @@ export {
   type ResolvedUpstreamOptions,
   resolveFaultRates,
   resolveLatencyOptions,
-  resolveOptions,
+  resolveUpstreamOptions,
   type UpstreamOptions,
 } from "./options.js";
 export { createRandom, mixSeed, type Random } from "./prng.js";

@@ -52,7 +52,7 @@ describe("createLatencyModel", () => {
       slowdown: 1,
     });
     expect(() => createLatencyModel({ tokenMs: -1 })).toThrow(
-      "Expected `tokenMs` to be a finite number >= 0, got `-1` (number)",
+      "Expected `tokenMs` to be a number from 0 to 604800000, got `-1` (number)",
     );
   });
 });

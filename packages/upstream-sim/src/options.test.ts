@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { resolveFaultRates, resolveOptions } from "./options.js";
+import { resolveFaultRates, resolveUpstreamOptions } from "./options.js";
 
-describe("resolveOptions", () => {
+describe("resolveUpstreamOptions", () => {
   it("fills in the defaults and ignores undefined values", () => {
-    const options = resolveOptions({ parallel: undefined, model: "m" });
+    const options = resolveUpstreamOptions({ parallel: undefined, model: "m" });
     expect(options).toMatchObject({
       port: 0,
       host: "127.0.0.1",
@@ -19,17 +19,32 @@ describe("resolveOptions", () => {
   });
 
   it.each([
-    [{ parallel: 0 }, "Expected `parallel` to be a positive integer, got `0` (number)"],
-    [{ parallel: 1.5 }, "Expected `parallel` to be a positive integer, got `1.5` (number)"],
+    [{ parallel: 0 }, "Expected `parallel` to be an integer from 1 to 100000, got `0` (number)"],
+    [{ parallel: 1.5 }, "Expected `parallel` to be an integer from 1 to 100000, got `1.5` (number)"],
     [{ port: 70_000 }, "Expected `port` to be an integer from 0 to 65535, got `70000` (number)"],
     [{ host: "" }, "Expected `host` to be a non-empty string, got `` (string)"],
-    [{ defaultMaxTokens: 0 }, "Expected `defaultMaxTokens` to be a positive integer, got `0` (number)"],
-    [{ maxQueued: -1 }, "Expected `maxQueued` to be an integer >= 0 or Infinity, got `-1` (number)"],
-    [{ seed: 0.5 }, "Expected `seed` to be an integer, got `0.5` (number)"],
-    [{ slowFactor: 0.5 }, "Expected `slowFactor` to be a finite number >= 1, got `0.5` (number)"],
-    [{ ttftMs: Number.NaN }, "Expected `ttftMs` to be a finite number >= 0, got `NaN` (number)"],
+    [
+      { defaultMaxTokens: 0 },
+      "Expected `defaultMaxTokens` to be an integer from 1 to 1000000, got `0` (number)",
+    ],
+    [
+      { maxQueued: -1 },
+      "Expected `maxQueued` to be an integer from 0 to 1e9, or Infinity, got `-1` (number)",
+    ],
+    [{ seed: 0.5 }, "Expected `seed` to be a safe integer, got `0.5` (number)"],
+    [{ slowFactor: 0.5 }, "Expected `slowFactor` to be a number from 1 to 1000, got `0.5` (number)"],
+    [{ parallel: 1e9 }, "Expected `parallel` to be an integer from 1 to 100000, got `1000000000` (number)"],
+    [{ retryAfterSeconds: 1e9 }, "Expected `retryAfterSeconds` to be a number from 0 to 86400"],
+    [{ ttftMs: Number.NaN }, "Expected `ttftMs` to be a number from 0 to 604800000, got `NaN` (number)"],
   ])("rejects %o", (options, message) => {
-    expect(() => resolveOptions(options)).toThrow(message);
+    expect(() => resolveUpstreamOptions(options)).toThrow(message);
+  });
+
+  it("rejects a misspelled option, naming the nearest known one, as every package does", () => {
+    expect(() => resolveUpstreamOptions({ paralel: 4 } as never)).toThrow(
+      /^Unknown option `paralel`; did you mean `parallel`\?/,
+    );
+    expect(() => resolveUpstreamOptions({ faultRule: [] } as never)).toThrow(/did you mean `faultRules`/);
   });
 });
 
@@ -42,7 +57,7 @@ describe("resolveFaultRates", () => {
     expect(() => resolveFaultRates({ 429: 2 })).toThrow(
       "Expected `faults.429` to be a number from 0 to 1, got `2`",
     );
-    expect(() => resolveFaultRates({ teapot: 0.1 } as never)).toThrow("Expected `faults key` to be one of");
+    expect(() => resolveFaultRates({ teapot: 0.1 } as never)).toThrow("Unknown option `faults.teapot`");
     expect(() => resolveFaultRates({ 429: 0.6, 500: 0.6 })).toThrow("rates that sum to at most 1");
   });
 });

@@ -3,11 +3,14 @@
  *
  * Every `resolve*` function drops `undefined` values, merges the defaults and validates everything up
  * front, so a wrong option fails at start-up with a message such as
- * ``Expected `parallel` to be a positive integer, got `0` (number)``.
+ * ``Expected `parallel` to be an integer from 1 to 100000, got `0` (number)``.
  */
+import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { type FaultKind, faultKinds } from "./fault-kinds.js";
+import { type FaultRule, resolveFaultRules } from "./fault-rules.js";
+import { MAX_TOKENS } from "./request-parse.js";
 
-/** A fault the simulator can inject into a request. */
-export type FaultKind = "429" | "500" | "slow" | "hang";
+export { type FaultKind, faultKinds } from "./fault-kinds.js";
 
 /**
  * The share of requests that get each fault, each between 0 and 1; together at most 1.
@@ -92,6 +95,12 @@ export interface UpstreamOptions extends LatencyOptions {
    */
   readonly faults?: FaultRates;
   /**
+   * Targeted faults: requests that match a rule (by prompt text or `x-sim-fault-key`) get its fault on
+   * their first `times` attempts, then are served normally. Checked before the `faults` rates.
+   * @default []
+   */
+  readonly faultRules?: readonly FaultRule[];
+  /**
    * Seconds sent in `Retry-After` with a 429 (also sent in milliseconds as `retry-after-ms`).
    * @default 1
    */
@@ -107,12 +116,10 @@ export interface UpstreamOptions extends LatencyOptions {
 export type ResolvedLatencyOptions = Required<LatencyOptions>;
 
 /** Server options with every default filled in. */
-export interface ResolvedUpstreamOptions extends Required<Omit<UpstreamOptions, "faults">> {
+export interface ResolvedUpstreamOptions extends Required<Omit<UpstreamOptions, "faults" | "faultRules">> {
   readonly faults: Readonly<Record<FaultKind, number>>;
+  readonly faultRules: readonly FaultRule[];
 }
-
-/** The fault kinds, in the order they are drawn. */
-export const faultKinds: readonly FaultKind[] = ["429", "500", "slow", "hang"];
 
 const latencyDefaults: ResolvedLatencyOptions = {
   parallel: 4,
@@ -122,7 +129,7 @@ const latencyDefaults: ResolvedLatencyOptions = {
   slowdown: 1,
 };
 
-const upstreamDefaults: Omit<ResolvedUpstreamOptions, keyof LatencyOptions | "faults"> = {
+const upstreamDefaults: Omit<ResolvedUpstreamOptions, keyof LatencyOptions | "faults" | "faultRules"> = {
   port: 0,
   host: "127.0.0.1",
   model: "sim-model",
@@ -141,15 +148,18 @@ function fail(name: string, expected: string, value: unknown): never {
   throw new TypeError(`Expected \`${name}\` to be ${expected}, got ${describe(value)}`);
 }
 
-function positiveInteger(name: string, value: unknown): void {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    fail(name, "a positive integer", value);
+/** Every number has a range: wide enough for any real server, narrow enough to catch a slipped exponent. */
+const WEEK_MS = 604_800_000;
+
+function positiveInteger(name: string, value: unknown, max: number): void {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    fail(name, `an integer from 1 to ${max}`, value);
   }
 }
 
-function nonNegativeNumber(name: string, value: unknown): void {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    fail(name, "a finite number >= 0", value);
+function nonNegativeNumber(name: string, value: unknown, max: number): void {
+  if (typeof value !== "number" || !(value >= 0 && value <= max)) {
+    fail(name, `a number from 0 to ${max}`, value);
   }
 }
 
@@ -164,12 +174,13 @@ function withoutUndefined<T extends object>(options: T): Partial<T> {
  * resolveLatencyOptions({ parallel: 8 }).tokenMs; // 20
  */
 export function resolveLatencyOptions(options: LatencyOptions = {}): ResolvedLatencyOptions {
+  if (typeof options !== "object" || options === null) fail("options", "an object", options);
   const resolved = { ...latencyDefaults, ...withoutUndefined(options) };
-  positiveInteger("parallel", resolved.parallel);
-  nonNegativeNumber("ttftMs", resolved.ttftMs);
-  nonNegativeNumber("prefillMsPerToken", resolved.prefillMsPerToken);
-  nonNegativeNumber("tokenMs", resolved.tokenMs);
-  nonNegativeNumber("slowdown", resolved.slowdown);
+  positiveInteger("parallel", resolved.parallel, 100_000);
+  nonNegativeNumber("ttftMs", resolved.ttftMs, WEEK_MS);
+  nonNegativeNumber("prefillMsPerToken", resolved.prefillMsPerToken, 60_000);
+  nonNegativeNumber("tokenMs", resolved.tokenMs, WEEK_MS);
+  nonNegativeNumber("slowdown", resolved.slowdown, 1_000);
   return resolved;
 }
 
@@ -181,9 +192,7 @@ export function resolveLatencyOptions(options: LatencyOptions = {}): ResolvedLat
  */
 export function resolveFaultRates(rates: FaultRates = {}): Readonly<Record<FaultKind, number>> {
   if (typeof rates !== "object" || rates === null) fail("faults", "an object", rates);
-  for (const key of Object.keys(rates)) {
-    if (!faultKinds.includes(key as FaultKind)) fail("faults key", `one of ${faultKinds.join(", ")}`, key);
-  }
+  rejectUnknownKeys("faults", rates, faultKinds);
   const resolved = { 429: 0, 500: 0, slow: 0, hang: 0, ...withoutUndefined(rates) };
   let total = 0;
   for (const kind of faultKinds) {
@@ -200,10 +209,17 @@ export function resolveFaultRates(rates: FaultRates = {}): Readonly<Record<Fault
  * Fills in and validates the options of {@link startUpstream}.
  *
  * @example
- * resolveOptions({ parallel: 2, faults: { hang: 0.01 } }).maxQueued; // Infinity
+ * resolveUpstreamOptions({ parallel: 2, faults: { hang: 0.01 } }).maxQueued; // Infinity
  */
-export function resolveOptions(options: UpstreamOptions = {}): ResolvedUpstreamOptions {
-  const { faults, ...rest } = withoutUndefined(options);
+export function resolveUpstreamOptions(options: UpstreamOptions = {}): ResolvedUpstreamOptions {
+  if (typeof options !== "object" || options === null) fail("options", "an object", options);
+  rejectUnknownKeys("", options, [
+    ...Object.keys(latencyDefaults),
+    ...Object.keys(upstreamDefaults),
+    "faults",
+    "faultRules",
+  ]);
+  const { faults, faultRules, ...rest } = withoutUndefined(options);
   const resolved = { ...upstreamDefaults, ...rest, ...resolveLatencyOptions(rest) };
   const { port, host, model, maxQueued } = resolved;
   if (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -211,22 +227,21 @@ export function resolveOptions(options: UpstreamOptions = {}): ResolvedUpstreamO
   }
   if (typeof host !== "string" || host === "") fail("host", "a non-empty string", host);
   if (typeof model !== "string" || model === "") fail("model", "a non-empty string", model);
-  positiveInteger("defaultMaxTokens", resolved.defaultMaxTokens);
+  positiveInteger("defaultMaxTokens", resolved.defaultMaxTokens, MAX_TOKENS);
   if (maxQueued !== Number.POSITIVE_INFINITY) {
-    if (typeof maxQueued !== "number" || !Number.isInteger(maxQueued) || maxQueued < 0) {
-      fail("maxQueued", "an integer >= 0 or Infinity", maxQueued);
+    if (typeof maxQueued !== "number" || !Number.isInteger(maxQueued) || maxQueued < 0 || maxQueued > 1e9) {
+      fail("maxQueued", "an integer from 0 to 1e9, or Infinity", maxQueued);
     }
   }
-  if (typeof resolved.seed !== "number" || !Number.isInteger(resolved.seed)) {
-    fail("seed", "an integer", resolved.seed);
+  if (typeof resolved.seed !== "number" || !Number.isSafeInteger(resolved.seed)) {
+    fail("seed", "a safe integer", resolved.seed);
   }
-  nonNegativeNumber("retryAfterSeconds", resolved.retryAfterSeconds);
+  nonNegativeNumber("retryAfterSeconds", resolved.retryAfterSeconds, 86_400);
   if (
     typeof resolved.slowFactor !== "number" ||
-    !(resolved.slowFactor >= 1) ||
-    !Number.isFinite(resolved.slowFactor)
+    !(resolved.slowFactor >= 1 && resolved.slowFactor <= 1_000)
   ) {
-    fail("slowFactor", "a finite number >= 1", resolved.slowFactor);
+    fail("slowFactor", "a number from 1 to 1000", resolved.slowFactor);
   }
-  return { ...resolved, faults: resolveFaultRates(faults) };
+  return { ...resolved, faults: resolveFaultRates(faults), faultRules: resolveFaultRules(faultRules) };
 }

@@ -33,6 +33,7 @@ describe("parseGenerationRequest", () => {
       maxTokens: 7,
       promptTokens: 3,
       seed: 9,
+      promptText: "12345678\nabcd",
     });
   });
 
@@ -62,6 +63,13 @@ describe("parseGenerationRequest", () => {
     ["completion", "{}", "missing_required_parameter", "prompt"],
     ["completion", '{"prompt":{}}', "invalid_value", "prompt"],
     ["completion", '{"prompt":"x","max_tokens":0}', "invalid_value", "max_tokens"],
+    ["completion", '{"prompt":"x","max_tokens":1e9}', "invalid_value", "max_tokens"],
+    [
+      "chat",
+      '{"messages":[{"role":"user"}],"max_completion_tokens":1000001}',
+      "invalid_value",
+      "max_completion_tokens",
+    ],
     ["completion", '{"prompt":"x","stream":"yes"}', "invalid_value", "stream"],
     ["completion", '{"prompt":"x","model":5}', "invalid_value", "model"],
   ] as const)("answers 400 to %s %s", (endpoint, text, code, param) => {

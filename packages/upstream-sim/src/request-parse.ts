@@ -18,9 +18,20 @@ export interface GenerationRequest {
   readonly promptTokens: number;
   /** The `seed` field, which picks the filler words. */
   readonly seed: number | undefined;
+  /** The prompt's text (chat: every message's text, one per line), which fault rules match on. */
+  readonly promptText: string;
+}
+
+/** A prompt's size and text. */
+interface Prompt {
+  readonly tokens: number;
+  readonly text: string;
 }
 
 type Json = Record<string, unknown>;
+
+/** The most tokens a request may ask for (far beyond any model's context, as real servers bound it). */
+export const MAX_TOKENS = 1_000_000;
 
 function invalid(param: string, message: string, code = "invalid_value"): HttpError {
   return new HttpError(400, message, { code, param });
@@ -33,8 +44,11 @@ function isObject(value: unknown): value is Json {
 function optionalPositiveInteger(body: Json, param: string): number | undefined {
   const value = body[param];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw invalid(param, `\`${param}\` must be a positive integer, got ${JSON.stringify(value)}`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_TOKENS) {
+    throw invalid(
+      param,
+      `\`${param}\` must be an integer from 1 to ${MAX_TOKENS}, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -52,7 +66,7 @@ function contentText(content: unknown): string {
   return content.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join("");
 }
 
-function chatPromptTokens(body: Json): number {
+function chatPrompt(body: Json): Prompt {
   const messages = body.messages;
   if (messages === undefined) {
     throw invalid("messages", "Missing required parameter: 'messages'.", "missing_required_parameter");
@@ -61,30 +75,40 @@ function chatPromptTokens(body: Json): number {
     throw invalid("messages", "`messages` must be a non-empty array");
   }
   let tokens = 0;
+  const texts: string[] = [];
   for (const [index, message] of messages.entries()) {
     if (!isObject(message) || typeof message.role !== "string") {
       throw invalid(`messages[${index}]`, `\`messages[${index}]\` must be an object with a string \`role\``);
     }
-    tokens += estimateTokens(contentText(message.content));
+    const text = contentText(message.content);
+    tokens += estimateTokens(text);
+    texts.push(text);
   }
-  return tokens;
+  return { tokens, text: texts.join("\n") };
 }
 
-function promptPartTokens(part: unknown): number {
-  if (typeof part === "string") return estimateTokens(part);
-  if (typeof part === "number") return 1;
-  if (Array.isArray(part) && part.every((token) => typeof token === "number")) return part.length;
+function promptPart(part: unknown): Prompt {
+  if (typeof part === "string") return { tokens: estimateTokens(part), text: part };
+  if (typeof part === "number") return { tokens: 1, text: String(part) };
+  if (Array.isArray(part) && part.every((token) => typeof token === "number")) {
+    return { tokens: part.length, text: part.join(" ") };
+  }
   throw invalid("prompt", "`prompt` must be a string, an array of strings or an array of token ids");
 }
 
-function completionPromptTokens(body: Json): number {
+function completionPrompt(body: Json): Prompt {
   const prompt = body.prompt;
   if (prompt === undefined || prompt === null) {
     throw invalid("prompt", "Missing required parameter: 'prompt'.", "missing_required_parameter");
   }
-  if (!Array.isArray(prompt)) return promptPartTokens(prompt);
+  if (!Array.isArray(prompt)) return promptPart(prompt);
   if (prompt.length === 0) throw invalid("prompt", "`prompt` must not be empty");
-  return prompt.reduce<number>((sum, part) => sum + promptPartTokens(part), 0);
+  const parts = prompt.every((part) => typeof part === "number") ? [prompt] : prompt;
+  const read = parts.map(promptPart);
+  return {
+    tokens: read.reduce((sum, part) => sum + part.tokens, 0),
+    text: read.map((part) => part.text).join("\n"),
+  };
 }
 
 /**
@@ -93,7 +117,8 @@ function completionPromptTokens(body: Json): number {
  *
  * @example
  * parseGenerationRequest("chat", '{"model":"m","messages":[{"role":"user","content":"Hello, world"}]}');
- * // { endpoint: "chat", model: "m", stream: false, includeUsage: false, maxTokens: undefined, promptTokens: 3, seed: undefined }
+ * // { endpoint: "chat", model: "m", stream: false, includeUsage: false, maxTokens: undefined, promptTokens: 3,
+ * //   seed: undefined, promptText: "Hello, world" }
  */
 export function parseGenerationRequest(endpoint: Endpoint, text: string): GenerationRequest {
   let body: unknown;
@@ -110,6 +135,7 @@ export function parseGenerationRequest(endpoint: Endpoint, text: string): Genera
     throw invalid("seed", "`seed` must be an integer");
   }
   const streamOptions = body.stream_options;
+  const prompt = endpoint === "chat" ? chatPrompt(body) : completionPrompt(body);
   return {
     endpoint,
     model: typeof model === "string" ? model : undefined,
@@ -117,7 +143,8 @@ export function parseGenerationRequest(endpoint: Endpoint, text: string): Genera
     includeUsage: isObject(streamOptions) && streamOptions.include_usage === true,
     maxTokens:
       optionalPositiveInteger(body, "max_completion_tokens") ?? optionalPositiveInteger(body, "max_tokens"),
-    promptTokens: endpoint === "chat" ? chatPromptTokens(body) : completionPromptTokens(body),
+    promptTokens: prompt.tokens,
     seed: typeof seed === "number" ? seed : undefined,
+    promptText: prompt.text,
   };
 }

@@ -36,7 +36,7 @@ const routes: Readonly<Record<string, Readonly<Record<string, Route>>>> = {
  * another method, 404 with an OpenAI-style body for anything else.
  *
  * @example
- * const server = createServer(createRequestListener(createContext(resolveOptions())));
+ * const server = createServer(createRequestListener(createContext(resolveUpstreamOptions())));
  */
 export function createRequestListener(
   context: SimContext,

@@ -92,3 +92,41 @@ describe("fault injection", () => {
     expect(upstream.stats().byStatus[429]).toBeGreaterThan(0);
   });
 });
+
+describe("targeted faults (fault rules and x-sim-fault-times)", () => {
+  it("fails the first K attempts of one item with 429 + Retry-After, then serves it, through the client's own retries", async () => {
+    const { upstream } = await start({
+      faultRules: [{ fault: "429", times: 2, promptIncludes: "item q-7", retryAfterSeconds: 0.01 }],
+    });
+    const client = new OpenAI({ baseURL: `${upstream.url}/v1`, apiKey: "x", maxRetries: 3 });
+    const ask = (id: string) =>
+      client.chat.completions.create({ ...body, messages: [{ role: "user", content: `item ${id}` }] });
+    const [seven, eight] = await Promise.all([ask("q-7"), ask("q-8")]);
+    expect(seven.object).toBe("chat.completion");
+    expect(eight.object).toBe("chat.completion");
+    expect(upstream.stats()).toMatchObject({ byStatus: { 200: 2, 429: 2 }, faults: { 429: 2 }, served: 2 });
+  });
+
+  it("fails with 500, or hangs, the first attempt of a key given by header, then serves it", async () => {
+    const { upstream, client } = await start();
+    const headers = { "x-sim-fault": "500", "x-sim-fault-times": "1", "x-sim-fault-key": "job-1" };
+    await expect(client.chat.completions.create(body, { headers })).rejects.toBeInstanceOf(
+      OpenAI.InternalServerError,
+    );
+    await expect(client.chat.completions.create(body, { headers })).resolves.toMatchObject({
+      object: "chat.completion",
+    });
+    upstream.setFaultRules([{ fault: "hang", key: "job-2" }]);
+    const controller = new AbortController();
+    const hung = client.chat.completions.create(body, {
+      headers: { "x-sim-fault-key": "job-2" },
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(upstream.stats().faults.hang).toBe(1), poll);
+    controller.abort();
+    await expect(hung).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
+    const again = await client.chat.completions.create(body, { headers: { "x-sim-fault-key": "job-2" } });
+    expect(again.object).toBe("chat.completion");
+    expect(() => upstream.setFaultRules([{ fault: "429", times: -1 }])).toThrow(TypeError);
+  });
+});

@@ -146,7 +146,7 @@ describe("startUpstream", () => {
 
   it("rejects invalid options before listening", async () => {
     await expect(startUpstream({ parallel: 0 })).rejects.toThrow(
-      "Expected `parallel` to be a positive integer, got `0` (number)",
+      "Expected `parallel` to be an integer from 1 to 100000, got `0` (number)",
     );
   });
 });

@@ -1,11 +1,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createContext } from "./context.js";
+import type { FaultRule } from "./fault-rules.js";
 import type { LatencyModel } from "./latency-model.js";
 import {
   type FaultRates,
   type ResolvedUpstreamOptions,
-  resolveOptions,
+  resolveUpstreamOptions,
   type UpstreamOptions,
 } from "./options.js";
 import { createRequestListener } from "./routes.js";
@@ -27,6 +28,11 @@ export interface Upstream {
   resetStats(): void;
   /** Replaces the fault rates for the requests that arrive from now on; kinds left out become 0. */
   setFaults(rates: FaultRates): void;
+  /**
+   * Replaces the targeted fault rules (see {@link FaultRule}) for the requests that arrive from now on,
+   * and forgets the attempts counted so far. Throws a `TypeError` on a bad rule.
+   */
+  setFaultRules(rules: readonly FaultRule[]): void;
   /** Stops listening, drops every open connection and frees every sequence; resolves once closed. */
   close(): Promise<void>;
 }
@@ -51,7 +57,7 @@ function urlOf(address: AddressInfo): string {
  * await sim.close();
  */
 export async function startUpstream(options: UpstreamOptions = {}): Promise<Upstream> {
-  const resolved = resolveOptions(options);
+  const resolved = resolveUpstreamOptions(options);
   const context = createContext(resolved);
   const server = createServer(createRequestListener(context));
   await new Promise<void>((resolve, reject) => {
@@ -71,6 +77,7 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     stats: () => context.stats.snapshot(),
     resetStats: () => context.stats.reset(),
     setFaults: (rates) => context.faults.setRates(rates),
+    setFaultRules: (rules) => context.rules.replace(rules),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { demoScenario } from "./demo-scenario.js";
-import { simulate } from "./engine.js";
 import { resolveScenario } from "./scenario-resolve.js";
+import { simulate } from "./simulate.js";
 import { renderComparison } from "./table.js";
 
 const small = resolveScenario(demoScenario({ durationMs: 8_000 }));
