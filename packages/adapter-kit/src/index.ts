@@ -1,3 +1,4 @@
+export { type NodeWritable, reportFirstByte } from "./first-byte.js";
 export {
   type AdapterOptions,
   type Awaitable,

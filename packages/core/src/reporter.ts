@@ -41,6 +41,18 @@ export class Reporter {
     if (this.events.has("started")) this.events.emit("started", { ...describe(task), waitMs });
   }
 
+  /** True when someone listens for `firstByte`: holders skip watching for it otherwise. */
+  get wantsFirstByte(): boolean {
+    return this.events.has("firstByte");
+  }
+
+  /** The permit's holder sent the first byte of its response. */
+  firstByte(task: Task, waitMs: number): void {
+    if (!this.events.has("firstByte")) return;
+    const ttfbMs = Math.max(waitMs, this.#clock.now() - task.enqueuedAt);
+    this.events.emit("firstByte", { ...describe(task), waitMs, ttfbMs });
+  }
+
   completed(task: Task): void {
     const stats = this.#stats.get(task.priority);
     if (stats) stats.completed++;

@@ -46,7 +46,8 @@ function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWat
   } else {
     const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
     c.res = undefined; // replace the response rather than merge its headers into a copy
-    c.res = heldResponse(response, { waitMs: slot.waitMs, unread }, (broken) =>
+    const firstByte = permit.wantsFirstByte ? () => permit.firstByte() : undefined;
+    c.res = heldResponse(response, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
       permit.release(broken ?? failure),
     );
   }
