@@ -38,7 +38,10 @@ export class Reporter {
 
   started(task: Task, now: number, waitMs: number): void {
     this.#stats.get(task.priority)?.recordStart(now, waitMs);
-    if (this.events.has("started")) this.events.emit("started", { ...describe(task), waitMs });
+    if (this.events.has("started")) {
+      const { id, priority, tenant, cost } = task;
+      this.events.emit("started", { id, priority, tenant, cost, waitMs });
+    }
   }
 
   /** True when someone listens for `firstByte`: holders skip watching for it otherwise. */
@@ -50,14 +53,27 @@ export class Reporter {
   firstByte(task: Task, waitMs: number): void {
     if (!this.events.has("firstByte")) return;
     const ttfbMs = Math.max(waitMs, this.#clock.now() - task.enqueuedAt);
-    this.events.emit("firstByte", { ...describe(task), waitMs, ttfbMs });
+    const { id, priority, tenant, cost } = task;
+    this.events.emit("firstByte", { id, priority, tenant, cost, waitMs, ttfbMs });
   }
 
   completed(task: Task): void {
     const stats = this.#stats.get(task.priority);
     if (stats) stats.completed++;
-    if (this.events.has("completed"))
-      this.events.emit("completed", { ...describe(task), ...this.#timings(task) });
+    if (this.events.has("completed")) {
+      // One literal per payload (no spread): listeners such as exporters see every task.
+      const { id, priority, tenant, cost } = task;
+      const startedAt = this.origin + task.startedAt;
+      const waitMs = Math.max(0, startedAt - task.enqueuedAt);
+      this.events.emit("completed", {
+        id,
+        priority,
+        tenant,
+        cost,
+        waitMs,
+        runMs: this.#clock.now() - startedAt,
+      });
+    }
   }
 
   failed(task: Task, error: unknown): void {
