@@ -1,5 +1,5 @@
 import { createScheduler, SchedulerError, VirtualClock } from "@llm-scheduler/core";
-import { type OpenMetricsContentType, Registry } from "prom-client";
+import { Gauge, type OpenMetricsContentType, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { collectMetrics } from "./collect.js";
 
@@ -145,6 +145,15 @@ describe("collectMetrics", () => {
       expect(() => collectMetrics(scheduler, options as never)).toThrow(message);
     }
     expect(() => collectMetrics(scheduler, { registry })).toThrow(/already been registered/);
+  });
+});
+
+describe("collectMetrics on a registry that has one of its names", () => {
+  it("throws and leaves the registry as it found it", () => {
+    const registry = new Registry();
+    const mine = new Gauge({ name: "llm_scheduler_queued", help: "the user's own", registers: [registry] });
+    expect(() => collectMetrics(createScheduler(), { registry })).toThrow(/already been registered/);
+    expect(registry.getMetricsAsArray()).toEqual([mine]);
   });
 });
 

@@ -1,91 +1,14 @@
-import { ErrorCode, type Scheduler, type SchedulerEvents } from "@llm-scheduler/core";
+import type { Scheduler } from "@llm-scheduler/core";
 import type { Metric } from "prom-client";
-import { registerGauges } from "./gauges.js";
-import { DurationHistogram } from "./histogram.js";
+import { EventSeries } from "./event-series.js";
+import { scrapedGauges } from "./gauges.js";
 import { type CollectMetricsOptions, resolveCollectOptions } from "./options.js";
-import { RequestsCounter } from "./requests-counter.js";
 import { ScrapeSnapshot } from "./scrape.js";
 import { TenantRanking } from "./tenant-ranking.js";
 
 /** What `collectMetrics()` returns: `stop()` removes its listeners and its series from the registry. */
 export interface MetricsCollector {
   stop(): void;
-}
-
-/** Codes that name how a started request ended, as the `outcome` label (other failures are `failed`). */
-const FAILED_OUTCOMES: Readonly<Record<string, string>> = {
-  [ErrorCode.RUN_TIMEOUT]: "run_timeout",
-  [ErrorCode.ABORTED]: "aborted",
-  [ErrorCode.CLOSED]: "closed",
-  [ErrorCode.PREEMPTED]: "preempted",
-};
-
-/** Rejection codes in lower case, made once. */
-const REJECTED_OUTCOMES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.values(ErrorCode).map((code) => [code, code.toLowerCase()]),
-);
-
-/** The event-fed series and the listeners that feed them. */
-function listen(
-  scheduler: Scheduler,
-  prefix: string,
-  ranking: TenantRanking | undefined,
-  scrape: ScrapeSnapshot,
-) {
-  // The counter is printed first in a scrape: taking the snapshot then ranks the tenants that label
-  // every series printed in it.
-  const requests = new RequestsCounter(
-    `${prefix}requests_total`,
-    "Requests settled by this instance, by priority and outcome (completed, failed, or the rejection code in lower case)",
-    ranking !== undefined,
-    () => scrape.current(),
-  );
-  const wait = new DurationHistogram(
-    `${prefix}queue_wait_seconds`,
-    "Time from submission to a slot, of started requests",
-  );
-  const run = new DurationHistogram(
-    `${prefix}run_seconds`,
-    "Time holding a slot, of requests that completed or failed",
-  );
-  const ttfb = new DurationHistogram(
-    `${prefix}time_to_first_byte_seconds`,
-    "Queue wait plus the upstream's first byte, reported by the adapters",
-  );
-  const label = ranking === undefined ? () => "" : (tenant: string) => ranking.label(tenant);
-  const onStarted = (event: SchedulerEvents["started"]): void => {
-    wait.observe(event.priority, event.waitMs);
-    ranking?.note(event.tenant);
-  };
-  const onCompleted = (event: SchedulerEvents["completed"]): void => {
-    requests.inc(event.priority, "completed", label(event.tenant));
-    run.observe(event.priority, event.runMs);
-  };
-  const onFailed = (event: SchedulerEvents["failed"]): void => {
-    const outcome = (event.code !== undefined && FAILED_OUTCOMES[event.code]) || "failed";
-    requests.inc(event.priority, outcome, label(event.tenant));
-    run.observe(event.priority, event.runMs);
-  };
-  const onRejected = (event: SchedulerEvents["rejected"]): void => {
-    requests.inc(event.priority, REJECTED_OUTCOMES[event.code] ?? "rejected", label(event.tenant));
-    ranking?.note(event.tenant);
-  };
-  const onFirstByte = (event: SchedulerEvents["firstByte"]): void =>
-    ttfb.observe(event.priority, event.ttfbMs);
-  const stops = [
-    scheduler.on("started", onStarted),
-    scheduler.on("completed", onCompleted),
-    scheduler.on("failed", onFailed),
-    scheduler.on("rejected", onRejected),
-    scheduler.on("firstByte", onFirstByte),
-  ];
-  return {
-    requests,
-    histograms: [wait, run, ttfb],
-    stop: () => {
-      for (const stop of stops) stop();
-    },
-  };
 }
 
 /**
@@ -114,15 +37,14 @@ export function collectMetrics(scheduler: Scheduler, options: CollectMetricsOpti
   const scrape = new ScrapeSnapshot(scheduler, (snapshot) => {
     if (ranking !== undefined) fed.requests.retain(ranking.rank(snapshot));
   });
-  const fed = listen(scheduler, prefix, ranking, scrape);
+  const fed = new EventSeries(scheduler, prefix, ranking, scrape);
   const names: string[] = [];
   try {
-    for (const metric of [fed.requests, ...fed.histograms]) {
-      registry.registerMetric(metric as unknown as Metric);
-      names.push(metric.name);
+    const gauges = scrapedGauges(resolved, scrape, ranking) as unknown as Metric[];
+    for (const metric of [fed.requests, fed.wait, fed.run, fed.ttfb, ...gauges] as unknown as Metric[]) {
+      registry.registerMetric(metric);
+      names.push((metric as unknown as { name: string }).name);
     }
-    for (const gauge of registerGauges(resolved, scrape, ranking))
-      names.push((gauge as unknown as { name: string }).name);
   } catch (error) {
     fed.stop();
     for (const name of names) registry.removeSingleMetric(name);

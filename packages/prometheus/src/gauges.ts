@@ -1,5 +1,5 @@
 import type { MetricsSnapshot } from "@llm-scheduler/core";
-import { Gauge, type Registry, type RegistryContentType } from "prom-client";
+import { Gauge } from "prom-client";
 import type { BatchCountsSource, BatchStatusCounts, ResolvedCollectOptions } from "./options.js";
 import { OTHER } from "./requests-counter.js";
 import type { ScrapeSnapshot } from "./scrape.js";
@@ -26,13 +26,13 @@ function countsOf(snapshot: MetricsSnapshot, field: Field, ranking: TenantRankin
   return rows;
 }
 
-/** Gauges read at scrape time: running, queued, the concurrency limit, and batches when given. */
-export function registerGauges(
+/** Gauges read at scrape time (not registered yet): running, queued, the limit, and batches when given. */
+export function scrapedGauges(
   options: ResolvedCollectOptions,
   scrape: ScrapeSnapshot,
   ranking: TenantRanking | undefined,
 ): Gauge[] {
-  const { registry, prefix, scope } = options;
+  const { prefix, scope } = options;
   const where =
     scope === "global"
       ? "over every instance sharing the store (the same on each instance: take the max, not the sum)"
@@ -43,7 +43,7 @@ export function registerGauges(
       name: `${prefix}${field}`,
       help: `${help} ${where}, read at scrape time`,
       labelNames,
-      registers: [registry],
+      registers: [],
       collect() {
         this.reset();
         for (const { priority, tenant, value } of countsOf(scrape.current(), field, ranking)) {
@@ -57,21 +57,17 @@ export function registerGauges(
     new Gauge({
       name: `${prefix}concurrency_limit`,
       help: "The scheduler's maxConcurrency now (it moves when the limit is changed or adapts)",
-      registers: [registry],
+      registers: [],
       collect() {
         this.set(scrape.current().maxConcurrency);
       },
     }),
   ];
-  if (options.batches !== undefined) gauges.push(...batchGauges(registry, prefix, options.batches));
+  if (options.batches !== undefined) gauges.push(...batchGauges(prefix, options.batches));
   return gauges;
 }
 
-function batchGauges(
-  registry: Registry<RegistryContentType>,
-  prefix: string,
-  source: BatchCountsSource,
-): Gauge[] {
+function batchGauges(prefix: string, source: BatchCountsSource): Gauge[] {
   let pending: Promise<BatchStatusCounts> | null = null;
   // One statusCounts() call per scrape for both gauges; a source that throws leaves them empty.
   const read = async (): Promise<BatchStatusCounts | undefined> => {
@@ -90,7 +86,7 @@ function batchGauges(
       name: `${prefix}${name}`,
       help,
       labelNames: ["status"],
-      registers: [registry],
+      registers: [],
       async collect() {
         this.reset();
         const counts = (await read())?.[pick];
