@@ -5,7 +5,7 @@ import { traceScheduler } from "@llm-scheduler/otel";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { Registry } from "prom-client";
 import { coreScheduler, isInteractive, noop, TENANTS } from "../lib/contenders.js";
 import { num, ratio, spread } from "../lib/format.js";
@@ -27,9 +27,11 @@ class CountingExporter implements SpanExporter {
 }
 
 const exporter = new CountingExporter();
-const sdkTracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer(
-  "bench",
-);
+// The batching processor production setups use, with room for a whole run between flushes.
+const provider = new BasicTracerProvider({
+  spanProcessors: [new BatchSpanProcessor(exporter, { maxQueueSize: 100_000, maxExportBatchSize: 1_000 })],
+});
+const sdkTracer = provider.getTracer("bench");
 
 type Run = (i: number) => Promise<unknown>;
 
@@ -67,7 +69,8 @@ function traced(tracer: ReturnType<typeof trace.getTracer>, counts: boolean): Va
     const before = exporter.spans;
     return {
       run: (i) => tracedScheduler.run(noop, optionsOf(i)),
-      check: () => {
+      check: async () => {
+        await provider.forceFlush();
         if (counts && exporter.spans - before !== 2 * size) throw new Error("traceScheduler lost spans");
       },
     };
@@ -160,7 +163,7 @@ function report(rates: number[][], size: number, runs: number, warmups: number):
     title: "Observing: what collectMetrics and traceScheduler cost on run() throughput",
     method: [
       `Each run creates a fresh scheduler (as in the throughput part: two priorities, 16 tenants, concurrency 8), attaches one observer, submits ${num(size)} no-op tasks at once and awaits them all.`,
-      "collectMetrics: a prom-client registry, scraped after the run to check that every request was counted. traceScheduler: tasks go through traced.run(); with the OpenTelemetry SDK 2.12 (BasicTracerProvider, SimpleSpanProcessor, an exporter that counts and drops) and the AsyncLocalStorage context manager, or with no SDK installed (the API's no-op tracer).",
+      "collectMetrics: a prom-client registry, scraped after the run to check that every request was counted. traceScheduler: tasks go through traced.run(); with the OpenTelemetry SDK 2.12 (BasicTracerProvider, BatchSpanProcessor, an exporter that counts and drops) and the AsyncLocalStorage context manager, or with no SDK installed (the API's no-op tracer).",
       `${warmups} warm-up rounds, then ${runs} rounds; each round runs every variant once, in an order that rotates each round. All in one process.`,
       "Ratio and cost per request are medians over rounds of the same-round comparison with the bare scheduler; the SDK row is compared with the bare scheduler under the same context manager, which tracing needs and which slows every promise of the process by itself.",
     ],

@@ -1,5 +1,5 @@
 import { ErrorCode, isSchedulerError, type TaskOptions } from "@llm-scheduler/core";
-import { type Context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Context, type Span, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { ResolvedTraceOptions } from "./options.js";
 
 /** Span and attribute names, so that queries and dashboards can rely on them. */
@@ -45,17 +45,30 @@ export class RequestTrace {
   #queue: Span | null;
   #ranAt = 0;
 
-  constructor(options: ResolvedTraceOptions, defaultPriority: string, task: TaskOptions, parent: Context) {
+  private constructor(tracer: Tracer, span: Span, parent: Context, retry: boolean) {
+    this.span = span;
+    this.context = trace.setSpan(parent, span);
+    this.#queue = tracer.startSpan(Names.queue, {}, this.context);
+    if (retry) this.retried();
+  }
+
+  /**
+   * Starts the request span as a child of `parent`; `undefined` when it records nothing (no SDK
+   * installed, or sampled out), so that such a request costs one no-op span and nothing more.
+   */
+  static start(
+    options: ResolvedTraceOptions,
+    defaultPriority: string,
+    task: TaskOptions,
+    parent: Context,
+  ): RequestTrace | undefined {
     const { tracer } = options;
-    const attributes: Record<string, string | boolean> = {
-      [Names.priority]: task.priority ?? defaultPriority,
-    };
+    const attributes: Record<string, string> = { [Names.priority]: task.priority ?? defaultPriority };
     if (options.tenant && task.tenant !== undefined) attributes[Names.tenant] = task.tenant;
     if (task.id !== undefined) attributes[Names.id] = task.id;
-    this.span = tracer.startSpan(Names.request, { attributes }, parent);
-    this.context = trace.setSpan(parent, this.span);
-    this.#queue = tracer.startSpan(Names.queue, {}, this.context);
-    if (task.retry === true) this.retried();
+    const span = tracer.startSpan(Names.request, { attributes }, parent);
+    if (!span.isRecording()) return undefined;
+    return new RequestTrace(tracer, span, parent, task.retry === true);
   }
 
   /** The task got its slot after `waitMs`, as `priority` (the default one may have stood in). */

@@ -2,6 +2,7 @@ import { createScheduler, SchedulerError, VirtualClock } from "@llm-scheduler/co
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
+  AlwaysOffSampler,
   BasicTracerProvider,
   InMemorySpanExporter,
   type ReadableSpan,
@@ -141,6 +142,27 @@ describe("traceScheduler: run()", () => {
     expect(given!.events.map((event) => event.name)).toEqual(["llm_scheduler.retry"]);
     expect(first!.events).toEqual([]);
     expect(second!.events.map((event) => event.name)).toEqual(["llm_scheduler.retry"]);
+  });
+});
+
+describe("traceScheduler when nothing is recorded", () => {
+  it("makes no spans, and still runs a queued task in its caller's context", async () => {
+    const sampledOut = new BasicTracerProvider({
+      sampler: new AlwaysOffSampler(),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    }).getTracer("off");
+    const scheduler = createScheduler({ maxConcurrency: 1 });
+    const traced = traceScheduler(scheduler, { tracer: sampledOut });
+    const holder = scheduler.tryAcquire()!;
+    const caller = tracer.startSpan("caller");
+    const seen = context.with(trace.setSpan(context.active(), caller), () =>
+      traced.run(() => trace.getActiveSpan()),
+    );
+    holder.release(); // the grant happens here, outside the caller's context
+    expect(await seen).toBe(caller);
+    traced.tryAcquire()!.release();
+    caller.end();
+    expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual(["caller"]);
   });
 });
 

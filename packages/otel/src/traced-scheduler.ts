@@ -67,7 +67,13 @@ export class TracedScheduler {
    * const reply = await traced.run(({ signal }) => fetch(url, { signal }), { priority: "batch" });
    */
   run<T>(fn: TaskFunction<T>, options: TaskOptions = {}): Promise<T> {
-    const trace = this.#start(options);
+    const parent = context.active();
+    const trace = this.#start(options, parent);
+    if (trace === undefined) {
+      // Nothing recorded: the task still runs in its caller's context, not in whichever request's
+      // release happened to start it.
+      return this.#scheduler.run((task) => context.with(parent, fn, undefined, task), options);
+    }
     const given = options?.id;
     if (given !== undefined) this.#open.add(given, trace);
     const traced: TaskFunction<T> = (task) => {
@@ -97,7 +103,8 @@ export class TracedScheduler {
    * permit.release();
    */
   acquire(options: TaskOptions = {}): Promise<Permit> {
-    const trace = this.#start(options);
+    const trace = this.#start(options, context.active());
+    if (trace === undefined) return this.#scheduler.acquire(options);
     return this.#scheduler.acquire(options).then(
       (permit) => this.#granted(permit, trace),
       (error: unknown) => {
@@ -116,7 +123,9 @@ export class TracedScheduler {
    */
   tryAcquire(options: TaskOptions = {}): Permit | undefined {
     const permit = this.#scheduler.tryAcquire(options);
-    return permit === undefined ? undefined : this.#granted(permit, this.#start(options));
+    if (permit === undefined) return undefined;
+    const trace = this.#start(options, context.active());
+    return trace === undefined ? permit : this.#granted(permit, trace);
   }
 
   /**
@@ -137,9 +146,8 @@ export class TracedScheduler {
     for (const stop of this.#stops) stop();
   }
 
-  #start(options: TaskOptions): RequestTrace {
-    const parent: Context = context.active();
-    return new RequestTrace(this.#options, this.#scheduler.options.defaultPriority, options ?? {}, parent);
+  #start(options: TaskOptions, parent: Context): RequestTrace | undefined {
+    return RequestTrace.start(this.#options, this.#scheduler.options.defaultPriority, options ?? {}, parent);
   }
 
   #granted(permit: Permit, trace: RequestTrace): Permit {
