@@ -33,7 +33,10 @@ export class Reporter {
   }
 
   queued(task: Task): void {
-    if (this.events.has("queued")) this.events.emit("queued", { ...describe(task), retry: task.retry });
+    if (this.events.has("queued")) {
+      const { id, priority, tenant, cost, retry } = task;
+      this.events.emit("queued", { id, priority, tenant, cost, retry });
+    }
   }
 
   started(task: Task, now: number, waitMs: number): void {
