@@ -1,6 +1,11 @@
 import type { Permit } from "@llm-scheduler/core";
 
-/** The writing half of Node's `http.ServerResponse`: every body byte leaves through one of these. */
+/**
+ * The writing half of Node's `http.ServerResponse`: every body byte leaves through one of these.
+ *
+ * @example
+ * const writable: NodeWritable = res; // an http.ServerResponse
+ */
 export interface NodeWritable {
   write(...args: never[]): unknown;
   end(...args: never[]): unknown;

@@ -52,6 +52,9 @@ export class Permit extends RunContext {
    * True while reporting the first byte would reach someone: a listener waits for the scheduler's
    * `firstByte` event and this permit has not reported it yet. Holders check it before watching for
    * the first byte, so that nobody pays for it unasked.
+   *
+   * @example
+   * if (permit.wantsFirstByte) watchFirstWrite(res, () => permit.firstByte());
    */
   get wantsFirstByte(): boolean {
     return !this.#firstByteSent && this.#control.wantsFirstByte();

@@ -1,6 +1,11 @@
 import { context, propagation, type TextMapGetter } from "@opentelemetry/api";
 
-/** Request headers as the frameworks hold them: Node's parsed object (Express, Koa) or web `Headers` (Hono). */
+/**
+ * Request headers as the frameworks hold them: Node's parsed object (Express, Koa) or web `Headers` (Hono).
+ *
+ * @example
+ * const headers: IncomingHeaders = { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
+ */
 export type IncomingHeaders =
   | Readonly<Record<string, string | readonly string[] | undefined>>
   | { get(name: string): string | null; forEach(fn: (value: string, key: string) => void): void };

@@ -2,7 +2,12 @@ import { invalidOption } from "@llm-scheduler/core";
 import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { Tracer } from "@opentelemetry/api";
 
-/** Options of `traceScheduler()`. */
+/**
+ * Options of `traceScheduler()`.
+ *
+ * @example
+ * const options: TraceOptions = { tracer: trace.getTracer("gateway"), tenant: true };
+ */
 export interface TraceOptions {
   /** Where spans are made: `trace.getTracer("my-gateway")`. */
   readonly tracer: Tracer;

@@ -2,7 +2,12 @@ import { ErrorCode, isSchedulerError, type TaskOptions } from "@llm-scheduler/co
 import { type Context, type Span, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { ResolvedTraceOptions } from "./options.js";
 
-/** Span and attribute names, so that queries and dashboards can rely on them. */
+/**
+ * Span and attribute names, so that queries and dashboards can rely on them.
+ *
+ * @example
+ * spans.filter((span) => span.name === TraceNames.queue);
+ */
 export const Names = {
   request: "llm_scheduler.request",
   queue: "llm_scheduler.queue",

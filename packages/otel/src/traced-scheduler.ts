@@ -32,7 +32,11 @@ class OpenTraces {
  * each making an `llm_scheduler.request` span (a child of the active context) with a child
  * `llm_scheduler.queue` span over the wait; `run()` calls the task inside the request span's context,
  * so the upstream call it makes is the request span's child. Hand {@link TracedScheduler.scheduler} to
- * an adapter to trace its requests too.
+ * an adapter to trace its requests too. Made by {@link traceScheduler}.
+ *
+ * @example
+ * const traced = traceScheduler(scheduler, { tracer });
+ * app.use("/v1", schedulerMiddleware({ scheduler: traced.scheduler }));
  */
 export class TracedScheduler {
   readonly #scheduler: Scheduler;

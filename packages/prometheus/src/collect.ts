@@ -6,7 +6,14 @@ import { type CollectMetricsOptions, resolveCollectOptions } from "./options.js"
 import { ScrapeSnapshot } from "./scrape.js";
 import { TenantRanking } from "./tenant-ranking.js";
 
-/** What `collectMetrics()` returns: `stop()` removes its listeners and its series from the registry. */
+/**
+ * What `collectMetrics()` returns: `stop()` removes its listeners and its series from the registry.
+ *
+ * @example
+ * const collector = collectMetrics(scheduler, { registry });
+ * await scheduler.close();
+ * collector.stop();
+ */
 export interface MetricsCollector {
   stop(): void;
 }

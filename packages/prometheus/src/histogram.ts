@@ -1,6 +1,11 @@
 import { type SampleValue, ScrapedMetric } from "./metric.js";
 
-/** Bucket bounds of every duration histogram, in seconds: 1 ms to 10 min. */
+/**
+ * Bucket bounds of every duration histogram, in seconds: 1 ms to 10 min.
+ *
+ * @example
+ * DURATION_BUCKETS.at(-1); // 600
+ */
 export const DURATION_BUCKETS: readonly number[] = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
 ];

@@ -2,7 +2,12 @@ import { invalidOption } from "@llm-scheduler/core";
 import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { Registry, RegistryContentType } from "prom-client";
 
-/** Counts by status, as a batch service reports them (any object with this method will do). */
+/**
+ * Counts by status, as a batch service reports them.
+ *
+ * @example
+ * const counts: BatchStatusCounts = { batches: { in_progress: 2 }, items: { completed: 40, failed: 1 } };
+ */
 export interface BatchStatusCounts {
   /** Batches by their status (`in_progress`, `completed`, `failed`, ...). */
   readonly batches: Readonly<Record<string, number>>;
@@ -10,12 +15,24 @@ export interface BatchStatusCounts {
   readonly items: Readonly<Record<string, number>>;
 }
 
-/** What `collectMetrics` needs of a batch service: counts by status, read at scrape time. */
+/**
+ * What `collectMetrics` needs of a batch service (any object with this method will do): counts by
+ * status, read at scrape time, synchronously or as a promise.
+ *
+ * @example
+ * const batches: BatchCountsSource = { statusCounts: () => myBatchService.countsByStatus() };
+ * collectMetrics(scheduler, { registry, batches });
+ */
 export interface BatchCountsSource {
   statusCounts(): BatchStatusCounts | Promise<BatchStatusCounts>;
 }
 
-/** Options of `collectMetrics()`. */
+/**
+ * Options of `collectMetrics()`.
+ *
+ * @example
+ * const options: CollectMetricsOptions = { registry, tenantLabel: { top: 32 }, scope: "global" };
+ */
 export interface CollectMetricsOptions {
   /** The prom-client registry to add the series to (serve it with `registry.metrics()`). */
   readonly registry: Registry<RegistryContentType>;
