@@ -71,9 +71,13 @@ export class RequestTrace {
     const attributes: Record<string, string> = { [Names.priority]: task.priority ?? defaultPriority };
     if (options.tenant && task.tenant !== undefined) attributes[Names.tenant] = task.tenant;
     if (task.id !== undefined) attributes[Names.id] = task.id;
-    const span = tracer.startSpan(Names.request, { attributes }, parent);
-    if (!span.isRecording()) return undefined;
-    return new RequestTrace(tracer, span, parent, task.retry === true);
+    try {
+      const span = tracer.startSpan(Names.request, { attributes }, parent);
+      if (!span.isRecording()) return undefined;
+      return new RequestTrace(tracer, span, parent, task.retry === true);
+    } catch {
+      return undefined; // a tracer that throws (the API says none should) leaves the request untraced
+    }
   }
 
   /** The task got its slot after `waitMs`, as `priority` (the default one may have stood in). */

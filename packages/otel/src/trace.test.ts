@@ -221,3 +221,20 @@ describe("traceScheduler: permits and the adapters' facade", () => {
     expect(() => traceScheduler(scheduler, { tracer, tenant: "yes" } as never)).toThrow(SchedulerError);
   });
 });
+
+describe("traceScheduler with a tracer that throws", () => {
+  it("runs the request untraced rather than failing it", async () => {
+    const broken = {
+      startSpan: () => {
+        throw new Error("tracer broke");
+      },
+      startActiveSpan: () => undefined,
+    } as never;
+    const scheduler = createScheduler({ maxConcurrency: 1 });
+    const traced = traceScheduler(scheduler, { tracer: broken });
+    await expect(traced.run(() => "still served")).resolves.toBe("still served");
+    const permit = traced.tryAcquire()!;
+    permit.release();
+    expect(scheduler.metrics().completed).toBe(2);
+  });
+});
