@@ -1,7 +1,9 @@
 import { getRequestListener } from "@hono/node-server";
+import Router from "@koa/router";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { schedulerMiddleware as expressScheduler } from "@llm-scheduler/express";
 import { schedulerMiddleware as honoScheduler, type LlmSchedulerEnv } from "@llm-scheduler/hono";
+import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
 import { joinTrace, type TracedScheduler, traceScheduler } from "@llm-scheduler/otel";
 import { context, propagation } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -13,6 +15,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import express from "express";
 import { Hono } from "hono";
+import Koa from "koa";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ContractApp } from "../adapters/contract.js";
 import { serveListener } from "../adapters/serve.js";
@@ -33,13 +36,10 @@ afterAll(() => {
   propagation.disable();
 });
 
-/** What the handler does upstream: a span of its own, made inside the request's span. */
-async function upstreamCall(traced: TracedScheduler, permit: Parameters<TracedScheduler["within"]>[0]) {
-  await traced.within(permit, async () => {
-    const span = tracer.startSpan("upstream call");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    span.end();
-  });
+/** What the handler does upstream, as HTTP instrumentation would: a span under the active context. */
+async function upstreamCall(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 5)); // the context survives an await
+  tracer.startSpan("upstream call").end();
 }
 
 type Start = (traced: TracedScheduler) => Promise<ContractApp>;
@@ -47,8 +47,8 @@ type Start = (traced: TracedScheduler) => Promise<ContractApp>;
 const startExpress: Start = (traced) => {
   const app = express();
   app.use((req, _res, next) => joinTrace(req.headers, next));
-  app.post("/v1/chat", expressScheduler({ scheduler: traced.scheduler }), async (req, res) => {
-    await upstreamCall(traced, req.llmScheduler!.permit);
+  app.post("/v1/chat", expressScheduler({ scheduler: traced.scheduler }), async (_req, res) => {
+    await upstreamCall();
     res.json({ ok: true });
   });
   return serveListener(app);
@@ -58,14 +58,28 @@ const startHono: Start = (traced) => {
   const app = new Hono<LlmSchedulerEnv>();
   app.use((c, next) => joinTrace(c.req.raw.headers, next));
   app.post("/v1/chat", honoScheduler({ scheduler: traced.scheduler }), async (c) => {
-    await upstreamCall(traced, c.get("llmScheduler").permit);
+    await upstreamCall();
     return c.json({ ok: true });
   });
   return serveListener(getRequestListener(app.fetch));
 };
 
+const startKoa: Start = (traced) => {
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router();
+  app.use((ctx, next) => joinTrace(ctx.headers, next));
+  router.post("/v1/chat", koaScheduler({ scheduler: traced.scheduler }), async (ctx) => {
+    await upstreamCall();
+    ctx.body = { ok: true };
+  });
+  app.use(router.routes());
+  return serveListener(app.callback());
+};
+
 describe.each([
   ["express", startExpress],
+  ["koa", startKoa],
   ["hono (node server)", startHono],
 ] as const)("traces through a %s gateway", (_name, startGateway) => {
   let scheduler: Scheduler | undefined;
@@ -77,7 +91,7 @@ describe.each([
     exporter.reset();
   });
 
-  it("joins the client's traceparent, and the handler's upstream call is a child of the request span", async () => {
+  it("joins the client's traceparent, and the handler's upstream call is a child of the request span, through the adapter alone", async () => {
     scheduler = createScheduler({
       maxConcurrency: 1,
       priorities: { interactive: { maxQueue: 1 }, batch: {} },

@@ -6,6 +6,7 @@ import {
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  withinOf,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, MiddlewareHandler, Next } from "hono";
@@ -74,6 +75,7 @@ function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWat
 export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMiddleware {
   const config = resolveOptions(options);
   const { onRejected } = config;
+  const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
 
   async function reject(error: unknown, c: Context<LlmSchedulerEnv>): Promise<Response> {
     if (!isSchedulerError(error)) throw error;
@@ -93,7 +95,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
       signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
     }
     c.set("llmScheduler", slot);
-    return next().then(
+    return (within === undefined ? next() : within(permit, next)).then(
       () => hold(c, slot, watch),
       (error: unknown) => {
         permit.release(error);

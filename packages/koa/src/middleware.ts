@@ -5,6 +5,7 @@ import {
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  withinOf,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
 import type { Context, Middleware, Next } from "koa";
@@ -40,6 +41,7 @@ export type SchedulerMiddleware = Middleware<LlmSchedulerState> & { readonly sch
 export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMiddleware {
   const config = resolveOptions(options);
   const { onRejected } = config;
+  const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
 
   async function reject(error: unknown, ctx: Context, watch: ResponseWatch): Promise<void> {
     if (!isSchedulerError(error)) throw error;
@@ -62,7 +64,7 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
     ctx.state.llmScheduler = slot;
     ctx.res.setHeader("server-timing", serverTiming(slot.waitMs));
     // Downstream has returned; the body (maybe a stream) is sent after this, so wait for the response.
-    return next().then(
+    return (within === undefined ? next() : within(permit, next)).then(
       () => watch.releaseAtEnd(), // a 5xx sent counts as failed
       (error: unknown) => {
         watch.releaseAtEnd(error);

@@ -1,14 +1,22 @@
-import type { Scheduler } from "@llm-scheduler/core";
+import type { Permit, Scheduler } from "@llm-scheduler/core";
 
-/** What the facade takes from a traced scheduler: the three calls that make requests. */
+/** What the facade takes from a traced scheduler: the three calls that make requests, and `within`. */
 interface Traced {
   run: Scheduler["run"];
   acquire: Scheduler["acquire"];
   tryAcquire: Scheduler["tryAcquire"];
+  within<T>(permit: Permit, fn: () => T): T;
 }
 
 /**
- * `scheduler` as the adapters see it, with `run`, `acquire` and `tryAcquire` taken from `traced`.
+ * Where the adapters look for `within(permit, next)` (`@llm-scheduler/adapter-kit`'s `WITHIN`): they run
+ * the rest of the chain through it, so a handler's upstream call is a child of the request span.
+ */
+const WITHIN = Symbol.for("llm-scheduler.within");
+
+/**
+ * `scheduler` as the adapters see it, with `run`, `acquire` and `tryAcquire` taken from `traced`, and
+ * `traced.within` offered under the adapters' `WITHIN` key.
  * Everything else (`options`, `metrics()`, `on()`, `close()`, ...) is the scheduler's own, bound to it
  * (its private fields need the real object as `this`); bound methods are made once.
  */
@@ -17,6 +25,7 @@ export function facadeOf(scheduler: Scheduler, traced: Traced): Scheduler {
     run: traced.run.bind(traced),
     acquire: traced.acquire.bind(traced),
     tryAcquire: traced.tryAcquire.bind(traced),
+    [WITHIN]: traced.within.bind(traced),
   };
   return new Proxy(scheduler, {
     get(target, key) {
