@@ -4,7 +4,7 @@ import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { schedulerMiddleware as expressScheduler } from "@llm-scheduler/express";
 import { schedulerMiddleware as honoScheduler, type LlmSchedulerEnv } from "@llm-scheduler/hono";
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
-import { joinTrace, type TracedScheduler, traceScheduler } from "@llm-scheduler/otel";
+import { type TracedScheduler, traceScheduler } from "@llm-scheduler/otel";
 import { context, propagation } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
@@ -46,7 +46,6 @@ type Start = (traced: TracedScheduler) => Promise<ContractApp>;
 
 const startExpress: Start = (traced) => {
   const app = express();
-  app.use((req, _res, next) => joinTrace(req.headers, next));
   app.post("/v1/chat", expressScheduler({ scheduler: traced.scheduler }), async (_req, res) => {
     await upstreamCall();
     res.json({ ok: true });
@@ -56,7 +55,6 @@ const startExpress: Start = (traced) => {
 
 const startHono: Start = (traced) => {
   const app = new Hono<LlmSchedulerEnv>();
-  app.use((c, next) => joinTrace(c.req.raw.headers, next));
   app.post("/v1/chat", honoScheduler({ scheduler: traced.scheduler }), async (c) => {
     await upstreamCall();
     return c.json({ ok: true });
@@ -68,7 +66,6 @@ const startKoa: Start = (traced) => {
   const app = new Koa();
   app.silent = true;
   const router = new Router();
-  app.use((ctx, next) => joinTrace(ctx.headers, next));
   router.post("/v1/chat", koaScheduler({ scheduler: traced.scheduler }), async (ctx) => {
     await upstreamCall();
     ctx.body = { ok: true };

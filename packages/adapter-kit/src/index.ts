@@ -15,4 +15,4 @@ export {
   type RequestSlot,
 } from "./slot.js";
 export { optionError } from "./validate.js";
-export { WITHIN, type Within, withinOf } from "./within.js";
+export { JOIN, type Join, joinOf, WITHIN, type Within, withinOf } from "./within.js";

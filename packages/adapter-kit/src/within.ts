@@ -1,4 +1,4 @@
-import type { Permit, Scheduler } from "@llm-scheduler/core";
+import type { HeaderReader, Permit, Scheduler } from "@llm-scheduler/core";
 
 /**
  * The key under which a scheduler (or a facade of one, such as `@llm-scheduler/otel`'s
@@ -7,6 +7,28 @@ import type { Permit, Scheduler } from "@llm-scheduler/core";
  * registered symbol, so that neither side depends on the other.
  */
 export const WITHIN: unique symbol = Symbol.for("llm-scheduler.within") as never;
+
+/**
+ * The key under which a scheduler facade may offer `join(header, fn)`: run `fn` (getting the request
+ * its slot) inside the trace the client sent in its headers (`traceparent`), so the request's span
+ * joins it. `acquireSlot()` uses it.
+ */
+export const JOIN: unique symbol = Symbol.for("llm-scheduler.join") as never;
+
+/** Runs `fn` inside the context the request's headers carry. */
+export type Join = <T>(header: HeaderReader, fn: () => T) => T;
+
+/**
+ * The scheduler's `join`, or `undefined` for a plain scheduler.
+ *
+ * @example
+ * const join = joinOf(scheduler);
+ * const slot = join === undefined ? acquire() : join(header, acquire);
+ */
+export function joinOf(scheduler: Scheduler): Join | undefined {
+  const join = (scheduler as unknown as { [JOIN]?: unknown })[JOIN];
+  return typeof join === "function" ? (join as Join) : undefined;
+}
 
 /** Runs `fn` (the rest of the chain) for the request holding `permit`. */
 export type Within = <T>(permit: Permit, fn: () => T) => T;

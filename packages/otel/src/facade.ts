@@ -1,4 +1,5 @@
 import type { Permit, Scheduler } from "@llm-scheduler/core";
+import { joinByReader } from "./join.js";
 
 /** What the facade takes from a traced scheduler: the three calls that make requests, and `within`. */
 interface Traced {
@@ -8,6 +9,9 @@ interface Traced {
   within<T>(permit: Permit, fn: () => T): T;
 }
 
+/** Where the adapters look for `join(header, fn)` (`@llm-scheduler/adapter-kit`'s `JOIN`). */
+const JOIN = Symbol.for("llm-scheduler.join");
+
 /**
  * Where the adapters look for `within(permit, next)` (`@llm-scheduler/adapter-kit`'s `WITHIN`): they run
  * the rest of the chain through it, so a handler's upstream call is a child of the request span.
@@ -16,7 +20,7 @@ const WITHIN = Symbol.for("llm-scheduler.within");
 
 /**
  * `scheduler` as the adapters see it, with `run`, `acquire` and `tryAcquire` taken from `traced`, and
- * `traced.within` offered under the adapters' `WITHIN` key.
+ * `traced.within` and {@link joinByReader} offered under the adapters' `WITHIN` and `JOIN` keys.
  * Everything else (`options`, `metrics()`, `on()`, `close()`, ...) is the scheduler's own, bound to it
  * (its private fields need the real object as `this`); bound methods are made once.
  */
@@ -26,6 +30,7 @@ export function facadeOf(scheduler: Scheduler, traced: Traced): Scheduler {
     acquire: traced.acquire.bind(traced),
     tryAcquire: traced.tryAcquire.bind(traced),
     [WITHIN]: traced.within.bind(traced),
+    [JOIN]: joinByReader,
   };
   return new Proxy(scheduler, {
     get(target, key) {

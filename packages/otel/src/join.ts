@@ -1,4 +1,4 @@
-import { context, propagation, type TextMapGetter } from "@opentelemetry/api";
+import { context, propagation, type TextMapGetter, trace } from "@opentelemetry/api";
 
 /**
  * Request headers as the frameworks hold them: Node's parsed object (Express, Koa) or web `Headers` (Hono).
@@ -33,8 +33,8 @@ const getter: TextMapGetter<IncomingHeaders> = {
 /**
  * Runs `next` inside the trace the client sent (`traceparent`, through the propagator installed with
  * the OpenTelemetry SDK), so the spans the scheduler makes for this request join it. A one-line
- * middleware in front of the scheduler's, in any framework; with HTTP instrumentation that already did
- * it, the active context is kept.
+ * middleware in front of the scheduler's, in any framework; with a span already active (HTTP
+ * instrumentation), the active context is kept. The adapters given `traced.scheduler` do it themselves.
  *
  * @example
  * app.use((req, _res, next) => joinTrace(req.headers, next)); // Express
@@ -42,5 +42,28 @@ const getter: TextMapGetter<IncomingHeaders> = {
  * app.use((c, next) => joinTrace(c.req.raw.headers, next)); // Hono
  */
 export function joinTrace<T>(headers: IncomingHeaders, next: () => T): T {
-  return context.with(propagation.extract(context.active(), headers, getter), next);
+  const active = context.active();
+  if (trace.getSpan(active) !== undefined) return next(); // HTTP instrumentation has joined it already
+  return context.with(propagation.extract(active, headers, getter), next);
+}
+
+/** Reads one header by its lower-case name, as the adapters do. */
+type HeaderReader = (name: string) => string | undefined;
+
+const readerGetter: TextMapGetter<HeaderReader> = {
+  keys: () => [], // the trace context propagators ask for their headers by name
+  get: (read, key) => read(key.toLowerCase()),
+};
+
+/**
+ * {@link joinTrace} for the adapters, which read headers through a function: runs `fn` inside the
+ * trace the request carries, unless a span is active already.
+ *
+ * @example
+ * joinByReader((name) => req.headers[name] as string | undefined, () => traced.acquire());
+ */
+export function joinByReader<T>(header: HeaderReader, fn: () => T): T {
+  const active = context.active();
+  if (trace.getSpan(active) !== undefined) return fn();
+  return context.with(propagation.extract(active, header, readerGetter), fn);
 }
