@@ -7,7 +7,9 @@ import { pathToFileURL } from "node:url";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
 import { schedulerMiddleware } from "@llm-scheduler/express";
+import { collectMetrics } from "@llm-scheduler/prometheus";
 import express, { type NextFunction, type Request, type Response } from "express";
+import { Registry } from "prom-client";
 import { configFrom, type KeyEntry, type ProxyConfig } from "./config.js";
 import { forward } from "./proxy.js";
 
@@ -50,10 +52,15 @@ export function createApp(config: ProxyConfig, scheduler: Scheduler): express.Ex
     }
   }
   const app = express();
+  const registry = new Registry();
+  collectMetrics(scheduler, { registry, tenantLabel: { top: 20 } });
   app.get("/health", (_req, res) => {
     res.json({ status: "ok" });
   });
-  app.get("/metrics", (_req, res) => {
+  app.get("/metrics", async (_req, res) => {
+    res.type(registry.contentType).send(await registry.metrics()); // Prometheus text format
+  });
+  app.get("/metrics.json", (_req, res) => {
     res.json(scheduler.metrics());
   });
   app.get("/v1/models", authenticate(config, scheduler), (req, res) => {

@@ -25,6 +25,7 @@ export function createApp(
   const app = new Hono<LlmSchedulerEnv>();
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/metrics", (c) => c.json(scheduler.metrics()));
+  app.get("/metrics.json", (c) => c.json(scheduler.metrics())); // the same path as the Node examples
   // Clients start at the default priority and may lower it with `x-priority: batch`.
   app.use(
     "/v1/*",

@@ -7,7 +7,9 @@ import { pathToFileURL } from "node:url";
 import Router from "@koa/router";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { type LlmSchedulerState, schedulerMiddleware } from "@llm-scheduler/koa";
+import { collectMetrics } from "@llm-scheduler/prometheus";
 import Koa, { type Context } from "koa";
+import { Registry } from "prom-client";
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "date"]);
 
@@ -32,7 +34,13 @@ export function createApp(upstreamUrl: string, scheduler: Scheduler): Koa<LlmSch
   router.get("/health", (ctx) => {
     ctx.body = { status: "ok" };
   });
-  router.get("/metrics", (ctx) => {
+  const registry = new Registry();
+  collectMetrics(scheduler, { registry });
+  router.get("/metrics", async (ctx) => {
+    ctx.type = registry.contentType; // Prometheus text format
+    ctx.body = await registry.metrics();
+  });
+  router.get("/metrics.json", (ctx) => {
     ctx.body = scheduler.metrics();
   });
   // Without a `priority` option, clients start at the default priority and may lower it with

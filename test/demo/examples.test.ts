@@ -53,7 +53,7 @@ interface Metrics {
 }
 
 const metricsOf = async (url: string): Promise<Metrics> =>
-  (await fetch(`${url}/metrics`)).json() as Promise<Metrics>;
+  (await fetch(`${url}/metrics.json`)).json() as Promise<Metrics>;
 
 describe.each([["express-openai-proxy/server.ts"], ["koa-gateway/server.ts"], ["hono-gateway/server.ts"]])(
   "examples/%s",

@@ -1,3 +1,4 @@
+export { type NodeWritable, reportFirstByte } from "./first-byte.js";
 export {
   type AdapterOptions,
   type Awaitable,
@@ -13,3 +14,4 @@ export {
   nodeHeaderReader,
   type RequestSlot,
 } from "./slot.js";
+export { JOIN, type Join, joinOf, WITHIN, type Within, withinOf } from "./within.js";

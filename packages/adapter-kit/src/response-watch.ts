@@ -1,4 +1,5 @@
 import type { Permit } from "@llm-scheduler/core";
+import { type NodeWritable, reportFirstByte } from "./first-byte.js";
 import { failureOf } from "./rejection.js";
 
 /** The part of Node's `http.ServerResponse` that {@link ResponseWatch} uses (Express and Koa hand one over). */
@@ -7,6 +8,9 @@ export interface NodeResponseLike {
   readonly writableFinished: boolean;
   readonly destroyed: boolean;
   on(event: "close", listener: () => void): unknown;
+  /** Watched for the first byte sent, when someone listens for the scheduler's `firstByte` event. */
+  readonly write?: NodeWritable["write"];
+  readonly end?: NodeWritable["end"];
 }
 
 /** Why a watched request's permit is aborted: the client closed the connection. */
@@ -20,7 +24,8 @@ const BY_STATUS: unique symbol = Symbol("by status");
  * - `signal` aborts when the client goes away before the response is complete (pass the watch to
  *   `acquireSlot()` so a queued request leaves at once; the controller is made only when read, so the
  *   fast path pays for no `AbortController`);
- * - `hold(permit)`: from then on, the permit's signal aborts when the client goes away;
+ * - `hold(permit)`: from then on, the permit's signal aborts when the client goes away, and the first
+ *   `write()` or `end()` reports the first byte (`permit.firstByte()`) when someone listens for it;
  * - `releaseAtEnd()`: the permit is released once Node has closed the response (after it was sent, or
  *   when the connection dropped), at once if that has already happened.
  *
@@ -69,9 +74,13 @@ export class ResponseWatch {
     return this.#ended;
   }
 
-  /** Aborts `permit`'s signal when the client goes away (at once if it already has). */
+  /**
+   * Aborts `permit`'s signal when the client goes away (at once if it already has), and reports its
+   * first byte sent when the scheduler has a `firstByte` listener.
+   */
   hold(permit: Permit): void {
     this.#permit = permit;
+    if (permit.wantsFirstByte) reportFirstByte(this.#response as NodeWritable, permit);
     if (this.#ended && !this.#sent) permit.abort(new Error(CLIENT_GONE));
   }
 

@@ -7,6 +7,7 @@ import {
   lowerOnlyPriority,
 } from "@llm-scheduler/core/kit";
 import type { ResolvedAdapterOptions } from "./options.js";
+import { joinOf } from "./within.js";
 
 /**
  * What a scheduled request's handler can read (Express `req.llmScheduler`, Koa `ctx.state.llmScheduler`,
@@ -104,7 +105,8 @@ export interface ClientSignalSource {
  * Maps one request to the scheduler's terms (priority, tenant, id, cost, retry) and gets it a permit:
  * synchronously when a slot is free and nothing waits (no promise, and `client.signal` is never read,
  * so a lazy one makes no `AbortController`), otherwise by waiting in the queue with the client's
- * signal, so a client that leaves is dropped from the queue at once. Rejects with a `SchedulerError`
+ * signal, so a client that leaves is dropped from the queue at once. A scheduler that offers `join`
+ * (see `JOIN`) gets the request its slot inside the client's trace. Rejects with a `SchedulerError`
  * (queue full, closed, unknown priority, client gone while queued) or with whatever a mapping
  * function threw.
  *
@@ -112,6 +114,17 @@ export interface ClientSignalSource {
  * const slot = await acquireSlot(config, req, nodeHeaderReader(req.headers), watch);
  */
 export function acquireSlot<R, H>(
+  config: ResolvedAdapterOptions<R, H>,
+  request: R,
+  header: HeaderReader,
+  client: ClientSignalSource,
+): RequestSlot | Promise<RequestSlot> {
+  const join = joinOf(config.scheduler); // a traced scheduler joins the client's trace first
+  if (join === undefined) return slotFor(config, request, header, client);
+  return join(header, () => slotFor(config, request, header, client));
+}
+
+function slotFor<R, H>(
   config: ResolvedAdapterOptions<R, H>,
   request: R,
   header: HeaderReader,

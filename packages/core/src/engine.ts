@@ -35,6 +35,10 @@ export class Engine {
   #idleWaiters: Array<() => void> = [];
   readonly #onAbort = (task: Task): void => this.#endings.callerAborted(task);
   readonly #permitControl: PermitControl = {
+    firstByte: (task, waitMs) => {
+      if (task.phase === RUNNING) this.#reporter.firstByte(task, waitMs);
+    },
+    wantsFirstByte: () => this.#reporter.wantsFirstByte,
     release: (task, failure) => this.#finish(task, failure === undefined, failure),
     abort: (task, reason) => {
       if (task.phase !== RUNNING) return;

@@ -15,6 +15,12 @@ export interface SchedulerEvents {
   queued: TaskEventBase & { readonly retry: boolean };
   /** The task got a slot. */
   started: TaskEventBase & { readonly waitMs: number };
+  /**
+   * The first byte of the response went out (reported by the holder of a permit, such as the adapters,
+   * through `permit.firstByte()`): `ttfbMs` is the queue wait plus the upstream's time to first byte,
+   * what a chat user feels. At most once per permit.
+   */
+  firstByte: TaskEventBase & { readonly waitMs: number; readonly ttfbMs: number };
   /** The task's function fulfilled (or the permit was released normally). */
   completed: TaskEventBase & { readonly waitMs: number; readonly runMs: number };
   /** The task's function threw or rejected, or it was stopped while running (`RUN_TIMEOUT`, `ABORTED`, `CLOSED`). */

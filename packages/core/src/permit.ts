@@ -4,6 +4,10 @@ import { RUNNING, RunContext, type Task } from "./task.js";
 export interface PermitControl {
   release(task: Task, failure: unknown): void;
   abort(task: Task, reason: unknown): void;
+  /** Reports the first byte of the permit's response (the `firstByte` event), if the task still runs. */
+  firstByte(task: Task, waitMs: number): void;
+  /** True when someone listens for `firstByte`. */
+  wantsFirstByte(): boolean;
 }
 
 /**
@@ -22,6 +26,7 @@ export interface PermitControl {
 export class Permit extends RunContext {
   readonly #task: Task;
   readonly #control: PermitControl;
+  #firstByteSent = false;
 
   /** @internal Created by the scheduler when a slot is granted. */
   constructor(task: Task, waitMs: number, control: PermitControl) {
@@ -41,6 +46,36 @@ export class Permit extends RunContext {
    */
   release(error?: unknown): void {
     this.#control.release(this.#task, error);
+  }
+
+  /**
+   * True while reporting the first byte would reach someone: a listener waits for the scheduler's
+   * `firstByte` event and this permit has not reported it yet. Holders check it before watching for
+   * the first byte, so that nobody pays for it unasked.
+   *
+   * @example
+   * if (permit.wantsFirstByte) watchFirstWrite(res, () => permit.firstByte());
+   */
+  get wantsFirstByte(): boolean {
+    return !this.#firstByteSent && this.#control.wantsFirstByte();
+  }
+
+  /**
+   * Reports that the first byte of the response went out: the scheduler emits `firstByte` with the
+   * queue wait and the time to first byte (wait plus upstream). The adapters call it; call it yourself
+   * when you hold a permit around a streamed response. Only the first call counts, and only while the
+   * permit is held.
+   *
+   * @example
+   * for await (const chunk of upstream.body) {
+   *   permit.firstByte();
+   *   res.write(chunk);
+   * }
+   */
+  firstByte(): void {
+    if (this.#firstByteSent) return;
+    this.#firstByteSent = true;
+    this.#control.firstByte(this.#task, this.waitMs);
   }
 
   /**

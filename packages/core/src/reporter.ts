@@ -34,19 +34,49 @@ export class Reporter {
   }
 
   queued(task: Task): void {
-    if (this.events.has("queued")) this.events.emit("queued", { ...describe(task), retry: task.retry });
+    if (this.events.has("queued")) {
+      const { id, priority, tenant, cost, retry } = task;
+      this.events.emit("queued", { id, priority, tenant, cost, retry });
+    }
   }
 
   started(task: Task, now: number, waitMs: number): void {
     this.#stats.get(task.priority)?.recordStart(now, waitMs);
-    if (this.events.has("started")) this.events.emit("started", { ...describe(task), waitMs });
+    if (this.events.has("started")) {
+      const { id, priority, tenant, cost } = task;
+      this.events.emit("started", { id, priority, tenant, cost, waitMs });
+    }
+  }
+
+  /** True when someone listens for `firstByte`: holders skip watching for it otherwise. */
+  get wantsFirstByte(): boolean {
+    return this.events.has("firstByte");
+  }
+
+  /** The permit's holder sent the first byte of its response. */
+  firstByte(task: Task, waitMs: number): void {
+    if (!this.events.has("firstByte")) return;
+    const ttfbMs = Math.max(waitMs, this.#clock.now() - task.enqueuedAt);
+    const { id, priority, tenant, cost } = task;
+    this.events.emit("firstByte", { id, priority, tenant, cost, waitMs, ttfbMs });
   }
 
   completed(task: Task): void {
     const stats = this.#stats.get(task.priority);
     if (stats) stats.completed++;
-    if (this.events.has("completed"))
-      this.events.emit("completed", { ...describe(task), ...this.#timings(task) });
+    if (this.events.has("completed")) {
+      // One literal per payload (no spread): listeners such as exporters see every task.
+      const { id, priority, tenant, cost } = task;
+      const { startedAt } = task;
+      this.events.emit("completed", {
+        id,
+        priority,
+        tenant,
+        cost,
+        waitMs: startedAt - task.enqueuedAt,
+        runMs: Math.max(0, this.#clock.now() - startedAt),
+      });
+    }
   }
 
   failed(task: Task, error: unknown): void {

@@ -5,6 +5,7 @@ import {
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  withinOf,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
@@ -51,6 +52,7 @@ export interface SchedulerRequestHandler extends RequestHandler {
 export function schedulerMiddleware(options?: ExpressSchedulerOptions): SchedulerRequestHandler {
   const config = resolveOptions(options);
   const { onRejected } = config;
+  const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
 
   function reject(error: unknown, req: Request, res: Response, next: NextFunction, watch: ResponseWatch) {
     if (!isSchedulerError(error)) return next(error);
@@ -74,7 +76,8 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
     req.llmScheduler = slot;
     res.locals.llmScheduler = slot;
     res.setHeader("server-timing", serverTiming(slot.waitMs));
-    next();
+    if (within === undefined) next();
+    else within(slot.permit, next);
   }
   function llmScheduler(req: Request, res: Response, next: NextFunction): void {
     const watch = new ResponseWatch(res);

@@ -4,7 +4,8 @@ import { holdBody } from "./hold-body.js";
 /**
  * The response to send in place of `response` on web-standard runtimes: the same status and headers
  * plus `Server-Timing`, with the body passed through {@link holdBody} so that `release` runs once the
- * body has been read to the end, cancelled (client gone) or has failed. A response whose body nobody
+ * body has been read to the end, cancelled (client gone) or has failed, and `how.firstByte` when its first
+ * chunk is read. A response whose body nobody
  * will read (no body, a `HEAD` request, a client already gone) is released at once.
  *
  * @example
@@ -13,7 +14,7 @@ import { holdBody } from "./hold-body.js";
  */
 export function heldResponse(
   response: Response,
-  how: { readonly waitMs: number; readonly unread: boolean },
+  how: { readonly waitMs: number; readonly unread: boolean; readonly firstByte?: () => void },
   release: (failure?: unknown) => void,
 ): Response {
   const headers = new Headers(response.headers);
@@ -24,6 +25,6 @@ export function heldResponse(
     body = null;
   }
   if (body === null) release();
-  else body = holdBody(body, release);
+  else body = holdBody(body, release, how.firstByte);
   return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }

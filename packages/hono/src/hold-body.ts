@@ -1,5 +1,6 @@
 /**
- * Passes `body` through unchanged, chunk by chunk as the client reads it, and calls `done` exactly once:
+ * Passes `body` through unchanged, chunk by chunk as the client reads it, calls `first` (if given) when
+ * the first chunk is read, and calls `done` exactly once:
  * after the last chunk has been read (with no failure), when the reader cancels (the client has gone:
  * runtimes cancel a response body on disconnect), or when the source errors (with its error).
  * Web streams only, so it runs on Node, Bun, Deno and workers alike.
@@ -8,8 +9,13 @@
  * const held = holdBody(response.body, (failure) => permit.release(failure));
  * return new Response(held, response);
  */
-export function holdBody<T>(body: ReadableStream<T>, done: (failure?: unknown) => void): ReadableStream<T> {
+export function holdBody<T>(
+  body: ReadableStream<T>,
+  done: (failure?: unknown) => void,
+  first?: () => void,
+): ReadableStream<T> {
   const reader = body.getReader();
+  let before = first;
   let open = true;
   const finish = (failure?: unknown): void => {
     if (!open) return;
@@ -31,6 +37,10 @@ export function holdBody<T>(body: ReadableStream<T>, done: (failure?: unknown) =
           controller.close();
           finish();
         } else {
+          if (before !== undefined) {
+            before();
+            before = undefined;
+          }
           controller.enqueue(result.value);
         }
       },

@@ -6,6 +6,7 @@ import {
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  withinOf,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
@@ -48,7 +49,8 @@ function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWat
   } else {
     const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
     c.res = undefined; // replace the response rather than merge its headers into a copy
-    c.res = heldResponse(response, { waitMs: slot.waitMs, unread }, (broken) =>
+    const firstByte = permit.wantsFirstByte ? () => permit.firstByte() : undefined;
+    c.res = heldResponse(response, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
       permit.release(broken ?? failure),
     );
   }
@@ -75,6 +77,7 @@ function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWat
 export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMiddleware {
   const config = resolveOptions(options);
   const { onRejected } = config;
+  const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
 
   async function reject(error: unknown, c: Context<LlmSchedulerEnv>): Promise<Response> {
     if (!isSchedulerError(error)) throw error;
@@ -94,7 +97,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
       signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
     }
     c.set("llmScheduler", slot);
-    return next().then(
+    return (within === undefined ? next() : within(permit, next)).then(
       () => hold(c, slot, watch),
       (error: unknown) => {
         permit.release(error);

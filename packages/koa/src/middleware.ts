@@ -5,6 +5,7 @@ import {
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  withinOf,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
@@ -41,6 +42,7 @@ export type SchedulerMiddleware = Middleware<LlmSchedulerState> & { readonly sch
 export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMiddleware {
   const config = resolveOptions(options);
   const { onRejected } = config;
+  const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
 
   async function reject(error: unknown, ctx: Context, watch: ResponseWatch): Promise<void> {
     if (!isSchedulerError(error)) throw error;
@@ -63,7 +65,7 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
     ctx.state.llmScheduler = slot;
     ctx.res.setHeader("server-timing", serverTiming(slot.waitMs));
     // Downstream has returned; the body (maybe a stream) is sent after this, so wait for the response.
-    return next().then(
+    return (within === undefined ? next() : within(permit, next)).then(
       () => watch.releaseAtEnd(), // a 5xx sent counts as failed
       (error: unknown) => {
         watch.releaseAtEnd(error);

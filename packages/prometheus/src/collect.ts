@@ -1,0 +1,66 @@
+import type { Scheduler } from "@llm-scheduler/core";
+import type { Metric } from "prom-client";
+import { EventSeries } from "./event-series.js";
+import { scrapedGauges } from "./gauges.js";
+import { type CollectMetricsOptions, resolveCollectOptions } from "./options.js";
+import { ScrapeSnapshot } from "./scrape.js";
+import { TenantRanking } from "./tenant-ranking.js";
+
+/**
+ * What `collectMetrics()` returns: `stop()` removes its listeners and its series from the registry.
+ *
+ * @example
+ * const collector = collectMetrics(scheduler, { registry });
+ * await scheduler.close();
+ * collector.stop();
+ */
+export interface MetricsCollector {
+  stop(): void;
+}
+
+/**
+ * Adds the scheduler's series to a prom-client registry. Counters and histograms are fed from the
+ * scheduler's events as they happen (a few array increments each); gauges are read from `metrics()`
+ * when Prometheus scrapes. The series, with the default `prefix`:
+ * - `llm_scheduler_requests_total{priority,outcome}`, counter;
+ * - `llm_scheduler_queue_wait_seconds{priority}`, `llm_scheduler_run_seconds{priority}` and
+ *   `llm_scheduler_time_to_first_byte_seconds{priority}`, histograms from 1 ms to 10 min;
+ * - `llm_scheduler_running{priority,scope}`, `llm_scheduler_queued{priority,scope}`,
+ *   `llm_scheduler_concurrency_limit`, gauges;
+ * - with `batches`: `llm_scheduler_batch_items{status}` and `llm_scheduler_batches{status}`, gauges.
+ * With `tenantLabel: { top }`, `requests_total`, `running` and `queued` also carry `tenant`, capped.
+ * Throws `INVALID_OPTION` for a wrong option, and prom-client's error if the names are taken.
+ *
+ * @example
+ * const registry = new Registry();
+ * const collector = collectMetrics(scheduler, { registry, tenantLabel: { top: 32 } });
+ * app.get("/metrics", async (_req, res) => res.type(registry.contentType).send(await registry.metrics()));
+ * // collector.stop() removes the listeners and the series
+ */
+export function collectMetrics(scheduler: Scheduler, options: CollectMetricsOptions): MetricsCollector {
+  const resolved = resolveCollectOptions(options);
+  const { registry, prefix, top } = resolved;
+  const ranking = top > 0 ? new TenantRanking(top) : undefined;
+  const scrape = new ScrapeSnapshot(scheduler, (snapshot) => {
+    if (ranking !== undefined) fed.requests.retain(ranking.rank(snapshot));
+  });
+  const fed = new EventSeries(scheduler, prefix, ranking, scrape);
+  const names: string[] = [];
+  try {
+    const gauges = scrapedGauges(resolved, scrape, ranking) as unknown as Metric[];
+    for (const metric of [fed.requests, fed.wait, fed.run, fed.ttfb, ...gauges] as unknown as Metric[]) {
+      registry.registerMetric(metric);
+      names.push((metric as unknown as { name: string }).name);
+    }
+  } catch (error) {
+    fed.stop();
+    for (const name of names) registry.removeSingleMetric(name);
+    throw error;
+  }
+  return {
+    stop() {
+      fed.stop();
+      for (const name of names) registry.removeSingleMetric(name);
+    },
+  };
+}

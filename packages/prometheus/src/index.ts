@@ -1,0 +1,3 @@
+export { collectMetrics, type MetricsCollector } from "./collect.js";
+export { DURATION_BUCKETS } from "./histogram.js";
+export type { BatchCountsSource, BatchStatusCounts, CollectMetricsOptions } from "./options.js";
