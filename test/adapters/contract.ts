@@ -16,7 +16,14 @@ import { Probe, until } from "./probe.js";
  *   `GET /stream`: `text/event-stream` written chunk by chunk from `probe.sse(slot)` (Express `res.write`,
  *   Koa stream body, Hono `ReadableStream`);
  *   `GET /throw`: throws an `Error` (the framework answers 500; keep its error log quiet);
+ *   `GET /hang`: never answers and ignores its signal (a handler stuck on something else);
+ *   `GET /broken`: starts a `text/event-stream` with one chunk from `probe.sse(slot)`, then its body
+ *   fails (Express: the handler throws after writing; Koa: a stream body that errors; Hono: a
+ *   `ReadableStream` that errors);
  *   `POST /echo`: reads the request body itself and answers it back as text.
+ *
+ * After an abort (client gone, run timeout) a handler ends its work as its framework allows: Express
+ * calls `res.end()` (the middleware may have answered 504 already), Koa and Hono return.
  */
 export interface ContractSetup {
   readonly scheduler: Scheduler;
@@ -49,6 +56,8 @@ export function runAdapterContract(name: string, start: StartApp): void {
     let scheduler: Scheduler;
     let probe: Probe;
     let app: ContractApp | undefined;
+    /** Requests whose handler never ends: the scheduler's grace frees their slots, the adapter does not. */
+    const graceFreed = new Set<string>();
 
     async function open(
       options: SchedulerOptions = {},
@@ -80,12 +89,14 @@ export function runAdapterContract(name: string, start: StartApp): void {
       try {
         await until(() => scheduler.metrics().running === 0, "every slot to be released");
         expect(scheduler.metrics()).toMatchObject({ running: 0, queued: 0 });
+        // Exactly once, except for a slot the grace freed (its handler never ended): never by the adapter.
         for (const [id, count] of probe.releases)
-          expect({ id, releases: count }).toEqual({ id, releases: 1 });
+          expect({ id, releases: count }).toEqual({ id, releases: graceFreed.has(id) ? 0 : 1 });
       } finally {
         await app?.close();
         await scheduler.close({ timeoutMs: 100 });
         app = undefined;
+        graceFreed.clear();
       }
     });
 
@@ -286,12 +297,71 @@ export function runAdapterContract(name: string, start: StartApp): void {
       expect(await (await echo).text()).toBe(body);
     });
 
-    it("aborts the handler's signal with RUN_TIMEOUT after timeoutMs", async () => {
+    it("answers a run timeout with 504 and an OpenAI-style body, and aborts the handler's signal", async () => {
       const { fetch } = await open({}, { timeoutMs: 30 });
       const answer = await fetch("/wait", as("slow"));
       expect(answer.status).toBe(504);
-      expect(await answer.text()).toBe("aborted");
+      expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await answer.json()).toEqual({
+        error: { message: expect.any(String), type: "timeout", code: "RUN_TIMEOUT" },
+      });
       expect(probe.aborted.get("slow")).toMatchObject({ code: "RUN_TIMEOUT" });
+      await until(() => scheduler.metrics().running === 0, "the slot to be released");
+      expect(scheduler.metrics()).toMatchObject({ completed: 0, failed: 1 });
+    });
+
+    it("answers a run timeout with 504 even when the handler never answers", async () => {
+      const { fetch } = await open({ abortGraceMs: 200 }, { timeoutMs: 30 });
+      graceFreed.add("stuck");
+      const answer = await fetch("/hang", as("stuck"));
+      expect(answer.status).toBe(504);
+      expect(await answer.json()).toMatchObject({ error: { code: "RUN_TIMEOUT" } });
+      await until(() => scheduler.metrics().running === 0, "the grace to free the slot");
+    });
+
+    it("holds a slot whose client left until the handler's work ends, or abortGraceMs has passed", async () => {
+      const graceMs = 300;
+      const { fetch } = await open({ abortGraceMs: graceMs });
+      graceFreed.add("h");
+      const client = new AbortController();
+      const gone = fetch("/hang", { ...as("h"), signal: client.signal }).catch(() => undefined);
+      await until(() => probe.ran.includes("h"), "h to run");
+      client.abort();
+      await gone;
+      await until(() => scheduler.metrics().failed === 1, "the abort to be counted");
+      const abortedAt = performance.now();
+      expect(scheduler.metrics().running).toBe(1); // the handler may still be talking to the upstream
+      await until(() => scheduler.metrics().running === 0, "the grace to free the slot");
+      expect(performance.now() - abortedAt).toBeGreaterThanOrEqual(graceMs * 0.8);
+    });
+
+    it("counts a response whose body failed midway as failed, not completed", async () => {
+      const { fetch } = await open({ abortGraceMs: 300 });
+      // The body may fail before its headers even reach the client (Express destroys the connection).
+      const answer = await fetch("/broken", as("b")).catch(() => undefined);
+      if (answer !== undefined) {
+        expect(answer.status).toBe(200);
+        await answer.text().catch(() => undefined);
+      }
+      await until(() => scheduler.metrics().running === 0, "the slot to be released");
+      expect(scheduler.metrics()).toMatchObject({ completed: 0, failed: 1 });
+    });
+
+    it("never echoes a credential: a 930-character bearer token used as the tenant", async () => {
+      const { fetch } = await open({}, { mapped: true });
+      const token = `eyJ${"a1B2c3D4e5".repeat(92)}Z9`; // 930 characters, like an ordinary JWT
+      const answer = await fetch(
+        "/slot",
+        as("jwt", { authorization: `Bearer ${token}`, "x-tenant": `Bearer ${token}` }),
+      );
+      // 400 while core refuses tenants this long, 200 once it hashes them: either way no echo.
+      expect([200, 400]).toContain(answer.status);
+      const text = await answer.text();
+      const headers = [...answer.headers].join("\n");
+      for (let start = 0; start + 16 <= token.length; start += 16) {
+        if (answer.status !== 200) expect(text).not.toContain(token.slice(start, start + 16));
+        expect(headers).not.toContain(token.slice(start, start + 16));
+      }
     });
   });
 }

@@ -38,7 +38,10 @@ async function startExpressApp({ scheduler, probe, timeoutMs, mapped, customReje
     const slot = slotOf(req);
     probe.enter(slot);
     const outcome = await probe.hold(slot);
-    if (!res.writableEnded && !res.destroyed) res.status(outcome === "released" ? 200 : 504).send(outcome);
+    // After an abort the middleware may have answered already (a run timeout's 504): end the response
+    // all the same, which tells the middleware this handler's work is over.
+    if (res.headersSent) res.end();
+    else res.status(outcome === "released" ? 200 : 504).send(outcome);
   });
   app.get("/stream", async (req, res) => {
     const slot = slotOf(req);
@@ -50,6 +53,19 @@ async function startExpressApp({ scheduler, probe, timeoutMs, mapped, customReje
   app.get("/throw", (req) => {
     probe.enter(slotOf(req));
     throw new Error("handler failed");
+  });
+  app.get("/hang", (req) => {
+    probe.enter(slotOf(req));
+  });
+  app.get("/broken", async (req, res) => {
+    const slot = slotOf(req);
+    probe.enter(slot);
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for await (const event of probe.sse(slot)) {
+      res.write(event);
+      res.destroy(new Error("the upstream broke")); // a response broken midway
+      return;
+    }
   });
   app.post("/echo", async (req, res) => {
     probe.enter(slotOf(req));

@@ -31,6 +31,21 @@ async function startKoaApp({ scheduler, probe, timeoutMs, mapped, customRejectio
     probe.enter(ctx.state.llmScheduler);
     throw new Error("handler failed");
   });
+  router.get("/hang", async (ctx) => {
+    probe.enter(ctx.state.llmScheduler);
+    await new Promise(() => undefined);
+  });
+  router.get("/broken", (ctx) => {
+    probe.enter(ctx.state.llmScheduler);
+    ctx.type = "text/event-stream";
+    const events = probe.sse(ctx.state.llmScheduler);
+    ctx.body = Readable.from(
+      (async function* broken() {
+        yield (await events.next()).value as string;
+        throw new Error("the upstream broke");
+      })(),
+    );
+  });
   router.post("/echo", async (ctx) => {
     probe.enter(ctx.state.llmScheduler);
     let text = "";

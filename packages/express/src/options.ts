@@ -40,8 +40,14 @@ export interface ExpressSchedulerOptions extends AdapterOptions<Request> {
   readonly onRejected?: ExpressRejectionHandler;
 }
 
-/** Validates the options up front (throws `INVALID_OPTION`) and fills in the defaults. */
-export function resolveOptions(
+/**
+ * Validates the options up front (throws `INVALID_OPTION`, naming an unknown key and the nearest known
+ * one) and fills in the defaults.
+ *
+ * @example
+ * const config = resolveExpressOptions({ scheduler, timeoutMs: 60_000 });
+ */
+export function resolveExpressOptions(
   options?: ExpressSchedulerOptions,
 ): ResolvedAdapterOptions<Request, ExpressRejectionHandler> {
   return resolveAdapterOptions<Request, ExpressRejectionHandler>(options);

@@ -1,5 +1,5 @@
+import { holdBody } from "@llm-scheduler/adapter-kit";
 import { serverTiming } from "@llm-scheduler/core";
-import { holdBody } from "./hold-body.js";
 
 /**
  * The response to send in place of `response` on web-standard runtimes: the same status and headers

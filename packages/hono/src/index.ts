@@ -1,5 +1,4 @@
-export type { RequestSlot } from "@llm-scheduler/adapter-kit";
-export { holdBody } from "./hold-body.js";
+export { holdBody, type RequestSlot } from "@llm-scheduler/adapter-kit";
 export {
   type LlmSchedulerEnv,
   type LlmSchedulerVariables,

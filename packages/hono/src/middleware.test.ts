@@ -117,6 +117,8 @@ describe("schedulerMiddleware (Hono, web standards)", () => {
 
   it("checks options at construction", () => {
     expect(() => schedulerMiddleware({ timeoutMs: Number.NaN })).toThrow("Expected `timeoutMs`");
-    expect(() => schedulerMiddleware({ tenants: () => "x" } as never)).toThrow("got `tenants` (string)");
+    expect(() => schedulerMiddleware({ tenants: () => "x" } as never)).toThrow(
+      "Unknown option `tenants`; did you mean `tenant`?",
+    );
   });
 });

@@ -35,8 +35,14 @@ export interface HonoSchedulerOptions extends AdapterOptions<Context> {
   readonly onRejected?: HonoRejectionHandler;
 }
 
-/** Validates the options up front (throws `INVALID_OPTION`) and fills in the defaults. */
-export function resolveOptions(
+/**
+ * Validates the options up front (throws `INVALID_OPTION`, naming an unknown key and the nearest known
+ * one) and fills in the defaults.
+ *
+ * @example
+ * const config = resolveHonoOptions({ scheduler, timeoutMs: 60_000 });
+ */
+export function resolveHonoOptions(
   options?: HonoSchedulerOptions,
 ): ResolvedAdapterOptions<Context, HonoRejectionHandler> {
   return resolveAdapterOptions<Context, HonoRejectionHandler>(options);

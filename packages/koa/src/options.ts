@@ -35,8 +35,14 @@ export interface KoaSchedulerOptions extends AdapterOptions<Context> {
   readonly onRejected?: KoaRejectionHandler;
 }
 
-/** Validates the options up front (throws `INVALID_OPTION`) and fills in the defaults. */
-export function resolveOptions(
+/**
+ * Validates the options up front (throws `INVALID_OPTION`, naming an unknown key and the nearest known
+ * one) and fills in the defaults.
+ *
+ * @example
+ * const config = resolveKoaOptions({ scheduler, timeoutMs: 60_000 });
+ */
+export function resolveKoaOptions(
   options?: KoaSchedulerOptions,
 ): ResolvedAdapterOptions<Context, KoaRejectionHandler> {
   return resolveAdapterOptions<Context, KoaRejectionHandler>(options);

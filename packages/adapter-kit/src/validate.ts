@@ -1,9 +1,0 @@
-import { invalidOption, type SchedulerError } from "@llm-scheduler/core";
-
-/**
- * An `INVALID_OPTION` error in the house shape, so adapter options fail the way core options do:
- * ``Expected `timeoutMs` to be a positive number of milliseconds, got `0` (number)``.
- */
-export function optionError(field: string, expected: string, value: unknown): SchedulerError {
-  return invalidOption(field, expected, value);
-}
