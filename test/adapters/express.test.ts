@@ -1,5 +1,6 @@
 import { schedulerMiddleware } from "@llm-scheduler/express";
 import express, { type Request } from "express";
+import express4 from "express4";
 import { type ContractSetup, runAdapterContract } from "./contract.js";
 import { serveListener } from "./serve.js";
 
@@ -8,8 +9,11 @@ function slotOf(req: Request) {
   return req.llmScheduler;
 }
 
-async function startExpressApp({ scheduler, probe, timeoutMs, mapped, customRejection }: ContractSetup) {
-  const app = express();
+async function startExpressApp(
+  createApp: typeof express,
+  { scheduler, probe, timeoutMs, mapped, customRejection }: ContractSetup,
+) {
+  const app = createApp();
   app.use(
     schedulerMiddleware({
       scheduler,
@@ -76,4 +80,5 @@ async function startExpressApp({ scheduler, probe, timeoutMs, mapped, customReje
   return serveListener(app);
 }
 
-runAdapterContract("express", startExpressApp);
+runAdapterContract("express 5", (setup) => startExpressApp(express, setup));
+runAdapterContract("express 4", (setup) => startExpressApp(express4, setup));
