@@ -28,7 +28,12 @@ function gateway(scheduler: Scheduler, options: { timeoutMs?: number } = {}) {
   );
   app.use(router.routes());
   // supertest takes the request listener, as Koa's tests do: no port to manage.
-  return { server: app.callback(), openAll: () => gates.splice(0).forEach((open) => open()) };
+  return {
+    server: app.callback(),
+    openAll: () => {
+      for (const open of gates.splice(0)) open();
+    },
+  };
 }
 
 let scheduler: Scheduler;
