@@ -90,9 +90,22 @@ export async function start(config: ProxyConfig) {
   return { url: `http://${config.host}:${port}`, scheduler, stop };
 }
 
+/** The configuration, or a one-line explanation and exit code 1 (no stack trace for a typo). */
+function configOrExit(): ProxyConfig {
+  try {
+    return configFrom(process.env);
+  } catch (error) {
+    console.error(`express-openai-proxy: ${(error as Error).message}`);
+    return process.exit(1);
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const config = configFrom(process.env);
-  const { url, stop } = await start(config);
+  const config = configOrExit();
+  const { url, stop } = await start(config).catch((error: Error) => {
+    console.error(`express-openai-proxy: ${error.message}`);
+    return process.exit(1);
+  });
   console.log(`express-openai-proxy listening on ${url} -> ${config.upstreamUrl}`);
   console.log(`OpenAI base URL: ${url}/v1 (max ${config.maxConcurrency} requests upstream at once)`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
