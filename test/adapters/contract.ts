@@ -347,6 +347,49 @@ export function runAdapterContract(name: string, start: StartApp): void {
       expect(scheduler.metrics()).toMatchObject({ completed: 0, failed: 1 });
     });
 
+    it("answers hostile x-priority headers (huge, repeated, non-ASCII) with a short 400 JSON", async () => {
+      const { fetch } = await open();
+      const attempts: Array<[string, HeadersInit]> = [
+        ["huge", { "x-priority": "b".repeat(8_000) }],
+        [
+          "repeated",
+          [
+            ["x-priority", "batch"],
+            ["x-priority", "interactive"],
+          ],
+        ],
+        ["latin1", { "x-priority": "b\u00e4tch" }],
+      ];
+      for (const [id, headers] of attempts) {
+        const refused = await fetch("/slot", {
+          headers: new Headers([...new Headers(headers), ["x-request-id", id]]),
+        });
+        expect(refused.status).toBe(400);
+        const text = await refused.text();
+        expect(text.length).toBeLessThan(400);
+        expect(JSON.parse(text)).toMatchObject({ error: { code: "INVALID_PRIORITY" } });
+      }
+      expect(probe.ran).toEqual([]);
+    });
+
+    it("numbers a request whose x-request-id is unusable, and ignores a nonsense retry count", async () => {
+      const { fetch } = await open();
+      for (const [requestId, retry] of [
+        ["r".repeat(4_000), "1e999"],
+        ["caf\u00e9", "-1"],
+        ["a b", "NaN"],
+      ] as const) {
+        const answer = await fetch("/slot", {
+          headers: { "x-request-id": requestId, "x-stainless-retry-count": retry },
+        });
+        expect(answer.status).toBe(200);
+        const { id } = (await answer.json()) as { id: string };
+        expect(id).not.toBe(requestId);
+        expect(id.length).toBeLessThanOrEqual(128);
+      }
+      expect(probe.ran).toHaveLength(3);
+    });
+
     it("never echoes a credential: a 930-character bearer token used as the tenant", async () => {
       const { fetch } = await open({}, { mapped: true });
       const token = `eyJ${"a1B2c3D4e5".repeat(92)}Z9`; // 930 characters, like an ordinary JWT

@@ -102,7 +102,9 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
       release = (failure) => watch.releaseAtEnd(failure);
     } else {
       const { signal } = c.req.raw;
-      signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
+      if (signal.aborted)
+        permit.abort(signal.reason); // granted just as the client left
+      else signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
       release = (failure) => permit.release(failure);
     }
     c.set("llmScheduler", slot);
