@@ -23,7 +23,7 @@ function readmeApp(upstream: string, scheduler: ReturnType<typeof createSchedule
       } as RequestInit);
       res.status(answer.status).type(answer.headers.get("content-type") ?? "application/json");
       if (answer.body) for await (const chunk of answer.body) res.write(chunk); // SSE passes through as it comes
-    } catch (error) {
+    } catch {
       // A client that left (or a run timeout) aborts the fetch: that is normal, not an error to log.
       if (!signal.aborted && !res.headersSent) {
         res
