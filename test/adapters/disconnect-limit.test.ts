@@ -1,4 +1,5 @@
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import express4 from "express4";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContractApp } from "./contract.js";
 import { startCountingUpstream } from "./counting-upstream.js";
@@ -14,7 +15,8 @@ const gateways: ReadonlyArray<readonly [string, StartGateway]> = [
   ["express, upstream fetch aborted by the signal", startExpressGateway],
   ["koa, upstream fetch aborted by the signal", startKoaGateway],
   ["hono, upstream fetch aborted by the signal", startHonoGateway],
-  ["express, abort noticed between chunks", startWindingExpressGateway],
+  ["express, abort noticed between chunks", startWindingExpressGateway()],
+  ["express 4, abort noticed between chunks", startWindingExpressGateway(express4)],
   ["koa, abort noticed between chunks", startWindingKoaGateway],
   ["hono, abort noticed between chunks", startWindingHonoGateway],
 ];

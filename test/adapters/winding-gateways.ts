@@ -40,17 +40,20 @@ async function* chunksUntil(body: ReadableStream<Uint8Array>, signal: AbortSigna
   }
 }
 
-export const startWindingExpressGateway: StartGateway = (scheduler, upstreamUrl) => {
-  const app = express();
-  app.post(ROUTE, expressScheduler({ scheduler }), async (req, res) => {
-    const { signal } = req.llmScheduler!;
-    const upstream = await callUpstream(upstreamUrl);
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    for await (const chunk of chunksUntil(upstream.body!, signal)) res.write(chunk);
-    res.end();
-  });
-  return serveListener(app);
-};
+/** The Express gateway, on Express 5 or (given its factory) Express 4. */
+export const startWindingExpressGateway =
+  (createApp: typeof express = express): StartGateway =>
+  (scheduler, upstreamUrl) => {
+    const app = createApp();
+    app.post(ROUTE, expressScheduler({ scheduler }), async (req, res) => {
+      const { signal } = req.llmScheduler!;
+      const upstream = await callUpstream(upstreamUrl);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      for await (const chunk of chunksUntil(upstream.body!, signal)) res.write(chunk);
+      res.end();
+    });
+    return serveListener(app);
+  };
 
 export const startWindingKoaGateway: StartGateway = (scheduler, upstreamUrl) => {
   const app = new Koa();
