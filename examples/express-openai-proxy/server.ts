@@ -13,7 +13,9 @@ import { forward } from "./proxy.js";
 const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
 
 function unauthorized(res: Response, message: string): void {
-  res.status(401).json({ error: { message, type: "invalid_request_error", code: "invalid_api_key" } });
+  res
+    .status(401)
+    .json({ error: { message, type: "invalid_request_error", code: "invalid_api_key", param: null } });
 }
 
 /** Finds who the bearer key belongs to; with no key table, any key is its own tenant. */

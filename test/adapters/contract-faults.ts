@@ -42,7 +42,7 @@ export function faultContract(h: ContractHarness): void {
     expect(answer.status).toBe(504);
     expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await answer.json()).toEqual({
-      error: { message: expect.any(String), type: "timeout", code: "RUN_TIMEOUT" },
+      error: { message: expect.any(String), type: "timeout", code: "RUN_TIMEOUT", param: null },
     });
     expect(h.probe.aborted.get("slow")).toMatchObject({ code: "RUN_TIMEOUT" });
     await until(() => h.scheduler.metrics().running === 0, "the slot to be released");

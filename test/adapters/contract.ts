@@ -105,7 +105,7 @@ function basicContract(h: ContractHarness): void {
     expect(refused.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
     expect(refused.headers.get("retry-after-ms")).toMatch(/^\d+$/);
     expect(await refused.json()).toEqual({
-      error: { message: expect.any(String), type: "rate_limit_exceeded", code: "QUEUE_FULL" },
+      error: { message: expect.any(String), type: "rate_limit_exceeded", code: "QUEUE_FULL", param: null },
     });
     await h.vacate("a", first);
     await (await second).text();

@@ -1,6 +1,11 @@
 import type { HeaderReader } from "@llm-scheduler/core";
 
-/** Request headers that carry credentials; never echoed in an error body. */
+/**
+ * Request headers that carry credentials; never echoed in an error body.
+ *
+ * @example
+ * const secrets = CREDENTIAL_HEADERS.map((name) => req.headers[name]).filter(Boolean);
+ */
 export const CREDENTIAL_HEADERS: readonly string[] = [
   "authorization",
   "proxy-authorization",

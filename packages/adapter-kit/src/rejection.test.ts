@@ -15,7 +15,12 @@ describe("rejectionFor", () => {
       "content-type": "application/json; charset=utf-8",
     });
     expect(JSON.parse(body)).toEqual({
-      error: { message: "The batch queue is full", type: "rate_limit_exceeded", code: "QUEUE_FULL" },
+      error: {
+        message: "The batch queue is full",
+        type: "rate_limit_exceeded",
+        code: "QUEUE_FULL",
+        param: null,
+      },
     });
   });
 

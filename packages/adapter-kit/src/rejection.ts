@@ -24,7 +24,8 @@ export function rejectionFor(error: unknown, header?: HeaderReader): Rejection {
   return {
     status,
     headers: { ...headers, "content-type": "application/json; charset=utf-8" },
-    body: JSON.stringify({ error: { ...body.error, message } }),
+    // OpenAI's shape has `param` too: null, as OpenAI sends it for errors about no single parameter.
+    body: JSON.stringify({ error: { param: null, ...body.error, message } }),
   };
 }
 

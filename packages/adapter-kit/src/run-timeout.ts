@@ -1,6 +1,11 @@
 import { ErrorCode, isSchedulerError, type SchedulerError } from "@llm-scheduler/core";
 
-/** The run-timeout error a permit's signal aborted with, or `undefined` for any other reason. */
+/**
+ * The run-timeout error a permit's signal aborted with, or `undefined` for any other reason.
+ *
+ * @example
+ * if (runTimeoutOf(slot.signal) !== undefined) console.log("the run took longer than timeoutMs");
+ */
 export function runTimeoutOf(signal: AbortSignal): SchedulerError | undefined {
   const { reason } = signal;
   return signal.aborted && isSchedulerError(reason) && reason.code === ErrorCode.RUN_TIMEOUT
