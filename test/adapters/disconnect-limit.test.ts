@@ -41,6 +41,24 @@ async function leaveMidStream(url: string, chunks: number): Promise<void> {
   }
 }
 
+/** Streams a completion through the gateway and hangs up after `leaveAfterMs`, wherever it is by then. */
+async function leaveAfter(url: string, leaveAfterMs: number): Promise<void> {
+  const client = new AbortController();
+  const timer = setTimeout(() => client.abort(), leaveAfterMs);
+  try {
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "count" }], stream: true }),
+      signal: client.signal,
+    });
+    const reader = response.body!.getReader();
+    while (!(await reader.read()).done) {}
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe.each(gateways)("clients that leave mid-stream through a %s gateway", (_name, startGateway) => {
   let upstream: Awaited<ReturnType<typeof startCountingUpstream>> | undefined;
   let gateway: ContractApp | undefined;
@@ -67,5 +85,27 @@ describe.each(gateways)("clients that leave mid-stream through a %s gateway", (_
     expect(upstream.received).toBe(CLIENTS);
     expect(upstream.maxOpen).toBeLessThanOrEqual(LIMIT);
     expect(scheduler.metrics()).toMatchObject({ running: 0, queued: 0, started: CLIENTS });
+  });
+
+  it("keeps the limit and leaks nothing when clients leave at every moment", {
+    timeout: 30_000,
+  }, async () => {
+    upstream = await startCountingUpstream();
+    scheduler = createScheduler({ maxConcurrency: LIMIT, abortGraceMs: 5_000 });
+    const started = await startGateway(scheduler, upstream.url);
+    gateway = started;
+    // Before connecting, while queued, while the handler calls the upstream, mid-stream: 0 to 39 ms.
+    await Promise.all(
+      Array.from({ length: CLIENTS }, (_, index) =>
+        leaveAfter(started.url, (index * 7) % 40).catch(() => undefined),
+      ),
+    );
+    await until(() => scheduler!.metrics().running === 0, "every slot to be released", 10_000);
+    await until(() => upstream!.open === 0, "the upstream to see every client gone", 10_000);
+    expect(upstream.maxOpen).toBeLessThanOrEqual(LIMIT);
+    const { started: ran, queued, rejected } = scheduler.metrics();
+    expect(queued).toBe(0);
+    expect(ran + (rejected.ABORTED ?? 0)).toBeLessThanOrEqual(CLIENTS);
+    expect(upstream.received).toBeLessThanOrEqual(ran);
   });
 });

@@ -26,18 +26,22 @@ function callUpstream(upstreamUrl: string): Promise<Response> {
   });
 }
 
-/** The upstream's chunks until `signal` aborts, seen between chunks; then the upstream call is cancelled. */
-async function* chunksUntil(body: ReadableStream<Uint8Array>, signal: AbortSignal) {
+/**
+ * The upstream's chunks until `signal` aborts, seen between chunks: `next()` then cancels the upstream
+ * call and reports the end; `stop()` cancels it at once (the body was dropped unread).
+ */
+function chunksUntil(body: ReadableStream<Uint8Array>, signal: AbortSignal) {
   const reader = body.getReader();
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done || signal.aborted) return;
-      yield next.value;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
+  const stop = (): Promise<void> => reader.cancel().catch(() => undefined);
+  return {
+    async next(): Promise<Uint8Array | undefined> {
+      const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (!next.done && !signal.aborted) return next.value;
+      await stop();
+      return undefined;
+    },
+    stop,
+  };
 }
 
 /** The Express gateway, on Express 5 or (given its factory) Express 4. */
@@ -49,7 +53,9 @@ export const startWindingExpressGateway =
       const { signal } = req.llmScheduler!;
       const upstream = await callUpstream(upstreamUrl);
       res.writeHead(200, { "content-type": "text/event-stream" });
-      for await (const chunk of chunksUntil(upstream.body!, signal)) res.write(chunk);
+      const chunks = chunksUntil(upstream.body!, signal);
+      for (let chunk = await chunks.next(); chunk !== undefined; chunk = await chunks.next())
+        res.write(chunk);
       res.end();
     });
     return serveListener(app);
@@ -62,7 +68,15 @@ export const startWindingKoaGateway: StartGateway = (scheduler, upstreamUrl) => 
   router.post(ROUTE, koaScheduler({ scheduler }), async (ctx) => {
     const upstream = await callUpstream(upstreamUrl);
     ctx.type = "text/event-stream";
-    ctx.body = Readable.from(chunksUntil(upstream.body!, ctx.state.llmScheduler.signal));
+    const chunks = chunksUntil(upstream.body!, ctx.state.llmScheduler.signal);
+    ctx.body = new Readable({
+      read() {
+        chunks.next().then((chunk) => this.push(chunk ?? null));
+      },
+      destroy(error, callback) {
+        chunks.stop().then(() => callback(error));
+      },
+    });
   });
   app.use(router.routes());
   return serveListener(app.callback());
@@ -73,17 +87,18 @@ export const startWindingHonoGateway: StartGateway = (scheduler, upstreamUrl) =>
   app.post(ROUTE, honoScheduler({ scheduler }), async (c) => {
     const upstream = await callUpstream(upstreamUrl);
     const chunks = chunksUntil(upstream.body!, c.get("llmScheduler").signal);
-    let step: Promise<IteratorResult<Uint8Array>> = Promise.resolve({ done: false, value: new Uint8Array() });
+    let step: Promise<unknown> = Promise.resolve();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        step = chunks.next();
-        const next = await step;
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
+        const next = chunks.next();
+        step = next;
+        const chunk = await next;
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(chunk);
       },
       async cancel() {
-        await step.catch(() => undefined); // finish the step under way, then stop
-        await chunks.return(undefined);
+        await step; // finish the step under way, then stop
+        await chunks.stop();
       },
     });
     return new Response(body, { headers: { "content-type": "text/event-stream" } });

@@ -10,7 +10,8 @@ function isNodeStream(body: unknown): body is Stream {
  * Downstream has returned; the handler's work goes on while Koa sends a stream body. Tells the watch
  * the work has ended once that body has ended or been destroyed (Koa destroys it when the client
  * leaves) or, for a web `ReadableStream`, once it has been read to the end or its cancel has reached
- * the source (an upstream fetch's body: the upstream call is then torn down). Any other body: now.
+ * the source (an upstream fetch's body: the upstream call is then torn down; a web stream Koa never got
+ * to send is cancelled when the response closes). Any other body: now.
  *
  * @example
  * await next();
@@ -19,7 +20,14 @@ function isNodeStream(body: unknown): body is Stream {
 export function releaseWhenBodyEnds(ctx: Context, watch: ResponseWatch): void {
   const { body } = ctx;
   if (body instanceof ReadableStream) {
-    ctx.body = holdBody(body as ReadableStream<Uint8Array>, (failure) => watch.releaseAtEnd(failure));
+    const held = holdBody(body as ReadableStream<Uint8Array>, (failure) => watch.releaseAtEnd(failure));
+    ctx.body = held;
+    // Koa never reads (nor cancels) a web stream body when the client had gone before it could send it.
+    const dropUnsent = (): void => {
+      if (!held.locked) held.cancel().catch(() => undefined);
+    };
+    if (watch.ended) dropUnsent();
+    else ctx.res.once("close", dropUnsent);
   } else if (isNodeStream(body)) {
     finished(body as unknown as NodeJS.ReadableStream, () => watch.releaseAtEnd());
   } else {
