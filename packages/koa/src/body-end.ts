@@ -29,7 +29,8 @@ export function releaseWhenBodyEnds(ctx: Context, watch: ResponseWatch): void {
     if (watch.ended) dropUnsent();
     else ctx.res.once("close", dropUnsent);
   } else if (isNodeStream(body)) {
-    finished(body as unknown as NodeJS.ReadableStream, () => watch.releaseAtEnd());
+    // A stream that failed (or was cut short) counts as failed; one read to its end, by the status sent.
+    finished(body as unknown as NodeJS.ReadableStream, (error) => watch.releaseAtEnd(error ?? undefined));
   } else {
     watch.releaseAtEnd(); // a 5xx sent counts as failed
   }
