@@ -57,6 +57,29 @@ function hold(
 }
 
 /**
+ * From the grant on: the permit's signal aborts at once when the client leaves (Node's response closes,
+ * or the request's own signal aborts). Returns how to release the permit once the handler's work has
+ * ended: on Node, not before Node has also closed the response.
+ */
+function holdPermit(
+  c: Context<LlmSchedulerEnv>,
+  slot: RequestSlot,
+  watch: ResponseWatch | undefined,
+): Release {
+  const { permit } = slot;
+  if (watch !== undefined) {
+    watch.hold(permit);
+    (c.env as NodeBindings).outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
+    return (failure) => watch.releaseAtEnd(failure);
+  }
+  const { signal } = c.req.raw;
+  if (signal.aborted)
+    permit.abort(signal.reason); // granted just as the client left
+  else signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
+  return (failure) => permit.release(failure);
+}
+
+/**
  * Hono 4 middleware (web standards only: Node, Bun, Deno, workers) that queues each request in the
  * scheduler before the handler runs, and holds its slot until the response has been sent: the body is
  * passed through a stream that releases after its last chunk, when it fails (counted as failed), or,
@@ -94,19 +117,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
   // Not `async`: a request that gets its slot at once costs no extra promise or tick before `next()`.
   // `watch` follows Node's response on `@hono/node-server`; elsewhere there is none.
   function run(c: Context<LlmSchedulerEnv>, next: Next, slot: RequestSlot, watch: ResponseWatch | undefined) {
-    const { permit } = slot;
-    let release: Release;
-    if (watch !== undefined) {
-      watch.hold(permit);
-      (c.env as NodeBindings).outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
-      release = (failure) => watch.releaseAtEnd(failure);
-    } else {
-      const { signal } = c.req.raw;
-      if (signal.aborted)
-        permit.abort(signal.reason); // granted just as the client left
-      else signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
-      release = (failure) => permit.release(failure);
-    }
+    const release = holdPermit(c, slot, watch);
     c.set("llmScheduler", slot);
     let timedOut = false;
     const downstream = next().then(
