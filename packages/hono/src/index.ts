@@ -1,8 +1,4 @@
 export { holdBody, type RequestSlot } from "@llm-scheduler/adapter-kit";
-export {
-  type LlmSchedulerEnv,
-  type LlmSchedulerVariables,
-  type SchedulerMiddleware,
-  schedulerMiddleware,
-} from "./middleware.js";
+export type { LlmSchedulerEnv, LlmSchedulerVariables } from "./env.js";
+export { type SchedulerMiddleware, schedulerMiddleware } from "./middleware.js";
 export type { HonoRejectionHandler, HonoSchedulerOptions } from "./options.js";

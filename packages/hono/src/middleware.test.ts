@@ -1,7 +1,8 @@
 import { settle, oneSlotScheduler as tiny } from "@llm-scheduler/adapter-kit/testing";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { type LlmSchedulerEnv, schedulerMiddleware } from "./middleware.js";
+import type { LlmSchedulerEnv } from "./env.js";
+import { schedulerMiddleware } from "./middleware.js";
 import type { HonoSchedulerOptions } from "./options.js";
 
 /** An app whose `/stream` route streams chunks the test pushes, and whose other routes answer at once. */

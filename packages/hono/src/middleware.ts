@@ -1,6 +1,5 @@
 import {
   acquireSlot,
-  failureForStatus,
   isThenable,
   nodeHeaderReader,
   type RequestSlot,
@@ -8,76 +7,15 @@ import {
   raceRunTimeout,
   rejectionFor,
 } from "@llm-scheduler/adapter-kit";
-import { type HeaderReader, isSchedulerError, type Scheduler, serverTiming } from "@llm-scheduler/core";
+import { type HeaderReader, isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import type { Context, MiddlewareHandler, Next } from "hono";
-import { heldResponse } from "./held-response.js";
-import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
+import type { LlmSchedulerEnv } from "./env.js";
+import { holdPermit, holdResponse } from "./hold.js";
+import { nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveHonoOptions } from "./options.js";
-
-/** What the middleware sets on the context: `c.get("llmScheduler")`. */
-export interface LlmSchedulerVariables {
-  /**
-   * The request's slot: `signal` (aborts when the client goes away, on run timeout and on close; pass it
-   * to the upstream fetch), `permit`, `priority`, `tenant`, `id` and `waitMs`.
-   */
-  llmScheduler: RequestSlot;
-}
-
-/** A Hono environment with the middleware's variables; use it as `new Hono<LlmSchedulerEnv>()`. */
-export interface LlmSchedulerEnv {
-  Variables: LlmSchedulerVariables;
-}
 
 /** The middleware, with the scheduler it uses (its own when none was given) for metrics and `close()`. */
 export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonly scheduler: Scheduler };
-
-type Release = (failure?: unknown) => void;
-
-/** After the handler: holds the slot until its response body has been sent, cancelled or has failed. */
-function hold(
-  c: Context<LlmSchedulerEnv>,
-  slot: RequestSlot,
-  release: Release,
-  timedOut: boolean,
-): undefined {
-  if (timedOut) {
-    release(c.error); // the middleware's 504 went out instead of this response
-    return undefined;
-  }
-  const response = c.res;
-  const failure = c.error ?? failureForStatus(response.status);
-  if (response.status < 200) {
-    release(failure); // an upgrade: no body of ours to follow
-    return undefined;
-  }
-  const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
-  c.res = undefined; // replace the response rather than merge its headers into a copy
-  c.res = heldResponse(response, { waitMs: slot.waitMs, unread }, (broken) => release(broken ?? failure));
-  return undefined;
-}
-
-/**
- * From the grant on: the permit's signal aborts at once when the client leaves (Node's response closes,
- * or the request's own signal aborts). Returns how to release the permit once the handler's work has
- * ended: on Node, not before Node has also closed the response.
- */
-function holdPermit(
-  c: Context<LlmSchedulerEnv>,
-  slot: RequestSlot,
-  watch: ResponseWatch | undefined,
-): Release {
-  const { permit } = slot;
-  if (watch !== undefined) {
-    watch.hold(permit);
-    (c.env as NodeBindings).outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
-    return (failure) => watch.releaseAtEnd(failure);
-  }
-  const { signal } = c.req.raw;
-  if (signal.aborted)
-    permit.abort(signal.reason); // granted just as the client left
-  else signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
-  return (failure) => permit.release(failure);
-}
 
 /**
  * Hono 4 middleware (web standards only: Node, Bun, Deno, workers) that queues each request in the
@@ -121,7 +59,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     c.set("llmScheduler", slot);
     let timedOut = false;
     const downstream = next().then(
-      () => hold(c, slot, release, timedOut),
+      () => holdResponse(c, slot, release, timedOut),
       (error: unknown): undefined => {
         release(error);
         if (!timedOut) throw error;
