@@ -1,4 +1,5 @@
-// Configuration from the environment, checked once at start-up.
+// Configuration from the environment, checked once at start-up. Web standards only (no Node types), so
+// the same file serves a gateway on Node, Bun, Deno or Workers.
 
 /** What one API key is allowed to be. */
 export interface KeyEntry {
@@ -31,24 +32,30 @@ export function parseKeys(text: string | undefined): Map<string, KeyEntry> {
     .filter(Boolean)) {
     const [key, tenant, priority] = item.split(":").map((part) => part.trim());
     if (!key || !tenant || !priority) {
-      throw new TypeError(`Expected \`API_KEYS\` entries as key:tenant:priority, got \`${item}\``);
+      const shown = key ? `${key.slice(0, 6)}…` : item.slice(0, 12); // never print a whole key
+      throw new TypeError(`Expected each \`API_KEYS\` entry as key:tenant:priority, got \`${shown}\``);
     }
     keys.set(key, { tenant, priority });
   }
   return keys;
 }
 
-function integer(name: string, text: string | undefined, fallback: number, min: number): number {
-  if (text === undefined || text === "") return fallback;
+function integer(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
+  if (text === undefined || text.trim() === "") return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < min) {
-    throw new TypeError(`Expected \`${name}\` to be an integer >= ${min}, got \`${text}\``);
+  if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new TypeError(
+      `Expected \`${name}\` to be a whole number from ${min} to ${max}, got \`${text.slice(0, 40)}\``,
+    );
   }
   return value;
 }
 
-/** Reads the configuration from `env` (usually `process.env`). */
-export function configFrom(env: NodeJS.ProcessEnv): ProxyConfig {
+/** The environment variables the gateway reads (`process.env` on Node, `env` bindings on Workers). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads the configuration from `env`; throws a `TypeError` that names the variable and says what is wrong. */
+export function configFrom(env: Env): ProxyConfig {
   const upstreamUrl = (env.UPSTREAM_URL ?? "http://127.0.0.1:8000").replace(/\/+$/, "");
   if (!/^https?:\/\//.test(upstreamUrl)) {
     throw new TypeError(`Expected \`UPSTREAM_URL\` to be an http(s) URL, got \`${upstreamUrl}\``);
@@ -57,8 +64,8 @@ export function configFrom(env: NodeJS.ProcessEnv): ProxyConfig {
     upstreamUrl,
     upstreamKey: env.UPSTREAM_API_KEY || undefined,
     host: env.HOST ?? "127.0.0.1",
-    port: integer("PORT", env.PORT, 3000, 0),
-    maxConcurrency: integer("MAX_CONCURRENCY", env.MAX_CONCURRENCY, 8, 1),
+    port: integer("PORT", env.PORT, 3000, 0, 65_535),
+    maxConcurrency: integer("MAX_CONCURRENCY", env.MAX_CONCURRENCY, 8, 1, 100_000),
     keys: parseKeys(env.API_KEYS),
   };
 }

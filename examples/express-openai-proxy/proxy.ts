@@ -68,6 +68,6 @@ export async function forward(
     }
     const message = `The upstream server could not be reached: ${(error as Error).message}`;
     res.writeHead(502, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { message, type: "upstream_error", code: "bad_gateway" } }));
+    res.end(JSON.stringify({ error: { message, type: "upstream_error", code: "bad_gateway", param: null } }));
   }
 }

@@ -16,7 +16,9 @@ import { forward } from "./proxy.js";
 const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
 
 function unauthorized(res: Response, message: string): void {
-  res.status(401).json({ error: { message, type: "invalid_request_error", code: "invalid_api_key" } });
+  res
+    .status(401)
+    .json({ error: { message, type: "invalid_request_error", code: "invalid_api_key", param: null } });
 }
 
 /** Finds who the bearer key belongs to; with no key table, any key is its own tenant. */
@@ -98,9 +100,22 @@ export async function start(config: ProxyConfig) {
   return { url: `http://${config.host}:${port}`, scheduler, stop };
 }
 
+/** The configuration, or a one-line explanation and exit code 1 (no stack trace for a typo). */
+function configOrExit(): ProxyConfig {
+  try {
+    return configFrom(process.env);
+  } catch (error) {
+    console.error(`express-openai-proxy: ${(error as Error).message}`);
+    return process.exit(1);
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const config = configFrom(process.env);
-  const { url, stop } = await start(config);
+  const config = configOrExit();
+  const { url, stop } = await start(config).catch((error: Error) => {
+    console.error(`express-openai-proxy: ${error.message}`);
+    return process.exit(1);
+  });
   console.log(`express-openai-proxy listening on ${url} -> ${config.upstreamUrl}`);
   console.log(`OpenAI base URL: ${url}/v1 (max ${config.maxConcurrency} requests upstream at once)`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -1,57 +1,113 @@
 // The gateway itself: web standards only, so the same app runs on Node, Bun, Deno and Cloudflare Workers.
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
-import { type LlmSchedulerEnv, schedulerMiddleware } from "@llm-scheduler/hono";
-import { Hono } from "hono";
+import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
+import { type LlmSchedulerVariables, schedulerMiddleware } from "@llm-scheduler/hono";
+import { type Context, Hono } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { KeyEntry, ProxyConfig } from "./config.js";
 
-const PASSED_HEADERS = ["content-type", "cache-control", "x-request-id"];
+const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
+/** Response headers about one hop, not the content; the runtime's server sets its own. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "date"]);
 
-/** A short, non-reversible tenant name for an API key (never put raw keys in metrics). */
-async function tenantOf(authorization: string | undefined): Promise<string> {
-  const key = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
-  if (key === undefined) return "anonymous";
+/** The app's context: the scheduler's slot and the caller's key entry. */
+export interface GatewayEnv {
+  Variables: LlmSchedulerVariables & { key: KeyEntry };
+}
+
+/** An OpenAI-style error response, as the official clients expect it. */
+function failure(status: 401 | 502, message: string, type: string, code: string): Response {
+  const body = JSON.stringify({ error: { message, type, code, param: null } });
+  return new Response(body, { status, headers: { "content-type": "application/json; charset=utf-8" } });
+}
+
+/** A short, non-reversible tenant name for an API key (Web Crypto): never put raw keys in metrics. */
+async function fingerprint(key: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
   const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
   return `key-${hex.slice(0, 10)}`;
 }
 
+/** Finds who the bearer key belongs to; with no key table, any key is its own tenant (a fingerprint). */
+function authenticate(config: ProxyConfig, scheduler: Scheduler) {
+  return createMiddleware<GatewayEnv>(async (c, next) => {
+    const key = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    if (key === undefined) {
+      return failure(
+        401,
+        "Missing API key (Authorization: Bearer <key>)",
+        "invalid_request_error",
+        "invalid_api_key",
+      );
+    }
+    const entry = config.keys.get(key);
+    if (entry === undefined && config.keys.size > 0) {
+      return failure(401, "Unknown API key", "invalid_request_error", "invalid_api_key");
+    }
+    c.set("key", entry ?? { tenant: await fingerprint(key), priority: scheduler.options.defaultPriority });
+    await next();
+  });
+}
+
+/** Sends the request upstream and streams the answer back; 502 JSON when the upstream is unreachable. */
+async function relay(c: Context<GatewayEnv>, config: ProxyConfig, signal: AbortSignal): Promise<Response> {
+  const request = c.req.raw;
+  const headers: Record<string, string> = {
+    "content-type": request.headers.get("content-type") ?? "application/json",
+    accept: request.headers.get("accept") ?? "*/*",
+    "accept-encoding": "identity", // fetch would decode gzip; ask for the bytes as they are
+  };
+  if (config.upstreamKey !== undefined) headers.authorization = `Bearer ${config.upstreamKey}`;
+  let upstream: Response;
+  try {
+    upstream = await fetch(`${config.upstreamUrl}${new URL(request.url).pathname}`, {
+      method: request.method,
+      headers,
+      body: request.method === "GET" ? undefined : await request.arrayBuffer(),
+      signal,
+    });
+  } catch (error) {
+    const message = `The upstream server could not be reached: ${(error as Error).message}`;
+    return failure(502, message, "upstream_error", "bad_gateway");
+  }
+  const passed = new Headers();
+  upstream.headers.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name)) passed.set(name, value);
+  });
+  return new Response(upstream.body, { status: upstream.status, headers: passed });
+}
+
 /**
- * The Hono app: `/v1/*` POSTs wait in the scheduler, then go upstream; the answer streams back and the
- * slot is held until its last chunk has been sent.
+ * The Hono app: generation routes wait in the scheduler, then go upstream; the answer streams back and
+ * the slot is held until its last chunk has been sent. `/v1/models` passes through; `/health`, `/metrics`.
  */
-export function createApp(
-  upstreamUrl: string,
-  scheduler: Scheduler = createScheduler(),
-): Hono<LlmSchedulerEnv> {
-  const app = new Hono<LlmSchedulerEnv>();
+export function createApp(config: ProxyConfig, scheduler: Scheduler = createScheduler()): Hono<GatewayEnv> {
+  for (const [key, entry] of config.keys) {
+    if (!scheduler.options.priorityByName.has(entry.priority)) {
+      throw new TypeError(`API key ${key.slice(0, 6)}… asks for an unknown priority \`${entry.priority}\``);
+    }
+  }
+  const app = new Hono<GatewayEnv>();
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/metrics", (c) => c.json(scheduler.metrics()));
   app.get("/metrics.json", (c) => c.json(scheduler.metrics())); // the same path as the Node examples
-  // Clients start at the default priority and may lower it with `x-priority: batch`.
-  app.use(
-    "/v1/*",
-    schedulerMiddleware({ scheduler, tenant: (c) => tenantOf(c.req.header("authorization")) }),
-  );
-  app.post("/v1/chat/completions", (c) => relay(c.req.raw, upstreamUrl, c.get("llmScheduler").signal));
-  app.post("/v1/completions", (c) => relay(c.req.raw, upstreamUrl, c.get("llmScheduler").signal));
-  return app;
-}
-
-/** Forwards the request upstream; `signal` (the scheduler's) cancels it when the client leaves. */
-async function relay(request: Request, upstreamUrl: string, signal: AbortSignal): Promise<Response> {
-  const path = new URL(request.url).pathname;
-  const upstream = await fetch(`${upstreamUrl}${path}`, {
-    method: "POST",
-    headers: {
-      "content-type": request.headers.get("content-type") ?? "application/json",
-      "accept-encoding": "identity",
-    },
-    body: await request.arrayBuffer(),
-    signal,
+  app.get("/v1/models", authenticate(config, scheduler), (c) => relay(c, config, c.req.raw.signal));
+  const limiter = schedulerMiddleware({
+    scheduler,
+    tenant: (c) => (c as Context<GatewayEnv>).get("key").tenant,
+    // The key decides the priority; an `x-priority` header may only lower it (e.g. to "batch").
+    priority: (c) =>
+      lowerOnlyPriority(
+        scheduler.options,
+        c.req.header("x-priority"),
+        (c as Context<GatewayEnv>).get("key").priority,
+      ),
   });
-  const headers = new Headers();
-  for (const name of PASSED_HEADERS) {
-    const value = upstream.headers.get(name);
-    if (value !== null) headers.set(name, value);
+  for (const route of GENERATION_ROUTES) {
+    // Aborts when the client leaves (or on run timeout): the upstream call stops, the slot is freed.
+    app.post(route, authenticate(config, scheduler), limiter, (c) =>
+      relay(c, config, c.get("llmScheduler").signal),
+    );
   }
-  return new Response(upstream.body, { status: upstream.status, headers });
+  return app;
 }

@@ -3,18 +3,30 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createScheduler } from "@llm-scheduler/core";
 import { createApp } from "./app.js";
+import { configFrom, type ProxyConfig } from "./config.js";
 
-const upstreamUrl = (process.env.UPSTREAM_URL ?? "http://127.0.0.1:8000").replace(/\/+$/, "");
-const scheduler = createScheduler({ maxConcurrency: Number(process.env.MAX_CONCURRENCY ?? 8) });
-const app = createApp(upstreamUrl, scheduler);
-const hostname = process.env.HOST ?? "127.0.0.1";
+/** The configuration and the app, or a one-line explanation and exit code 1 (no stack trace for a typo). */
+function startup(): {
+  config: ProxyConfig;
+  scheduler: ReturnType<typeof createScheduler>;
+  app: ReturnType<typeof createApp>;
+} {
+  try {
+    const config = configFrom(process.env);
+    const scheduler = createScheduler({ maxConcurrency: config.maxConcurrency });
+    return { config, scheduler, app: createApp(config, scheduler) };
+  } catch (error) {
+    console.error(`hono-gateway: ${(error as Error).message}`);
+    return process.exit(1);
+  }
+}
 
-const server = serve(
-  { fetch: app.fetch, port: Number(process.env.PORT ?? 3000), hostname },
-  (info: AddressInfo) => {
-    console.log(`hono-gateway listening on http://${hostname}:${info.port} -> ${upstreamUrl}`);
-  },
-);
+const { config, scheduler, app } = startup();
+const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info: AddressInfo) => {
+  const url = `http://${config.host}:${info.port}`;
+  console.log(`hono-gateway listening on ${url} -> ${config.upstreamUrl}`);
+  console.log(`OpenAI base URL: ${url}/v1 (max ${config.maxConcurrency} requests upstream at once)`);
+});
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {

@@ -1,5 +1,6 @@
 import { schedulerMiddleware } from "@llm-scheduler/express";
 import express, { type Request } from "express";
+import express4 from "express4";
 import { type ContractSetup, runAdapterContract } from "./contract.js";
 import { serveListener } from "./serve.js";
 
@@ -8,8 +9,11 @@ function slotOf(req: Request) {
   return req.llmScheduler;
 }
 
-async function startExpressApp({ scheduler, probe, timeoutMs, mapped, customRejection }: ContractSetup) {
-  const app = express();
+async function startExpressApp(
+  createApp: typeof express,
+  { scheduler, probe, timeoutMs, mapped, customRejection }: ContractSetup,
+) {
+  const app = createApp();
   app.use(
     schedulerMiddleware({
       scheduler,
@@ -38,7 +42,10 @@ async function startExpressApp({ scheduler, probe, timeoutMs, mapped, customReje
     const slot = slotOf(req);
     probe.enter(slot);
     const outcome = await probe.hold(slot);
-    if (!res.writableEnded && !res.destroyed) res.status(outcome === "released" ? 200 : 504).send(outcome);
+    // After an abort the middleware may have answered already (a run timeout's 504): end the response
+    // all the same, which tells the middleware this handler's work is over.
+    if (res.headersSent) res.end();
+    else res.status(outcome === "released" ? 200 : 504).send(outcome);
   });
   app.get("/stream", async (req, res) => {
     const slot = slotOf(req);
@@ -51,6 +58,19 @@ async function startExpressApp({ scheduler, probe, timeoutMs, mapped, customReje
     probe.enter(slotOf(req));
     throw new Error("handler failed");
   });
+  app.get("/hang", (req) => {
+    probe.enter(slotOf(req));
+  });
+  app.get("/broken", async (req, res) => {
+    const slot = slotOf(req);
+    probe.enter(slot);
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for await (const event of probe.sse(slot)) {
+      res.write(event);
+      res.destroy(new Error("the upstream broke")); // a response broken midway
+      return;
+    }
+  });
   app.post("/echo", async (req, res) => {
     probe.enter(slotOf(req));
     const chunks: Buffer[] = [];
@@ -60,4 +80,5 @@ async function startExpressApp({ scheduler, probe, timeoutMs, mapped, customReje
   return serveListener(app);
 }
 
-runAdapterContract("express", startExpressApp);
+runAdapterContract("express 5", (setup) => startExpressApp(express, setup));
+runAdapterContract("express 4", (setup) => startExpressApp(express4, setup));

@@ -50,11 +50,16 @@ function forward(
 export const startExpressGateway: StartGateway = (scheduler, upstreamUrl) => {
   const app = express();
   app.post(ROUTE, expressScheduler({ scheduler }), async (req, res) => {
-    const upstream = await forward(upstreamUrl, req, (name) => req.get(name), req.llmScheduler!.signal);
-    res.status(upstream.status).type(upstream.headers.get("content-type") ?? "application/json");
-    res.flushHeaders();
-    if (upstream.body) for await (const chunk of upstream.body) res.write(chunk);
-    res.end();
+    const { signal } = req.llmScheduler!;
+    try {
+      const upstream = await forward(upstreamUrl, req, (name) => req.get(name), signal);
+      res.status(upstream.status).type(upstream.headers.get("content-type") ?? "application/json");
+      res.flushHeaders();
+      if (upstream.body) for await (const chunk of upstream.body) res.write(chunk);
+    } catch (error) {
+      if (!signal.aborted) throw error; // the client left (or the run timed out): nothing to report
+    }
+    res.end(); // also after an abort: tells the middleware the upstream call is over
   });
   return serveListener(app);
 };

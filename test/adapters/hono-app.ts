@@ -55,6 +55,24 @@ export function honoContractApp({ scheduler, probe, timeoutMs, mapped, customRej
     probe.enter(c.get("llmScheduler"));
     throw new Error("handler failed");
   });
+  app.get("/hang", async (c) => {
+    probe.enter(c.get("llmScheduler"));
+    return new Promise<Response>(() => undefined);
+  });
+  app.get("/broken", (c) => {
+    probe.enter(c.get("llmScheduler"));
+    const events = probe.sse(c.get("llmScheduler"));
+    const encoder = new TextEncoder();
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent) return controller.error(new Error("the upstream broke"));
+        sent = true;
+        controller.enqueue(encoder.encode((await events.next()).value as string));
+      },
+    });
+    return c.body(body, 200, { "content-type": "text/event-stream" });
+  });
   app.post("/echo", async (c) => {
     probe.enter(c.get("llmScheduler"));
     return c.text(await c.req.text());

@@ -1,6 +1,11 @@
 import { getRequestListener } from "@hono/node-server";
+import { createScheduler } from "@llm-scheduler/core";
+import { type LlmSchedulerEnv, schedulerMiddleware } from "@llm-scheduler/hono";
+import { Hono } from "hono";
+import { describe, expect, it } from "vitest";
 import { runAdapterContract } from "./contract.js";
 import { honoContractApp } from "./hono-app.js";
+import { until } from "./probe.js";
 import { serveListener } from "./serve.js";
 
 // As `serve()` runs it: the Node response reaches the middleware as `c.env.outgoing`.
@@ -13,4 +18,41 @@ runAdapterContract("hono on @hono/node-server", async (setup) => {
 runAdapterContract("hono on @hono/node-server, web standards only", async (setup) => {
   const app = honoContractApp(setup);
   return serveListener(getRequestListener((request) => app.fetch(request)));
+});
+
+describe.each([
+  ["with Node bindings", (app: Hono<LlmSchedulerEnv>) => getRequestListener(app.fetch)],
+  ["web standards only", (app: Hono<LlmSchedulerEnv>) => getRequestListener((request) => app.fetch(request))],
+])("hono on @hono/node-server, %s: a stream body returned after the client has left", (_name, listen) => {
+  it("is cancelled, and its slot freed well before the grace", async () => {
+    const scheduler = createScheduler({ maxConcurrency: 1, abortGraceMs: 5_000 });
+    let entered = false;
+    let cancelled = false;
+    const app = new Hono<LlmSchedulerEnv>();
+    app.use(schedulerMiddleware({ scheduler }));
+    app.get("/", async (c) => {
+      const { signal } = c.get("llmScheduler");
+      entered = true;
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      const body = new ReadableStream({
+        cancel() {
+          cancelled = true;
+        },
+      });
+      return c.body(body);
+    });
+    const server = await serveListener(listen(app));
+    try {
+      const client = new AbortController();
+      const gone = server.fetch("/", { signal: client.signal }).catch(() => undefined);
+      await until(() => entered, "the handler to run");
+      client.abort();
+      await gone;
+      await until(() => scheduler.metrics().running === 0, "the slot to be freed", 2_000);
+      expect(cancelled).toBe(true);
+    } finally {
+      await server.close();
+      await scheduler.close({ timeoutMs: 100 });
+    }
+  });
 });

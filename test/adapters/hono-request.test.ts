@@ -32,8 +32,13 @@ runAdapterContract("hono via app.request()", async (setup) => {
   const app = honoContractApp(setup);
   return {
     fetch: async (path, init) => {
-      const response = await app.request(path, init);
       const signal = init?.signal;
+      // A client that leaves before any answer: `app.request()` itself would wait for the handler.
+      const left = new Promise<never>((_, reject) =>
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true }),
+      );
+      left.catch(() => undefined);
+      const response = await Promise.race([app.request(path, init), left]);
       if (!signal || response.body === null) return response;
       if (signal.aborted) {
         await response.body.cancel(signal.reason);

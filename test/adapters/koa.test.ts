@@ -1,8 +1,11 @@
 import { Readable } from "node:stream";
 import Router from "@koa/router";
+import { createScheduler } from "@llm-scheduler/core";
 import { type LlmSchedulerState, schedulerMiddleware } from "@llm-scheduler/koa";
 import Koa from "koa";
+import { describe, expect, it } from "vitest";
 import { type ContractSetup, runAdapterContract } from "./contract.js";
+import { until } from "./probe.js";
 import { serveListener } from "./serve.js";
 
 async function startKoaApp({ scheduler, probe, timeoutMs, mapped, customRejection }: ContractSetup) {
@@ -30,6 +33,21 @@ async function startKoaApp({ scheduler, probe, timeoutMs, mapped, customRejectio
   router.get("/throw", (ctx) => {
     probe.enter(ctx.state.llmScheduler);
     throw new Error("handler failed");
+  });
+  router.get("/hang", async (ctx) => {
+    probe.enter(ctx.state.llmScheduler);
+    await new Promise(() => undefined);
+  });
+  router.get("/broken", (ctx) => {
+    probe.enter(ctx.state.llmScheduler);
+    ctx.type = "text/event-stream";
+    const events = probe.sse(ctx.state.llmScheduler);
+    ctx.body = Readable.from(
+      (async function* broken() {
+        yield (await events.next()).value as string;
+        throw new Error("the upstream broke");
+      })(),
+    );
   });
   router.post("/echo", async (ctx) => {
     probe.enter(ctx.state.llmScheduler);
@@ -63,3 +81,37 @@ async function startKoaApp({ scheduler, probe, timeoutMs, mapped, customRejectio
 }
 
 runAdapterContract("koa", startKoaApp);
+
+describe("koa: a web stream body set after the client has left", () => {
+  it("is cancelled, and its slot freed well before the grace", async () => {
+    const scheduler = createScheduler({ maxConcurrency: 1, abortGraceMs: 5_000 });
+    let entered = false;
+    let cancelled = false;
+    const app = new Koa();
+    app.silent = true;
+    app.use(schedulerMiddleware({ scheduler }));
+    app.use(async (ctx) => {
+      const { signal } = ctx.state.llmScheduler as { signal: AbortSignal };
+      entered = true;
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      ctx.body = new ReadableStream({
+        cancel() {
+          cancelled = true;
+        },
+      });
+    });
+    const server = await serveListener(app.callback());
+    try {
+      const client = new AbortController();
+      const gone = server.fetch("/", { signal: client.signal }).catch(() => undefined);
+      await until(() => entered, "the handler to run");
+      client.abort();
+      await gone;
+      await until(() => scheduler.metrics().running === 0, "the slot to be freed", 2_000);
+      expect(cancelled).toBe(true);
+    } finally {
+      await server.close();
+      await scheduler.close({ timeoutMs: 100 });
+    }
+  });
+});

@@ -1,9 +1,10 @@
+import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type Spawned, startExample } from "./spawn.js";
+import { eventually, root, type Spawned, startExample } from "./spawn.js";
 
 let sim: Upstream;
 
@@ -55,62 +56,118 @@ interface Metrics {
 const metricsOf = async (url: string): Promise<Metrics> =>
   (await fetch(`${url}/metrics.json`)).json() as Promise<Metrics>;
 
-describe.each([["express-openai-proxy/server.ts"], ["koa-gateway/server.ts"], ["hono-gateway/server.ts"]])(
-  "examples/%s",
-  (entry) => {
-    let example: Spawned;
+const entries = [["express-openai-proxy/server.ts"], ["koa-gateway/server.ts"], ["hono-gateway/server.ts"]];
 
-    beforeAll(async () => {
-      example = await startExample(entry, { UPSTREAM_URL: sim.url, MAX_CONCURRENCY: "2" });
+/** Runs an example that should refuse to start; resolves with its exit code and what it printed. */
+function refusal(entry: string, env: Record<string, string>): Promise<{ code: number | null; text: string }> {
+  const child = spawn(`${root}node_modules/.bin/tsx`, ["--conditions=source", `examples/${entry}`], {
+    cwd: root,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  return new Promise((resolve) => {
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, text });
     });
+  });
+}
 
-    afterAll(async () => {
-      await example?.stop();
-    });
+describe.each(entries)("examples/%s", (entry) => {
+  let example: Spawned;
 
-    it("answers the official OpenAI client, plain and streamed, through the scheduler", async () => {
-      const before = (await metricsOf(example.url)).priorities.interactive?.started ?? 0;
-      await chatThrough(example.url, "sk-test");
-      const after = await metricsOf(example.url);
-      expect(after.priorities.interactive?.started).toBe(before + 2);
-      expect(after.running).toBe(0);
-    });
+  beforeAll(async () => {
+    example = await startExample(entry, { UPSTREAM_URL: sim.url, MAX_CONCURRENCY: "2" });
+  });
 
-    it("cancels the upstream request when the client disconnects", async () => {
-      const cancelled = sim.stats().cancelled;
-      const controller = new AbortController();
-      const request = fetch(`${example.url}/v1/chat/completions`, {
+  afterAll(async () => {
+    await example?.stop();
+  });
+
+  it("answers the official OpenAI client, plain and streamed, through the scheduler", async () => {
+    const before = (await metricsOf(example.url)).priorities.interactive?.started ?? 0;
+    await chatThrough(example.url, "sk-test");
+    const after = await metricsOf(example.url);
+    expect(after.priorities.interactive?.started).toBe(before + 2);
+    expect(after.running).toBe(0);
+  });
+
+  it("cancels the upstream request when the client disconnects", async () => {
+    const cancelled = sim.stats().cancelled;
+    const controller = new AbortController();
+    const request = fetch(`${example.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: {
+        authorization: "Bearer sk-test",
+        "content-type": "application/json",
+        "x-sim-fault": "hang",
+      },
+      body: JSON.stringify({ model: "sim-model", messages: [{ role: "user", content: "hang" }] }),
+      signal: controller.signal,
+    }).catch(() => undefined);
+    await eventually(() => sim.stats().inFlight === 1);
+    controller.abort();
+    await request;
+    await eventually(() => sim.stats().cancelled >= cancelled + 1 && sim.stats().inFlight === 0);
+    await eventually(async () => (await metricsOf(example.url)).running === 0);
+    expect(example.output()).not.toMatch(/Error|\n\s+at /); // a client leaving is normal: nothing logged
+  });
+
+  it("lets a client lower its priority with x-priority, never raise it", async () => {
+    const client = new OpenAI({ baseURL: `${example.url}/v1`, apiKey: "sk-test", maxRetries: 0 });
+    const body = {
+      model: "sim-model",
+      messages: [{ role: "user" as const, content: "later" }],
+      max_tokens: 2,
+    };
+    const before = (await metricsOf(example.url)).priorities.batch?.started ?? 0;
+    await client.chat.completions.create(body, { headers: { "x-priority": "batch" } });
+    expect((await metricsOf(example.url)).priorities.batch?.started).toBe(before + 1);
+  });
+});
+
+describe.each(entries)("examples/%s, checked as a user would meet it", (entry) => {
+  it("says in words what is wrong with its environment, and exits 1", async () => {
+    const { code, text } = await refusal(entry, { UPSTREAM_URL: sim.url, MAX_CONCURRENCY: "abc" });
+    expect(code).toBe(1);
+    expect(text).toContain("Expected `MAX_CONCURRENCY` to be a whole number from 1 to 100000, got `abc`");
+    expect(text).not.toMatch(/null|\n\s+at /); // no `got null (number)`, no stack trace
+  });
+
+  it("answers 502 with an OpenAI-style JSON body when the upstream is down, and passes /v1/models through", async () => {
+    const down = await startExample(entry, { UPSTREAM_URL: "http://127.0.0.1:9" });
+    try {
+      const answer = await fetch(`${down.url}/v1/chat/completions`, {
         method: "POST",
-        headers: {
-          authorization: "Bearer sk-test",
-          "content-type": "application/json",
-          "x-sim-fault": "hang",
-        },
-        body: JSON.stringify({ model: "sim-model", messages: [{ role: "user", content: "hang" }] }),
-        signal: controller.signal,
-      }).catch(() => undefined);
-      await eventually(() => sim.stats().inFlight === 1);
-      controller.abort();
-      await request;
-      await eventually(() => sim.stats().cancelled === cancelled + 1 && sim.stats().inFlight === 0);
-      await eventually(async () => (await metricsOf(example.url)).running === 0);
-    });
+        headers: { authorization: "Bearer sk-test", "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [] }),
+      });
+      expect(answer.status).toBe(502);
+      expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await answer.json()).toMatchObject({ error: { type: "upstream_error", code: "bad_gateway" } });
+      expect(((await metricsOf(down.url)) as Metrics & { failed: number }).failed).toBe(1);
+    } finally {
+      await down.stop();
+    }
+    const up = await startExample(entry, { UPSTREAM_URL: sim.url });
+    try {
+      const models = await fetch(`${up.url}/v1/models`, { headers: { authorization: "Bearer sk-test" } });
+      expect(await models.json()).toMatchObject({ object: "list", data: [{ id: "sim-model" }] });
+    } finally {
+      await up.stop();
+    }
+  });
+});
 
-    it("lets a client lower its priority with x-priority, never raise it", async () => {
-      const client = new OpenAI({ baseURL: `${example.url}/v1`, apiKey: "sk-test", maxRetries: 0 });
-      const body = {
-        model: "sim-model",
-        messages: [{ role: "user" as const, content: "later" }],
-        max_tokens: 2,
-      };
-      const before = (await metricsOf(example.url)).priorities.batch?.started ?? 0;
-      await client.chat.completions.create(body, { headers: { "x-priority": "batch" } });
-      expect((await metricsOf(example.url)).priorities.batch?.started).toBe(before + 1);
-    });
-  },
-);
-
-describe("examples/express-openai-proxy with API keys", () => {
+describe.each(entries)("examples/%s with API keys", (entry) => {
   let example: Spawned;
   let raw: Server;
   let rawUrl: string;
@@ -141,7 +198,7 @@ describe("examples/express-openai-proxy with API keys", () => {
   });
 
   it("maps keys to tenants and priorities, refuses unknown keys, and passes streams through byte for byte", async () => {
-    example = await startExample("express-openai-proxy/server.ts", {
+    example = await startExample(entry, {
       UPSTREAM_URL: rawUrl,
       API_KEYS: "sk-chat:chat-app:interactive,sk-etl:etl:batch",
     });

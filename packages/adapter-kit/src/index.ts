@@ -1,12 +1,15 @@
+export { CREDENTIAL_HEADERS, redactCredentials } from "./credentials.js";
 export { type NodeWritable, reportFirstByte } from "./first-byte.js";
+export { holdBody } from "./hold-body.js";
 export {
   type AdapterOptions,
   type Awaitable,
   type ResolvedAdapterOptions,
   resolveAdapterOptions,
 } from "./options.js";
-export { failureOf, type Rejection, rejectionFor } from "./rejection.js";
+export { failureForStatus, type Rejection, rejectionFor } from "./rejection.js";
 export { type NodeResponseLike, ResponseWatch } from "./response-watch.js";
+export { onRunTimeout, raceRunTimeout, runTimeoutOf } from "./run-timeout.js";
 export {
   acquireSlot,
   type ClientSignalSource,

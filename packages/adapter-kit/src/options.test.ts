@@ -45,7 +45,7 @@ describe("resolveAdapterOptions", () => {
     ],
     [
       { priorty: () => "x" },
-      "Expected `options` to be an object with only the keys scheduler, priority, tenant, id, cost, timeoutMs, onRejected, got `priorty` (string)",
+      "Unknown option `priorty`; did you mean `priority`? (known: `scheduler`, `priority`, `tenant`, `id`, `cost`, `timeoutMs`, `onRejected`)",
     ],
   ])("rejects %o", (options, message) => {
     const attempt = () => resolveAdapterOptions(options as never);

@@ -1,5 +1,5 @@
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
-import { optionError } from "./validate.js";
+import { invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 
 /** A value, or a promise of it: every mapping function may be synchronous or asynchronous. */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -80,26 +80,22 @@ export function resolveAdapterOptions<R, H>(
   options: (AdapterOptions<R> & { readonly onRejected?: H }) | undefined = {},
 ): ResolvedAdapterOptions<R, H> {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw optionError("options", "an object", options);
+    throw invalidOption("options", "an object", options);
   }
-  for (const key of Object.keys(options)) {
-    if (!(KNOWN as readonly string[]).includes(key)) {
-      throw optionError("options", `an object with only the keys ${KNOWN.join(", ")}`, key);
-    }
-  }
+  rejectUnknownKeys("", options, KNOWN);
   for (const key of FUNCTIONS) {
     const value: unknown = options[key];
-    if (value !== undefined && typeof value !== "function") throw optionError(key, "a function", value);
+    if (value !== undefined && typeof value !== "function") throw invalidOption(key, "a function", value);
   }
   const { scheduler, timeoutMs } = options;
   if (scheduler !== undefined && !isScheduler(scheduler)) {
-    throw optionError("scheduler", "a scheduler made by createScheduler()", scheduler);
+    throw invalidOption("scheduler", "a scheduler made by createScheduler()", scheduler);
   }
   if (
     timeoutMs !== undefined &&
     (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs) || timeoutMs <= 0)
   ) {
-    throw optionError("timeoutMs", "a positive number of milliseconds or Infinity", timeoutMs);
+    throw invalidOption("timeoutMs", "a positive number of milliseconds or Infinity", timeoutMs);
   }
   return {
     scheduler: scheduler ?? createScheduler(),

@@ -1,6 +1,6 @@
 import { ErrorCode, SchedulerError } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
-import { failureOf, rejectionFor } from "./rejection.js";
+import { failureForStatus, rejectionFor } from "./rejection.js";
 
 describe("rejectionFor", () => {
   it("answers a full queue with 429, both retry headers and an OpenAI-style JSON body", () => {
@@ -37,11 +37,11 @@ describe("rejectionFor", () => {
   });
 });
 
-describe("failureOf", () => {
+describe("failureForStatus", () => {
   it("counts 5xx as failed and everything else as completed", () => {
-    expect(failureOf(200)).toBeUndefined();
-    expect(failureOf(499)).toBeUndefined();
-    expect(failureOf(500)).toBeInstanceOf(Error);
-    expect(failureOf(503)?.message).toBe("The response was sent with status 503");
+    expect(failureForStatus(200)).toBeUndefined();
+    expect(failureForStatus(499)).toBeUndefined();
+    expect(failureForStatus(500)).toBeInstanceOf(Error);
+    expect(failureForStatus(503)?.message).toBe("The response was sent with status 503");
   });
 });

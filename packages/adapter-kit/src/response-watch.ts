@@ -1,6 +1,6 @@
 import type { Permit } from "@llm-scheduler/core";
 import { type NodeWritable, reportFirstByte } from "./first-byte.js";
-import { failureOf } from "./rejection.js";
+import { failureForStatus } from "./rejection.js";
 
 /** The part of Node's `http.ServerResponse` that {@link ResponseWatch} uses (Express and Koa hand one over). */
 export interface NodeResponseLike {
@@ -24,10 +24,13 @@ const BY_STATUS: unique symbol = Symbol("by status");
  * - `signal` aborts when the client goes away before the response is complete (pass the watch to
  *   `acquireSlot()` so a queued request leaves at once; the controller is made only when read, so the
  *   fast path pays for no `AbortController`);
- * - `hold(permit)`: from then on, the permit's signal aborts when the client goes away, and the first
- *   `write()` or `end()` reports the first byte (`permit.firstByte()`) when someone listens for it;
- * - `releaseAtEnd()`: the permit is released once Node has closed the response (after it was sent, or
- *   when the connection dropped), at once if that has already happened.
+ * - `hold(permit)`: from then on, the permit's signal aborts at once when the client goes away, and the
+ *   first `write()` or `end()` reports the first byte (`permit.firstByte()`) when someone listens for it;
+ * - `releaseAtEnd()`: call it when the handler's work has ended (Koa: downstream settled and the body
+ *   stream closed; Express: the handler ended the response). The permit is released once Node has also
+ *   closed the response (sent, or the connection dropped), at once if that has already happened. A
+ *   client that leaves never frees the slot by itself while the handler may still be talking to the
+ *   upstream: the slot is held until its work ends, or the scheduler's `abortGraceMs` has passed.
  *
  * One `close` listener and this object are all a request costs; no closure per callback.
  *
@@ -85,8 +88,9 @@ export class ResponseWatch {
   }
 
   /**
-   * Releases the held permit when the response has ended (at once if it has), with `failure`, or, when
-   * it is `undefined`, as failed if a 5xx was sent. Call {@link hold} first.
+   * The handler's work has ended: releases the held permit when the response has ended too (at once if
+   * it has), with `failure`, or, when it is `undefined`, as failed if a 5xx was sent. Call {@link hold}
+   * first.
    */
   releaseAtEnd(failure: unknown = BY_STATUS): void {
     this.#failure = failure;
@@ -107,7 +111,7 @@ export class ResponseWatch {
   }
 
   #release(): void {
-    const failure = this.#failure === BY_STATUS ? failureOf(this.#response.statusCode) : this.#failure;
+    const failure = this.#failure === BY_STATUS ? failureForStatus(this.#response.statusCode) : this.#failure;
     this.#permit?.release(failure);
   }
 }

@@ -3,7 +3,7 @@ import {
   settle as flush,
   oneSlotScheduler as tiny,
 } from "@llm-scheduler/adapter-kit/testing";
-import { ErrorCode, SchedulerError } from "@llm-scheduler/core";
+import { createScheduler, ErrorCode, SchedulerError } from "@llm-scheduler/core";
 import type { NextFunction, Request, Response } from "express";
 import { describe, expect, it, vi } from "vitest";
 import { schedulerMiddleware } from "./middleware.js";
@@ -90,13 +90,31 @@ describe("schedulerMiddleware (Express)", () => {
     expect(scheduler.metrics()).toMatchObject({ running: 0, completed: 0, failed: 1 });
   });
 
-  it("aborts the handler's signal and frees the slot when the client goes away", async () => {
+  it("aborts the handler's signal when the client goes away, and frees the slot once the handler ends", async () => {
     const scheduler = tiny();
     const { res } = await granted(schedulerMiddleware({ scheduler }));
     const slot = res.locals.llmScheduler as { signal: AbortSignal };
     res.drop();
     expect(slot.signal.aborted).toBe(true);
-    expect(scheduler.metrics().running).toBe(0);
+    expect(scheduler.metrics().running).toBe(1); // the handler may still be talking to the upstream
+    res.end();
+    expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 });
+  });
+
+  it("answers a run timeout with 504 JSON when nothing was sent, holding the slot until the handler ends", async () => {
+    vi.useFakeTimers();
+    try {
+      const scheduler = createScheduler({ maxConcurrency: 1 });
+      const { res } = await granted(schedulerMiddleware({ scheduler, timeoutMs: 50 }));
+      await vi.advanceTimersByTimeAsync(60);
+      expect(res.statusCode).toBe(504);
+      expect(JSON.parse(res.body!)).toMatchObject({ error: { code: "RUN_TIMEOUT", type: "timeout" } });
+      expect(scheduler.metrics().running).toBe(1);
+      res.end();
+      expect(scheduler.metrics().running).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("takes a queued request out when its client goes away, and never calls next", async () => {

@@ -2,6 +2,7 @@ import {
   acquireSlot,
   isThenable,
   nodeHeaderReader,
+  onRunTimeout,
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
@@ -10,7 +11,8 @@ import {
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { type ExpressSchedulerOptions, resolveOptions } from "./options.js";
+import { releaseWhenHandlerEnds } from "./handler-end.js";
+import { type ExpressSchedulerOptions, resolveExpressOptions } from "./options.js";
 
 declare global {
   // Declaration merging is how Express types what middleware adds to `req` and `res.locals`.
@@ -36,29 +38,33 @@ export interface SchedulerRequestHandler extends RequestHandler {
 }
 
 /**
- * Express 5 middleware that queues each request in the scheduler before the rest of the chain runs, and
- * holds its slot until the response has been completely sent (streamed responses included) or the
- * client has gone. Rejections are answered with core's status (429, 503, 400), `Retry-After`,
- * `retry-after-ms` and an OpenAI-style JSON body. The request body is never read.
+ * Express 4 and 5 middleware that queues each request in the scheduler before the rest of the chain
+ * runs, and holds its slot until the handler has ended the response (`res.end()`, streamed responses
+ * included) and it has been sent. When the client leaves, the slot's signal aborts at once and the slot
+ * is held until the handler ends its response or `abortGraceMs` passes, so the upstream never sees more
+ * than the limit. A run timeout (`timeoutMs`) answers 504 when nothing has been sent yet. Rejections are
+ * answered with core's status (429, 503, 400), `Retry-After`, `retry-after-ms` and an OpenAI-style JSON
+ * body that never echoes a credential. The request body is never read.
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
  * app.use("/v1/chat/completions", schedulerMiddleware({ scheduler }));
  * app.post("/v1/chat/completions", async (req, res) => {
  *   const upstream = await fetch(url, { method: "POST", body: req, duplex: "half", signal: req.llmScheduler!.signal });
- *   // …stream upstream.body into res; the slot is freed when res finishes or the client leaves.
+ *   // …stream upstream.body into res, then res.end(), also after an abort.
  * });
  */
 export function schedulerMiddleware(options?: ExpressSchedulerOptions): SchedulerRequestHandler {
-  const config = resolveOptions(options);
+  const config = resolveExpressOptions(options);
   const { onRejected } = config;
   const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
+  const timed = config.timeoutMs !== undefined;
 
   function reject(error: unknown, req: Request, res: Response, next: NextFunction, watch: ResponseWatch) {
     if (!isSchedulerError(error)) return next(error);
     if (watch.ended || res.headersSent) return; // the client has gone: nobody to answer
     if (onRejected === undefined) {
-      const { status, headers, body } = rejectionFor(error);
+      const { status, headers, body } = rejectionFor(error, nodeHeaderReader(req.headers));
       res.writeHead(status, headers).end(body);
       return;
     }
@@ -71,8 +77,13 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
 
   function proceed(slot: RequestSlot, req: Request, res: Response, next: NextFunction, watch: ResponseWatch) {
     watch.hold(slot.permit);
-    watch.releaseAtEnd(); // a 5xx sent counts as failed
-    if (watch.ended) return; // granted just as the client left
+    if (watch.ended) return watch.releaseAtEnd(); // granted just as the client left
+    const rawEnd = releaseWhenHandlerEnds(res, watch);
+    onRunTimeout(slot.signal, timed, (error) => {
+      if (res.headersSent || watch.ended) return; // the handler has started its answer: it ends it
+      const { status, headers, body } = rejectionFor(error);
+      rawEnd(status, headers, body);
+    });
     req.llmScheduler = slot;
     res.locals.llmScheduler = slot;
     res.setHeader("server-timing", serverTiming(slot.waitMs));

@@ -27,21 +27,28 @@ export type ExpressRejectionHandler = (
  * @example
  * const options: ExpressSchedulerOptions = {
  *   scheduler,
- *   priority: (req) => (req.get("x-api-key") === batchKey ? "batch" : "interactive"),
- *   tenant: (req) => req.get("x-api-key") ?? "anonymous",
+ *   // `teams`: the keys you issued -> { tenant, priority }; never the raw key as the tenant
+ *   priority: (req) => teams.get(req.get("x-api-key") ?? "")?.priority ?? "batch",
+ *   tenant: (req) => teams.get(req.get("x-api-key") ?? "")?.tenant ?? "unknown-key",
  * };
  */
 export interface ExpressSchedulerOptions extends AdapterOptions<Request> {
   /**
    * Sends the response of a rejected request.
-   * @default a JSON body `{ error: { message, type, code } }` with core's status, `Retry-After` and
+   * @default a JSON body `{ error: { message, type, code, param } }` with core's status, `Retry-After` and
    * `retry-after-ms`
    */
   readonly onRejected?: ExpressRejectionHandler;
 }
 
-/** Validates the options up front (throws `INVALID_OPTION`) and fills in the defaults. */
-export function resolveOptions(
+/**
+ * Validates the options up front (throws `INVALID_OPTION`, naming an unknown key and the nearest known
+ * one) and fills in the defaults.
+ *
+ * @example
+ * const config = resolveExpressOptions({ scheduler, timeoutMs: 60_000 });
+ */
+export function resolveExpressOptions(
   options?: ExpressSchedulerOptions,
 ): ResolvedAdapterOptions<Request, ExpressRejectionHandler> {
   return resolveAdapterOptions<Request, ExpressRejectionHandler>(options);

@@ -2,7 +2,8 @@ import { oneSlotScheduler as tiny } from "@llm-scheduler/adapter-kit/testing";
 import type { SchedulerEvents } from "@llm-scheduler/core";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { type LlmSchedulerEnv, schedulerMiddleware } from "./middleware.js";
+import type { LlmSchedulerEnv } from "./env.js";
+import { schedulerMiddleware } from "./middleware.js";
 
 describe("schedulerMiddleware (Hono, web standards) and the first byte", () => {
   it("reports the first chunk of the body once, with the request's id", async () => {

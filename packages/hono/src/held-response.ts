@@ -1,12 +1,13 @@
+import { holdBody } from "@llm-scheduler/adapter-kit";
 import { serverTiming } from "@llm-scheduler/core/kit";
-import { holdBody } from "./hold-body.js";
 
 /**
  * The response to send in place of `response` on web-standard runtimes: the same status and headers
  * plus `Server-Timing`, with the body passed through {@link holdBody} so that `release` runs once the
  * body has been read to the end, cancelled (client gone) or has failed, and `how.firstByte` when its first
  * chunk is read. A response whose body nobody
- * will read (no body, a `HEAD` request, a client already gone) is released at once.
+ * will read (a `HEAD` request, a client already gone) is released once that body has been cancelled;
+ * one without a body at once.
  *
  * @example
  * c.res = undefined;
@@ -21,10 +22,13 @@ export function heldResponse(
   headers.set("server-timing", serverTiming(how.waitMs));
   let body = response.body;
   if (body !== null && how.unread) {
-    body.cancel().catch(() => undefined);
+    // Nobody reads it: cancel it (an upstream fetch's body is torn down), then give the slot back.
+    body.cancel().then(
+      () => release(),
+      () => release(),
+    );
     body = null;
-  }
-  if (body === null) release();
+  } else if (body === null) release();
   else body = holdBody(body, release, how.firstByte);
   return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }

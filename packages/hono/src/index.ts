@@ -1,9 +1,4 @@
-export type { RequestSlot } from "@llm-scheduler/adapter-kit";
-export { holdBody } from "./hold-body.js";
-export {
-  type LlmSchedulerEnv,
-  type LlmSchedulerVariables,
-  type SchedulerMiddleware,
-  schedulerMiddleware,
-} from "./middleware.js";
+export { holdBody, type RequestSlot } from "@llm-scheduler/adapter-kit";
+export type { LlmSchedulerEnv, LlmSchedulerVariables } from "./env.js";
+export { type SchedulerMiddleware, schedulerMiddleware } from "./middleware.js";
 export type { HonoRejectionHandler, HonoSchedulerOptions } from "./options.js";

@@ -1,7 +1,8 @@
 import { settle, oneSlotScheduler as tiny } from "@llm-scheduler/adapter-kit/testing";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { type LlmSchedulerEnv, schedulerMiddleware } from "./middleware.js";
+import type { LlmSchedulerEnv } from "./env.js";
+import { schedulerMiddleware } from "./middleware.js";
 import type { HonoSchedulerOptions } from "./options.js";
 
 /** An app whose `/stream` route streams chunks the test pushes, and whose other routes answer at once. */
@@ -117,6 +118,8 @@ describe("schedulerMiddleware (Hono, web standards)", () => {
 
   it("checks options at construction", () => {
     expect(() => schedulerMiddleware({ timeoutMs: Number.NaN })).toThrow("Expected `timeoutMs`");
-    expect(() => schedulerMiddleware({ tenants: () => "x" } as never)).toThrow("got `tenants` (string)");
+    expect(() => schedulerMiddleware({ tenants: () => "x" } as never)).toThrow(
+      "Unknown option `tenants`; did you mean `tenant`?",
+    );
   });
 });

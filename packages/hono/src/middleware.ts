@@ -1,69 +1,35 @@
 import {
   acquireSlot,
-  failureOf,
   isThenable,
   nodeHeaderReader,
   type RequestSlot,
   ResponseWatch,
+  raceRunTimeout,
   rejectionFor,
   withinOf,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
-import { serverTiming } from "@llm-scheduler/core/kit";
+import type { HeaderReader } from "@llm-scheduler/core/kit";
 import type { Context, MiddlewareHandler, Next } from "hono";
-import { heldResponse } from "./held-response.js";
+import type { LlmSchedulerEnv } from "./env.js";
+import { holdPermit, holdResponse } from "./hold.js";
 import { inWorkerd, type Lifeline, Lifelines } from "./lifeline.js";
-import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
-import { type HonoSchedulerOptions, resolveOptions } from "./options.js";
-
-/** What the middleware sets on the context: `c.get("llmScheduler")`. */
-export interface LlmSchedulerVariables {
-  /**
-   * The request's slot: `signal` (aborts when the client goes away, on run timeout and on close; pass it
-   * to the upstream fetch), `permit`, `priority`, `tenant`, `id` and `waitMs`.
-   */
-  llmScheduler: RequestSlot;
-}
-
-/** A Hono environment with the middleware's variables; use it as `new Hono<LlmSchedulerEnv>()`. */
-export interface LlmSchedulerEnv {
-  Variables: LlmSchedulerVariables;
-}
+import { nodeBindingsOf } from "./node-bindings.js";
+import { type HonoSchedulerOptions, resolveHonoOptions } from "./options.js";
 
 /** The middleware, with the scheduler it uses (its own when none was given) for metrics and `close()`. */
 export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonly scheduler: Scheduler };
 
-/** After the handler: holds the slot until the response has been sent (or the client has gone). */
-function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWatch | undefined): undefined {
-  const { permit } = slot;
-  if (watch !== undefined) {
-    // On Node, wait for the real end of the response: no copy of it, no wrapped body. Without a thrown
-    // error (`c.error` undefined), the status Node sent decides whether it failed.
-    watch.releaseAtEnd(c.error);
-    return undefined;
-  }
-  const response = c.res;
-  const failure = c.error ?? failureOf(response.status);
-  if (response.status < 200) {
-    permit.release(failure); // an upgrade: no body of ours to follow
-  } else {
-    const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
-    c.res = undefined; // replace the response rather than merge its headers into a copy
-    const firstByte = permit.wantsFirstByte ? () => permit.firstByte() : undefined;
-    c.res = heldResponse(response, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
-      permit.release(broken ?? failure),
-    );
-  }
-  return undefined;
-}
-
 /**
  * Hono 4 middleware (web standards only: Node, Bun, Deno, workers) that queues each request in the
- * scheduler before the handler runs, and holds its slot until the response has been sent: a body is
- * passed through a stream that releases after its last chunk, when the client cancels it or when it
- * fails; on `@hono/node-server` the slot is released when Node has sent the response or the connection
- * closed. Rejections are answered with core's status (429, 503, 400), `Retry-After`, `retry-after-ms`
- * and an OpenAI-style JSON body. The request body is never read.
+ * scheduler before the handler runs, and holds its slot until the response has been sent: the body is
+ * passed through a stream that releases after its last chunk, when it fails (counted as failed), or,
+ * when the client leaves (the signal aborts at once), once its cancel has reached the source; on
+ * `@hono/node-server` also not before Node has closed the response. A handler that never answers a
+ * client that left keeps the slot until `abortGraceMs`. A run timeout (`timeoutMs`) answers 504 when the
+ * handler has not answered yet. Rejections are answered with core's status (429, 503, 400),
+ * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body that never echoes a credential. The
+ * request body is never read.
  *
  * @example
  * const app = new Hono<LlmSchedulerEnv>();
@@ -75,35 +41,42 @@ function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWat
  * });
  */
 export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMiddleware {
-  const config = resolveOptions(options);
+  const config = resolveHonoOptions(options);
   const { onRejected } = config;
   const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
+  const timed = config.timeoutMs !== undefined;
 
-  async function reject(error: unknown, c: Context<LlmSchedulerEnv>): Promise<Response> {
+  async function reject(
+    error: unknown,
+    c: Context<LlmSchedulerEnv>,
+    header: HeaderReader,
+  ): Promise<Response> {
     if (!isSchedulerError(error)) throw error;
     if (onRejected !== undefined) return onRejected(error, c);
-    const { status, headers, body } = rejectionFor(error);
+    const { status, headers, body } = rejectionFor(error, header);
     return new Response(body, { status, headers });
   }
   // Not `async`: a request that gets its slot at once costs no extra promise or tick before `next()`.
   // `watch` follows Node's response on `@hono/node-server`; elsewhere there is none.
   function run(c: Context<LlmSchedulerEnv>, next: Next, slot: RequestSlot, watch: ResponseWatch | undefined) {
-    const { permit } = slot;
-    if (watch !== undefined) {
-      watch.hold(permit);
-      (c.env as NodeBindings).outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
-    } else {
-      const { signal } = c.req.raw;
-      signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
-    }
+    const release = holdPermit(c, slot, watch);
     c.set("llmScheduler", slot);
-    return (within === undefined ? next() : within(permit, next)).then(
-      () => hold(c, slot, watch),
-      (error: unknown) => {
-        permit.release(error);
-        throw error;
+    let timedOut = false;
+    const downstream = (within === undefined ? next() : within(slot.permit, next)).then(
+      () => holdResponse(c, slot, release, timedOut),
+      (error: unknown): undefined => {
+        release(error);
+        if (!timedOut) throw error;
+        return undefined;
       },
     );
+    return raceRunTimeout(downstream, slot.signal, timed, (error) => {
+      timedOut = true;
+      const { status, headers, body } = rejectionFor(error);
+      c.res = undefined;
+      c.res = new Response(body, { status, headers });
+      return true;
+    });
   }
   const lifelines = inWorkerd ? new Lifelines(config.scheduler) : undefined;
   function lifelineRun(
@@ -111,6 +84,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     next: Next,
     slot: PromiseLike<RequestSlot> | RequestSlot,
     line: Lifeline,
+    header: HeaderReader,
   ) {
     return Promise.resolve(slot).then(
       (granted) => {
@@ -119,25 +93,22 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
       },
       (error: unknown) => {
         line.close();
-        return reject(error, c);
+        return reject(error, c, header);
       },
     );
   }
   function llmScheduler(c: Context<LlmSchedulerEnv>, next: Next): Promise<Response | undefined> {
     const node = nodeBindingsOf(c.env);
     const watch = node === undefined ? undefined : new ResponseWatch(node.outgoing);
+    const header: HeaderReader =
+      node === undefined ? (name) => c.req.header(name) : nodeHeaderReader(node.incoming.headers);
     const line = lifelines?.open(c.req.raw.signal); // workerd only: see lifeline.ts
-    const slot = acquireSlot(
-      config,
-      c,
-      node === undefined ? (name) => c.req.header(name) : nodeHeaderReader(node.incoming.headers),
-      watch ?? line ?? c.req.raw,
-    );
-    if (line !== undefined) return lifelineRun(c, next, slot, line);
+    const slot = acquireSlot(config, c, header, watch ?? line ?? c.req.raw);
+    if (line !== undefined) return lifelineRun(c, next, slot, line, header);
     if (!isThenable(slot)) return run(c, next, slot, watch);
     return Promise.resolve(slot).then(
       (granted) => run(c, next, granted, watch),
-      (error: unknown) => reject(error, c),
+      (error: unknown) => reject(error, c, header),
     );
   }
   return Object.assign(llmScheduler, { scheduler: config.scheduler });

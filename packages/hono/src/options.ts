@@ -22,21 +22,28 @@ export type HonoRejectionHandler = (error: SchedulerError, c: Context) => Awaita
  * @example
  * const options: HonoSchedulerOptions = {
  *   scheduler,
- *   priority: (c) => (c.req.header("x-api-key") === batchKey ? "batch" : "interactive"),
- *   tenant: (c) => c.req.header("x-api-key") ?? "anonymous",
+ *   // `teams`: the keys you issued -> { tenant, priority }; never the raw key as the tenant
+ *   priority: (c) => teams.get(c.req.header("x-api-key") ?? "")?.priority ?? "batch",
+ *   tenant: (c) => teams.get(c.req.header("x-api-key") ?? "")?.tenant ?? "unknown-key",
  * };
  */
 export interface HonoSchedulerOptions extends AdapterOptions<Context> {
   /**
    * Builds the response of a rejected request.
-   * @default a JSON body `{ error: { message, type, code } }` with core's status, `Retry-After` and
+   * @default a JSON body `{ error: { message, type, code, param } }` with core's status, `Retry-After` and
    * `retry-after-ms`
    */
   readonly onRejected?: HonoRejectionHandler;
 }
 
-/** Validates the options up front (throws `INVALID_OPTION`) and fills in the defaults. */
-export function resolveOptions(
+/**
+ * Validates the options up front (throws `INVALID_OPTION`, naming an unknown key and the nearest known
+ * one) and fills in the defaults.
+ *
+ * @example
+ * const config = resolveHonoOptions({ scheduler, timeoutMs: 60_000 });
+ */
+export function resolveHonoOptions(
   options?: HonoSchedulerOptions,
 ): ResolvedAdapterOptions<Context, HonoRejectionHandler> {
   return resolveAdapterOptions<Context, HonoRejectionHandler>(options);

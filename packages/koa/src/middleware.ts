@@ -4,13 +4,15 @@ import {
   nodeHeaderReader,
   type RequestSlot,
   ResponseWatch,
+  raceRunTimeout,
   rejectionFor,
   withinOf,
 } from "@llm-scheduler/adapter-kit";
-import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
+import { isSchedulerError, type Scheduler, type SchedulerError } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { Context, Middleware, Next } from "koa";
-import { type KoaSchedulerOptions, resolveOptions } from "./options.js";
+import { discardBody, releaseWhenBodyEnds } from "./body-end.js";
+import { type KoaSchedulerOptions, resolveKoaOptions } from "./options.js";
 
 /** What the middleware adds to `ctx.state`. */
 export interface LlmSchedulerState {
@@ -24,11 +26,22 @@ export interface LlmSchedulerState {
 /** The middleware, with the scheduler it uses (its own when none was given) for metrics and `close()`. */
 export type SchedulerMiddleware = Middleware<LlmSchedulerState> & { readonly scheduler: Scheduler };
 
+/** Sets the JSON error response on `ctx`, with no credential of the request in its message. */
+function answer(ctx: Context, error: SchedulerError): void {
+  const { status, headers, body } = rejectionFor(error, nodeHeaderReader(ctx.req.headers));
+  ctx.status = status;
+  ctx.set(headers);
+  ctx.body = body;
+}
+
 /**
  * Koa 3 middleware that queues each request in the scheduler before the downstream middleware runs, and
- * holds its slot until downstream has returned and the response has been completely sent (a stream body
- * until it ends) or the client has gone. Rejections are answered with core's status (429, 503, 400),
- * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body. The request body is never read.
+ * holds its slot until downstream has returned, its body (a stream: until it ends) has been sent, or,
+ * when the client leaves, until downstream and its body have stopped (the signal aborts at once) or
+ * `abortGraceMs` has passed, so the upstream never sees more than the limit. A run timeout (`timeoutMs`)
+ * answers 504 when nothing has been sent yet. Rejections are answered with core's status (429, 503, 400),
+ * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body that never echoes a credential. The
+ * request body is never read.
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
@@ -40,38 +53,45 @@ export type SchedulerMiddleware = Middleware<LlmSchedulerState> & { readonly sch
  * });
  */
 export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMiddleware {
-  const config = resolveOptions(options);
+  const config = resolveKoaOptions(options);
   const { onRejected } = config;
   const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
+  const timed = config.timeoutMs !== undefined;
 
   async function reject(error: unknown, ctx: Context, watch: ResponseWatch): Promise<void> {
     if (!isSchedulerError(error)) throw error;
     if (watch.ended) return; // the client has gone: nobody to answer
     if (onRejected !== undefined) return onRejected(error, ctx);
-    const { status, headers, body } = rejectionFor(error);
-    ctx.status = status;
-    ctx.set(headers);
-    ctx.body = body;
+    answer(ctx, error);
   }
 
   // Not `async`: a request that gets its slot at once costs no extra promise or tick before `next()`.
   function run(ctx: Context, next: Next, watch: ResponseWatch, slot: RequestSlot): Promise<void> | undefined {
-    const { permit } = slot;
+    watch.hold(slot.permit);
     if (watch.ended) {
-      permit.release(); // granted just as the client left
+      watch.releaseAtEnd(); // granted just as the client left
       return undefined;
     }
-    watch.hold(permit);
     ctx.state.llmScheduler = slot;
     ctx.res.setHeader("server-timing", serverTiming(slot.waitMs));
-    // Downstream has returned; the body (maybe a stream) is sent after this, so wait for the response.
-    return (within === undefined ? next() : within(permit, next)).then(
-      () => watch.releaseAtEnd(), // a 5xx sent counts as failed
+    let timedOut = false;
+    const downstream = (within === undefined ? next() : within(slot.permit, next)).then(
+      () => (timedOut ? discardBody(ctx.body, watch) : releaseWhenBodyEnds(ctx, watch)),
       (error: unknown) => {
         watch.releaseAtEnd(error);
-        throw error;
+        if (!timedOut) throw error;
       },
     );
+    if (!timed) return downstream;
+    return raceRunTimeout(downstream, slot.signal, true, (error) => {
+      if (ctx.headerSent || watch.ended) return false; // downstream has started its answer
+      timedOut = true;
+      // Sent directly, so that nothing downstream still sets can replace it.
+      ctx.respond = false;
+      const { status, headers, body } = rejectionFor(error);
+      ctx.res.writeHead(status, headers).end(body);
+      return true;
+    });
   }
   function llmScheduler(ctx: Context, next: Next): Promise<void> | undefined {
     const watch = new ResponseWatch(ctx.res);

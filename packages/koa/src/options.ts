@@ -23,20 +23,27 @@ export type KoaRejectionHandler = (error: SchedulerError, ctx: Context) => Await
  * const options: KoaSchedulerOptions = {
  *   scheduler,
  *   priority: (ctx) => (ctx.state.user?.plan === "batch" ? "batch" : "interactive"),
- *   tenant: (ctx) => ctx.get("x-api-key") || "anonymous",
+ *   // `teams`: the keys you issued -> tenant; never the raw key as the tenant
+ *   tenant: (ctx) => teams.get(ctx.get("x-api-key")) ?? "unknown-key",
  * };
  */
 export interface KoaSchedulerOptions extends AdapterOptions<Context> {
   /**
    * Sets the response of a rejected request.
-   * @default a JSON body `{ error: { message, type, code } }` with core's status, `Retry-After` and
+   * @default a JSON body `{ error: { message, type, code, param } }` with core's status, `Retry-After` and
    * `retry-after-ms`
    */
   readonly onRejected?: KoaRejectionHandler;
 }
 
-/** Validates the options up front (throws `INVALID_OPTION`) and fills in the defaults. */
-export function resolveOptions(
+/**
+ * Validates the options up front (throws `INVALID_OPTION`, naming an unknown key and the nearest known
+ * one) and fills in the defaults.
+ *
+ * @example
+ * const config = resolveKoaOptions({ scheduler, timeoutMs: 60_000 });
+ */
+export function resolveKoaOptions(
   options?: KoaSchedulerOptions,
 ): ResolvedAdapterOptions<Context, KoaRejectionHandler> {
   return resolveAdapterOptions<Context, KoaRejectionHandler>(options);

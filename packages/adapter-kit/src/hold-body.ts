@@ -2,7 +2,8 @@
  * Passes `body` through unchanged, chunk by chunk as the client reads it, calls `first` (if given) when
  * the first chunk is read, and calls `done` exactly once:
  * after the last chunk has been read (with no failure), when the reader cancels (the client has gone:
- * runtimes cancel a response body on disconnect), or when the source errors (with its error).
+ * runtimes cancel a response body on disconnect) once the source has finished cancelling (an upstream
+ * fetch whose body it is has then been torn down), or when the source errors (with its error).
  * Web streams only, so it runs on Node, Bun, Deno and workers alike.
  *
  * @example
@@ -44,9 +45,12 @@ export function holdBody<T>(
           controller.enqueue(result.value);
         }
       },
-      cancel(reason) {
-        finish();
-        return reader.cancel(reason);
+      async cancel(reason) {
+        try {
+          await reader.cancel(reason);
+        } finally {
+          finish();
+        }
       },
     },
     // Read from the source only when the client asks, so "last chunk read" means "last chunk sent".

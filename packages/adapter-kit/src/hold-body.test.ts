@@ -55,6 +55,23 @@ describe("holdBody", () => {
     expect(cancelled).toHaveBeenCalledWith("client gone");
   });
 
+  it("calls done only once the source has finished cancelling (the upstream call is torn down)", async () => {
+    const done = vi.fn();
+    let finishCancel!: () => void;
+    const source = new ReadableStream<string>({
+      cancel: () =>
+        new Promise<void>((resolve) => {
+          finishCancel = resolve;
+        }),
+    });
+    const cancelling = holdBody(source, done).cancel("client gone");
+    await Promise.resolve();
+    expect(done).not.toHaveBeenCalled();
+    finishCancel();
+    await cancelling;
+    expect(done).toHaveBeenCalledTimes(1);
+  });
+
   it("calls done with the source's error and passes the error on", async () => {
     const done = vi.fn();
     const failure = new Error("upstream broke");

@@ -1,0 +1,69 @@
+import type { RequestSlot, ResponseWatch } from "@llm-scheduler/adapter-kit";
+import { failureForStatus } from "@llm-scheduler/adapter-kit";
+import { serverTiming } from "@llm-scheduler/core/kit";
+import type { Context } from "hono";
+import type { LlmSchedulerEnv } from "./env.js";
+import { heldResponse } from "./held-response.js";
+import type { NodeBindings } from "./node-bindings.js";
+
+/** Gives the slot back, with the failure if the work failed. */
+export type Release = (failure?: unknown) => void;
+
+/**
+ * After the handler: holds the slot until its response body has been sent, cancelled or has failed.
+ *
+ * @example
+ * await next();
+ * holdResponse(c, slot, release, false);
+ */
+export function holdResponse(
+  c: Context<LlmSchedulerEnv>,
+  slot: RequestSlot,
+  release: Release,
+  timedOut: boolean,
+): undefined {
+  if (timedOut) {
+    release(c.error); // the middleware's 504 went out instead of this response
+    return undefined;
+  }
+  const response = c.res;
+  const failure = c.error ?? failureForStatus(response.status);
+  if (response.status < 200) {
+    release(failure); // an upgrade: no body of ours to follow
+    return undefined;
+  }
+  const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
+  c.res = undefined; // replace the response rather than merge its headers into a copy
+  const { permit } = slot;
+  const firstByte = permit.wantsFirstByte ? () => permit.firstByte() : undefined;
+  c.res = heldResponse(response, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
+    release(broken ?? failure),
+  );
+  return undefined;
+}
+
+/**
+ * From the grant on: the permit's signal aborts at once when the client leaves (Node's response closes,
+ * or the request's own signal aborts). Returns how to release the permit once the handler's work has
+ * ended: on Node, not before Node has also closed the response.
+ *
+ * @example
+ * const release = holdPermit(c, slot, watch);
+ */
+export function holdPermit(
+  c: Context<LlmSchedulerEnv>,
+  slot: RequestSlot,
+  watch: ResponseWatch | undefined,
+): Release {
+  const { permit } = slot;
+  if (watch !== undefined) {
+    watch.hold(permit);
+    (c.env as NodeBindings).outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
+    return (failure) => watch.releaseAtEnd(failure);
+  }
+  const { signal } = c.req.raw;
+  if (signal.aborted)
+    permit.abort(signal.reason); // granted just as the client left
+  else signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });
+  return (failure) => permit.release(failure);
+}
