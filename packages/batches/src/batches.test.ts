@@ -53,7 +53,7 @@ describe("createBatches", () => {
     const error = await batches.create({ items: list }).catch((e: unknown) => e);
     expect(isSchedulerError(error, "INVALID_OPTION")).toBe(true);
     expect((error as Error).message).toContain("Duplicate customId `q-1` at items[3]");
-    expect((error as Error).message).toContain("item 1");
+    expect((error as Error).message).toContain("already used at items[1]");
     expect(await batches.list()).toEqual([]);
   });
 

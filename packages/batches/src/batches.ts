@@ -8,6 +8,8 @@ import {
 } from "./create-options.js";
 import { BatchError, BatchErrorCode, batchNotFound } from "./errors.js";
 import { BatchEmitter, type BatchEvents } from "./events.js";
+import { handle } from "./http/handler.js";
+import { parseInputLine } from "./input-line.js";
 import {
   type BatchesOptions,
   integerIn,
@@ -111,40 +113,22 @@ export class Batches {
       const lines = await this.store.fileLines(fileId, from, CHUNK);
       const items: BatchItem[] = [];
       for (const [offset, line] of lines.entries()) {
-        const error = this.#parseLine(line, from + offset, seen, resolved, items);
-        if (error !== undefined) return this.#fail(batch.id, error);
+        const index = from + offset;
+        try {
+          items.push({ ...parseInputLine(line, index + 1, seen, resolved.endpoint), index });
+        } catch (error) {
+          return this.#fail(batch.id, {
+            code: "invalid_request",
+            message: (error as Error).message,
+            line: index + 1,
+          });
+        }
       }
       await this.store.addItems(batch.id, items);
     }
     if (seen.size === 0)
       return this.#fail(batch.id, { code: "empty_file", message: "The input file has no requests." });
     return this.#start(batch.id, seen.size);
-  }
-
-  #parseLine(
-    line: string,
-    index: number,
-    seen: Map<string, number>,
-    resolved: ResolvedCreate,
-    into: BatchItem[],
-  ) {
-    try {
-      const parsed = JSON.parse(line) as {
-        custom_id?: unknown;
-        method?: unknown;
-        url?: unknown;
-        body?: unknown;
-      };
-      const input = { customId: parsed.custom_id, method: parsed.method, url: parsed.url, body: parsed.body };
-      into.push(checkItem(input as BatchItem, index, seen, resolved.endpoint, `line ${index + 1}`));
-      return undefined;
-    } catch (error) {
-      return {
-        code: "invalid_request",
-        message: `Line ${index + 1}: ${(error as Error).message}`,
-        line: index + 1,
-      };
-    }
   }
 
   async #save(resolved: ResolvedCreate, inputFileId: string | null): Promise<Batch> {
@@ -273,6 +257,18 @@ export class Batches {
    */
   on<K extends keyof BatchEvents>(name: K, listener: (event: BatchEvents[K]) => void): () => void {
     return this.#events.on(name, listener);
+  }
+
+  /**
+   * OpenAI's Files and Batches API over web `Request`/`Response` (so the official `openai` client works
+   * unchanged): `POST /v1/files`, `GET|DELETE /v1/files/{id}`, `GET /v1/files/{id}/content`,
+   * `POST|GET /v1/batches`, `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`. Never throws.
+   *
+   * @example
+   * app.all("/v1/files/*", (c) => batches.fetch(c.req.raw)); // Hono
+   */
+  fetch(request: Request): Promise<Response> {
+    return handle(this, request, this.#options);
   }
 
   /** Items this instance is running now. */

@@ -108,6 +108,7 @@ export function checkItem(
   seen: Map<string, number>,
   endpoint: string | null,
   where = `items[${index}]`,
+  placeOf: (index: number) => string = (first) => `items[${first}]`,
 ): BatchItem {
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw invalid(where, "an object", value);
@@ -117,7 +118,7 @@ export function checkItem(
   if (first !== undefined) {
     throw new SchedulerError(
       ErrorCode.INVALID_OPTION,
-      `Duplicate customId \`${customId}\` at ${where}; it is already used by item ${first}: every customId must be unique within a batch`,
+      `Duplicate customId \`${customId}\` at ${where}; it is already used at ${placeOf(first)}: every customId must be unique within a batch`,
     );
   }
   seen.set(customId, index);

@@ -1,5 +1,6 @@
 import type { Clock, Scheduler } from "@llm-scheduler/core";
 import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import type { TenantOf } from "./http/handler.js";
 import { MemoryBatchStore } from "./memory-store.js";
 import type { BatchStore } from "./store.js";
 import type { Execute } from "./types.js";
@@ -46,6 +47,27 @@ export interface BatchesOptions {
   readonly random?: () => number;
   /** Called with errors handled in the background (a store call that failed, a listener that threw). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * HTTP: who a request belongs to (e.g. from its API key); a tenant sees only its own files and
+   * batches, and its batches run as that scheduler tenant. `undefined` refuses the request (401).
+   * @default () => "default"
+   */
+  readonly tenant?: TenantOf;
+  /**
+   * HTTP: the scheduler priority of batches created with `POST /v1/batches`.
+   * @default "batch"
+   */
+  readonly httpPriority?: string;
+  /**
+   * HTTP: the largest input file accepted, in bytes (OpenAI's limit).
+   * @default 209_715_200 (200 MB)
+   */
+  readonly maxFileBytes?: number;
+  /**
+   * HTTP: the longest line of an input file, in bytes.
+   * @default 10_485_760 (10 MB)
+   */
+  readonly maxLineBytes?: number;
 }
 
 /** The options after defaults and validation. */
@@ -61,6 +83,10 @@ export interface ResolvedBatchesOptions {
   readonly clock: Clock;
   readonly random: () => number;
   readonly onError: (error: unknown) => void;
+  readonly tenant: TenantOf;
+  readonly httpPriority: string;
+  readonly maxFileBytes: number;
+  readonly maxLineBytes: number;
 }
 
 const KNOWN = [
@@ -75,6 +101,10 @@ const KNOWN = [
   "clock",
   "random",
   "onError",
+  "tenant",
+  "httpPriority",
+  "maxFileBytes",
+  "maxLineBytes",
 ];
 
 /** An integer in `[min, max]`, or the default when `undefined`. */
@@ -90,6 +120,15 @@ function functionOr<T>(field: string, value: unknown, fallback: T): T {
   if (value === undefined) return fallback;
   if (typeof value !== "function") throw invalid(field, "a function", value);
   return value as T;
+}
+
+function httpPriorityOf(options: BatchesOptions): string {
+  const priority = options.httpPriority ?? "batch";
+  const known = options.scheduler.options.priorities.map((p) => p.name);
+  if (options.httpPriority !== undefined && !known.includes(priority)) {
+    throw invalid("httpPriority", `a configured priority (${known.join(", ")})`, priority);
+  }
+  return priority;
 }
 
 /**
@@ -131,5 +170,9 @@ export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesO
     clock,
     random: functionOr("random", options.random, Math.random),
     onError: functionOr("onError", options.onError, () => {}),
+    tenant: functionOr<TenantOf>("tenant", options.tenant, () => "default"),
+    httpPriority: httpPriorityOf(options),
+    maxFileBytes: integerIn("maxFileBytes", options.maxFileBytes, 1, 2 ** 40, 209_715_200),
+    maxLineBytes: integerIn("maxLineBytes", options.maxLineBytes, 64, 2 ** 30, 10_485_760),
   };
 }

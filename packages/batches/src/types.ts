@@ -68,6 +68,8 @@ export interface Attempt {
 export interface ItemError {
   readonly code: string;
   readonly message: string;
+  /** The input file's line, for a batch that failed validation. */
+  readonly line?: number;
 }
 
 /** The final outcome of one item. */
