@@ -71,7 +71,7 @@ export class Batches {
   async create(options: CreateBatchOptions): Promise<Batch> {
     this.#open();
     const { items, ...rest } = (options ?? {}) as CreateBatchOptions;
-    const resolved = resolveCreate(rest);
+    const resolved = resolveCreate(rest, this.#options.retry);
     this.#checkPriority(resolved.priority);
     if (!Array.isArray(items) || items.length === 0 || items.length > MAX_ITEMS) {
       throw invalid(
@@ -98,7 +98,7 @@ export class Batches {
    */
   async createFromFile(fileId: string, options: Omit<CreateBatchOptions, "items">): Promise<Batch> {
     this.#open();
-    const resolved = resolveCreate(options);
+    const resolved = resolveCreate(options, this.#options.retry);
     this.#checkPriority(resolved.priority);
     const file = await this.store.getFile(fileId);
     if (file === undefined || file.tenant !== resolved.tenant) {

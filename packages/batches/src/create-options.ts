@@ -1,6 +1,7 @@
 import { ErrorCode, SchedulerError } from "@llm-scheduler/core";
 import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { integerIn } from "./options.js";
+import { retryOf } from "./retry-policy.js";
 import type { BatchItem, BatchItemInput, RetryPolicy } from "./types.js";
 
 /** Options of `batches.create()`. */
@@ -59,23 +60,16 @@ function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
   return { ...(value as Record<string, string>) };
 }
 
-function retryOf(value: unknown): RetryPolicy {
-  if (value === undefined) return { maxAttempts: 4, baseMs: 1_000, maxMs: 60_000 };
-  if (value === null || typeof value !== "object") throw invalid("retry", "an object", value);
-  rejectUnknownKeys("retry", value, ["maxAttempts", "baseMs", "maxMs"]);
-  const given = value as Partial<RetryPolicy>;
-  const baseMs = integerIn("retry.baseMs", given.baseMs, 1, 3_600_000, 1_000);
-  const maxMs = integerIn("retry.maxMs", given.maxMs, baseMs, 3_600_000, Math.max(60_000, baseMs));
-  return { maxAttempts: integerIn("retry.maxAttempts", given.maxAttempts, 1, 100, 4), baseMs, maxMs };
-}
-
 /**
  * Validates `create()`'s options except the items (`INVALID_OPTION` naming the field).
  *
  * @example
  * resolveCreate({ items, tenant: "eval-team", completionWindowMs: 3_600_000 });
  */
-export function resolveCreate(options: Omit<CreateBatchOptions, "items">): ResolvedCreate {
+export function resolveCreate(
+  options: Omit<CreateBatchOptions, "items">,
+  defaults?: RetryPolicy,
+): ResolvedCreate {
   if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
   rejectUnknownKeys("", options, KNOWN);
   return {
@@ -88,7 +82,7 @@ export function resolveCreate(options: Omit<CreateBatchOptions, "items">): Resol
       2_592_000_000,
       86_400_000,
     ),
-    retry: retryOf(options.retry),
+    retry: retryOf(options.retry, defaults),
     metadata: metadataOf(options.metadata),
     endpoint: options.endpoint === undefined ? null : text("endpoint", options.endpoint, 256),
   };

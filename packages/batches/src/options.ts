@@ -2,8 +2,9 @@ import type { Clock, Scheduler } from "@llm-scheduler/core";
 import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { TenantOf } from "./http/handler.js";
 import { MemoryBatchStore } from "./memory-store.js";
+import { retryOf } from "./retry-policy.js";
 import type { BatchStore } from "./store.js";
-import type { Execute } from "./types.js";
+import type { Execute, RetryPolicy } from "./types.js";
 
 /** Options of {@link createBatches}. */
 export interface BatchesOptions {
@@ -48,6 +49,11 @@ export interface BatchesOptions {
   /** Called with errors handled in the background (a store call that failed, a listener that threw). */
   readonly onError?: (error: unknown) => void;
   /**
+   * The retry policy of batches that set none (every batch created over HTTP).
+   * @default { maxAttempts: 4, baseMs: 1_000, maxMs: 60_000 }
+   */
+  readonly retry?: Partial<RetryPolicy>;
+  /**
    * HTTP: who a request belongs to (e.g. from its API key); a tenant sees only its own files and
    * batches, and its batches run as that scheduler tenant. `undefined` refuses the request (401).
    * @default () => "default"
@@ -83,6 +89,7 @@ export interface ResolvedBatchesOptions {
   readonly clock: Clock;
   readonly random: () => number;
   readonly onError: (error: unknown) => void;
+  readonly retry: RetryPolicy;
   readonly tenant: TenantOf;
   readonly httpPriority: string;
   readonly maxFileBytes: number;
@@ -101,6 +108,7 @@ const KNOWN = [
   "clock",
   "random",
   "onError",
+  "retry",
   "tenant",
   "httpPriority",
   "maxFileBytes",
@@ -170,6 +178,7 @@ export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesO
     clock,
     random: functionOr("random", options.random, Math.random),
     onError: functionOr("onError", options.onError, () => {}),
+    retry: retryOf(options.retry),
     tenant: functionOr<TenantOf>("tenant", options.tenant, () => "default"),
     httpPriority: httpPriorityOf(options),
     maxFileBytes: integerIn("maxFileBytes", options.maxFileBytes, 1, 2 ** 40, 209_715_200),
