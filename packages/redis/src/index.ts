@@ -1,3 +1,10 @@
+export { batchKeys } from "./batches/keys.js";
+export {
+  type RedisBatchStoreOptions,
+  type ResolvedBatchStoreOptions,
+  resolveBatchStoreOptions,
+} from "./batches/options.js";
+export { RedisBatchStore, redisBatchStore } from "./batches/redis-batch-store.js";
 export { fixedKeys, grantChannel, inboxKey, type Keys, keyList, ticketId } from "./keys.js";
 export {
   type AgingClock,
