@@ -19,7 +19,8 @@ export interface BatchesOptions {
   readonly store?: BatchStore;
   /**
    * Items this instance runs at once (handed to `scheduler.run()`; the scheduler decides when each
-   * goes upstream). Keep it at or above the scheduler's `maxConcurrency`.
+   * goes upstream). Keep it at or above the scheduler's `maxConcurrency`. `0` makes an instance that
+   * only creates, reads and cancels batches (an API front end) and runs none.
    * @default 64
    */
   readonly maxInFlight?: number;
@@ -143,7 +144,7 @@ function httpPriorityOf(options: BatchesOptions): string {
  * Validates every option up front (`INVALID_OPTION` naming the field) and fills in the defaults.
  *
  * @example
- * resolveBatchesOptions({ scheduler, execute, maxInFlight: 0 }); // throws: Expected `maxInFlight` to be an integer from 1 to 10000, got `0` (number)
+ * resolveBatchesOptions({ scheduler, execute, maxInFlight: -1 }); // throws: Expected `maxInFlight` to be an integer from 0 to 10000, got `-1` (number)
  */
 export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesOptions {
   if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
@@ -170,7 +171,7 @@ export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesO
     scheduler: options.scheduler,
     execute: options.execute,
     store,
-    maxInFlight: integerIn("maxInFlight", options.maxInFlight, 1, 10_000, 64),
+    maxInFlight: integerIn("maxInFlight", options.maxInFlight, 0, 10_000, 64),
     itemTimeoutMs: integerIn("itemTimeoutMs", options.itemTimeoutMs, 1, 86_400_000, 600_000),
     visibilityMs,
     pollMs: integerIn("pollMs", options.pollMs, 5, 600_000, 1_000),

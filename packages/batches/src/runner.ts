@@ -39,6 +39,7 @@ export class Runner {
   }
 
   start(): void {
+    if (this.#options.maxInFlight === 0) return; // an API-only instance runs nothing
     this.#arm(this.#period());
     this.wake();
   }
@@ -50,7 +51,7 @@ export class Runner {
 
   /** Looks for due items now (after a create, a settle, a retryFailed). */
   wake(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#options.maxInFlight === 0) return;
     if (this.#claiming) {
       this.#again = true;
       return;
@@ -95,8 +96,26 @@ export class Runner {
       });
   }
 
+  /**
+   * Reports an outcome; while the store cannot be reached it tries again every `pollMs` for as long as
+   * the claim would stay ours (`visibilityMs`), so that a short outage repeats no upstream call.
+   */
+  async #report(claim: Claim, outcome: Outcome) {
+    const { store, clock, pollMs, visibilityMs, onError } = this.#options;
+    const until = clock.now() + visibilityMs;
+    for (;;) {
+      try {
+        return await store.settle(claim, outcome, clock.now());
+      } catch (error) {
+        if (clock.now() + pollMs > until) throw error;
+        onError(error);
+        await new Promise<void>((resolve) => clock.setTimer(resolve, pollMs));
+      }
+    }
+  }
+
   async #settle(claim: Claim, outcome: Outcome): Promise<void> {
-    const reply = await this.#options.store.settle(claim, outcome, this.#options.clock.now());
+    const reply = await this.#report(claim, outcome);
     if (reply === undefined || outcome.kind === "release") return;
     const { batch } = reply;
     const made = claim.attemptsMade + 1;
