@@ -6,6 +6,7 @@ export { BatchError, BatchErrorCode } from "./errors.js";
 export type { BatchEvents } from "./events.js";
 export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
 export { MemoryBatchStore } from "./memory-store.js";
+export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
 export { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
 export type { BatchStore, Claim, ClaimReply, FileRecord, Outcome, SettleReply } from "./store.js";
