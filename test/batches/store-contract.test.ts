@@ -199,6 +199,27 @@ describe.each(stores)("BatchStore contract: %s", (_name, make) => {
     expect((await store.listBatches({ status: "in_progress" })).map((x) => x.id)).toContain(b.id);
   });
 
+  it("keeps every attempt across a retryFailed round", async () => {
+    const store = make();
+    const batch = await started(store, 1);
+    const [claim] = (await store.claim("a", 1, T0, 1_000)).claims;
+    const failed = { startedAt: T0, durationMs: 1, status: 500, error: "http_500" };
+    const response = { statusCode: 500, requestId: "r", body: {} };
+    await store.settle(
+      claim!,
+      { kind: "final", response, error: { code: "http_500", message: "x" }, attempt: failed },
+      T0 + 1,
+    );
+    expect((await store.getBatch(batch.id))?.requestCounts).toEqual({ total: 1, completed: 0, failed: 1 });
+    await store.retryFailed(batch.id, T0 + 2);
+    const [again] = (await store.claim("a", 1, T0 + 2, 1_000)).claims;
+    expect(again!.attemptsMade).toBe(0);
+    await store.settle(again!, ok(T0 + 2), T0 + 3);
+    const [result] = await store.results(batch.id, 0, 1);
+    expect(result!.attempts.map((a) => a.status)).toEqual([500, 200]);
+    expect(result!.error).toBeNull();
+  });
+
   it("keeps input files line by line and deletes them", async () => {
     const store = make();
     const file = {

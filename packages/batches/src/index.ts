@@ -9,7 +9,15 @@ export { MemoryBatchStore } from "./memory-store.js";
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
 export { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
-export type { BatchStore, Claim, ClaimReply, FileRecord, Outcome, SettleReply } from "./store.js";
+export type {
+  BatchStore,
+  BatchSummary,
+  Claim,
+  ClaimReply,
+  FileRecord,
+  Outcome,
+  SettleReply,
+} from "./store.js";
 export { CANCELLED, EXPIRED } from "./transitions.js";
 export {
   type Attempt,

@@ -2,8 +2,8 @@ import type { TimerHandle } from "@llm-scheduler/core";
 import { attempt } from "./attempt.js";
 import type { BatchEmitter } from "./events.js";
 import type { ResolvedBatchesOptions } from "./options.js";
-import type { Claim, Outcome } from "./store.js";
-import { type Batch, FINAL_STATUSES } from "./types.js";
+import type { BatchSummary, Claim, Outcome } from "./store.js";
+import { FINAL_STATUSES } from "./types.js";
 
 interface Running {
   readonly claim: Claim;
@@ -133,7 +133,7 @@ export class Runner {
   }
 
   /** Emits `progress`, and `done` when the batch reached a final status. */
-  announce(batch: Batch): void {
+  announce(batch: BatchSummary): void {
     const event = { id: batch.id, status: batch.status, requestCounts: batch.requestCounts };
     this.#events.emit("progress", event);
     if (FINAL_STATUSES.includes(batch.status)) this.#events.emit("done", event);

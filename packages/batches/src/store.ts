@@ -34,9 +34,12 @@ export interface ClaimReply {
   readonly nextDueAt: number | undefined;
 }
 
+/** What a settle tells about the batch: enough for the `progress` and `done` events. */
+export type BatchSummary = Pick<Batch, "id" | "status" | "requestCounts">;
+
 /** The new state of a batch after a settle that was accepted. */
 export interface SettleReply {
-  readonly batch: Batch;
+  readonly batch: BatchSummary;
 }
 
 /** A stored input file. */

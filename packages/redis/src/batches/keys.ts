@@ -10,17 +10,18 @@
  *   `completedAt`, `failedAt`, `expiredAt`, `cancellingAt`, `cancelledAt` (absent while unset).
  * - `i:<id>` HASH: index -> item JSON (`{ index, customId, method, url, body }`).
  * - `rd:<id>` ZSET: index -> due time (ms): the items waiting to be claimed.
- * - `k:<id>` HASH: index -> fencing token of the claim that holds the item.
  * - `m:<id>` HASH: index -> attempts made in this round (absent = 0).
- * - `a:<id>` HASH: index -> the item's attempts, JSON objects joined by commas.
- * - `r:<id>` HASH: index -> final result JSON (`{ customId, response, error }`).
+ * - `a:<id>` HASH: index -> the item's earlier attempts, JSON objects joined by commas.
+ * - `r:<id>` HASH: index -> final result JSON (`{ customId, response, error, last }`, `last` being the
+ *   final attempt).
  * - `f:<id>` SET: indexes of the items that ended without success (what `retryFailed` runs again).
  * A finished batch's keys expire after `resultTtlMs`; `retryFailed` keeps them again.
  *
  * Shared:
  * - `open` ZSET: batch id -> end of its completion window (ms), for batches in progress.
- * - `run` ZSET: `<id>|<index>` -> visibility deadline (ms) of a claimed item.
- * - `fence` STRING: the last fencing token handed out (INCR).
+ * - `run` ZSET: `<id>|<index>|<token>` -> visibility deadline (ms): the claims. The token is the
+ *   fence: a claim taken again, revoked or settled is no longer a member, so a stale write finds none.
+ * - `fence` STRING: the last fencing token handed out (INCRBY).
  * - `turn` STRING: rotates the batch a claim starts with (INCR).
  * - `all` ZSET and `tenant:<tenant>` ZSET: batch id -> creation time, for listing newest first.
  * - `file:<id>` HASH: `meta` (the file record as JSON); `lines:<id>` LIST: the file's lines. Both

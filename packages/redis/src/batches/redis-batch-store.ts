@@ -2,6 +2,7 @@ import {
   type Attempt,
   type Batch,
   type BatchItem,
+  type BatchStatus,
   type BatchStore,
   CANCELLED,
   type Claim,
@@ -26,6 +27,9 @@ import {
 } from "./options.js";
 import { RedisFiles } from "./redis-files.js";
 import { BatchScripts } from "./scripts.js";
+
+/** A final result as stored: the last attempt beside it, the earlier ones in the attempts hash. */
+type StoredResult = Pick<ItemResult, "customId" | "response" | "error"> & { readonly last?: Attempt };
 
 /**
  * A {@link BatchStore} in Redis: batches, items, attempts, results and input files survive restarts
@@ -178,17 +182,17 @@ export class RedisBatchStore implements BatchStore {
   }
 
   async settle(claim: Claim, outcome: Outcome, now: number): Promise<SettleReply | undefined> {
-    const { batchId, item, token } = claim;
+    const { batchId, item, token, attemptsMade } = claim;
     let kind: string = outcome.kind;
     let result = "";
+    let attempt = "";
     if (outcome.kind === "final") {
       kind = outcome.error === null ? "ok" : "fail";
-      result = JSON.stringify({ customId: item.customId, response: outcome.response, error: outcome.error });
-    }
-    const attempt = outcome.kind === "release" ? "" : JSON.stringify(outcome.attempt);
+      const { response, error } = outcome;
+      result = JSON.stringify({ customId: item.customId, response, error, last: outcome.attempt });
+    } else if (outcome.kind === "retry") attempt = JSON.stringify(outcome.attempt);
     const dueAt = outcome.kind === "retry" ? outcome.dueAt : 0;
-    const ttl = this.#config.resultTtlMs;
-    const reply = (await this.#run("settle", [
+    const args = [
       now,
       batchId,
       item.index,
@@ -197,11 +201,14 @@ export class RedisBatchStore implements BatchStore {
       attempt,
       dueAt,
       result,
-      ttl,
-    ])) as unknown[];
+      attemptsMade,
+      this.#config.resultTtlMs,
+    ];
+    const reply = (await this.#run("settle", args)) as Array<string | number>;
     if (Number(reply[0]) !== 1) return undefined;
-    const batch = batchOf(fieldsOf(reply.slice(1)));
-    return batch === undefined ? undefined : { batch };
+    const [, status, total, completed, failed] = reply;
+    const requestCounts = { total: Number(total), completed: Number(completed), failed: Number(failed) };
+    return { batch: { id: batchId, status: String(status) as BatchStatus, requestCounts } };
   }
 
   async cancel(batchId: string, now: number): Promise<Batch | undefined> {
@@ -240,9 +247,10 @@ export class RedisBatchStore implements BatchStore {
       ]);
       for (const [i, text] of results.entries()) {
         if (text === null) continue;
-        const stored = JSON.parse(text) as Omit<ItemResult, "index" | "attempts">;
+        const { customId, response, error, last } = JSON.parse(text) as StoredResult;
         const tried = JSON.parse(`[${attempts[i] ?? ""}]`) as Attempt[];
-        found.push({ index: start + i, ...stored, attempts: tried });
+        if (last !== undefined) tried.push(last);
+        found.push({ index: start + i, customId, response, error, attempts: tried });
       }
     }
     return found;

@@ -7,7 +7,7 @@ local function k(kind, id)
   return P .. kind .. ":" .. id
 end
 
-local BATCH_KINDS = { "t", "i", "a", "r", "f", "m", "k", "rd" }
+local BATCH_KINDS = { "t", "i", "a", "r", "f", "m", "rd" }
 
 local function expireBatch(id, ttl)
   for _, kind in ipairs(BATCH_KINDS) do redis.call("PEXPIRE", k(kind, id), ttl) end
@@ -21,16 +21,26 @@ local function batchFields(id)
   return redis.call("HGETALL", k("t", id))
 end
 
+-- The claims of one batch in the `run` set: members `<id>|<index>|<token>` (the set holds only what
+-- instances are running now, so it stays small).
+local function claimsOf(id)
+  local found = {}
+  local head = id .. "|"
+  for _, member in ipairs(redis.call("ZRANGE", P .. "run", 0, -1)) do
+    if string.sub(member, 1, #head) == head then found[#found + 1] = member end
+  end
+  return found
+end
+
 -- Every item of an open batch not yet final (queued or claimed) ends with `errorJson`; the batch gets
 -- `status` and the timestamps in `stamps`, leaves the open set, and its keys expire after `ttl`.
 local function endOpen(id, now, errorJson, status, stamps, ttl)
   local open = redis.call("ZRANGE", k("rd", id), 0, -1)
   redis.call("DEL", k("rd", id))
-  for _, index in ipairs(redis.call("HKEYS", k("k", id))) do
-    open[#open + 1] = index
-    redis.call("ZREM", P .. "run", id .. "|" .. index)
+  for _, member in ipairs(claimsOf(id)) do
+    redis.call("ZREM", P .. "run", member)
+    open[#open + 1] = string.match(member, "|(%d+)|")
   end
-  redis.call("DEL", k("k", id))
   for _, index in ipairs(open) do
     local item = cjson.decode(redis.call("HGET", k("i", id), index))
     local result = '{"customId":' .. cjson.encode(item.customId) .. ',"response":null,"error":' .. errorJson .. "}"

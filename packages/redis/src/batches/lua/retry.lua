@@ -14,6 +14,12 @@ if (status ~= "completed" and status ~= "expired" and status ~= "cancelled") or 
 end
 persistBatch(id)
 for _, index in ipairs(failed) do
+  local last = cjson.decode(redis.call("HGET", k("r", id), index) or "{}").last
+  if last ~= nil then
+    local old = redis.call("HGET", k("a", id), index)
+    local text = cjson.encode(last)
+    redis.call("HSET", k("a", id), index, old and (old .. "," .. text) or text)
+  end
   redis.call("HDEL", k("r", id), index)
   redis.call("HDEL", k("m", id), index)
   redis.call("ZADD", k("rd", id), now, index)
