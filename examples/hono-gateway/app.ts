@@ -1,12 +1,14 @@
 // The gateway itself: web standards only, so the same app runs on Node, Bun, Deno and Cloudflare Workers.
+
+import type { Batches } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { type LlmSchedulerEnv, schedulerMiddleware } from "@llm-scheduler/hono";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 
 const PASSED_HEADERS = ["content-type", "cache-control", "x-request-id"];
 
 /** A short, non-reversible tenant name for an API key (never put raw keys in metrics). */
-async function tenantOf(authorization: string | undefined): Promise<string> {
+export async function tenantOf(authorization: string | undefined): Promise<string> {
   const key = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
   if (key === undefined) return "anonymous";
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
@@ -16,15 +18,26 @@ async function tenantOf(authorization: string | undefined): Promise<string> {
 
 /**
  * The Hono app: `/v1/*` POSTs wait in the scheduler, then go upstream; the answer streams back and the
- * slot is held until its last chunk has been sent.
+ * slot is held until its last chunk has been sent. With `batches`, OpenAI's Files and Batches routes too.
  */
 export function createApp(
   upstreamUrl: string,
   scheduler: Scheduler = createScheduler(),
+  batches?: Batches,
 ): Hono<LlmSchedulerEnv> {
   const app = new Hono<LlmSchedulerEnv>();
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/metrics", (c) => c.json(scheduler.metrics()));
+  if (batches !== undefined) {
+    // OpenAI's Batch API, before the scheduler middleware: an upload or a poll takes no upstream slot;
+    // each batch item goes through the scheduler on its own.
+    const serve = (c: Context) => batches.fetch(c.req.raw);
+    app
+      .all("/v1/files", serve)
+      .all("/v1/files/*", serve)
+      .all("/v1/batches", serve)
+      .all("/v1/batches/*", serve);
+  }
   // Clients start at the default priority and may lower it with `x-priority: batch`.
   app.use(
     "/v1/*",
