@@ -133,6 +133,7 @@ export async function bigFile(url: string, megabytes: number, viaHttp: boolean) 
         ? await batches.fetch(new Request("http://gateway/v1/files", init as RequestInit))
         : await fetch(`${served.url}/v1/files`, init as RequestInit);
     const file = (await answer.json()) as { id: string; bytes: number };
+    if (answer.status !== 200) throw new Error(`upload failed: ${answer.status} ${JSON.stringify(file)}`);
     const batch = await batches.createFromFile(file.id, { endpoint: "/v1/chat/completions" });
     return { bytes: file.bytes, lines: batch.requestCounts.total };
   });

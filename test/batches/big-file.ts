@@ -8,7 +8,7 @@ const BOUNDARY = "----batches-big-file";
 
 /**
  * A `multipart/form-data` upload of a generated JSONL file of about `megabytes` MB (lines of about 4 KB,
- * as in a 200 MB, 50,000-line file), produced chunk by chunk: the whole file never exists in memory.
+ * at most 50,000 of them, as in a 200 MB, 50,000-line file), produced chunk by chunk: the whole file never exists in memory.
  *
  * @example
  * const { body, contentType, lines } = bigUpload(20);
@@ -20,10 +20,11 @@ export function bigUpload(megabytes: number): {
   lines: number;
 } {
   const encoder = new TextEncoder();
-  const filler = "lorem ipsum dolor sit amet ".repeat(148);
-  const lineOf = (n: number): string =>
+  const bytes = megabytes * 1_048_576;
+  const lines = Math.max(1, Math.min(50_000, Math.round(bytes / 4_200))); // OpenAI's limit: 50,000 lines
+  const lineOf = (n: number, filler: string): string =>
     `${JSON.stringify({ custom_id: `r-${n}`, method: "POST", url: "/v1/chat/completions", body: { model: "m", messages: [{ role: "user", content: filler }] } })}\n`;
-  const lines = Math.max(1, Math.round((megabytes * 1_048_576) / lineOf(0).length));
+  const filler = "x".repeat(Math.max(1, Math.floor(bytes / lines) - lineOf(lines, "").length));
   const head =
     `--${BOUNDARY}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n` +
     `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.jsonl"\r\nContent-Type: application/jsonl\r\n\r\n`;
@@ -37,7 +38,7 @@ export function bigUpload(megabytes: number): {
         return;
       } else {
         let text = "";
-        for (let i = 0; i < 16 && n + i < lines; i++) text += lineOf(n + i);
+        for (let i = 0; i < 16 && n + i < lines; i++) text += lineOf(n + i, filler);
         n += 15;
         controller.enqueue(encoder.encode(text));
       }

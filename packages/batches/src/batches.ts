@@ -98,6 +98,9 @@ export class Batches {
    */
   async createFromFile(fileId: string, options: Omit<CreateBatchOptions, "items">): Promise<Batch> {
     this.#open();
+    if (typeof fileId !== "string" || fileId.length === 0 || fileId.length > 256) {
+      throw invalid("fileId", "a file id (a non-empty string)", fileId);
+    }
     const resolved = resolveCreate(options, this.#options.retry);
     this.#checkPriority(resolved.priority);
     const file = await this.store.getFile(fileId);
