@@ -32,7 +32,12 @@ const STATUSES: readonly BatchStatus[] = [
   "cancelled",
 ];
 
-/** A new batch id: `batch_` and 24 hex digits. */
+/**
+ * A new batch id: `batch_` and 24 hex digits.
+ *
+ * @example
+ * newId("batch"); // "batch_3f2a…" (24 hex digits)
+ */
 export function newId(prefix: string): string {
   return `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
 }
@@ -41,6 +46,10 @@ export function newId(prefix: string): string {
  * Batch jobs on top of a scheduler: every item runs through `scheduler.run()` at the batch's priority
  * and tenant, with retries, a completion window, cancel and `retryFailed`; state lives in a
  * {@link BatchStore}. Create it with {@link createBatches}.
+ *
+ * @example
+ * const batches = createBatches({ scheduler, execute });
+ * await batches.create({ items, tenant: "eval-team" });
  */
 export class Batches {
   readonly #options: ResolvedBatchesOptions;

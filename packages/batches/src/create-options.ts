@@ -32,7 +32,12 @@ export interface ResolvedCreate {
   readonly endpoint: string | null;
 }
 
-/** Most items in one batch (OpenAI's limit). */
+/**
+ * Most items in one batch (OpenAI's limit).
+ *
+ * @example
+ * if (items.length > MAX_ITEMS) splitInTwo(items);
+ */
 export const MAX_ITEMS = 50_000;
 const KNOWN = ["items", "tenant", "priority", "completionWindowMs", "retry", "metadata", "endpoint"];
 const ITEM_KEYS = ["customId", "method", "url", "body"];

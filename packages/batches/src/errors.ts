@@ -1,4 +1,9 @@
-/** Every code a {@link BatchError} can carry. Stable: safe to switch on. */
+/**
+ * Every code a {@link BatchError} can carry. Stable: safe to switch on.
+ *
+ * @example
+ * if (error instanceof BatchError && error.code === BatchErrorCode.BATCH_NOT_FOUND) return 404;
+ */
 export const BatchErrorCode = {
   /** No batch with this id (or not one the caller's tenant may see). */
   BATCH_NOT_FOUND: "BATCH_NOT_FOUND",
@@ -28,7 +33,12 @@ export class BatchError extends Error {
   }
 }
 
-/** The error for an unknown batch id. */
+/**
+ * The error for an unknown batch id.
+ *
+ * @example
+ * if (batch === undefined) throw batchNotFound(id);
+ */
 export function batchNotFound(id: string): BatchError {
   return new BatchError(BatchErrorCode.BATCH_NOT_FOUND, `No batch found with id \`${id.slice(0, 128)}\``);
 }

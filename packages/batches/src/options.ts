@@ -116,7 +116,12 @@ const KNOWN = [
   "maxLineBytes",
 ];
 
-/** An integer in `[min, max]`, or the default when `undefined`. */
+/**
+ * An integer in `[min, max]`, or the default when `undefined`.
+ *
+ * @example
+ * integerIn("limit", 0, 1, 100, 20); // throws: Expected `limit` to be an integer from 1 to 100, got `0` (number)
+ */
 export function integerIn(field: string, value: unknown, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {

@@ -1,6 +1,11 @@
 import type { RetryPolicy } from "./types.js";
 
-/** Upstream statuses that are tried again: too many requests and every server error. */
+/**
+ * Upstream statuses that are tried again: too many requests and every server error.
+ *
+ * @example
+ * isRetryableStatus(503); // true
+ */
 export function isRetryableStatus(status: number): boolean {
   return status === 429 || (status >= 500 && status <= 599);
 }

@@ -9,7 +9,12 @@ export type BatchStatus =
   | "cancelling"
   | "cancelled";
 
-/** The statuses after which nothing runs any more (`retryFailed` may reopen one). */
+/**
+ * The statuses after which nothing runs any more (`retryFailed` may reopen one).
+ *
+ * @example
+ * if (FINAL_STATUSES.includes(batch.status)) console.log("done");
+ */
 export const FINAL_STATUSES: readonly BatchStatus[] = ["completed", "failed", "expired", "cancelled"];
 
 /** One request of a batch, as given to `create()`. */

@@ -82,20 +82,35 @@ export async function createBatch(
 const notFound = (id: string): Response =>
   openaiError(404, `No batch found with id '${id.slice(0, 128)}'.`, { code: "not_found", param: "id" });
 
-/** `GET /v1/batches/{id}`. */
+/**
+ * `GET /v1/batches/{id}`.
+ *
+ * @example
+ * return getBatch(batches, "batch_abc", tenant);
+ */
 export async function getBatch(batches: Batches, id: string, tenant: string): Promise<Response> {
   const batch = await batches.get(id);
   return batch === undefined || batch.tenant !== tenant ? notFound(id) : json(200, batchObject(batch));
 }
 
-/** `POST /v1/batches/{id}/cancel`. */
+/**
+ * `POST /v1/batches/{id}/cancel`.
+ *
+ * @example
+ * return cancelBatch(batches, "batch_abc", tenant);
+ */
 export async function cancelBatch(batches: Batches, id: string, tenant: string): Promise<Response> {
   const batch = await batches.get(id);
   if (batch === undefined || batch.tenant !== tenant) return notFound(id);
   return json(200, batchObject(await batches.cancel(id)));
 }
 
-/** `GET /v1/batches?after=…&limit=…`: the tenant's batches, newest first, in OpenAI's list shape. */
+/**
+ * `GET /v1/batches?after=…&limit=…`: the tenant's batches, newest first, in OpenAI's list shape.
+ *
+ * @example
+ * return listBatches(batches, new URL(request.url), tenant);
+ */
 export async function listBatches(batches: Batches, url: URL, tenant: string): Promise<Response> {
   const limitText = url.searchParams.get("limit");
   const limit = limitText === null ? 20 : Number(limitText);

@@ -17,7 +17,12 @@ const CHUNK = 500;
 const SHOWN_ERRORS = 5;
 const OUTPUT = /^file-(batch_[0-9a-f]+)-(output|errors)$/;
 
-/** A new file id: `file-` and 24 hex digits. */
+/**
+ * A new file id: `file-` and 24 hex digits.
+ *
+ * @example
+ * newFileId(); // "file-9c1e…"
+ */
 export function newFileId(): string {
   return `file-${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
 }
@@ -157,7 +162,12 @@ async function outputOf(batches: Batches, fileId: string, tenant: string) {
 const notFound = (id: string): Response =>
   openaiError(404, `No such File object: ${id.slice(0, 128)}`, { code: "not_found", param: "id" });
 
-/** `GET /v1/files/{id}`: an input file, or a batch's output or error file. */
+/**
+ * `GET /v1/files/{id}`: an input file, or a batch's output or error file.
+ *
+ * @example
+ * return getFile(batches, "file-abc", tenant);
+ */
 export async function getFile(batches: Batches, fileId: string, tenant: string): Promise<Response> {
   const output = await outputOf(batches, fileId, tenant);
   if (output !== undefined) {
@@ -178,7 +188,12 @@ export async function getFile(batches: Batches, fileId: string, tenant: string):
   return file === undefined || file.tenant !== tenant ? notFound(fileId) : json(200, fileObject(file));
 }
 
-/** `DELETE /v1/files/{id}`. */
+/**
+ * `DELETE /v1/files/{id}`.
+ *
+ * @example
+ * return deleteFile(batches, "file-abc", tenant);
+ */
 export async function deleteFile(batches: Batches, fileId: string, tenant: string): Promise<Response> {
   const file = await batches.store.getFile(fileId);
   if (file === undefined || file.tenant !== tenant) return notFound(fileId);
@@ -205,7 +220,12 @@ function lineStream(
   });
 }
 
-/** `GET /v1/files/{id}/content`: the stored lines, or a batch's results in OpenAI's line format. */
+/**
+ * `GET /v1/files/{id}/content`: the stored lines, or a batch's results in OpenAI's line format.
+ *
+ * @example
+ * return fileContent(batches, batch.outputFileId, tenant);
+ */
 export async function fileContent(batches: Batches, fileId: string, tenant: string): Promise<Response> {
   const headers = { "content-type": "application/jsonl" };
   const output = await outputOf(batches, fileId, tenant);

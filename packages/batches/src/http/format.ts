@@ -3,12 +3,22 @@ import type { Batch, ItemResult } from "../types.js";
 
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 
-/** The completion window as OpenAI writes it (`24h`), or in minutes when not whole hours. */
+/**
+ * The completion window as OpenAI writes it (`24h`), or in minutes when not whole hours.
+ *
+ * @example
+ * windowText(86_400_000); // "24h"
+ */
 export function windowText(ms: number): string {
   return ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : `${Math.round(ms / 60_000)}m`;
 }
 
-/** Parses `24h`, `90m` or `30s` into milliseconds; undefined when invalid or beyond 30 days. */
+/**
+ * Parses `24h`, `90m` or `30s` into milliseconds; undefined when invalid or beyond 30 days.
+ *
+ * @example
+ * parseWindow("24h"); // 86_400_000
+ */
 export function parseWindow(text: unknown): number | undefined {
   const match = typeof text === "string" ? /^([1-9]\d{0,6})(h|m|s)$/.exec(text) : null;
   if (match === null) return undefined;
@@ -50,7 +60,12 @@ export function batchObject(batch: Batch): Record<string, unknown> {
   };
 }
 
-/** A file object as OpenAI's API returns it. */
+/**
+ * A file object as OpenAI's API returns it.
+ *
+ * @example
+ * return json(200, fileObject(file));
+ */
 export function fileObject(file: FileRecord): Record<string, unknown> {
   return {
     id: file.id,

@@ -1,4 +1,9 @@
-/** A line too long, or a file too big: the HTTP layer answers 400 or 413. */
+/**
+ * A line too long, or a file too big: the HTTP layer answers 400 or 413.
+ *
+ * @example
+ * throw new LimitError(413, "The file is larger than the limit");
+ */
 export class LimitError extends Error {
   readonly status: number;
 

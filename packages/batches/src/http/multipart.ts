@@ -5,7 +5,12 @@ export interface Part {
   readonly body: AsyncGenerator<Uint8Array>;
 }
 
-/** A body that is not valid multipart: the HTTP layer answers 400. */
+/**
+ * A body that is not valid multipart: the HTTP layer answers 400.
+ *
+ * @example
+ * throw new MultipartError("The body ended inside a part");
+ */
 export class MultipartError extends Error {}
 
 const CRLF = new Uint8Array([13, 10]);
@@ -76,7 +81,12 @@ function parseHeaders(text: string): { name: string; filename: string | undefine
   return { name, filename };
 }
 
-/** The boundary of a `multipart/form-data` content type, or undefined. */
+/**
+ * The boundary of a `multipart/form-data` content type, or undefined.
+ *
+ * @example
+ * boundaryOf("multipart/form-data; boundary=xyz"); // "xyz"
+ */
 export function boundaryOf(contentType: string | null): string | undefined {
   if (contentType === null || !/^multipart\/form-data/i.test(contentType)) return undefined;
   const match = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);

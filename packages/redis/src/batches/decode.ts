@@ -40,7 +40,12 @@ export function docOf(batch: Batch): BatchDoc {
   };
 }
 
-/** A flat `HGETALL` reply (`[field, value, ...]`) or an ioredis object reply as a map. */
+/**
+ * A flat `HGETALL` reply (`[field, value, ...]`) or an ioredis object reply as a map.
+ *
+ * @example
+ * fieldsOf(["status", "completed"]); // { status: "completed" }
+ */
 export function fieldsOf(reply: unknown): Record<string, string> {
   if (Array.isArray(reply)) {
     const fields: Record<string, string> = {};
