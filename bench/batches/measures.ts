@@ -1,5 +1,8 @@
 // The measurements of the batches part, each in this process: the batch layer in memory against plain
 // scheduler.run(), three instances sharing Redis (with Redis's own command counts), and a big file.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import { type Batches, createBatches, type Execute } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { redisBatchStore } from "@llm-scheduler/redis";
@@ -108,6 +111,41 @@ export async function redisBatch(
   return { seconds: elapsed / 1000, commandsPerItem: calls / n };
 }
 
+async function uploadDirect(batches: Batches, megabytes: number): Promise<{ id: string; bytes: number }> {
+  const upload = bigUpload(megabytes);
+  const init = {
+    method: "POST",
+    body: upload.body,
+    headers: { "content-type": upload.contentType },
+    duplex: "half",
+  };
+  const answer = await batches.fetch(new Request("http://gateway/v1/files", init as RequestInit));
+  const file = (await answer.json()) as { id: string; bytes: number };
+  if (answer.status !== 200) throw new Error(`upload failed: ${answer.status} ${JSON.stringify(file)}`);
+  return file;
+}
+
+/** The upload from a child process, so that the client's buffers do not count in this process. */
+async function uploadFromChild(url: string, megabytes: number): Promise<{ id: string; bytes: number }> {
+  const client = fileURLToPath(new URL("./upload-client.ts", import.meta.url));
+  const child = spawn(
+    process.execPath,
+    ["--conditions=source", "--import", "tsx", client, url, String(megabytes)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let text = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  const [code] = (await once(child, "exit")) as [number];
+  if (code !== 0) throw new Error(`the upload client exited with ${code}`);
+  const file = JSON.parse(text) as { id?: string; bytes: number };
+  if (file.id === undefined) throw new Error(`upload failed: ${text.slice(0, 300)}`);
+  return file as { id: string; bytes: number };
+}
+
 /** A big file uploaded and made a batch: through batches.fetch directly, or through Node's HTTP server. */
 export async function bigFile(url: string, megabytes: number, viaHttp: boolean) {
   const scheduler = createScheduler({ maxConcurrency: 1 });
@@ -120,20 +158,11 @@ export async function bigFile(url: string, megabytes: number, viaHttp: boolean) 
     maxFileBytes: 300 * 1_048_576,
   });
   const served = viaHttp ? await serveBatches(batches) : undefined;
-  const upload = bigUpload(megabytes);
   const measured = await peakMemory(async () => {
-    const init = {
-      method: "POST",
-      body: upload.body,
-      headers: { "content-type": upload.contentType },
-      duplex: "half",
-    };
-    const answer =
+    const file =
       served === undefined
-        ? await batches.fetch(new Request("http://gateway/v1/files", init as RequestInit))
-        : await fetch(`${served.url}/v1/files`, init as RequestInit);
-    const file = (await answer.json()) as { id: string; bytes: number };
-    if (answer.status !== 200) throw new Error(`upload failed: ${answer.status} ${JSON.stringify(file)}`);
+        ? await uploadDirect(batches, megabytes)
+        : await uploadFromChild(served.url, megabytes);
     const batch = await batches.createFromFile(file.id, { endpoint: "/v1/chat/completions" });
     return { bytes: file.bytes, lines: batch.requestCounts.total };
   });

@@ -1,4 +1,4 @@
-import { isSchedulerError } from "@llm-scheduler/core";
+import { isSchedulerError, type VirtualClock } from "@llm-scheduler/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance, flush, hang, items, ok, scripted, setup } from "../test/helpers.js";
 import type { Batches } from "./batches.js";
@@ -218,6 +218,33 @@ describe("createBatches", () => {
     expect((await batches.list({ status: "cancelled" })).map((x) => x.id)).toEqual([c.id]);
     expect((await batches.list({ after: c.id, limit: 1 })).map((x) => x.id)).toEqual([b.id]);
     expect(() => batches.list({ limit: 0 })).toThrow("`limit`");
+  });
+
+  it("shares the scheduler: a small batch of another tenant and interactive calls do not wait for a big batch", async () => {
+    const timers: { clock?: VirtualClock } = {};
+    const { execute } = scripted(
+      () =>
+        new Promise((resolve) => timers.clock!.setTimer(() => resolve({ status: 200, body: null }), 1_000)),
+    );
+    const { batches, clock, scheduler } = setup(execute, { maxInFlight: 64 });
+    timers.clock = clock;
+    open = batches;
+    const doneAt = new Map<string, number>();
+    batches.on("done", ({ id }) => doneAt.set(id, clock.now()));
+    const big = await batches.create({ items: items(200), tenant: "big" });
+    await advance(clock, 2_000, 100);
+    const small = await batches.create({ items: items(8), tenant: "small" });
+    const waits: number[] = [];
+    scheduler.on("started", (event) => event.priority === "interactive" && waits.push(event.waitMs));
+    const interactive = Array.from({ length: 5 }, () =>
+      scheduler.run(async () => "ok", { priority: "interactive" }),
+    );
+    await advance(clock, 100_000, 250);
+    await Promise.all(interactive);
+    expect(doneAt.has(big.id)).toBe(true);
+    expect(doneAt.get(small.id)! - small.createdAt).toBeLessThan(12_000); // turns, not after the 200 others (~67 s)
+    expect(doneAt.get(big.id)!).toBeGreaterThan(doneAt.get(small.id)!);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(1_000); // the next free slot, not the batch's end
   });
 
   it("a listener that throws never breaks the batch", async () => {
