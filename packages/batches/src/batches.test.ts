@@ -2,6 +2,7 @@ import { isSchedulerError, type VirtualClock } from "@llm-scheduler/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance, flush, hang, items, ok, scripted, setup } from "../test/helpers.js";
 import type { Batches } from "./batches.js";
+import { MemoryBatchStore } from "./memory-store.js";
 import type { ItemResult } from "./types.js";
 
 let open: Batches | undefined;
@@ -218,6 +219,7 @@ describe("createBatches", () => {
     expect((await batches.list({ status: "cancelled" })).map((x) => x.id)).toEqual([c.id]);
     expect((await batches.list({ after: c.id, limit: 1 })).map((x) => x.id)).toEqual([b.id]);
     expect(() => batches.list({ limit: 0 })).toThrow("`limit`");
+    expect(() => batches.list({ tenants: "a" } as never)).toThrow("did you mean `tenant`");
   });
 
   it("shares the scheduler: a small batch of another tenant and interactive calls do not wait for a big batch", async () => {
@@ -245,6 +247,27 @@ describe("createBatches", () => {
     expect(doneAt.get(small.id)! - small.createdAt).toBeLessThan(12_000); // turns, not after the 200 others (~67 s)
     expect(doneAt.get(big.id)!).toBeGreaterThan(doneAt.get(small.id)!);
     expect(Math.max(...waits)).toBeLessThanOrEqual(1_000); // the next free slot, not the batch's end
+  });
+
+  it("close() gives running items back, and another instance on the same store finishes them", async () => {
+    const store = new MemoryBatchStore();
+    const first = setup(scripted(hang).execute, { store });
+    const batch = await first.batches.create({ items: items(6) });
+    await advance(first.clock, 100);
+    expect(first.batches.inFlight).toBe(6);
+    await first.batches.close();
+    expect(first.batches.inFlight).toBe(0);
+    const { execute, calls } = scripted(ok);
+    const second = setup(execute, { store });
+    open = second.batches;
+    await advance(second.clock, 2_000);
+    expect(await second.batches.get(batch.id)).toMatchObject({
+      status: "completed",
+      requestCounts: { total: 6, completed: 6, failed: 0 },
+    });
+    expect(calls).toHaveLength(6);
+    const results = await all(second.batches, batch.id);
+    expect(results.every((r) => r.attempts.length === 1)).toBe(true); // a release is not an attempt
   });
 
   it("a listener that throws never breaks the batch", async () => {

@@ -1,4 +1,4 @@
-import { invalidOption as invalid } from "@llm-scheduler/core/kit";
+import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import {
   type CreateBatchOptions,
   checkItem,
@@ -254,6 +254,8 @@ export class Batches {
    * const page = await batches.list({ tenant: "eval-team", status: "in_progress", limit: 10 });
    */
   list(options: ListOptions = {}): Promise<Batch[]> {
+    if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
+    rejectUnknownKeys("", options, ["tenant", "status", "after", "limit"]);
     const limit = integerIn("limit", options.limit, 1, 100, 20);
     if (options.status !== undefined && !STATUSES.includes(options.status)) {
       throw invalid("status", STATUSES.join(", "), options.status);
