@@ -8,8 +8,8 @@ import {
 } from "./create-options.js";
 import { BatchError, BatchErrorCode, batchNotFound } from "./errors.js";
 import { BatchEmitter, type BatchEvents } from "./events.js";
+import { copyFileItems } from "./from-file.js";
 import { handle } from "./http/handler.js";
-import { parseInputLine } from "./input-line.js";
 import {
   type BatchesOptions,
   integerIn,
@@ -18,7 +18,7 @@ import {
 } from "./options.js";
 import { Runner } from "./runner.js";
 import type { BatchStore } from "./store.js";
-import type { Batch, BatchItem, BatchStatus, ItemError, ItemResult, ListOptions } from "./types.js";
+import type { Batch, BatchStatus, ItemError, ItemResult, ListOptions } from "./types.js";
 
 const CHUNK = 500;
 const STATUSES: readonly BatchStatus[] = [
@@ -120,27 +120,8 @@ export class Batches {
       );
     }
     const batch = await this.#save(resolved, fileId);
-    const seen = new Map<string, number>();
-    for (let from = 0; from < file.lines; from += CHUNK) {
-      const lines = await this.store.fileLines(fileId, from, CHUNK);
-      const items: BatchItem[] = [];
-      for (const [offset, line] of lines.entries()) {
-        const index = from + offset;
-        try {
-          items.push({ ...parseInputLine(line, index + 1, seen, resolved.endpoint), index });
-        } catch (error) {
-          return this.#fail(batch.id, {
-            code: "invalid_request",
-            message: (error as Error).message,
-            line: index + 1,
-          });
-        }
-      }
-      await this.store.addItems(batch.id, items);
-    }
-    if (seen.size === 0)
-      return this.#fail(batch.id, { code: "empty_file", message: "The input file has no requests." });
-    return this.#start(batch.id, seen.size);
+    const read = await copyFileItems(this.store, file, batch.id, resolved.endpoint);
+    return "error" in read ? this.#fail(batch.id, read.error) : this.#start(batch.id, read.total);
   }
 
   async #save(resolved: ResolvedCreate, inputFileId: string | null): Promise<Batch> {

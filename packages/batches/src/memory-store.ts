@@ -1,32 +1,16 @@
 import { MemoryFiles } from "./memory-files.js";
+import {
+  type BatchState,
+  FINAL,
+  type ItemState,
+  itemState,
+  nextDue,
+  QUEUED,
+  RUNNING,
+} from "./memory-queue.js";
 import type { BatchStore, Claim, ClaimReply, FileRecord, Outcome, SettleReply } from "./store.js";
 import { CANCELLED, close, countFinal, EXPIRED, isOpen, type MutableBatch, reopen } from "./transitions.js";
-import type { Attempt, Batch, BatchItem, ItemError, ItemResult, ListOptions } from "./types.js";
-
-const QUEUED = 0;
-const RUNNING = 1;
-const FINAL = 2;
-
-interface ItemState {
-  readonly item: BatchItem;
-  phase: typeof QUEUED | typeof RUNNING | typeof FINAL;
-  token: number;
-  deadline: number;
-  dueAt: number;
-  attempts: Attempt[];
-  roundStart: number;
-  result: ItemResult | null;
-}
-
-interface BatchState {
-  batch: MutableBatch;
-  readonly items: ItemState[];
-  /** Indexes of queued items that are due, in order (FIFO). */
-  ready: number[];
-  readyHead: number;
-  /** Items waiting for a retry's due time (few: only retries wait). */
-  delayed: ItemState[];
-}
+import type { Batch, BatchItem, ItemError, ItemResult, ListOptions } from "./types.js";
 
 const copy = (batch: MutableBatch): Batch => ({ ...batch });
 
@@ -54,16 +38,7 @@ export class MemoryBatchStore implements BatchStore {
     const state = this.#batches.get(batchId);
     if (state === undefined || state.batch.status !== "validating") return;
     for (const item of items) {
-      state.items.push({
-        item,
-        phase: QUEUED,
-        token: 0,
-        deadline: 0,
-        dueAt: 0,
-        attempts: [],
-        roundStart: 0,
-        result: null,
-      });
+      state.items.push(itemState(item));
     }
   }
 
@@ -115,7 +90,7 @@ export class MemoryBatchStore implements BatchStore {
     while (claims.length < limit && this.#open.length > 0 && idle < this.#open.length) {
       const state = this.#open[this.#turn % this.#open.length]!;
       this.#turn = (this.#turn + 1) % this.#open.length;
-      const index = this.#due(state, now);
+      const index = nextDue(state, now);
       if (index === undefined) {
         idle++;
         continue;
@@ -133,28 +108,6 @@ export class MemoryBatchStore implements BatchStore {
       }
     }
     return { claims, nextDueAt };
-  }
-
-  /** The next due queued item of a batch, or undefined. */
-  #due(state: BatchState, now: number): number | undefined {
-    if (state.delayed.length > 0) this.#promote(state, now);
-    if (state.readyHead >= state.ready.length) return undefined;
-    const index = state.ready[state.readyHead++]!;
-    if (state.readyHead > 1024 && state.readyHead * 2 > state.ready.length) {
-      state.ready = state.ready.slice(state.readyHead);
-      state.readyHead = 0;
-    }
-    return index;
-  }
-
-  /** Moves the delayed items that are due to the ready queue. */
-  #promote(state: BatchState, now: number): void {
-    const waiting: ItemState[] = [];
-    for (const entry of state.delayed) {
-      if (entry.dueAt <= now) state.ready.push(entry.item.index);
-      else waiting.push(entry);
-    }
-    state.delayed = waiting;
   }
 
   #claimOf(state: BatchState, entry: ItemState): Claim {
