@@ -9,6 +9,7 @@
  *   `expiresAt`, `windowMs`, `errors` (JSON), and the timestamps `inProgressAt`, `finalizingAt`,
  *   `completedAt`, `failedAt`, `expiredAt`, `cancellingAt`, `cancelledAt` (absent while unset).
  * - `i:<id>` HASH: index -> item JSON (`{ index, customId, method, url, body }`).
+ * - `c:<id>` HASH: index -> customId (so that a cancel or an expiry of 50,000 items decodes no body).
  * - `rd:<id>` ZSET: index -> due time (ms): the items waiting to be claimed.
  * - `m:<id>` HASH: index -> attempts made in this round (absent = 0).
  * - `a:<id>` HASH: index -> the item's earlier attempts, JSON objects joined by commas.
@@ -30,6 +31,7 @@
 export interface BatchKeys {
   readonly batch: (id: string) => string;
   readonly items: (id: string) => string;
+  readonly customIds: (id: string) => string;
   readonly attempts: (id: string) => string;
   readonly results: (id: string) => string;
   readonly all: string;
@@ -49,6 +51,7 @@ export function batchKeys(prefix: string): BatchKeys {
   return {
     batch: (id) => `${p}t:${id}`,
     items: (id) => `${p}i:${id}`,
+    customIds: (id) => `${p}c:${id}`,
     attempts: (id) => `${p}a:${id}`,
     results: (id) => `${p}r:${id}`,
     all: `${p}all`,

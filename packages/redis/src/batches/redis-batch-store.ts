@@ -109,8 +109,16 @@ export class RedisBatchStore implements BatchStore {
     if (items.length === 0) return;
     await this.#connected();
     const fields: Record<string, string> = {};
-    for (const item of items) fields[item.index] = JSON.stringify(item);
-    await this.#client.hset(this.#keys.items(batchId), fields);
+    const customIds: Record<string, string> = {};
+    for (const item of items) {
+      fields[item.index] = JSON.stringify(item);
+      customIds[item.index] = item.customId;
+    }
+    await this.#client
+      .multi()
+      .hset(this.#keys.items(batchId), fields)
+      .hset(this.#keys.customIds(batchId), customIds)
+      .exec();
   }
 
   async startBatch(batchId: string, total: number, now: number): Promise<Batch | undefined> {

@@ -6,7 +6,7 @@ Returns: the batch hash fields, or {} when there is no validating batch with thi
 --@include lib
 local id = ARGV[3]
 if redis.call("HGET", k("t", id), "status") ~= "validating" then return {} end
-redis.call("DEL", k("i", id))
+redis.call("DEL", k("i", id), k("c", id))
 redis.call("HSET", k("t", id), "status", "failed", "failedAt", ARGV[2], "errors", ARGV[4])
 expireBatch(id, tonumber(ARGV[5]))
 return batchFields(id)

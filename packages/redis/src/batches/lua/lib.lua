@@ -7,7 +7,7 @@ local function k(kind, id)
   return P .. kind .. ":" .. id
 end
 
-local BATCH_KINDS = { "t", "i", "a", "r", "f", "m", "rd" }
+local BATCH_KINDS = { "t", "i", "c", "a", "r", "f", "m", "rd" }
 
 local function expireBatch(id, ttl)
   for _, kind in ipairs(BATCH_KINDS) do redis.call("PEXPIRE", k(kind, id), ttl) end
@@ -42,12 +42,12 @@ local function endOpen(id, now, errorJson, status, stamps, ttl)
     open[#open + 1] = string.match(member, "|(%d+)|")
   end
   for _, index in ipairs(open) do
-    local item = cjson.decode(redis.call("HGET", k("i", id), index))
-    local result = '{"customId":' .. cjson.encode(item.customId) .. ',"response":null,"error":' .. errorJson .. "}"
+    local customId = redis.call("HGET", k("c", id), index) or ""
+    local result = '{"customId":' .. cjson.encode(customId) .. ',"response":null,"error":' .. errorJson .. "}"
     redis.call("HSET", k("r", id), index, result)
     redis.call("SADD", k("f", id), index)
-    redis.call("HDEL", k("m", id), index)
   end
+  redis.call("DEL", k("m", id)) -- attempt counts exist only for items that were still open
   redis.call("HINCRBY", k("t", id), "failed", #open)
   redis.call("HSET", k("t", id), "status", status)
   for _, field in ipairs(stamps) do redis.call("HSET", k("t", id), field, now) end
