@@ -103,6 +103,12 @@ describe("batches.fetch: OpenAI's Files and Batches routes", () => {
     });
     const input = await (await batches.fetch(call(`/files/${file.id}/content`))).text();
     expect(input).toBe(`${line("a")}\n${line("b")}\n${line("bad")}\n`);
+    const meta = (await (await batches.fetch(call(`/files/${file.id}`))).json()) as Record<string, unknown>;
+    expect(meta).toMatchObject({ id: file.id, object: "file", purpose: "batch", status: "processed" });
+    const deleted = await batches.fetch(call(`/files/${file.id}`, { method: "DELETE" }));
+    expect(await deleted.json()).toEqual({ id: file.id, object: "file", deleted: true });
+    expect((await batches.fetch(call(`/files/${file.id}`))).status).toBe(404);
+    expect((await batches.fetch(call(`/files/${file.id}`, { method: "DELETE" }))).status).toBe(404);
   });
 
   it("answers malformed lines with their line numbers and keeps no file", async () => {
