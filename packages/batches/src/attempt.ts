@@ -46,6 +46,17 @@ export async function attempt(claim: Claim, deps: AttemptDeps, stop: AbortSignal
     return next(claim, deps, failureOf(error, startedAt, deps.clock.now()));
   }
   const durationMs = deps.clock.now() - startedAt;
+  if (!isAnswer(answer)) {
+    const error = {
+      code: "invalid_response",
+      message: "`execute` must resolve to { status, body, headers? }",
+    };
+    return next(claim, deps, {
+      error,
+      retryable: false,
+      attempt: { startedAt, durationMs, error: error.code },
+    });
+  }
   const record: Attempt = { startedAt, durationMs, status: answer.status };
   const response = {
     statusCode: answer.status,
@@ -63,6 +74,11 @@ export async function attempt(claim: Claim, deps: AttemptDeps, stop: AbortSignal
   };
   const waitMs = retryAfterMs(answer.headers, Date.now());
   return next(claim, deps, failure, response, waitMs);
+}
+
+function isAnswer(value: unknown): value is ExecuteResult {
+  const status = (value as { status?: unknown } | null)?.status;
+  return typeof status === "number" && Number.isInteger(status) && status >= 100 && status <= 599;
 }
 
 function failureOf(error: unknown, startedAt: number, now: number): Failure {

@@ -131,6 +131,20 @@ describe("createBatches", () => {
     expect(calls.length).toBe(n);
   });
 
+  it("an executor that answers nonsense fails its item with invalid_response, never hangs it", async () => {
+    const { execute } = scripted(() => undefined as never);
+    const { batches, clock } = setup(execute);
+    open = batches;
+    const batch = await batches.create({ items: items(2) });
+    await advance(clock, 1_000);
+    expect(await batches.get(batch.id)).toMatchObject({
+      status: "completed",
+      requestCounts: { completed: 0, failed: 2 },
+    });
+    const results = await all(batches, batch.id);
+    expect(results.map((r) => r.error?.code)).toEqual(["invalid_response", "invalid_response"]);
+  });
+
   it("treats other 4xx as final at the first attempt", async () => {
     const { execute, calls } = scripted(() => ({ status: 400, body: { error: { message: "bad" } } }));
     const { batches, clock } = setup(execute);
@@ -281,5 +295,21 @@ describe("createBatches", () => {
     await advance(clock, 100);
     expect((await batches.get(batch.id))?.status).toBe("completed");
     expect(errors.length).toBe(3);
+  });
+
+  it("an onError that throws breaks nothing either", async () => {
+    const { execute } = scripted(ok);
+    const { batches, clock } = setup(execute, {
+      onError: () => {
+        throw new Error("onError bug");
+      },
+    });
+    open = batches;
+    batches.on("done", () => {
+      throw new Error("listener bug");
+    });
+    const batch = await batches.create({ items: items(2) });
+    await advance(clock, 100);
+    expect((await batches.get(batch.id))?.status).toBe("completed");
   });
 });

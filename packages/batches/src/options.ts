@@ -136,6 +136,15 @@ function functionOr<T>(field: string, value: unknown, fallback: T): T {
   return value as T;
 }
 
+/** `onError` as called in the background: one that throws is ignored rather than crash the process. */
+function safe(onError: (error: unknown) => void): (error: unknown) => void {
+  return (error) => {
+    try {
+      onError(error);
+    } catch {}
+  };
+}
+
 function httpPriorityOf(options: BatchesOptions): string {
   const priority = options.httpPriority ?? "batch";
   const known = options.scheduler.options.priorities.map((p) => p.name);
@@ -183,7 +192,7 @@ export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesO
     instanceId,
     clock,
     random: functionOr("random", options.random, Math.random),
-    onError: functionOr("onError", options.onError, () => {}),
+    onError: safe(functionOr<(error: unknown) => void>("onError", options.onError, () => {})),
     retry: retryOf(options.retry),
     tenant: functionOr<TenantOf>("tenant", options.tenant, () => "default"),
     httpPriority: httpPriorityOf(options),
