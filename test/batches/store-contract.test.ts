@@ -197,6 +197,8 @@ describe.each(stores)("BatchStore contract: %s", (_name, make) => {
     expect(await store.settle(ofA[1]!, ok(), T0 + 1_001)).toBeUndefined();
     expect((await store.listBatches({ tenant: "x" })).map((x) => x.id)).toEqual([a.id]);
     expect((await store.listBatches({ status: "in_progress" })).map((x) => x.id)).toContain(b.id);
+    expect(await store.listBatches({ after: "batch_unknown" })).toEqual([]);
+    expect((await store.listBatches({ tenant: "y", after: a.id })).map((x) => x.id)).toEqual([]);
   });
 
   it("keeps every attempt across a retryFailed round", async () => {

@@ -72,7 +72,10 @@ export class MemoryBatchStore implements BatchStore {
   async listBatches(options: ListOptions): Promise<Batch[]> {
     const all = [...this.#batches.values()].reverse();
     let start = 0;
-    if (options.after !== undefined) start = all.findIndex((state) => state.batch.id === options.after) + 1;
+    if (options.after !== undefined) {
+      start = all.findIndex((state) => state.batch.id === options.after) + 1;
+      if (start === 0) return []; // an unknown cursor: nothing after it (as in Redis)
+    }
     const found: Batch[] = [];
     for (let i = start; i < all.length && found.length < (options.limit ?? 20); i++) {
       const batch = all[i]!.batch;
