@@ -1,6 +1,6 @@
 import { type Batches, createBatches, type ExecuteContext } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
-import { type RedisBatchStore, redisBatchStore } from "@llm-scheduler/redis";
+import { batchKeys, type RedisBatchStore, redisBatchStore } from "@llm-scheduler/redis";
 import { afterEach, describe, expect, it } from "vitest";
 import { useRedisServer, waitFor } from "../redis/helpers.js";
 
@@ -52,6 +52,38 @@ describe("batch instances sharing Redis", () => {
     instances.push(made);
     return made;
   }
+
+  it("keeps a finished batch for resultTtlMs, and again without expiry once retryFailed reopens it", async () => {
+    const scheduler = createScheduler({ maxConcurrency: 2 });
+    const store = redisBatchStore({ url: redis.server.url, prefix: "ttl:", resultTtlMs: 60_000 });
+    let fail = true;
+    const batches = createBatches({
+      scheduler,
+      store,
+      execute: async () => (fail ? { status: 400, body: {} } : { status: 200, body: {} }),
+      pollMs: 50,
+    });
+    instances.push({ batches, scheduler, store, started: [], aborted: [] });
+    const batch = await batches.create({ items: [{ customId: "a", url: "/v1/x" }] });
+    await waitFor(
+      async () => (await batches.get(batch.id))?.status === "completed",
+      5_000,
+      "the batch to complete",
+    );
+    const key = batchKeys("ttl:").batch(batch.id);
+    const ttl = await store.client.pttl(key);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    fail = false;
+    await batches.retryFailed(batch.id);
+    expect(await store.client.pttl(key)).toBe(-1);
+    await waitFor(
+      async () => (await batches.get(batch.id))?.requestCounts.completed === 1,
+      5_000,
+      "the retry",
+    );
+    expect(await store.client.pttl(key)).toBeGreaterThan(50_000);
+  });
 
   it("a cancel on one instance aborts the attempts another instance runs, at its next heartbeat", async () => {
     const a = instance("cancel:");
