@@ -15,6 +15,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   http: () => import("./parts/http.js"),
   quality: () => import("./parts/quality.js"),
   observe: () => import("./parts/observe.js"),
+  batches: () => import("./parts/batches.js"),
 };
 
 const argv = process.argv.slice(2);

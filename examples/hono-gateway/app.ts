@@ -1,4 +1,6 @@
 // The gateway itself: web standards only, so the same app runs on Node, Bun, Deno and Cloudflare Workers.
+
+import type { Batches } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
 import { type LlmSchedulerVariables, schedulerMiddleware } from "@llm-scheduler/hono";
@@ -26,6 +28,22 @@ async function fingerprint(key: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
   const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
   return `key-${hex.slice(0, 10)}`;
+}
+
+/**
+ * Who a bearer key belongs to: its entry in the key table, or, with no table, its own tenant (a
+ * fingerprint) at the default priority; `undefined` for a missing or unknown key.
+ */
+export async function keyEntryOf(
+  config: ProxyConfig,
+  scheduler: Scheduler,
+  authorization: string | undefined | null,
+): Promise<KeyEntry | undefined> {
+  const key = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
+  if (key === undefined) return undefined;
+  const entry = config.keys.get(key);
+  if (entry !== undefined || config.keys.size > 0) return entry;
+  return { tenant: await fingerprint(key), priority: scheduler.options.defaultPriority };
 }
 
 /** Finds who the bearer key belongs to; with no key table, any key is its own tenant (a fingerprint). */
@@ -80,8 +98,13 @@ async function relay(c: Context<GatewayEnv>, config: ProxyConfig, signal: AbortS
 /**
  * The Hono app: generation routes wait in the scheduler, then go upstream; the answer streams back and
  * the slot is held until its last chunk has been sent. `/v1/models` passes through; `/health`, `/metrics`.
+ * With `batches`, OpenAI's Files and Batches routes too.
  */
-export function createApp(config: ProxyConfig, scheduler: Scheduler = createScheduler()): Hono<GatewayEnv> {
+export function createApp(
+  config: ProxyConfig,
+  scheduler: Scheduler = createScheduler(),
+  batches?: Batches,
+): Hono<GatewayEnv> {
   for (const [key, entry] of config.keys) {
     if (!scheduler.options.priorityByName.has(entry.priority)) {
       throw new TypeError(`API key ${key.slice(0, 6)}… asks for an unknown priority \`${entry.priority}\``);
@@ -92,6 +115,16 @@ export function createApp(config: ProxyConfig, scheduler: Scheduler = createSche
   app.get("/metrics", (c) => c.json(scheduler.metrics()));
   app.get("/metrics.json", (c) => c.json(scheduler.metrics())); // the same path as the Node examples
   app.get("/v1/models", authenticate(config, scheduler), (c) => relay(c, config, c.req.raw.signal));
+  if (batches !== undefined) {
+    // OpenAI's Batch API, outside the scheduler middleware: an upload or a poll takes no upstream slot;
+    // each batch item goes through the scheduler on its own (its `tenant` hook checks the key).
+    const serve = (c: Context) => batches.fetch(c.req.raw);
+    app
+      .all("/v1/files", serve)
+      .all("/v1/files/*", serve)
+      .all("/v1/batches", serve)
+      .all("/v1/batches/*", serve);
+  }
   const limiter = schedulerMiddleware({
     scheduler,
     tenant: (c) => (c as Context<GatewayEnv>).get("key").tenant,

@@ -1,8 +1,9 @@
 // Node entry point of the Hono gateway. Run: UPSTREAM_URL=http://127.0.0.1:8000 pnpm start
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { type Batches, createBatches, openaiExecutor } from "@llm-scheduler/batches";
 import { createScheduler } from "@llm-scheduler/core";
-import { createApp } from "./app.js";
+import { createApp, keyEntryOf } from "./app.js";
 import { configFrom, type ProxyConfig } from "./config.js";
 
 /** The configuration and the app, or a one-line explanation and exit code 1 (no stack trace for a typo). */
@@ -10,18 +11,26 @@ function startup(): {
   config: ProxyConfig;
   scheduler: ReturnType<typeof createScheduler>;
   app: ReturnType<typeof createApp>;
+  batches: Batches;
 } {
   try {
     const config = configFrom(process.env);
     const scheduler = createScheduler({ maxConcurrency: config.maxConcurrency });
-    return { config, scheduler, app: createApp(config, scheduler) };
+    // Tenants see their own batches: the same key table (or fingerprint) as the generation routes.
+    const batches = createBatches({
+      scheduler,
+      execute: openaiExecutor({ baseURL: `${config.upstreamUrl}/v1`, apiKey: config.upstreamKey }),
+      tenant: async (request) =>
+        (await keyEntryOf(config, scheduler, request.headers.get("authorization")))?.tenant,
+    });
+    return { config, scheduler, app: createApp(config, scheduler, batches), batches };
   } catch (error) {
     console.error(`hono-gateway: ${(error as Error).message}`);
     return process.exit(1);
   }
 }
 
-const { config, scheduler, app } = startup();
+const { config, scheduler, app, batches } = startup();
 const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info: AddressInfo) => {
   const url = `http://${config.host}:${info.port}`;
   console.log(`hono-gateway listening on ${url} -> ${config.upstreamUrl}`);
@@ -31,6 +40,7 @@ const server = serve({ fetch: app.fetch, port: config.port, hostname: config.hos
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
     server.close();
+    void batches.close();
     scheduler.close({ drain: true, timeoutMs: 10_000 }).then(() => process.exit(0));
   });
 }

@@ -44,11 +44,11 @@ export interface RedisServer {
   resume(): void;
 }
 
-function launch(port: number): Promise<ChildProcess> {
+function launch(port: number, args: readonly string[]): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...args],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";
@@ -86,7 +86,8 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts `redis-server` on a free port (no persistence) and resolves once it accepts connections.
+ * Starts `redis-server` on a free port (no persistence unless `args` turn it on, e.g. `["--appendonly",
+ * "yes", "--dir", dir]`) and resolves once it accepts connections.
  * Fails loudly with install instructions when redis-server is not on PATH.
  *
  * @example
@@ -94,14 +95,17 @@ function exited(child: ChildProcess): Promise<void> {
  * const store = new RedisStore({ url: redis.url });
  * afterAll(() => redis.stop());
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(
+  options: { readonly args?: readonly string[] } = {},
+): Promise<RedisServer> {
+  const args = options.args ?? [];
   requireRedisServer();
   let port = 0;
   let child: ChildProcess | undefined;
   for (let attempt = 0; child === undefined; attempt++) {
     port = await freePort();
     try {
-      child = await launch(port);
+      child = await launch(port, args);
     } catch (error) {
       if (attempt >= 3) throw error; // another process took the port in between: try another
     }
@@ -129,7 +133,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     stop,
     async restart() {
       await stop();
-      current = await launch(port);
+      current = await launch(port, args);
     },
     async kill() {
       const running = current;

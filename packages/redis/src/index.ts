@@ -1,4 +1,9 @@
 export type {
+  RedisBatchStoreOptions,
+  ResolvedBatchStoreOptions,
+} from "./batches/options.js";
+export { RedisBatchStore, redisBatchStore } from "./batches/redis-batch-store.js";
+export type {
   AgingClock,
   OnStoreError,
   RedisClient,

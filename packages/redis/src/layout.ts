@@ -7,5 +7,6 @@
  * const keys = fixedKeys("llm:"); // keys.state, keys.instances, ...
  * console.log(keyList(keys)); // every fixed key, in the order the Lua scripts receive them
  */
+export { batchKeys } from "./batches/keys.js";
 export { fixedKeys, type Keys, keyList } from "./keys.js";
 export { type ScriptName, scriptSource } from "./scripts.js";

@@ -1,0 +1,131 @@
+import { ErrorCode, SchedulerError } from "@llm-scheduler/core";
+import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { integerIn } from "./options.js";
+import { retryOf } from "./retry-policy.js";
+import type { BatchItem, BatchItemInput, RetryPolicy } from "./types.js";
+
+/** Options of `batches.create()`. */
+export interface CreateBatchOptions {
+  /** The requests, 1 to `50_000`. Each `customId` must be unique within the batch. */
+  readonly items: readonly BatchItemInput[];
+  /** Whose batch it is; the scheduler's tenant of every item. @default "default" */
+  readonly tenant?: string;
+  /** The scheduler priority every item runs at. @default "batch" */
+  readonly priority?: string;
+  /** Items not done this long after creation end as `batch_expired`. @default 86_400_000 (24 h) */
+  readonly completionWindowMs?: number;
+  /** Retry policy. @default { maxAttempts: 4, baseMs: 1_000, maxMs: 60_000 } */
+  readonly retry?: Partial<RetryPolicy>;
+  /** Up to 16 string pairs (keys up to 64 characters, values up to 512), returned as given. */
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** The endpoint every item must call (`/v1/chat/completions`); checked when given. */
+  readonly endpoint?: string;
+}
+
+/** Options of `create()` after validation, without the items. */
+export interface ResolvedCreate {
+  readonly tenant: string;
+  readonly priority: string;
+  readonly completionWindowMs: number;
+  readonly retry: RetryPolicy;
+  readonly metadata: Readonly<Record<string, string>> | null;
+  readonly endpoint: string | null;
+}
+
+/**
+ * Most items in one batch (OpenAI's limit).
+ *
+ * @example
+ * if (items.length > MAX_ITEMS) splitInTwo(items);
+ */
+export const MAX_ITEMS = 50_000;
+const KNOWN = ["items", "tenant", "priority", "completionWindowMs", "retry", "metadata", "endpoint"];
+const ITEM_KEYS = ["customId", "method", "url", "body"];
+const METHODS = ["POST", "GET", "PUT", "PATCH", "DELETE"];
+
+function text(field: string, value: unknown, max: number, fallback?: string): string {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value !== "string" || value.length === 0 || value.length > max) {
+    throw invalid(field, `a non-empty string of at most ${max} characters`, value);
+  }
+  return value;
+}
+
+function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "object" || Array.isArray(value)) throw invalid("metadata", "an object", value);
+  const entries = Object.entries(value);
+  if (entries.length > 16) throw invalid("metadata", "an object of at most 16 keys", entries.length);
+  for (const [key, entry] of entries) {
+    text("metadata key", key, 64);
+    if (typeof entry !== "string" || entry.length > 512) {
+      throw invalid(`metadata.${key}`, "a string of at most 512 characters", entry);
+    }
+  }
+  return { ...(value as Record<string, string>) };
+}
+
+/**
+ * Validates `create()`'s options except the items (`INVALID_OPTION` naming the field).
+ *
+ * @example
+ * resolveCreate({ items, tenant: "eval-team", completionWindowMs: 3_600_000 });
+ */
+export function resolveCreate(
+  options: Omit<CreateBatchOptions, "items">,
+  defaults?: RetryPolicy,
+): ResolvedCreate {
+  if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
+  rejectUnknownKeys("", options, KNOWN);
+  return {
+    tenant: text("tenant", options.tenant, 256, "default"),
+    priority: text("priority", options.priority, 64, "batch"),
+    completionWindowMs: integerIn(
+      "completionWindowMs",
+      options.completionWindowMs,
+      1,
+      2_592_000_000,
+      86_400_000,
+    ),
+    retry: retryOf(options.retry, defaults),
+    metadata: metadataOf(options.metadata),
+    endpoint: options.endpoint === undefined ? null : text("endpoint", options.endpoint, 256),
+  };
+}
+
+/**
+ * Checks one item and gives it its index; `seen` maps the custom ids met so far to their index, so a
+ * duplicate is named with both places.
+ *
+ * @example
+ * const seen = new Map<string, number>();
+ * items.map((item, index) => checkItem(item, index, seen, "/v1/chat/completions"));
+ */
+export function checkItem(
+  value: BatchItemInput,
+  index: number,
+  seen: Map<string, number>,
+  endpoint: string | null,
+  where = `items[${index}]`,
+  placeOf: (index: number) => string = (first) => `items[${first}]`,
+): BatchItem {
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw invalid(where, "an object", value);
+  rejectUnknownKeys(where, value, ITEM_KEYS);
+  const customId = text(`${where}.customId`, value.customId, 512);
+  const first = seen.get(customId);
+  if (first !== undefined) {
+    throw new SchedulerError(
+      ErrorCode.INVALID_OPTION,
+      `Duplicate customId \`${customId}\` at ${where}; it is already used at ${placeOf(first)}: every customId must be unique within a batch`,
+    );
+  }
+  seen.set(customId, index);
+  const method = text(`${where}.method`, value.method, 8, "POST").toUpperCase();
+  if (!METHODS.includes(method)) throw invalid(`${where}.method`, METHODS.join(", "), value.method);
+  const url = text(`${where}.url`, value.url, 2048);
+  if (!url.startsWith("/")) throw invalid(`${where}.url`, "a path starting with `/`", url);
+  if (endpoint !== null && url !== endpoint)
+    throw invalid(`${where}.url`, `the batch's endpoint \`${endpoint}\``, url);
+  return { index, customId, method, url, body: value.body ?? null };
+}

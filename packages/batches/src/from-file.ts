@@ -1,0 +1,36 @@
+import { parseInputLine } from "./input-line.js";
+import type { BatchStore, FileRecord } from "./store.js";
+import type { BatchItem, ItemError } from "./types.js";
+
+const CHUNK = 500;
+
+/**
+ * Reads a stored input file page by page, checks every line and adds the items to a `validating`
+ * batch; answers how many there were, or the first invalid line as the batch's error.
+ *
+ * @example
+ * const read = await copyFileItems(store, file, batch.id, "/v1/chat/completions");
+ */
+export async function copyFileItems(
+  store: BatchStore,
+  file: FileRecord,
+  batchId: string,
+  endpoint: string | null,
+): Promise<{ total: number } | { error: ItemError }> {
+  const seen = new Map<string, number>();
+  for (let from = 0; from < file.lines; from += CHUNK) {
+    const lines = await store.fileLines(file.id, from, CHUNK);
+    const items: BatchItem[] = [];
+    for (const [offset, line] of lines.entries()) {
+      const index = from + offset;
+      try {
+        items.push({ ...parseInputLine(line, index + 1, seen, endpoint), index });
+      } catch (error) {
+        return { error: { code: "invalid_request", message: (error as Error).message, line: index + 1 } };
+      }
+    }
+    await store.addItems(batchId, items);
+  }
+  if (seen.size === 0) return { error: { code: "empty_file", message: "The input file has no requests." } };
+  return { total: seen.size };
+}

@@ -1,0 +1,252 @@
+import type { Batches } from "../batches.js";
+import { MAX_ITEMS } from "../create-options.js";
+import { parseInputLine } from "../input-line.js";
+import type { FileRecord } from "../store.js";
+import { fileObject, resultLine } from "./format.js";
+import { LimitError, lines } from "./jsonl.js";
+import { boundaryOf, MultipartError, multipartParts, type Part } from "./multipart.js";
+import { json, openaiError } from "./respond.js";
+
+/** Limits of uploads. */
+export interface UploadLimits {
+  readonly maxFileBytes: number;
+  readonly maxLineBytes: number;
+}
+
+const CHUNK = 500;
+const SHOWN_ERRORS = 5;
+const OUTPUT = /^file-(batch_[0-9a-f]+)-(output|errors)$/;
+
+/**
+ * A new file id: `file-` and 24 hex digits.
+ *
+ * @example
+ * newFileId(); // "file-9c1e…"
+ */
+export function newFileId(): string {
+  return `file-${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+}
+
+async function readText(part: Part, max: number): Promise<string> {
+  let text = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of part.body) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.length > max) throw new MultipartError(`The field \`${part.name}\` is too long`);
+  }
+  return text + decoder.decode();
+}
+
+/** Streams the file part into the store line by line, checking each; answers the errors found. */
+async function storeLines(
+  batches: Batches,
+  file: FileRecord,
+  part: Part,
+  limits: UploadLimits,
+): Promise<string[]> {
+  const errors: string[] = [];
+  const seen = new Map<string, number>();
+  const counted = { bytes: 0 };
+  let pending: string[] = [];
+  let count = 0;
+  for await (const line of lines(part.body, limits, counted)) {
+    try {
+      parseInputLine(line.text, line.number, seen, null);
+    } catch (error) {
+      if (errors.length < SHOWN_ERRORS) errors.push((error as Error).message);
+      else errors.push("");
+      continue;
+    }
+    if (++count > MAX_ITEMS) throw new LimitError(400, `The file has more than ${MAX_ITEMS} requests`);
+    pending.push(line.text);
+    if (pending.length >= CHUNK) {
+      if (errors.length === 0) await batches.store.appendFileLines(file.id, pending, counted.bytes);
+      pending = [];
+    }
+  }
+  if (errors.length === 0) await batches.store.appendFileLines(file.id, pending, counted.bytes);
+  if (count === 0 && errors.length === 0) errors.push("The file has no requests");
+  return errors;
+}
+
+/**
+ * `POST /v1/files`: a multipart upload with `purpose=batch` and a JSONL `file`, parsed line by line as
+ * it arrives and stored in chunks; every line is checked, and malformed lines are answered with their
+ * numbers (400), the file then not kept.
+ *
+ * @example
+ * if (method === "POST" && path === "files") return upload(batches, request, tenant, limits);
+ */
+export async function upload(
+  batches: Batches,
+  request: Request,
+  tenant: string,
+  limits: UploadLimits,
+): Promise<Response> {
+  const boundary = boundaryOf(request.headers.get("content-type"));
+  if (boundary === undefined || request.body === null) {
+    return openaiError(400, "Expected a multipart/form-data body with `file` and `purpose`.", {
+      param: "file",
+    });
+  }
+  const length = Number(request.headers.get("content-length") ?? 0);
+  if (length > limits.maxFileBytes + 65_536) {
+    return openaiError(413, `The file is larger than the limit of ${limits.maxFileBytes} bytes.`, {
+      param: "file",
+    });
+  }
+  let purpose: string | undefined;
+  let file: FileRecord | undefined;
+  let errors: string[] = [];
+  try {
+    for await (const part of multipartParts(request.body, boundary)) {
+      if (part.name === "purpose") purpose = (await readText(part, 64)).trim();
+      else if (part.name === "file" && file === undefined) {
+        const filename = (part.filename ?? "input.jsonl").slice(0, 256);
+        file = {
+          id: newFileId(),
+          tenant,
+          purpose: "batch",
+          filename,
+          bytes: 0,
+          lines: 0,
+          createdAt: batches.options.clock.now(),
+        };
+        await batches.store.createFile(file);
+        errors = await storeLines(batches, file, part, limits);
+      }
+    }
+  } catch (error) {
+    if (file !== undefined) await batches.store.deleteFile(file.id);
+    if (error instanceof LimitError) return openaiError(error.status, error.message, { param: "file" });
+    if (error instanceof MultipartError) return openaiError(400, error.message, { param: "file" });
+    throw error;
+  }
+  return finishUpload(batches, file, purpose, errors);
+}
+
+async function finishUpload(
+  batches: Batches,
+  file: FileRecord | undefined,
+  purpose: string | undefined,
+  errors: string[],
+): Promise<Response> {
+  if (file === undefined) return openaiError(400, "The upload has no `file` field.", { param: "file" });
+  if (purpose !== "batch" || errors.length > 0) await batches.store.deleteFile(file.id);
+  if (purpose !== "batch") {
+    return openaiError(400, `Expected \`purpose\` to be "batch", got ${JSON.stringify(purpose ?? null)}.`, {
+      param: "purpose",
+    });
+  }
+  if (errors.length > 0) {
+    const shown = errors.filter((e) => e !== "").join("; ");
+    const more =
+      errors.length > SHOWN_ERRORS ? ` (and ${errors.length - SHOWN_ERRORS} more invalid lines)` : "";
+    return openaiError(400, `The file has invalid lines: ${shown}${more}`, {
+      code: "invalid_file",
+      param: "file",
+    });
+  }
+  return json(200, fileObject((await batches.store.getFile(file.id))!));
+}
+
+/** The batch whose output or error file `fileId` names, when the tenant may see it. */
+async function outputOf(batches: Batches, fileId: string, tenant: string) {
+  const match = OUTPUT.exec(fileId);
+  if (match === null) return undefined;
+  const batch = await batches.get(match[1]!);
+  if (batch === undefined || batch.tenant !== tenant) return undefined;
+  return { batch, errors: match[2] === "errors" };
+}
+
+const notFound = (id: string): Response =>
+  openaiError(404, `No such File object: ${id.slice(0, 128)}`, { code: "not_found", param: "id" });
+
+/**
+ * `GET /v1/files/{id}`: an input file, or a batch's output or error file.
+ *
+ * @example
+ * return getFile(batches, "file-abc", tenant);
+ */
+export async function getFile(batches: Batches, fileId: string, tenant: string): Promise<Response> {
+  const output = await outputOf(batches, fileId, tenant);
+  if (output !== undefined) {
+    const { batch, errors } = output;
+    const filename = `${batch.id}_${errors ? "error" : "output"}.jsonl`;
+    const record = {
+      id: fileId,
+      tenant,
+      purpose: "batch_output",
+      filename,
+      bytes: 0,
+      lines: 0,
+      createdAt: batch.createdAt,
+    };
+    return json(200, fileObject(record));
+  }
+  const file = await batches.store.getFile(fileId);
+  return file === undefined || file.tenant !== tenant ? notFound(fileId) : json(200, fileObject(file));
+}
+
+/**
+ * `DELETE /v1/files/{id}`.
+ *
+ * @example
+ * return deleteFile(batches, "file-abc", tenant);
+ */
+export async function deleteFile(batches: Batches, fileId: string, tenant: string): Promise<Response> {
+  const file = await batches.store.getFile(fileId);
+  if (file === undefined || file.tenant !== tenant) return notFound(fileId);
+  await batches.store.deleteFile(fileId);
+  return json(200, { id: fileId, object: "file", deleted: true });
+}
+
+/** A stream of text lines pulled page by page from `page(from)`; nothing is held beyond one page. */
+function lineStream(
+  page: (from: number) => Promise<{ lines: string[]; next: number } | undefined>,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let from = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      const next = await page(from);
+      if (next === undefined) {
+        controller.close();
+        return;
+      }
+      from = next.next;
+      if (next.lines.length > 0) controller.enqueue(encoder.encode(`${next.lines.join("\n")}\n`));
+    },
+  });
+}
+
+/**
+ * `GET /v1/files/{id}/content`: the stored lines, or a batch's results in OpenAI's line format.
+ *
+ * @example
+ * return fileContent(batches, batch.outputFileId, tenant);
+ */
+export async function fileContent(batches: Batches, fileId: string, tenant: string): Promise<Response> {
+  const headers = { "content-type": "application/jsonl" };
+  const output = await outputOf(batches, fileId, tenant);
+  if (output !== undefined) {
+    const { batch, errors } = output;
+    const body = lineStream(async (from) => {
+      const page = await batches.store.results(batch.id, from, CHUNK);
+      if (page.length === 0) return undefined;
+      const wanted = page.filter((result) => (result.error !== null) === errors);
+      return {
+        lines: wanted.map((result) => resultLine(batch.id, result)),
+        next: page[page.length - 1]!.index + 1,
+      };
+    });
+    return new Response(body, { status: 200, headers });
+  }
+  const file = await batches.store.getFile(fileId);
+  if (file === undefined || file.tenant !== tenant) return notFound(fileId);
+  const body = lineStream(async (from) => {
+    if (from >= file.lines) return undefined;
+    return { lines: await batches.store.fileLines(fileId, from, CHUNK), next: from + CHUNK };
+  });
+  return new Response(body, { status: 200, headers });
+}

@@ -1,0 +1,77 @@
+import type { Batches } from "../batches.js";
+import { cancelBatch, createBatch, getBatch, listBatches } from "./batch-routes.js";
+import { deleteFile, fileContent, getFile, type UploadLimits, upload } from "./files.js";
+import { openaiError } from "./respond.js";
+
+/** Who a request belongs to; `undefined` refuses it (401). */
+export type TenantOf = (request: Request) => string | undefined | Promise<string | undefined>;
+
+/** Options of the HTTP layer. */
+export interface HttpOptions extends UploadLimits {
+  readonly tenant: TenantOf;
+  /** The scheduler priority of batches created over HTTP. */
+  readonly httpPriority: string;
+}
+
+const ROUTE = /\/v1\/(files|batches)(?:\/([^/]+))?(?:\/(content|cancel))?\/?$/;
+
+type Route = { kind: "files" | "batches"; id: string | undefined; action: string | undefined };
+
+function routeOf(url: URL): Route | undefined {
+  const match = ROUTE.exec(url.pathname);
+  if (match === null) return undefined;
+  const id = match[2] === undefined ? undefined : decodeURIComponent(match[2]);
+  return { kind: match[1] as Route["kind"], id, action: match[3] };
+}
+
+function dispatch(batches: Batches, request: Request, route: Route, tenant: string, options: HttpOptions) {
+  const { method } = request;
+  const { kind, id, action } = route;
+  if (kind === "files") {
+    if (id === undefined && method === "POST") return upload(batches, request, tenant, options);
+    if (id !== undefined && action === undefined && method === "GET") return getFile(batches, id, tenant);
+    if (id !== undefined && action === undefined && method === "DELETE")
+      return deleteFile(batches, id, tenant);
+    if (id !== undefined && action === "content" && method === "GET") return fileContent(batches, id, tenant);
+  } else {
+    if (id === undefined && method === "POST")
+      return createBatch(batches, request, tenant, options.httpPriority);
+    if (id === undefined && method === "GET") return listBatches(batches, new URL(request.url), tenant);
+    if (id !== undefined && action === undefined && method === "GET") return getBatch(batches, id, tenant);
+    if (id !== undefined && action === "cancel" && method === "POST") return cancelBatch(batches, id, tenant);
+  }
+  return undefined;
+}
+
+/**
+ * OpenAI's Files and Batches routes over web `Request`/`Response`: what `batches.fetch()` serves. A
+ * request is matched on the end of its path (`…/v1/files`, `…/v1/batches/{id}/cancel`), so it works
+ * mounted under any prefix. Every failure is an OpenAI-style JSON error; an unexpected one is a 500
+ * that reveals nothing and goes to `onError`.
+ *
+ * @example
+ * const response = await handle(batches, request, options);
+ */
+export async function handle(batches: Batches, request: Request, options: HttpOptions): Promise<Response> {
+  const route = routeOf(new URL(request.url));
+  if (route === undefined)
+    return openaiError(
+      404,
+      `Unknown route: ${request.method} ${new URL(request.url).pathname.slice(0, 200)}`,
+      { code: "unknown_url" },
+    );
+  try {
+    const tenant = await options.tenant(request);
+    if (typeof tenant !== "string" || tenant === "") {
+      return openaiError(401, "Incorrect or missing API key.", { code: "invalid_api_key" });
+    }
+    const answer = await dispatch(batches, request, route, tenant, options);
+    return (
+      answer ??
+      openaiError(405, `Method ${request.method} is not allowed here.`, { code: "method_not_allowed" })
+    );
+  } catch (error) {
+    batches.options.onError(error);
+    return openaiError(500, "The server had an error while processing your request.");
+  }
+}

@@ -1,0 +1,37 @@
+export { Batches, newId } from "./batches.js";
+export { type BatchProgress, type BatchTask, getBatchProgress, submitBatch } from "./compat.js";
+export { createBatches } from "./create.js";
+export { type CreateBatchOptions, MAX_ITEMS, type ResolvedCreate, resolveCreate } from "./create-options.js";
+export { BatchError, BatchErrorCode } from "./errors.js";
+export type { BatchEvents } from "./events.js";
+export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
+export { MemoryBatchStore } from "./memory-store.js";
+export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
+export { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
+export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
+export type {
+  BatchStore,
+  BatchSummary,
+  Claim,
+  ClaimReply,
+  FileRecord,
+  Outcome,
+  SettleReply,
+} from "./store.js";
+export { CANCELLED, EXPIRED } from "./transitions.js";
+export {
+  type Attempt,
+  type Batch,
+  type BatchItem,
+  type BatchItemInput,
+  type BatchStatus,
+  type Execute,
+  type ExecuteContext,
+  type ExecuteResult,
+  FINAL_STATUSES,
+  type ItemError,
+  type ItemResult,
+  type ListOptions,
+  type RequestCounts,
+  type RetryPolicy,
+} from "./types.js";

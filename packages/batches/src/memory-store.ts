@@ -1,0 +1,283 @@
+import { MemoryFiles } from "./memory-files.js";
+import {
+  type BatchState,
+  FINAL,
+  type ItemState,
+  itemState,
+  nextDue,
+  QUEUED,
+  RUNNING,
+} from "./memory-queue.js";
+import type { BatchStore, Claim, ClaimReply, FileRecord, Outcome, SettleReply } from "./store.js";
+import { CANCELLED, close, countFinal, EXPIRED, isOpen, type MutableBatch, reopen } from "./transitions.js";
+import type { Batch, BatchItem, ItemError, ItemResult, ListOptions } from "./types.js";
+
+const copy = (batch: MutableBatch): Batch => ({ ...batch });
+
+/**
+ * The default {@link BatchStore}: everything in this instance's memory, lost when it stops. Every
+ * method answers at once (a resolved promise); claims rotate between open batches so that one big
+ * batch does not hold back the others before they reach the scheduler's tenant turns.
+ *
+ * @example
+ * const batches = createBatches({ scheduler, execute, store: new MemoryBatchStore() });
+ */
+export class MemoryBatchStore implements BatchStore {
+  readonly #batches = new Map<string, BatchState>();
+  /** Open batches in turn order for claims. */
+  #open: BatchState[] = [];
+  #turn = 0;
+  #token = 0;
+  readonly #files = new MemoryFiles();
+
+  async createBatch(batch: Batch): Promise<void> {
+    this.#batches.set(batch.id, { batch: { ...batch }, items: [], ready: [], readyHead: 0, delayed: [] });
+  }
+
+  async addItems(batchId: string, items: readonly BatchItem[]): Promise<void> {
+    const state = this.#batches.get(batchId);
+    if (state === undefined || state.batch.status !== "validating") return;
+    for (const item of items) {
+      state.items.push(itemState(item));
+    }
+  }
+
+  async startBatch(batchId: string, total: number, now: number): Promise<Batch | undefined> {
+    const state = this.#batches.get(batchId);
+    if (state === undefined || state.batch.status !== "validating") return undefined;
+    state.batch.status = "in_progress";
+    state.batch.inProgressAt = now;
+    state.batch.requestCounts = { total, completed: 0, failed: 0 };
+    state.ready = state.items.map((_, index) => index);
+    if (total === 0) countFinal(state.batch, true, now);
+    else this.#open.push(state);
+    return copy(state.batch);
+  }
+
+  async failBatch(batchId: string, errors: readonly ItemError[], now: number): Promise<Batch | undefined> {
+    const state = this.#batches.get(batchId);
+    if (state === undefined || state.batch.status !== "validating") return undefined;
+    state.items.length = 0;
+    state.batch.status = "failed";
+    state.batch.failedAt = now;
+    state.batch.errors = errors;
+    return copy(state.batch);
+  }
+
+  async getBatch(batchId: string): Promise<Batch | undefined> {
+    const state = this.#batches.get(batchId);
+    return state === undefined ? undefined : copy(state.batch);
+  }
+
+  async listBatches(options: ListOptions): Promise<Batch[]> {
+    const all = [...this.#batches.values()].reverse();
+    let start = 0;
+    if (options.after !== undefined) {
+      start = all.findIndex((state) => state.batch.id === options.after) + 1;
+      if (start === 0) return []; // an unknown cursor: nothing after it (as in Redis)
+    }
+    const found: Batch[] = [];
+    for (let i = start; i < all.length && found.length < (options.limit ?? 20); i++) {
+      const batch = all[i]!.batch;
+      if (options.tenant !== undefined && batch.tenant !== options.tenant) continue;
+      if (options.status !== undefined && batch.status !== options.status) continue;
+      found.push(copy(batch));
+    }
+    return found;
+  }
+
+  async claim(_owner: string, limit: number, now: number, visibilityMs: number): Promise<ClaimReply> {
+    const claims: Claim[] = [];
+    let nextDueAt: number | undefined;
+    let idle = 0;
+    while (claims.length < limit && this.#open.length > 0 && idle < this.#open.length) {
+      const state = this.#open[this.#turn % this.#open.length]!;
+      this.#turn = (this.#turn + 1) % this.#open.length;
+      const index = nextDue(state, now);
+      if (index === undefined) {
+        idle++;
+        continue;
+      }
+      idle = 0;
+      const entry = state.items[index]!;
+      entry.phase = RUNNING;
+      entry.token = ++this.#token;
+      entry.deadline = now + visibilityMs;
+      claims.push(this.#claimOf(state, entry));
+    }
+    for (const state of this.#open) {
+      for (const entry of state.delayed) {
+        if (nextDueAt === undefined || entry.dueAt < nextDueAt) nextDueAt = entry.dueAt;
+      }
+    }
+    return { claims, nextDueAt };
+  }
+
+  #claimOf(state: BatchState, entry: ItemState): Claim {
+    const { batch } = state;
+    return {
+      batchId: batch.id,
+      tenant: batch.tenant,
+      priority: batch.priority,
+      retry: batch.retry,
+      item: entry.item,
+      token: entry.token,
+      attemptsMade: entry.attempts.length - entry.roundStart,
+    };
+  }
+
+  async extend(claims: readonly Claim[], now: number, visibilityMs: number): Promise<Claim[]> {
+    const lost: Claim[] = [];
+    for (const claim of claims) {
+      const entry = this.#held(claim);
+      if (entry === undefined) lost.push(claim);
+      else entry.deadline = now + visibilityMs;
+    }
+    return lost;
+  }
+
+  #held(claim: Claim): ItemState | undefined {
+    const state = this.#batches.get(claim.batchId);
+    const entry = state?.items[claim.item.index];
+    if (entry === undefined || entry.phase !== RUNNING || entry.token !== claim.token) return undefined;
+    if (state === undefined || !isOpen(state.batch.status)) return undefined;
+    return entry;
+  }
+
+  async settle(claim: Claim, outcome: Outcome, now: number): Promise<SettleReply | undefined> {
+    const entry = this.#held(claim);
+    const state = this.#batches.get(claim.batchId);
+    if (entry === undefined || state === undefined) return undefined;
+    entry.token = ++this.#token;
+    if (outcome.kind === "final") {
+      entry.attempts.push(outcome.attempt);
+      this.#finish(state, entry, outcome.response, outcome.error, now);
+    } else {
+      if (outcome.kind === "retry") entry.attempts.push(outcome.attempt);
+      entry.phase = QUEUED;
+      entry.dueAt = outcome.kind === "retry" ? outcome.dueAt : now;
+      if (entry.dueAt > now) state.delayed.push(entry);
+      else state.ready.push(entry.item.index);
+    }
+    return { batch: copy(state.batch) };
+  }
+
+  #finish(
+    state: BatchState,
+    entry: ItemState,
+    response: ItemResult["response"],
+    error: ItemError | null,
+    now: number,
+  ): void {
+    entry.phase = FINAL;
+    const { index, customId } = entry.item;
+    entry.result = { index, customId, response, error, attempts: entry.attempts };
+    countFinal(state.batch, error === null, now);
+    if (!isOpen(state.batch.status)) this.#closeState(state);
+  }
+
+  #closeState(state: BatchState): void {
+    const at = this.#open.indexOf(state);
+    if (at >= 0) this.#open.splice(at, 1);
+    state.ready = [];
+    state.readyHead = 0;
+    state.delayed = [];
+  }
+
+  /** Ends every open item of an open batch with `error`. */
+  #endOpen(state: BatchState, status: "expired" | "cancelled", now: number): void {
+    const error = status === "expired" ? EXPIRED : CANCELLED;
+    let open = 0;
+    for (const entry of state.items) {
+      if (entry.phase === FINAL) continue;
+      open++;
+      entry.phase = FINAL;
+      entry.token = ++this.#token;
+      const { index, customId } = entry.item;
+      entry.result = { index, customId, response: null, error, attempts: entry.attempts };
+    }
+    close(state.batch, status, open, now);
+    this.#closeState(state);
+  }
+
+  async cancel(batchId: string, now: number): Promise<Batch | undefined> {
+    const state = this.#batches.get(batchId);
+    if (state === undefined) return undefined;
+    if (state.batch.status === "in_progress" || state.batch.status === "validating") {
+      this.#endOpen(state, "cancelled", now);
+    }
+    return copy(state.batch);
+  }
+
+  async retryFailed(batchId: string, now: number): Promise<Batch | undefined> {
+    const state = this.#batches.get(batchId);
+    if (state === undefined) return undefined;
+    const status = state.batch.status;
+    if (status !== "completed" && status !== "expired" && status !== "cancelled") return copy(state.batch);
+    const again = state.items.filter((entry) => entry.result !== null && entry.result.error !== null);
+    if (again.length === 0) return copy(state.batch);
+    for (const entry of again) {
+      entry.phase = QUEUED;
+      entry.result = null;
+      entry.dueAt = now;
+      entry.roundStart = entry.attempts.length;
+      state.ready.push(entry.item.index);
+    }
+    reopen(state.batch, again.length, now);
+    this.#open.push(state);
+    return copy(state.batch);
+  }
+
+  async sweep(now: number): Promise<Batch[]> {
+    const expired: Batch[] = [];
+    for (const state of [...this.#open]) {
+      this.#reclaim(state, now);
+      if (state.batch.expiresAt > now) continue;
+      this.#endOpen(state, "expired", now);
+      expired.push(copy(state.batch));
+    }
+    return expired;
+  }
+
+  /** Items whose claim lapsed (the instance stopped extending it) are queued again. */
+  #reclaim(state: BatchState, now: number): void {
+    for (const entry of state.items) {
+      if (entry.phase !== RUNNING || entry.deadline > now) continue;
+      entry.phase = QUEUED;
+      entry.token = ++this.#token;
+      state.ready.push(entry.item.index);
+    }
+  }
+
+  async results(batchId: string, from: number, limit: number): Promise<ItemResult[]> {
+    const items = this.#batches.get(batchId)?.items ?? [];
+    const found: ItemResult[] = [];
+    for (let i = from; i < items.length && found.length < limit; i++) {
+      const result = items[i]!.result;
+      if (result !== null) found.push(result);
+    }
+    return found;
+  }
+
+  createFile(file: FileRecord): Promise<void> {
+    return this.#files.create(file);
+  }
+
+  appendFileLines(fileId: string, lines: readonly string[], bytes: number): Promise<void> {
+    return this.#files.append(fileId, lines, bytes);
+  }
+
+  getFile(fileId: string): Promise<FileRecord | undefined> {
+    return this.#files.get(fileId);
+  }
+
+  fileLines(fileId: string, from: number, limit: number): Promise<string[]> {
+    return this.#files.lines(fileId, from, limit);
+  }
+
+  deleteFile(fileId: string): Promise<boolean> {
+    return this.#files.delete(fileId);
+  }
+
+  async close(): Promise<void> {}
+}

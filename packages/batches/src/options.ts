@@ -1,0 +1,202 @@
+import type { Clock, Scheduler } from "@llm-scheduler/core";
+import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import type { TenantOf } from "./http/handler.js";
+import { MemoryBatchStore } from "./memory-store.js";
+import { retryOf } from "./retry-policy.js";
+import type { BatchStore } from "./store.js";
+import type { Execute, RetryPolicy } from "./types.js";
+
+/** Options of {@link createBatches}. */
+export interface BatchesOptions {
+  /** Every item runs through this scheduler's `run()`. */
+  readonly scheduler: Scheduler;
+  /** Runs one item upstream: `openaiExecutor({ baseURL, apiKey })` or your own function. */
+  readonly execute: Execute;
+  /**
+   * Where batches, items, results and files live.
+   * @default new MemoryBatchStore()
+   */
+  readonly store?: BatchStore;
+  /**
+   * Items this instance runs at once (handed to `scheduler.run()`; the scheduler decides when each
+   * goes upstream). Keep it at or above the scheduler's `maxConcurrency`. `0` makes an instance that
+   * only creates, reads and cancels batches (an API front end) and runs none.
+   * @default 64
+   */
+  readonly maxInFlight?: number;
+  /**
+   * Run timeout of one attempt (`RUN_TIMEOUT`, then retried).
+   * @default 600_000
+   */
+  readonly itemTimeoutMs?: number;
+  /**
+   * How long a claimed item stays this instance's without a heartbeat; after it another instance may
+   * take it. Heartbeats extend it every third of it.
+   * @default 30_000
+   */
+  readonly visibilityMs?: number;
+  /**
+   * How often the instance looks for new items, delayed retries and windows that ended, when nothing
+   * woke it sooner.
+   * @default 1_000
+   */
+  readonly pollMs?: number;
+  /** This instance's name in claims. @default a random id */
+  readonly instanceId?: string;
+  /** Time source. @default the scheduler's clock */
+  readonly clock?: Clock;
+  /** Source of the retry jitter, a number in [0, 1). @default Math.random */
+  readonly random?: () => number;
+  /** Called with errors handled in the background (a store call that failed, a listener that threw). */
+  readonly onError?: (error: unknown) => void;
+  /**
+   * The retry policy of batches that set none (every batch created over HTTP).
+   * @default { maxAttempts: 4, baseMs: 1_000, maxMs: 60_000 }
+   */
+  readonly retry?: Partial<RetryPolicy>;
+  /**
+   * HTTP: who a request belongs to (e.g. from its API key); a tenant sees only its own files and
+   * batches, and its batches run as that scheduler tenant. `undefined` refuses the request (401).
+   * @default () => "default"
+   */
+  readonly tenant?: TenantOf;
+  /**
+   * HTTP: the scheduler priority of batches created with `POST /v1/batches`.
+   * @default "batch"
+   */
+  readonly httpPriority?: string;
+  /**
+   * HTTP: the largest input file accepted, in bytes (OpenAI's limit).
+   * @default 209_715_200 (200 MB)
+   */
+  readonly maxFileBytes?: number;
+  /**
+   * HTTP: the longest line of an input file, in bytes.
+   * @default 10_485_760 (10 MB)
+   */
+  readonly maxLineBytes?: number;
+}
+
+/** The options after defaults and validation. */
+export interface ResolvedBatchesOptions {
+  readonly scheduler: Scheduler;
+  readonly execute: Execute;
+  readonly store: BatchStore;
+  readonly maxInFlight: number;
+  readonly itemTimeoutMs: number;
+  readonly visibilityMs: number;
+  readonly pollMs: number;
+  readonly instanceId: string;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly onError: (error: unknown) => void;
+  readonly retry: RetryPolicy;
+  readonly tenant: TenantOf;
+  readonly httpPriority: string;
+  readonly maxFileBytes: number;
+  readonly maxLineBytes: number;
+}
+
+const KNOWN = [
+  "scheduler",
+  "execute",
+  "store",
+  "maxInFlight",
+  "itemTimeoutMs",
+  "visibilityMs",
+  "pollMs",
+  "instanceId",
+  "clock",
+  "random",
+  "onError",
+  "retry",
+  "tenant",
+  "httpPriority",
+  "maxFileBytes",
+  "maxLineBytes",
+];
+
+/**
+ * An integer in `[min, max]`, or the default when `undefined`.
+ *
+ * @example
+ * integerIn("limit", 0, 1, 100, 20); // throws: Expected `limit` to be an integer from 1 to 100, got `0` (number)
+ */
+export function integerIn(field: string, value: unknown, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(field, `an integer from ${min} to ${max}`, value);
+  }
+  return value;
+}
+
+function functionOr<T>(field: string, value: unknown, fallback: T): T {
+  if (value === undefined) return fallback;
+  if (typeof value !== "function") throw invalid(field, "a function", value);
+  return value as T;
+}
+
+/** `onError` as called in the background: one that throws is ignored rather than crash the process. */
+function safe(onError: (error: unknown) => void): (error: unknown) => void {
+  return (error) => {
+    try {
+      onError(error);
+    } catch {}
+  };
+}
+
+function httpPriorityOf(options: BatchesOptions): string {
+  const priority = options.httpPriority ?? "batch";
+  const known = options.scheduler.options.priorities.map((p) => p.name);
+  if (options.httpPriority !== undefined && !known.includes(priority)) {
+    throw invalid("httpPriority", `a configured priority (${known.join(", ")})`, priority);
+  }
+  return priority;
+}
+
+/**
+ * Validates every option up front (`INVALID_OPTION` naming the field) and fills in the defaults.
+ *
+ * @example
+ * resolveBatchesOptions({ scheduler, execute, maxInFlight: -1 }); // throws: Expected `maxInFlight` to be an integer from 0 to 10000, got `-1` (number)
+ */
+export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesOptions {
+  if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
+  rejectUnknownKeys("", options, KNOWN);
+  const scheduler = options.scheduler as Partial<Scheduler> | undefined;
+  if (scheduler === undefined || typeof scheduler.run !== "function") {
+    throw invalid("scheduler", "a scheduler from createScheduler()", scheduler);
+  }
+  if (typeof options.execute !== "function") throw invalid("execute", "a function", options.execute);
+  const store = options.store ?? new MemoryBatchStore();
+  if (typeof store !== "object" || store === null || typeof store.claim !== "function") {
+    throw invalid("store", "a BatchStore", store);
+  }
+  const instanceId = options.instanceId ?? crypto.randomUUID().slice(0, 12);
+  if (typeof instanceId !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) {
+    throw invalid("instanceId", "1 to 64 letters, digits, `-` or `_`", instanceId);
+  }
+  const clock = options.clock ?? options.scheduler.options.clock;
+  if (typeof clock?.now !== "function" || typeof clock.setTimer !== "function") {
+    throw invalid("clock", "a Clock (now, setTimer, clearTimer)", clock);
+  }
+  const visibilityMs = integerIn("visibilityMs", options.visibilityMs, 300, 86_400_000, 30_000);
+  return {
+    scheduler: options.scheduler,
+    execute: options.execute,
+    store,
+    maxInFlight: integerIn("maxInFlight", options.maxInFlight, 0, 10_000, 64),
+    itemTimeoutMs: integerIn("itemTimeoutMs", options.itemTimeoutMs, 1, 86_400_000, 600_000),
+    visibilityMs,
+    pollMs: integerIn("pollMs", options.pollMs, 5, 600_000, 1_000),
+    instanceId,
+    clock,
+    random: functionOr("random", options.random, Math.random),
+    onError: safe(functionOr<(error: unknown) => void>("onError", options.onError, () => {})),
+    retry: retryOf(options.retry),
+    tenant: functionOr<TenantOf>("tenant", options.tenant, () => "default"),
+    httpPriority: httpPriorityOf(options),
+    maxFileBytes: integerIn("maxFileBytes", options.maxFileBytes, 1, 2 ** 40, 209_715_200),
+    maxLineBytes: integerIn("maxLineBytes", options.maxLineBytes, 64, 2 ** 30, 10_485_760),
+  };
+}
