@@ -1,7 +1,7 @@
 import { failedItems } from "./batches.js";
 import { APP_JS } from "./client/app-js.js";
 import { CHARTS_JS } from "./client/charts-js.js";
-import { STYLE_CSS } from "./client/style-css.js";
+import { FAVICON_SVG, STYLE_CSS } from "./client/style-css.js";
 import { mayControl, postBatchAction, postLimits } from "./controls.js";
 import { type DashboardOptions, type ResolvedDashboardOptions, resolveDashboardOptions } from "./options.js";
 import { pageHtml } from "./page.js";
@@ -46,6 +46,7 @@ function routes(options: ResolvedDashboardOptions, window: WaitWindow, streams: 
     { method: "GET", pattern: /^\/?$/, handle: () => pageResponse(page) },
     { method: "GET", pattern: /^\/app\.js$/, handle: () => asset(CHARTS_JS + APP_JS, "text/javascript") },
     { method: "GET", pattern: /^\/app\.css$/, handle: () => asset(STYLE_CSS, "text/css") },
+    { method: "GET", pattern: /^\/favicon\.svg$/, handle: () => asset(FAVICON_SVG, "image/svg+xml") },
     { method: "GET", pattern: /^\/api\/snapshot$/, handle: async (r) => json(200, await snapshot(r)) },
     {
       method: "GET",

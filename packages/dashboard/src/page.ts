@@ -18,6 +18,7 @@ export function pageHtml(path: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>llm-scheduler dashboard</title>
+<link rel="icon" href="${base}/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${base}/app.css">
 <script src="${base}/app.js" defer></script>
 </head>
@@ -54,7 +55,7 @@ export function pageHtml(path: string): string {
     <h2>Busiest tenants <small>queued + running now</small></h2>
     <table id="tenants"><thead><tr><th>tenant</th><th>priority</th><th>running</th><th>queued</th></tr></thead><tbody></tbody></table>
   </section>
-  <section id="batches-section" hidden>
+  <section id="batches-section" class="full" hidden>
     <h2>Batches <small>newest first</small></h2>
     <table id="batches"><thead><tr><th>batch</th><th>tenant</th><th>status</th><th>progress</th><th>failed</th><th></th></tr></thead><tbody></tbody></table>
     <div id="failed-items" hidden><h3>Failed items of <span id="failed-batch"></span></h3>
@@ -62,7 +63,7 @@ export function pageHtml(path: string): string {
   </section>
   <section id="controls" hidden>
     <h2>Controls</h2>
-    <form id="limits-form">
+    <form id="limits-form" novalidate>
       <label>limit <input id="limit-input" name="maxConcurrency" type="number" min="1" max="100000" step="1"></label>
       <span id="weight-inputs"></span>
       <button type="submit" id="apply-limits">Apply</button>

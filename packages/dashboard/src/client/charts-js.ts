@@ -82,7 +82,7 @@ function barChart(svg, entries, options) {
   const height = top + rows * row + 44;
   svg.setAttribute("viewBox", "0 0 " + width + " " + height);
   const plotW = width - left - right;
-  const max = niceMax(Math.max(0, ...entries.map((e) => e.value)));
+  const max = niceMax(Math.max(4, ...entries.map((e) => e.value)));
   const baseY = top + rows * row;
   if (entries.length === 0) {
     svg.appendChild(svgEl("text", { x: left, y: top + 15, class: "tick" }, options.empty));

@@ -16,6 +16,7 @@ h2 small, h3 { font-weight: normal; color: #6b7280; font-size: 12px; }
 main { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 14px; padding: 14px 20px; }
 section { background: #fff; border-radius: 8px; padding: 12px 14px; box-shadow: 0 1px 2px #0001; overflow-x: auto; }
 section.wide { grid-column: span 1; }
+section.full { grid-column: 1 / -1; }
 .chart { width: 100%; height: auto; display: block; }
 .chart .grid { stroke: #e5e7eb; }
 .chart .axis { stroke: #6b7280; }
@@ -32,3 +33,6 @@ input[type=number] { width: 80px; }
 .error { color: #b91c1c; }
 .note { color: #6b7280; grid-column: 1 / -1; }
 `;
+
+/** The page's icon: three bars, served as `favicon.svg`. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#111827"/><rect x="3" y="8" width="2" height="5" fill="#60a5fa"/><rect x="7" y="5" width="2" height="8" fill="#34d399"/><rect x="11" y="3" width="2" height="10" fill="#f87171"/></svg>`;
