@@ -72,7 +72,8 @@ async function openPage(path: string) {
   return { page, problems };
 }
 
-const text = (page: Page, selector: string) => page.locator(selector).first().innerText();
+const text = async (page: Page, selector: string) =>
+  (await page.locator(selector).first().textContent()) ?? "";
 
 describe("dashboard in a real browser", () => {
   it("loads without console errors and shows numbers that change while a load runs", async () => {
