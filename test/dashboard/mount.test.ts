@@ -1,3 +1,4 @@
+import type { RequestListener } from "node:http";
 import { createScheduler } from "@llm-scheduler/core";
 import { createDashboard, type Dashboard } from "@llm-scheduler/dashboard";
 import { toKoaMiddleware, toNodeHandler } from "@llm-scheduler/dashboard/node";
@@ -22,7 +23,7 @@ function dashboardFor(extra: { maxStreams?: number; authorize?: () => boolean } 
   return dashboard;
 }
 
-async function serve(handler: Parameters<typeof createServer>[0]): Promise<string> {
+async function serve(handler: RequestListener): Promise<string> {
   const server = await listen(createServer(handler));
   cleanups.push(server.close);
   return server.url;
