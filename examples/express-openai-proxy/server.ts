@@ -5,6 +5,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import { createScheduler, lowerOnlyPriority, type Scheduler } from "@llm-scheduler/core";
+import { createDashboard } from "@llm-scheduler/dashboard";
+import { toNodeHandler } from "@llm-scheduler/dashboard/node";
 import { schedulerMiddleware } from "@llm-scheduler/express";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { configFrom, type KeyEntry, type ProxyConfig } from "./config.js";
@@ -55,6 +57,7 @@ export function createApp(config: ProxyConfig, scheduler: Scheduler): express.Ex
   app.get("/metrics", (_req, res) => {
     res.json(scheduler.metrics());
   });
+  app.use(toNodeHandler(createDashboard({ scheduler }))); // a read-only live page at /dashboard
   app.get("/v1/models", authenticate(config, scheduler), (req, res) => {
     const controller = new AbortController();
     res.once("close", () => controller.abort());

@@ -1,5 +1,6 @@
 // The gateway itself: web standards only, so the same app runs on Node, Bun, Deno and Cloudflare Workers.
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import { createDashboard } from "@llm-scheduler/dashboard";
 import { type LlmSchedulerEnv, schedulerMiddleware } from "@llm-scheduler/hono";
 import { Hono } from "hono";
 
@@ -25,6 +26,8 @@ export function createApp(
   const app = new Hono<LlmSchedulerEnv>();
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/metrics", (c) => c.json(scheduler.metrics()));
+  const dashboard = createDashboard({ scheduler }); // read-only; see the dashboard's README for controls
+  app.all("/dashboard/*", (c) => dashboard(c.req.raw));
   // Clients start at the default priority and may lower it with `x-priority: batch`.
   app.use(
     "/v1/*",

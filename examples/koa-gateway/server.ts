@@ -6,6 +6,8 @@ import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import Router from "@koa/router";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import { createDashboard } from "@llm-scheduler/dashboard";
+import { toKoaMiddleware } from "@llm-scheduler/dashboard/node";
 import { type LlmSchedulerState, schedulerMiddleware } from "@llm-scheduler/koa";
 import Koa, { type Context } from "koa";
 
@@ -55,6 +57,7 @@ export function createApp(upstreamUrl: string, scheduler: Scheduler): Koa<LlmSch
     });
     ctx.body = upstream.body; // a web stream: Koa pipes it, and the adapter holds the slot until it ends
   });
+  app.use(toKoaMiddleware(createDashboard({ scheduler }))); // a read-only live page at /dashboard
   app.use(router.routes()).use(router.allowedMethods());
   return app;
 }
