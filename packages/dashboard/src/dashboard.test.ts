@@ -1,4 +1,4 @@
-import { createScheduler, VirtualClock } from "@llm-scheduler/core";
+import { createScheduler, type Listener, type SchedulerEvents, VirtualClock } from "@llm-scheduler/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDashboard, type Dashboard, type DashboardOptions } from "./index.js";
 
@@ -63,6 +63,7 @@ describe("routes", () => {
 
   it("snapshots running, queued, limits, windowed waits and tenants, escaping nothing into markup", async () => {
     const { clock, scheduler, dashboard } = setup();
+    await get(dashboard, "/dashboard"); // someone watches from now on
     const finish: Array<() => void> = [];
     const task = () => new Promise<void>((done) => finish.push(done));
     const runs = [1, 2, 3].map(() => scheduler.run(task, { priority: "batch", tenant: XSS }));
@@ -88,6 +89,38 @@ describe("routes", () => {
     expect(await (await get(dashboard, "/dashboard")).text()).not.toContain("<img");
     for (const done of finish) done();
     await Promise.all(runs);
+  });
+});
+
+describe("listening", () => {
+  it("listens to the scheduler only while someone watches", async () => {
+    const { clock, scheduler, dashboard } = setup();
+    const waitCount = async () => {
+      const body = await (await get(dashboard, "/dashboard/api/snapshot")).json();
+      return body.priorities.find((p: { name: string }) => p.name === "batch").waitMs.count;
+    };
+    const started: string[] = [];
+    const original = scheduler.on.bind(scheduler);
+    let listeners = 0;
+    scheduler.on = ((name: "started", listener: Listener<SchedulerEvents, "started">) => {
+      listeners++;
+      const off = original(name, listener);
+      return () => {
+        listeners--;
+        off();
+      };
+    }) as typeof scheduler.on;
+    const quick = () => scheduler.run(async () => started.push("x"), { priority: "batch" });
+    await quick(); // nobody watches yet: not recorded
+    expect(listeners).toBe(0);
+    expect(await waitCount()).toBe(0); // this request starts the watch
+    expect(listeners).toBe(1);
+    await quick();
+    expect(await waitCount()).toBe(1);
+    clock.advance(20_001); // idle for twice the window, no stream open: the next start detaches
+    await quick();
+    expect(listeners).toBe(0);
+    expect(started).toHaveLength(3);
   });
 });
 

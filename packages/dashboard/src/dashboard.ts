@@ -8,6 +8,7 @@ import { pageHtml } from "./page.js";
 import { errorJson, json, SAFE_HEADERS } from "./respond.js";
 import { buildSnapshot } from "./snapshot.js";
 import { Streams } from "./streams.js";
+import { WaitFeed } from "./wait-feed.js";
 import { WaitWindow } from "./wait-window.js";
 
 /** A web-standard handler (Request in, Response out) with a `close()` that ends its streams and listener. */
@@ -137,7 +138,8 @@ async function dispatch(table: readonly RouteEntry[], mount: string, request: Re
 /**
  * A live dashboard for a scheduler, as a web-standard handler: the page at `path`, a JSON snapshot at
  * `path/api/snapshot`, Server-Sent Events at `path/api/events`, and, for requests `authorize` accepts,
- * POST controls. It reads the scheduler through `on("started")`, `metrics()` and `options` only.
+ * POST controls. It reads the scheduler through `on("started")`, `metrics()` and `options` only, and
+ * listens only while someone watches (a stream is open, or a request came within twice `waitWindowMs`).
  *
  * @example
  * const dashboard = createDashboard({ scheduler, authorize: (req) => req.headers.get("x-admin") === secret });
@@ -148,16 +150,17 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const { scheduler } = resolved;
   const clock = scheduler.options.clock;
   const window = new WaitWindow(resolved.waitWindowMs);
-  const stopListening = scheduler.on("started", (event) => {
-    window.record(event.priority, clock.now(), event.waitMs);
-  });
   const streams = new Streams(clock, resolved.intervalMs, resolved.maxStreams);
+  const feed = new WaitFeed(scheduler, window, clock, 2 * resolved.waitWindowMs, () => streams.size);
   const table = routes(resolved, window, streams);
-  const handler = (request: Request) => dispatch(table, resolved.path, request);
+  const handler = (request: Request) => {
+    feed.touch();
+    return dispatch(table, resolved.path, request);
+  };
   return Object.assign(handler, {
     path: resolved.path,
     close(): void {
-      stopListening();
+      feed.close();
       streams.closeAll();
     },
   });
