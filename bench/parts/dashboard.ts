@@ -93,7 +93,13 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
     const micros = await snapshotMicros(scheduler, quick ? 50 : 500);
     snapshotCosts[`${queued}/${tenants}`] = micros;
     snapshotRows.push([num(queued), num(tenants), num(micros, 1), `${num((micros * 16) / 10_000, 2)}%`]);
-    await scheduler.close({ timeoutMs: 0 }).catch(() => {});
+    // The scheduler's timers are unref()ed; a plain timer keeps this process up while it closes.
+    let keepAlive: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      scheduler.close({ timeoutMs: 0 }).catch(() => {}),
+      new Promise((resolve) => (keepAlive = setTimeout(resolve, 10_000))),
+    ]);
+    clearTimeout(keepAlive);
   }
   return {
     part: "dashboard",
