@@ -43,9 +43,9 @@ export function pageHtml(path: string): string {
     <h2>Queue wait <small id="wait-window">ms, p50 / p95 / p99 of starts in a sliding window</small></h2>
     <svg id="chart-wait" class="chart" role="img" aria-label="Queue wait quantiles per priority over time"></svg>
   </section>
-  <section>
-    <h2>Priorities</h2>
-    <table id="priorities"><thead><tr><th>priority</th><th>running</th><th>queued</th><th>limit</th><th>weight</th><th>reserved</th><th>wait p50 / p95 / p99 (ms)</th></tr></thead><tbody></tbody></table>
+  <section class="full">
+    <h2>Priorities <small>wait in ms, starts in the window</small></h2>
+    <table id="priorities"><thead><tr><th>priority</th><th>running</th><th>queued</th><th>limit</th><th>weight</th><th>reserved</th><th>wait p50 / p95 / p99</th></tr></thead><tbody></tbody></table>
   </section>
   <section>
     <h2>Rejections by reason <small>tasks that never started, since start</small></h2>

@@ -31,8 +31,6 @@ function fillRows(tbody, rows) {
   }
 }
 
-function round(ms) { return ms >= 100 ? Math.round(ms) : Math.round(ms * 10) / 10; }
-
 function sum(record) { return Object.values(record).reduce((a, b) => a + b, 0); }
 
 function renderTotals(s) {
@@ -85,7 +83,7 @@ function renderTables(s) {
   $("wait-window").textContent = "ms, p50 / p95 / p99 of the starts in the last " + s.waitWindowMs / 1000 + " s";
   fillRows($("priorities").tBodies[0], s.priorities.map((p) => [
     p.name, p.running, p.queued, p.limit, p.weight, p.reserved,
-    round(p.waitMs.p50) + " / " + round(p.waitMs.p95) + " / " + round(p.waitMs.p99),
+    Math.round(p.waitMs.p50) + " / " + Math.round(p.waitMs.p95) + " / " + Math.round(p.waitMs.p99),
   ]));
   fillRows($("tenants").tBodies[0], s.tenants.map((t) => [t.tenant, t.priority, t.running, t.queued]));
 }

@@ -16,14 +16,14 @@ function svgEl(name, attributes, text) {
 function niceMax(value) {
   if (!(value > 0)) return 1;
   const power = Math.pow(10, Math.floor(Math.log10(value)));
-  for (const step of [1, 2, 2.5, 5, 10]) if (value <= step * power) return step * power;
+  for (const step of [1, 2, 4, 6, 8, 10]) if (value <= step * power) return step * power;
   return 10 * power;
 }
 
 function formatNumber(value) {
   if (value >= 10000) return (value / 1000).toFixed(0) + "k";
   if (value >= 1000) return (value / 1000).toFixed(1) + "k";
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return String(Number(value.toFixed(2)));
 }
 
 function clear(svg) {

@@ -23,7 +23,7 @@ section.full { grid-column: 1 / -1; }
 .chart .tick, .chart .legend { font-size: 11px; fill: #374151; }
 .chart .unit { font-size: 11px; fill: #6b7280; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
-th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid #e5e7eb; white-space: nowrap; }
+th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #e5e7eb; white-space: nowrap; }
 td { max-width: 260px; overflow: hidden; text-overflow: ellipsis; }
 progress { width: 120px; vertical-align: middle; }
 button { margin-right: 4px; font: inherit; font-size: 12px; }
