@@ -67,6 +67,16 @@ describe("mounting", () => {
       body: JSON.stringify({ maxConcurrency: 5 }),
     });
     expect(await posted.json()).toMatchObject({ maxConcurrency: 5 });
+    const parsing = express(); // a body parser that runs first leaves the controls working
+    parsing.use(express.json());
+    parsing.use(toNodeHandler(dashboard));
+    const parsingUrl = await serve(parsing);
+    const afterParser = await fetch(`${parsingUrl}/dashboard/api/limits`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ maxConcurrency: 4 }),
+    });
+    expect(await afterParser.json()).toMatchObject({ maxConcurrency: 4 });
     const prefixed = express();
     prefixed.use("/dashboard", toNodeHandler(dashboard)); // Express strips the prefix; originalUrl keeps it
     const prefixedUrl = await serve(prefixed);

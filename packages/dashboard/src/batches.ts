@@ -54,6 +54,8 @@ export interface FailedItemView {
 
 const SHOWN_BATCHES = 20;
 const SHOWN_FAILURES = 20;
+/** Results read at most when looking for failed items, so a huge batch costs a bounded scan. */
+const SCANNED_RESULTS = 10_000;
 
 function count(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
@@ -64,7 +66,12 @@ function text(value: unknown, max: number): string {
   return shown.length > max ? `${shown.slice(0, max)}…` : shown;
 }
 
-/** Keeps only counts, status, id and tenant of a batch; anything else it holds is never shown. */
+/**
+ * Keeps only counts, status, id and tenant of a batch; anything else it holds is never shown.
+ *
+ * @example
+ * batchView({ id: "b1", status: "in_progress", requestCounts: { total: 3, completed: 1, failed: 0 } });
+ */
 export function batchView(value: unknown): BatchView | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const batch = value as Partial<BatchLike>;
@@ -109,7 +116,8 @@ function attemptCount(attempts: BatchResultLike["attempts"]): number {
 }
 
 /**
- * The first 20 failed items of a batch: custom id, latest error, attempts. Needs `results(id)`.
+ * The first 20 failed items of a batch (among its first 10,000 results): custom id, latest error,
+ * attempts. Needs `results(id)`.
  *
  * @example
  * const failed = await failedItems(batches, "batch_1");
@@ -117,7 +125,9 @@ function attemptCount(attempts: BatchResultLike["attempts"]): number {
 export async function failedItems(batches: BatchesLike, id: string): Promise<FailedItemView[]> {
   if (typeof batches.results !== "function") return [];
   const found: FailedItemView[] = [];
+  let scanned = 0;
   for await (const result of batches.results(id)) {
+    if (++scanned > SCANNED_RESULTS) break;
     if (result.error === undefined || result.error === null) continue;
     found.push({
       customId: text(result.customId, 200),

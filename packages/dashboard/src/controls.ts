@@ -8,7 +8,12 @@ const MAX_BODY_BYTES = 8_192;
 const MAX_LIMIT = 100_000;
 const MAX_WEIGHT = 1_000_000;
 
-/** Whether `authorize` lets this request use the controls; a throw or anything but `true` is a no. */
+/**
+ * Whether `authorize` lets this request use the controls; a throw or anything but `true` is a no.
+ *
+ * @example
+ * if (!(await mayControl(options, request))) return forbidden();
+ */
 export async function mayControl(options: ResolvedDashboardOptions, request: Request): Promise<boolean> {
   if (options.authorize === undefined) return false;
   try {

@@ -16,6 +16,12 @@ function toRequest(req: IncomingMessage & { originalUrl?: string }, signal: Abor
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  const parsed = (req as { body?: unknown }).body;
+  if (hasBody && req.readableEnded && parsed !== undefined) {
+    // A body parser (express.json()) ran first: hand the handler what it parsed.
+    const text = typeof parsed === "string" ? parsed : JSON.stringify(parsed);
+    return new Request(url, { method: req.method, headers, body: text, signal });
+  }
   const body = hasBody
     ? new ReadableStream<Uint8Array>({
         async start(controller) {

@@ -1,4 +1,9 @@
-/** Escapes text for HTML content and attribute values. */
+/**
+ * Escapes text for HTML content and attribute values.
+ *
+ * @example
+ * escapeHtml('<a href="x">'); // "&#60;a href=&#34;x&#34;&#62;"
+ */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

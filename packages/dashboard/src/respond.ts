@@ -42,7 +42,12 @@ export function errorJson(
   return json(status, { error: { message, type, code, param } }, headers);
 }
 
-/** 400 with `invalid_request_error`. */
+/**
+ * 400 with `invalid_request_error`, naming the offending field in `param`.
+ *
+ * @example
+ * return badRequest("`maxConcurrency` must be an integer from 1 to 100000", "maxConcurrency");
+ */
 export function badRequest(message: string, param: string | null, code = "invalid_value"): Response {
   return errorJson(400, { message, type: "invalid_request_error", code, param });
 }

@@ -46,7 +46,7 @@ export interface DashboardSnapshot {
  * Reads `metrics()`, the resolved options and the batches into one plain, serializable snapshot.
  *
  * @example
- * const snapshot = await buildSnapshot(options, window, false);
+ * const snapshot = await buildSnapshot(resolveDashboardOptions({ scheduler }), new WaitWindow(10_000), false);
  */
 export async function buildSnapshot(
   options: ResolvedDashboardOptions,
