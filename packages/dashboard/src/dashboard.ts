@@ -32,6 +32,31 @@ function asset(body: string, type: string): Response {
   return new Response(body, { headers: { ...SAFE_HEADERS, "content-type": `${type}; charset=utf-8` } });
 }
 
+/** Failed items of a batch, and the two batch controls. */
+function batchRoutes(options: ResolvedDashboardOptions, guarded: (handle: Route) => Route): RouteEntry[] {
+  return [
+    {
+      method: "GET",
+      pattern: /^\/api\/batches\/([^/]+)\/failed$/,
+      handle: async (_r, m) => {
+        if (options.batches === undefined) return errorJson(404, notFound());
+        const id = batchId(m[1]);
+        if (id === undefined) return badId();
+        const items = await failedItems(options.batches, id).catch(() => []);
+        return json(200, { data: items });
+      },
+    },
+    {
+      method: "POST",
+      pattern: /^\/api\/batches\/([^/]+)\/(cancel|retry)$/,
+      handle: guarded((r, m) => {
+        const id = batchId(m[1]);
+        return id === undefined ? badId() : postBatchAction(options, r, id, m[2] as "cancel" | "retry");
+      }),
+    },
+  ];
+}
+
 function routes(options: ResolvedDashboardOptions, window: WaitWindow, streams: Streams): RouteEntry[] {
   const snapshot = async (request: Request) =>
     buildSnapshot(options, window, await mayControl(options, request));
@@ -57,26 +82,8 @@ function routes(options: ResolvedDashboardOptions, window: WaitWindow, streams: 
         return streams.open(r, () => buildSnapshot(options, window, controls));
       },
     },
-    {
-      method: "GET",
-      pattern: /^\/api\/batches\/([^/]+)\/failed$/,
-      handle: async (_r, m) => {
-        if (options.batches === undefined) return errorJson(404, notFound());
-        const id = batchId(m[1]);
-        if (id === undefined) return badId();
-        const items = await failedItems(options.batches, id).catch(() => []);
-        return json(200, { data: items });
-      },
-    },
     { method: "POST", pattern: /^\/api\/limits$/, handle: guarded((r) => postLimits(options, r)) },
-    {
-      method: "POST",
-      pattern: /^\/api\/batches\/([^/]+)\/(cancel|retry)$/,
-      handle: guarded((r, m) => {
-        const id = batchId(m[1]);
-        return id === undefined ? badId() : postBatchAction(options, r, id, m[2] as "cancel" | "retry");
-      }),
-    },
+    ...batchRoutes(options, guarded),
   ];
 }
 
