@@ -49,6 +49,28 @@ describe("Server-Sent Events", () => {
     await run;
   });
 
+  it("queues at most a few frames for a client that stops reading", async () => {
+    const { clock, dashboard, connect } = setup();
+    const reader = (await connect()).body!.getReader();
+    await settle();
+    for (let i = 0; i < 30; i++) {
+      clock.advance(1_000);
+      await settle();
+    }
+    let frames = 0;
+    const idle = Symbol("idle");
+    for (;;) {
+      const next = await Promise.race([reader.read(), settle().then(() => idle)]);
+      if (next === idle) break;
+      frames += (decoder.decode((next as ReadableStreamReadResult<Uint8Array>).value).match(/event: /g) ?? [])
+        .length;
+    }
+    expect(frames).toBeGreaterThan(0);
+    expect(frames).toBeLessThanOrEqual(6);
+    await reader.cancel();
+    dashboard.close();
+  });
+
   it("caps concurrent streams with a 503 and frees a place, and its timer, when a client leaves", async () => {
     const { clock, dashboard, connect } = setup(1);
     const timersBefore = clock.pendingTimers;

@@ -5,6 +5,8 @@ import { errorJson, SAFE_HEADERS } from "./respond.js";
 export type Frame = () => Promise<unknown>;
 
 const encoder = new TextEncoder();
+/** Frames queued for a client that does not read, at most. */
+const MAX_BUFFERED = 4;
 
 /**
  * One Server-Sent Event: `event: NAME`, one `data:` line of JSON (JSON never holds a raw newline), a blank
@@ -86,7 +88,11 @@ export class Streams {
       try {
         const data = await frame();
         if (!open) return;
-        controller.enqueue(encoder.encode(sseFrame("snapshot", data)));
+        // A client that stops reading gets no more than a few frames queued; later ones are dropped
+        // (each snapshot is complete, so the next one read replaces what was missed).
+        if ((controller.desiredSize ?? 1) > -MAX_BUFFERED) {
+          controller.enqueue(encoder.encode(sseFrame("snapshot", data)));
+        }
       } catch {
         return close(); // the client left (enqueue threw) or reading the scheduler failed
       }
