@@ -1,4 +1,4 @@
-import { createScheduler } from "@llm-scheduler/core";
+import { createScheduler, VirtualClock } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
 import { type BatchesLike, createDashboard } from "./index.js";
 
@@ -101,5 +101,37 @@ describe("batches", () => {
     const body = await (await broken(new Request("http://x/dashboard/api/snapshot"))).json();
     expect(body.batches).toEqual([]);
     broken.close();
+  });
+
+  it("reads the list once per interval however many ask, and again at once on progress", async () => {
+    const clock = new VirtualClock(0);
+    const listeners = new Map<string, () => void>();
+    let lists = 0;
+    const { batches } = fakeBatches({
+      list: () => {
+        lists++;
+        return [];
+      },
+      on: (name, listener) => {
+        listeners.set(name, () => listener({}));
+        return () => listeners.delete(name);
+      },
+    });
+    const dashboard = createDashboard({ scheduler: createScheduler({ clock }), batches, intervalMs: 1_000 });
+    const snapshot = () => dashboard(new Request("http://x/dashboard/api/snapshot"));
+    await Promise.all([snapshot(), snapshot(), snapshot()]);
+    await snapshot();
+    expect(lists).toBe(1);
+    clock.advance(1_000);
+    await snapshot();
+    expect(lists).toBe(2);
+    listeners.get("progress")!();
+    await snapshot();
+    expect(lists).toBe(3);
+    listeners.get("done")!();
+    await snapshot();
+    expect(lists).toBe(4);
+    dashboard.close();
+    expect(listeners.size).toBe(0);
   });
 });

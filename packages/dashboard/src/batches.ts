@@ -24,7 +24,8 @@ export interface BatchResultLike {
 /**
  * The part of `@llm-scheduler/batches` the dashboard uses, so that any object of this shape works:
  * `list()` (an array, a `{ data }` page, or a promise of either), `get(id)`, `cancel(id)`,
- * `retryFailed(id)`, and optionally `results(id)` (to show failed items) and `on("progress" | "done")`.
+ * `retryFailed(id)`, and optionally `results(id)` (to show failed items) and `on("progress" | "done")`
+ * (to read the list again at once; when `on` returns a function, `dashboard.close()` calls it).
  */
 export interface BatchesLike {
   list(query?: { readonly limit?: number }): unknown;

@@ -1,3 +1,4 @@
+import { BatchCache } from "./batch-cache.js";
 import { failedItems } from "./batches.js";
 import { APP_JS } from "./client/app-js.js";
 import { CHARTS_JS } from "./client/charts-js.js";
@@ -33,7 +34,11 @@ function asset(body: string, type: string): Response {
 }
 
 /** Failed items of a batch, and the two batch controls. */
-function batchRoutes(options: ResolvedDashboardOptions, guarded: (handle: Route) => Route): RouteEntry[] {
+function batchRoutes(
+  options: ResolvedDashboardOptions,
+  cache: BatchCache | undefined,
+  guarded: (handle: Route) => Route,
+): RouteEntry[] {
   return [
     {
       method: "GET",
@@ -49,17 +54,22 @@ function batchRoutes(options: ResolvedDashboardOptions, guarded: (handle: Route)
     {
       method: "POST",
       pattern: /^\/api\/batches\/([^/]+)\/(cancel|retry)$/,
-      handle: guarded((r, m) => {
+      handle: guarded(async (r, m) => {
         const id = batchId(m[1]);
-        return id === undefined ? badId() : postBatchAction(options, r, id, m[2] as "cancel" | "retry");
+        if (id === undefined) return badId();
+        const response = await postBatchAction(options, r, id, m[2] as "cancel" | "retry");
+        cache?.invalidate();
+        return response;
       }),
     },
   ];
 }
 
-function routes(options: ResolvedDashboardOptions, window: WaitWindow, streams: Streams): RouteEntry[] {
+type Sources = Parameters<typeof buildSnapshot>[1];
+
+function routes(options: ResolvedDashboardOptions, sources: Sources, streams: Streams): RouteEntry[] {
   const snapshot = async (request: Request) =>
-    buildSnapshot(options, window, await mayControl(options, request));
+    buildSnapshot(options, sources, await mayControl(options, request));
   const guarded = (handle: Route): Route => {
     return async (request, match) => {
       if (await mayControl(options, request)) return handle(request, match);
@@ -79,11 +89,11 @@ function routes(options: ResolvedDashboardOptions, window: WaitWindow, streams: 
       pattern: /^\/api\/events$/,
       handle: async (r) => {
         const controls = await mayControl(options, r);
-        return streams.open(r, () => buildSnapshot(options, window, controls));
+        return streams.open(r, () => buildSnapshot(options, sources, controls));
       },
     },
     { method: "POST", pattern: /^\/api\/limits$/, handle: guarded((r) => postLimits(options, r)) },
-    ...batchRoutes(options, guarded),
+    ...batchRoutes(options, sources.batches, guarded),
   ];
 }
 
@@ -159,7 +169,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const window = new WaitWindow(resolved.waitWindowMs);
   const streams = new Streams(clock, resolved.intervalMs, resolved.maxStreams);
   const feed = new WaitFeed(scheduler, window, clock, 2 * resolved.waitWindowMs, () => streams.size);
-  const table = routes(resolved, window, streams);
+  const batches =
+    resolved.batches === undefined ? undefined : new BatchCache(resolved.batches, clock, resolved.intervalMs);
+  const table = routes(resolved, { window, batches }, streams);
   const handler = (request: Request) => {
     feed.touch();
     return dispatch(table, resolved.path, request);
@@ -168,6 +180,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     path: resolved.path,
     close(): void {
       feed.close();
+      batches?.close();
       streams.closeAll();
     },
   });

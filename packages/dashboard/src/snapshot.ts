@@ -1,4 +1,5 @@
-import { type BatchView, listBatches } from "./batches.js";
+import type { BatchCache } from "./batch-cache.js";
+import type { BatchView } from "./batches.js";
 import type { ResolvedDashboardOptions } from "./options.js";
 import type { WaitWindow, WindowQuantiles } from "./wait-window.js";
 
@@ -46,13 +47,15 @@ export interface DashboardSnapshot {
  * Reads `metrics()`, the resolved options and the batches into one plain, serializable snapshot.
  *
  * @example
- * const snapshot = await buildSnapshot(resolveDashboardOptions({ scheduler }), new WaitWindow(10_000), false);
+ * const sources = { window: new WaitWindow(10_000), batches: undefined };
+ * const snapshot = await buildSnapshot(resolveDashboardOptions({ scheduler }), sources, false);
  */
 export async function buildSnapshot(
   options: ResolvedDashboardOptions,
-  window: WaitWindow,
+  sources: { readonly window: WaitWindow; readonly batches: BatchCache | undefined },
   controls: boolean,
 ): Promise<DashboardSnapshot> {
+  const { window } = sources;
   const { scheduler } = options;
   const metrics = scheduler.metrics();
   const resolved = scheduler.options;
@@ -86,7 +89,7 @@ export async function buildSnapshot(
       running: entry.running,
       queued: entry.queued,
     })),
-    batches: options.batches === undefined ? null : await listBatches(options.batches),
+    batches: sources.batches === undefined ? null : await sources.batches.list(),
     controls,
   };
 }
