@@ -1,4 +1,5 @@
 import type { RequestListener } from "node:http";
+import { getRequestListener } from "@hono/node-server";
 import { createScheduler } from "@llm-scheduler/core";
 import { createDashboard, type Dashboard } from "@llm-scheduler/dashboard";
 import { toKoaMiddleware, toNodeHandler } from "@llm-scheduler/dashboard/node";
@@ -102,21 +103,33 @@ describe("mounting", () => {
     expect((await refused.json()).error.code).toBe("read_only");
   });
 
-  it("frees a stream's place over real HTTP when the client disconnects", async () => {
-    const dashboard = dashboardFor({ maxStreams: 1 });
-    const url = await serve(toNodeHandler(dashboard));
-    const controller = new AbortController();
-    const first = await fetch(`${url}/dashboard/api/events`, { signal: controller.signal });
-    expect(first.status).toBe(200);
-    expect((await fetch(`${url}/dashboard/api/events`)).status).toBe(503);
-    controller.abort();
-    let status = 503;
-    for (let i = 0; i < 100 && status === 503; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const next = await fetch(`${url}/dashboard/api/events`);
-      status = next.status;
-      await next.body?.cancel();
-    }
-    expect(status).toBe(200);
-  });
+  for (const [name, listener] of [
+    ["Express", (dashboard: Dashboard) => toNodeHandler(dashboard)],
+    [
+      "Hono on @hono/node-server",
+      (dashboard: Dashboard) => {
+        const app = new Hono();
+        app.all("/dashboard/*", (c) => dashboard(c.req.raw));
+        return getRequestListener(app.fetch) as RequestListener;
+      },
+    ],
+  ] as const) {
+    it(`frees a stream's place over real HTTP when the client disconnects (${name})`, async () => {
+      const dashboard = dashboardFor({ maxStreams: 1 });
+      const url = await serve(listener(dashboard));
+      const controller = new AbortController();
+      const first = await fetch(`${url}/dashboard/api/events`, { signal: controller.signal });
+      expect(first.status).toBe(200);
+      expect((await fetch(`${url}/dashboard/api/events`)).status).toBe(503);
+      controller.abort();
+      let status = 503;
+      for (let i = 0; i < 100 && status === 503; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const next = await fetch(`${url}/dashboard/api/events`);
+        status = next.status;
+        await next.body?.cancel();
+      }
+      expect(status).toBe(200);
+    });
+  }
 });
