@@ -16,6 +16,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   quality: () => import("./parts/quality.js"),
   observe: () => import("./parts/observe.js"),
   batches: () => import("./parts/batches.js"),
+  dashboard: () => import("./parts/dashboard.js"),
 };
 
 const argv = process.argv.slice(2);

@@ -1,6 +1,15 @@
 /** Command line of `pnpm bench`: `pnpm bench [part ...] [--quick] [--runs N] [--out DIR] [--strict] [--dist]`. */
 
-export const PARTS = ["throughput", "memory", "scale", "http", "quality", "observe", "batches"] as const;
+export const PARTS = [
+  "throughput",
+  "memory",
+  "scale",
+  "http",
+  "quality",
+  "observe",
+  "batches",
+  "dashboard",
+] as const;
 export type PartName = (typeof PARTS)[number];
 
 export interface BenchArgs {

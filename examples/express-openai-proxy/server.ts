@@ -7,6 +7,8 @@ import { pathToFileURL } from "node:url";
 import type { Batches } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
+import { createDashboard } from "@llm-scheduler/dashboard";
+import { toNodeHandler } from "@llm-scheduler/dashboard/node";
 import { schedulerMiddleware } from "@llm-scheduler/express";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -82,6 +84,7 @@ export function createApp(
   app.get("/metrics.json", (_req, res) => {
     res.json(scheduler.metrics());
   });
+  app.use(toNodeHandler(createDashboard({ scheduler }))); // a read-only live page at /dashboard
   app.get("/v1/models", authenticate(config, scheduler), (req, res) => {
     const controller = new AbortController();
     res.once("close", () => controller.abort());

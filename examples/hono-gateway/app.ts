@@ -3,6 +3,7 @@
 import type { Batches } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
+import { createDashboard } from "@llm-scheduler/dashboard";
 import { type LlmSchedulerVariables, schedulerMiddleware } from "@llm-scheduler/hono";
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
@@ -114,6 +115,8 @@ export function createApp(
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/metrics", (c) => c.json(scheduler.metrics()));
   app.get("/metrics.json", (c) => c.json(scheduler.metrics())); // the same path as the Node examples
+  const dashboard = createDashboard({ scheduler }); // read-only; see the dashboard's README for controls
+  app.all("/dashboard/*", (c) => dashboard(c.req.raw));
   app.get("/v1/models", authenticate(config, scheduler), (c) => relay(c, config, c.req.raw.signal));
   if (batches !== undefined) {
     // OpenAI's Batch API, outside the scheduler middleware: an upload or a poll takes no upstream slot;

@@ -7,6 +7,8 @@ import { pathToFileURL } from "node:url";
 import Router from "@koa/router";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
+import { createDashboard } from "@llm-scheduler/dashboard";
+import { toKoaMiddleware } from "@llm-scheduler/dashboard/node";
 import { type LlmSchedulerState, schedulerMiddleware } from "@llm-scheduler/koa";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import Koa, { type Context, type Next } from "koa";
@@ -123,6 +125,7 @@ export function createApp(config: ProxyConfig, scheduler: Scheduler): Koa<State>
       lowerOnlyPriority(scheduler.options, ctx.get("x-priority"), (ctx.state as State).key.priority),
   });
   router.post(GENERATION_ROUTES, authenticate(config, scheduler), limiter, relay(config));
+  app.use(toKoaMiddleware(createDashboard({ scheduler }))); // a read-only live page at /dashboard
   app.use(router.routes()).use(router.allowedMethods());
   return app;
 }

@@ -221,6 +221,7 @@ describe("pnpm demo --duration 10", () => {
     expect(stdout).toContain("[FIFO]");
     expect(stdout).toContain("[llm-scheduler]");
 
+    expect(stdout).toMatch(/live dashboard while this phase runs: http:\/\/127\.0\.0\.1:\d+\/dashboard\n/);
     expect(stdout).toContain(`HTML report: ${report}`);
     const html = await readFile(report, "utf8");
     expect(html).toMatch(/^<!doctype html>/);

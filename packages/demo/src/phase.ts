@@ -30,6 +30,8 @@ export interface PhaseOptions {
   readonly upstreamKey?: string;
   /** Load samples for the charts, ms. @default 100 */
   readonly sampleEveryMs?: number;
+  /** Called once the gateway listens, before any request, with its dashboard's URL when it has one. */
+  readonly onGateway?: (gateway: { readonly url: string; readonly dashboardUrl?: string }) => void;
   /** Receives where the phase stands about four times a second, and once at the end. */
   readonly onProgress?: (progress: PhaseProgress) => void;
   /** Fails the phase if it has not finished by then, ms. @default 5 * durationMs + 60_000 */
@@ -77,6 +79,7 @@ export async function runPhase(options: PhaseOptions): Promise<RunResult> {
       current?.queueWait(priority, waitMs, started),
   };
   const { server, scheduler } = await startGateway(options, new WaitProbe(sink));
+  options.onGateway?.({ url: server.url, dashboardUrl: server.dashboardUrl });
   const recorder = new Recorder(realClock);
   current = recorder;
   const transport = createHttpTransport({ gateway: server.url, model: options.model });

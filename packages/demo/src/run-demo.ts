@@ -149,7 +149,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     const fifo = await runPhase({ ...phase, gateway: "fifo", onProgress });
     progress.end();
     await quiet(sim);
-    const scheduled = await runPhase({ ...phase, gateway: "scheduler", onProgress });
+    const onGateway = ({ dashboardUrl }: { dashboardUrl?: string }) => {
+      if (dashboardUrl !== undefined) write(`live dashboard while this phase runs: ${dashboardUrl}\n`);
+    };
+    const scheduled = await runPhase({ ...phase, gateway: "scheduler", onProgress, onGateway });
     progress.end();
     nothingAnswered(upstream, [fifo, scheduled]);
     const table = renderComparison(scenario, [fifo, scheduled]);

@@ -1,0 +1,202 @@
+/**
+ * The page's application code, served after the charts as `app.js`: keeps two minutes of snapshots from
+ * the Server-Sent Events feed and redraws; offers the controls when the feed says they are allowed.
+ * Every name that comes from traffic (tenants, batch ids, errors) is set with `textContent`.
+ */
+export const APP_JS = `
+const HISTORY_SEC = 120;
+const base = document.body.dataset.base || "";
+const history = [];
+let latest = null;
+let shownFailures = null;
+
+function $(id) { return document.getElementById(id); }
+
+function cell(row, text) {
+  const td = document.createElement("td");
+  td.textContent = String(text);
+  row.appendChild(td);
+  return td;
+}
+
+function fillRows(tbody, rows) {
+  while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+  for (const values of rows) {
+    const tr = document.createElement("tr");
+    for (const value of values) {
+      if (value instanceof Node) { const td = document.createElement("td"); td.appendChild(value); tr.appendChild(td); }
+      else cell(tr, value);
+    }
+    tbody.appendChild(tr);
+  }
+}
+
+function sum(record) { return Object.values(record).reduce((a, b) => a + b, 0); }
+
+function renderTotals(s) {
+  $("total-running").textContent = String(s.running);
+  $("total-queued").textContent = String(s.queued);
+  $("total-limit").textContent = String(s.maxConcurrency);
+  $("total-started").textContent = String(s.priorities.reduce((a, p) => a + p.started, 0));
+  $("total-rejected").textContent = String(sum(s.rejected));
+  $("status").textContent = s.closed ? "scheduler closed" : "live";
+  $("status").className = "status " + (s.closed ? "closed" : "live");
+}
+
+function seriesOf(pick) {
+  const names = latest.priorities.map((p) => p.name);
+  const now = latest.at;
+  const out = [];
+  names.forEach((name, i) => {
+    for (const spec of pick) {
+      out.push({
+        label: name + " " + spec.label,
+        color: PALETTE[i % PALETTE.length],
+        dash: spec.dash,
+        points: history.flatMap((h) => {
+          const p = h.priorities.find((q) => q.name === name);
+          const ago = (now - h.at) / 1000;
+          return p === undefined || ago > HISTORY_SEC ? [] : [[ago, spec.value(p)]];
+        }),
+      });
+    }
+  });
+  return out;
+}
+
+function renderCharts() {
+  lineChart($("chart-slots"), seriesOf([
+    { label: "running", dash: "", value: (p) => p.running },
+    { label: "queued", dash: "6 3", value: (p) => p.queued },
+    { label: "limit", dash: "2 3", value: (p) => p.limit },
+  ]), { windowSec: HISTORY_SEC, yUnit: "tasks" });
+  lineChart($("chart-wait"), seriesOf([
+    { label: "p50", dash: "", value: (p) => p.waitMs.p50 },
+    { label: "p95", dash: "6 3", value: (p) => p.waitMs.p95 },
+    { label: "p99", dash: "2 3", value: (p) => p.waitMs.p99 },
+  ]), { windowSec: HISTORY_SEC, yUnit: "wait (ms)" });
+  const rejections = Object.entries(latest.rejected).map(([label, value]) => ({ label, value }));
+  barChart($("chart-rejections"), rejections, { unit: "tasks", legend: "rejected tasks by code", empty: "none yet" });
+}
+
+function renderTables(s) {
+  $("wait-window").textContent = "ms, p50 / p95 / p99 of the starts in the last " + s.waitWindowMs / 1000 + " s";
+  fillRows($("priorities").tBodies[0], s.priorities.map((p) => [
+    p.name, p.running, p.queued, p.limit, p.weight, p.reserved,
+    Math.round(p.waitMs.p50) + " / " + Math.round(p.waitMs.p95) + " / " + Math.round(p.waitMs.p99),
+  ]));
+  fillRows($("tenants").tBodies[0], s.tenants.map((t) => [t.tenant, t.priority, t.running, t.queued]));
+}
+
+function batchButtons(batch) {
+  const span = document.createElement("span");
+  const failedButton = document.createElement("button");
+  failedButton.textContent = "failed items";
+  failedButton.disabled = batch.failed === 0;
+  failedButton.addEventListener("click", () => showFailures(batch.id));
+  span.appendChild(failedButton);
+  if (latest.controls) {
+    for (const [action, label] of [["cancel", "cancel"], ["retry", "retry failed"]]) {
+      const button = document.createElement("button");
+      button.textContent = label;
+      button.dataset.action = action;
+      button.addEventListener("click", () => control("api/batches/" + encodeURIComponent(batch.id) + "/" + action, {}));
+      span.appendChild(button);
+    }
+  }
+  return span;
+}
+
+function progressOf(batch) {
+  const bar = document.createElement("progress");
+  bar.max = Math.max(batch.total, 1);
+  bar.value = batch.completed + batch.failed;
+  const wrap = document.createElement("span");
+  wrap.appendChild(bar);
+  wrap.appendChild(document.createTextNode(" " + (batch.completed + batch.failed) + " / " + batch.total));
+  return wrap;
+}
+
+function renderBatches(s) {
+  $("batches-section").hidden = s.batches === null;
+  if (s.batches === null) return;
+  fillRows($("batches").tBodies[0], s.batches.map((b) => [
+    b.id, b.tenant === null ? "" : b.tenant, b.status, progressOf(b), b.failed, batchButtons(b),
+  ]));
+}
+
+async function showFailures(id) {
+  shownFailures = id;
+  const response = await fetch(base + "/api/batches/" + encodeURIComponent(id) + "/failed");
+  const body = await response.json();
+  if (shownFailures !== id) return;
+  $("failed-items").hidden = false;
+  $("failed-batch").textContent = id;
+  fillRows($("failed-items").querySelector("tbody"), (body.data || []).map((f) => [f.customId, f.error, f.attempts]));
+}
+
+function renderControls(s) {
+  $("controls").hidden = !s.controls;
+  $("read-only").hidden = s.controls;
+  if (!s.controls) return;
+  const inputs = $("weight-inputs");
+  if (inputs.childElementCount !== s.priorities.length) {
+    while (inputs.firstChild) inputs.removeChild(inputs.firstChild);
+    for (const p of s.priorities) {
+      const label = document.createElement("label");
+      label.textContent = p.name + " weight ";
+      const input = document.createElement("input");
+      input.type = "number"; input.min = "0.001"; input.step = "any"; input.dataset.priority = p.name;
+      input.value = String(p.weight);
+      label.appendChild(input);
+      inputs.appendChild(label);
+    }
+  }
+  const limit = $("limit-input");
+  if (document.activeElement !== limit && limit.dataset.touched !== "1") limit.value = String(s.maxConcurrency);
+}
+
+async function control(path, body) {
+  const result = $("control-result");
+  try {
+    const response = await fetch(base + "/" + path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const answer = await response.json();
+    result.textContent = response.ok ? "applied" : "refused: " + answer.error.message;
+    result.className = response.ok ? "ok" : "error";
+  } catch (error) {
+    result.textContent = "failed: " + error.message;
+    result.className = "error";
+  }
+}
+
+$("limits-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const weights = {};
+  for (const input of $("weight-inputs").querySelectorAll("input")) weights[input.dataset.priority] = Number(input.value);
+  $("limit-input").dataset.touched = "";
+  control("api/limits", { maxConcurrency: Number($("limit-input").value), weights: weights });
+});
+$("limit-input").addEventListener("input", () => { $("limit-input").dataset.touched = "1"; });
+
+function onSnapshot(s) {
+  latest = s;
+  history.push(s);
+  while (history.length > 0 && s.at - history[0].at > HISTORY_SEC * 1000) history.shift();
+  renderTotals(s);
+  renderCharts();
+  renderTables(s);
+  renderBatches(s);
+  renderControls(s);
+}
+
+const source = new EventSource(base + "/api/events");
+source.addEventListener("snapshot", (event) => onSnapshot(JSON.parse(event.data)));
+source.addEventListener("error", () => {
+  $("status").textContent = "reconnecting…";
+  $("status").className = "status closed";
+});
+`;

@@ -1,0 +1,13 @@
+export type {
+  BatchCounts,
+  BatchesLike,
+  BatchLike,
+  BatchResultLike,
+  BatchView,
+  FailedItemView,
+} from "./batches.js";
+export { createDashboard, type Dashboard } from "./dashboard.js";
+export type { DashboardOptions, SchedulerLike } from "./options.js";
+export type { DashboardSnapshot, PriorityView } from "./snapshot.js";
+export { sseFrame } from "./streams.js";
+export type { WindowQuantiles } from "./wait-window.js";

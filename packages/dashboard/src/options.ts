@@ -1,0 +1,128 @@
+import type { MetricsSnapshot, ResolvedOptions, SchedulerEvents, SchedulerUpdate } from "@llm-scheduler/core";
+import { invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import type { BatchesLike } from "./batches.js";
+
+/** The part of a scheduler the dashboard reads and, with controls allowed, changes: its public API only. */
+export interface SchedulerLike {
+  on<K extends keyof SchedulerEvents>(name: K, listener: (event: SchedulerEvents[K]) => void): () => void;
+  metrics(): MetricsSnapshot;
+  update(update: SchedulerUpdate): Promise<void>;
+  readonly options: ResolvedOptions;
+}
+
+/** Options of `createDashboard()`. */
+export interface DashboardOptions {
+  /** The scheduler to show. */
+  readonly scheduler: SchedulerLike;
+  /** Batch jobs to show (`@llm-scheduler/batches` or anything of the same shape). */
+  readonly batches?: BatchesLike;
+  /**
+   * Decides whether a request may use the controls (change weights and the limit, cancel or retry a
+   * batch). A throw or a rejection counts as `false`. Without it the dashboard is read-only.
+   * @default undefined (read-only)
+   */
+  readonly authorize?: (request: Request) => boolean | Promise<boolean>;
+  /**
+   * Where the dashboard is mounted: the page answers at `path`, its feed under `path/api/`.
+   * @default "/dashboard"
+   */
+  readonly path?: string;
+  /**
+   * How often a live stream sends a snapshot, in ms (250 to 60,000).
+   * @default 1_000
+   */
+  readonly intervalMs?: number;
+  /**
+   * Live streams open at once (1 to 1,000); one more gets a 503.
+   * @default 16
+   */
+  readonly maxStreams?: number;
+  /**
+   * The window of the wait quantiles drawn over time, in ms (1,000 to 600,000).
+   * @default 10_000
+   */
+  readonly waitWindowMs?: number;
+  /**
+   * Tenants shown, the busiest first (1 to 100; the scheduler's `metricsTenantLimit` also caps them).
+   * @default 10
+   */
+  readonly tenantLimit?: number;
+}
+
+/** Options after defaults and validation. */
+export interface ResolvedDashboardOptions {
+  readonly scheduler: SchedulerLike;
+  readonly batches: BatchesLike | undefined;
+  readonly authorize: ((request: Request) => boolean | Promise<boolean>) | undefined;
+  readonly path: string;
+  readonly intervalMs: number;
+  readonly maxStreams: number;
+  readonly waitWindowMs: number;
+  readonly tenantLimit: number;
+}
+
+const KNOWN = [
+  "scheduler",
+  "batches",
+  "authorize",
+  "path",
+  "intervalMs",
+  "maxStreams",
+  "waitWindowMs",
+  "tenantLimit",
+] as const;
+
+function integer(field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidOption(field, `an integer from ${min} to ${max}`, value);
+  }
+  return value;
+}
+
+function hasMethods(value: unknown, names: readonly string[]): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return names.every((name) => typeof record[name] === "function");
+}
+
+function mountPath(value: unknown): string {
+  if (typeof value !== "string" || !/^(\/[A-Za-z0-9._~-]+)*\/?$/.test(value) || value.length > 200) {
+    throw invalidOption("path", "a path such as `/dashboard` (letters, digits, `._~-` and `/`)", value);
+  }
+  return value.endsWith("/") ? value.slice(0, -1) : value;
+}
+
+/**
+ * Drops `undefined`, applies defaults and validates every option, with the scheduler's message shape.
+ *
+ * @example
+ * resolveDashboardOptions({ scheduler, path: "/ops" }).intervalMs; // 1000
+ */
+export function resolveDashboardOptions(options: DashboardOptions): ResolvedDashboardOptions {
+  if (typeof options !== "object" || options === null) {
+    throw invalidOption("options", "an object", options);
+  }
+  const given = Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as Partial<DashboardOptions>;
+  rejectUnknownKeys("", given, KNOWN);
+  if (!hasMethods(given.scheduler, ["on", "metrics", "update"])) {
+    throw invalidOption("scheduler", "a scheduler (with `on`, `metrics` and `update`)", given.scheduler);
+  }
+  if (given.batches !== undefined && !hasMethods(given.batches, ["list", "get", "cancel", "retryFailed"])) {
+    throw invalidOption("batches", "batches (with `list`, `get`, `cancel` and `retryFailed`)", given.batches);
+  }
+  if (given.authorize !== undefined && typeof given.authorize !== "function") {
+    throw invalidOption("authorize", "a function", given.authorize);
+  }
+  return {
+    scheduler: given.scheduler as SchedulerLike,
+    batches: given.batches,
+    authorize: given.authorize,
+    path: mountPath(given.path ?? "/dashboard"),
+    intervalMs: integer("intervalMs", given.intervalMs ?? 1_000, 250, 60_000),
+    maxStreams: integer("maxStreams", given.maxStreams ?? 16, 1, 1_000),
+    waitWindowMs: integer("waitWindowMs", given.waitWindowMs ?? 10_000, 1_000, 600_000),
+    tenantLimit: integer("tenantLimit", given.tenantLimit ?? 10, 1, 100),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Escapes text for HTML content and attribute values.
+ *
+ * @example
+ * escapeHtml('<a href="x">'); // "&#60;a href=&#34;x&#34;&#62;"
+ */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * The dashboard's one page: static markup, filled in by `app.js` from the live feed. It holds no data of
+ * its own, so nothing a client sends (tenant names, batch ids) ever passes through HTML markup.
+ *
+ * @example
+ * new Response(pageHtml("/dashboard"), { headers: { "content-type": "text/html" } });
+ */
+export function pageHtml(path: string): string {
+  const base = escapeHtml(path);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>llm-scheduler dashboard</title>
+<link rel="icon" href="${base}/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="${base}/app.css">
+<script src="${base}/app.js" defer></script>
+</head>
+<body data-base="${base}">
+<header>
+  <h1>llm-scheduler</h1>
+  <span id="status" class="status">connecting…</span>
+  <dl class="totals">
+    <div><dt>running</dt><dd id="total-running">–</dd></div>
+    <div><dt>queued</dt><dd id="total-queued">–</dd></div>
+    <div><dt>limit</dt><dd id="total-limit">–</dd></div>
+    <div><dt>started</dt><dd id="total-started">–</dd></div>
+    <div><dt>rejected</dt><dd id="total-rejected">–</dd></div>
+  </dl>
+</header>
+<main>
+  <section class="wide">
+    <h2>Slots per priority <small>tasks, last 2 minutes</small></h2>
+    <svg id="chart-slots" class="chart" role="img" aria-label="Running, queued and limit per priority over time"></svg>
+  </section>
+  <section class="wide">
+    <h2>Queue wait <small id="wait-window">ms, p50 / p95 / p99 of starts in a sliding window</small></h2>
+    <svg id="chart-wait" class="chart" role="img" aria-label="Queue wait quantiles per priority over time"></svg>
+  </section>
+  <section class="full">
+    <h2>Priorities <small>wait in ms, starts in the window</small></h2>
+    <table id="priorities"><thead><tr><th>priority</th><th>running</th><th>queued</th><th>limit</th><th>weight</th><th>reserved</th><th>wait p50 / p95 / p99</th></tr></thead><tbody></tbody></table>
+  </section>
+  <section>
+    <h2>Rejections by reason <small>tasks that never started, since start</small></h2>
+    <svg id="chart-rejections" class="chart bars" role="img" aria-label="Rejections by reason"></svg>
+  </section>
+  <section>
+    <h2>Busiest tenants <small>queued + running now</small></h2>
+    <table id="tenants"><thead><tr><th>tenant</th><th>priority</th><th>running</th><th>queued</th></tr></thead><tbody></tbody></table>
+  </section>
+  <section id="batches-section" class="full" hidden>
+    <h2>Batches <small>newest first</small></h2>
+    <table id="batches"><thead><tr><th>batch</th><th>tenant</th><th>status</th><th>progress</th><th>failed</th><th></th></tr></thead><tbody></tbody></table>
+    <div id="failed-items" hidden><h3>Failed items of <span id="failed-batch"></span></h3>
+    <table><thead><tr><th>custom id</th><th>latest error</th><th>attempts</th></tr></thead><tbody></tbody></table></div>
+  </section>
+  <section id="controls" hidden>
+    <h2>Controls</h2>
+    <form id="limits-form" novalidate>
+      <label>limit <input id="limit-input" name="maxConcurrency" type="number" min="1" max="100000" step="1"></label>
+      <span id="weight-inputs"></span>
+      <button type="submit" id="apply-limits">Apply</button>
+    </form>
+    <p id="control-result" role="status"></p>
+  </section>
+  <p id="read-only" class="note" hidden>Read-only: controls need an authorized request.</p>
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,95 @@
+import type { BatchCache } from "./batch-cache.js";
+import type { BatchView } from "./batches.js";
+import type { ResolvedDashboardOptions } from "./options.js";
+import type { WaitWindow, WindowQuantiles } from "./wait-window.js";
+
+/** One priority as the page draws it. */
+export interface PriorityView {
+  readonly name: string;
+  readonly running: number;
+  readonly queued: number;
+  /** This priority's own concurrency limit (the global one when it has none). */
+  readonly limit: number;
+  readonly weight: number;
+  readonly reserved: number;
+  /** Queue waits of the starts within the window, in ms. */
+  readonly waitMs: WindowQuantiles;
+  readonly started: number;
+  readonly completed: number;
+  readonly failed: number;
+}
+
+/** What `GET path/api/snapshot` answers and each Server-Sent Event carries. Counts and names only. */
+export interface DashboardSnapshot {
+  /** The scheduler's clock time, ms. */
+  readonly at: number;
+  readonly closed: boolean;
+  readonly maxConcurrency: number;
+  readonly running: number;
+  readonly queued: number;
+  readonly waitWindowMs: number;
+  readonly priorities: readonly PriorityView[];
+  /** Tasks that never started, by code, since the scheduler started. */
+  readonly rejected: Readonly<Record<string, number>>;
+  readonly tenants: ReadonlyArray<{
+    readonly tenant: string;
+    readonly priority: string;
+    readonly running: number;
+    readonly queued: number;
+  }>;
+  /** `null` when no batches were given. */
+  readonly batches: readonly BatchView[] | null;
+  /** Whether this request may use the controls. */
+  readonly controls: boolean;
+}
+
+/**
+ * Reads `metrics()`, the resolved options and the batches into one plain, serializable snapshot.
+ *
+ * @example
+ * const sources = { window: new WaitWindow(10_000), batches: undefined };
+ * const snapshot = await buildSnapshot(resolveDashboardOptions({ scheduler }), sources, false);
+ */
+export async function buildSnapshot(
+  options: ResolvedDashboardOptions,
+  sources: { readonly window: WaitWindow; readonly batches: BatchCache | undefined },
+  controls: boolean,
+): Promise<DashboardSnapshot> {
+  const { window } = sources;
+  const { scheduler } = options;
+  const metrics = scheduler.metrics();
+  const resolved = scheduler.options;
+  const priorities = resolved.priorities.map((priority): PriorityView => {
+    const counts = metrics.priorities[priority.name];
+    return {
+      name: priority.name,
+      running: counts?.running ?? 0,
+      queued: counts?.queued ?? 0,
+      limit: Math.min(priority.maxConcurrency, metrics.maxConcurrency),
+      weight: priority.weight,
+      reserved: priority.reserved,
+      waitMs: window.quantiles(priority.name, metrics.at),
+      started: counts?.started ?? 0,
+      completed: counts?.completed ?? 0,
+      failed: counts?.failed ?? 0,
+    };
+  });
+  return {
+    at: metrics.at,
+    closed: metrics.closed,
+    maxConcurrency: metrics.maxConcurrency,
+    running: metrics.running,
+    queued: metrics.queued,
+    waitWindowMs: options.waitWindowMs,
+    priorities,
+    rejected: { ...metrics.rejected },
+    tenants: metrics.tenants.slice(0, options.tenantLimit).map((entry) => ({
+      tenant: entry.tenant,
+      priority: entry.priority,
+      running: entry.running,
+      queued: entry.queued,
+    })),
+    batches: sources.batches === undefined ? null : await sources.batches.list(),
+    controls,
+  };
+}

@@ -1,0 +1,162 @@
+import { mkdirSync } from "node:fs";
+import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import { createDashboard, type Dashboard } from "@llm-scheduler/dashboard";
+import { toNodeHandler } from "@llm-scheduler/dashboard/node";
+import express from "express";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CHROMIUM_FLAGS,
+  chromiumPath,
+  createServer,
+  fakeBatches,
+  listen,
+  startLoad,
+  XSS_TENANT,
+} from "./fixtures.js";
+
+const SCREENSHOTS = new URL("./screenshots/", import.meta.url);
+
+let browser: Browser;
+let scheduler: Scheduler;
+let server: { url: string; close: () => Promise<void> };
+let stopLoad: () => Promise<void>;
+const dashboards: Dashboard[] = [];
+const fake = fakeBatches();
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  scheduler = createScheduler({
+    maxConcurrency: 4,
+    priorities: { interactive: { weight: 5, reserved: 1 }, batch: { weight: 1 } },
+  });
+  const readOnly = createDashboard({ scheduler, batches: fake.batches, intervalMs: 250 });
+  const admin = createDashboard({
+    scheduler,
+    batches: fake.batches,
+    intervalMs: 250,
+    path: "/admin/dashboard",
+    authorize: () => true, // in this test, whoever reaches /admin is an operator
+  });
+  dashboards.push(readOnly, admin);
+  const app = express();
+  app.use(toNodeHandler(readOnly));
+  app.use(toNodeHandler(admin));
+  server = await listen(createServer(app));
+  stopLoad = startLoad(scheduler);
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const dashboard of dashboards) dashboard.close();
+  await server?.close();
+  await stopLoad?.();
+  await scheduler?.close();
+});
+
+/** Opens a page and records console errors, uncaught errors and dialogs (an XSS would open one). */
+async function openPage(path: string) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("dialog", (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  await page.goto(`${server.url}${path}`);
+  await page.waitForFunction(() => document.getElementById("status")?.textContent === "live");
+  return { page, problems };
+}
+
+const text = async (page: Page, selector: string) =>
+  (await page.locator(selector).first().textContent()) ?? "";
+
+describe("dashboard in a real browser", () => {
+  it("loads without console errors and shows numbers that change while a load runs", async () => {
+    const { page, problems } = await openPage("/dashboard");
+    const before = Number(await text(page, "#total-started"));
+    await page.waitForFunction(
+      (seen) => Number(document.getElementById("total-started")?.textContent) > seen + 20,
+      before,
+      { timeout: 20_000 },
+    );
+    expect(Number(await text(page, "#total-started"))).toBeGreaterThan(before);
+    expect(await page.locator("#chart-slots path").count()).toBeGreaterThanOrEqual(6); // 2 priorities × 3
+    expect(await page.locator("#chart-wait path").count()).toBeGreaterThanOrEqual(6);
+    expect(await page.locator("#chart-slots text").allTextContents()).toEqual(
+      expect.arrayContaining(["tasks", "time (s)", "batch running", "interactive limit"]),
+    );
+    expect(await page.locator("#priorities tbody tr").count()).toBe(2);
+    await page.screenshot({ path: new URL("read-only.png", SCREENSHOTS).pathname, fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a tenant named like an HTML tag as text, and batches with progress and failed items", async () => {
+    const { page, problems } = await openPage("/dashboard");
+    await page.waitForFunction(
+      (name) => [...document.querySelectorAll("#tenants td")].some((td) => td.textContent === name),
+      XSS_TENANT,
+      { timeout: 20_000 },
+    );
+    expect(await page.locator("#tenants img, #batches img, #failed-items img").count()).toBe(0);
+    expect(await page.locator("#batches progress").getAttribute("max")).toBe("40");
+    await page.locator("#batches button", { hasText: "failed items" }).click();
+    await page.locator("#failed-items td", { hasText: "upstream_429: rate limited" }).waitFor();
+    const rows = await page.locator("#failed-items tbody tr").allInnerTexts();
+    expect(rows).toEqual([
+      expect.stringMatching(/q-7\s+upstream_429: rate limited\s+4/),
+      expect.stringContaining(XSS_TENANT),
+    ]);
+    expect(await page.content()).not.toContain("never shown");
+    expect(await page.locator("#controls").isHidden()).toBe(true);
+    expect(await page.locator("#batches button", { hasText: "cancel" }).count()).toBe(0);
+    const refused = await page.evaluate(async () => {
+      const response = await fetch("/dashboard/api/limits", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ maxConcurrency: 1 }),
+      });
+      return { status: response.status, body: await response.json() };
+    });
+    expect(refused).toEqual({
+      status: 403,
+      body: { error: expect.objectContaining({ code: "read_only", type: "permission_error" }) },
+    });
+    expect(scheduler.options.maxConcurrency).toBe(4);
+    // the browser logs the refused request it was asked to make, and nothing else
+    expect(problems).toEqual([
+      "console: Failed to load resource: the server responded with a status of 403 (Forbidden)",
+    ]);
+    await page.close();
+  });
+
+  it("uses the controls when authorized: a new limit and weight, and a batch cancelled", async () => {
+    const { page, problems } = await openPage("/admin/dashboard");
+    await page.locator("#controls").waitFor({ state: "visible" });
+    await page.locator("#limit-input").fill("6");
+    await page.locator('#weight-inputs input[data-priority="batch"]').fill("2");
+    await page.locator("#apply-limits").click();
+    await page.locator("#control-result", { hasText: "applied" }).waitFor();
+    expect(scheduler.options.maxConcurrency).toBe(6);
+    expect(scheduler.options.priorityByName.get("batch")?.weight).toBe(2);
+    await page.waitForFunction(() => document.getElementById("total-limit")?.textContent === "6");
+    await page.locator("#batches button", { hasText: "cancel" }).click();
+    await page.locator("#batches td", { hasText: "cancelling" }).waitFor();
+    expect(fake.calls).toEqual(["cancel batch_nightly"]);
+    expect(problems).toEqual([]);
+    await page.locator("#limit-input").fill("0");
+    await page.locator("#apply-limits").click();
+    await page.locator("#control-result", { hasText: "refused" }).waitFor();
+    expect(scheduler.options.maxConcurrency).toBe(6);
+    await page.screenshot({ path: new URL("controls.png", SCREENSHOTS).pathname, fullPage: true });
+    expect(problems).toEqual([
+      "console: Failed to load resource: the server responded with a status of 400 (Bad Request)",
+    ]);
+    await page.close();
+  });
+});
