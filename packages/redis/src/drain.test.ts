@@ -30,4 +30,14 @@ describe("DrainGauge", () => {
     gauge.record({ batch: 13 }, 2_500);
     expect(gauge.rate("batch")).toBe(10);
   });
+
+  it("ignores a reply that ran before the newest one but arrived after it", () => {
+    const gauge = new DrainGauge();
+    gauge.record({ batch: 100 }, 0);
+    gauge.record({ batch: 200 }, 1_000);
+    gauge.record({ batch: 190 }, 1_010); // an older count, late: not a loss of the counters
+    expect(gauge.rate("batch")).toBe(100);
+    gauge.record({ batch: 300 }, 2_000);
+    expect(gauge.rate("batch")).toBe(100);
+  });
 });

@@ -30,10 +30,12 @@ export class DrainGauge {
     for (const [priority, count] of Object.entries(starts)) {
       const samples = this.#samples.get(priority);
       const newest = samples?.[samples.length - 1];
-      if (samples === undefined || newest === undefined || count < newest.starts) {
+      if (samples === undefined || newest === undefined || count < newest.starts / 2) {
         this.#samples.set(priority, [{ at: now, starts: count }]); // first, or Redis lost its counters
         continue;
       }
+      // A reply that ran before the newest one but arrived after it (another connection): nothing new.
+      if (count < newest.starts) continue;
       const previous = samples[samples.length - 2];
       if (previous !== undefined && now - previous.at < SPACING_MS) samples.pop();
       samples.push({ at: now, starts: count });
