@@ -1,9 +1,9 @@
 import type { Clock } from "@llm-scheduler/core";
 import type { StoreConfig, Ticket } from "@llm-scheduler/core/kit";
 import { Batcher, type BatchKind } from "./batcher.js";
-import { within } from "./connection.js";
+import { type Connection, within } from "./connection.js";
 import { fixedKeys, keyList, tenantInRedis, ticketId } from "./keys.js";
-import type { RedisClient, ResolvedRedisOptions } from "./options.js";
+import type { ResolvedRedisOptions } from "./options.js";
 import { parseReply, type Reply } from "./replies.js";
 import { type ScriptName, Scripts } from "./scripts.js";
 
@@ -36,7 +36,7 @@ function configJson(options: StoreConfig): string {
  * back or fail closed.
  */
 export class Remote {
-  readonly #client: RedisClient;
+  readonly #client: Connection;
   readonly #scripts: Scripts;
   readonly #keys: string[];
   readonly #config: ResolvedRedisOptions;
@@ -50,7 +50,7 @@ export class Remote {
   /** The last configure found Redis had lost the state this instance knew: its adopt checks in. */
   #checkIn = false;
 
-  constructor(client: RedisClient, config: ResolvedRedisOptions, absorb: (reply: Reply) => void) {
+  constructor(client: Connection, config: ResolvedRedisOptions, absorb: (reply: Reply) => void) {
     this.#client = client;
     this.#config = config;
     this.#batcher = new Batcher((kind, args) => this.#runBatch(kind, args), absorb);
