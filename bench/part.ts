@@ -14,6 +14,8 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   scale: () => import("./parts/scale.js"),
   http: () => import("./parts/http.js"),
   quality: () => import("./parts/quality.js"),
+  redis: () => import("./parts/redis.js"),
+  fleet: () => import("./parts/fleet.js"),
 };
 
 const argv = process.argv.slice(2);
