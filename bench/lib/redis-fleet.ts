@@ -1,7 +1,10 @@
 // A fleet of scheduler instances (one process each) on one Redis, for the redis and fleet parts.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { Redis } from "ioredis";
-import type { FleetWorkerResult } from "../probes/fleet.js";
+import type { FleetWorkerResult, FleetWorkerTimes } from "../probes/fleet.js";
 import { runProbe } from "./node-child.js";
 
 export interface FleetOptions {
@@ -21,6 +24,8 @@ export interface FleetResult {
   readonly decisionsPerSecond: number;
   readonly scriptCallsPerSecond: number;
   readonly redisCpuPerDecisionUs: number;
+  /** Of that, time spent inside the scripts (INFO commandstats, usec of EVALSHA) per decision. */
+  readonly scriptUsPerDecision: number;
   /** Most slots held at once across every instance (from the merged start and end times). */
   readonly mostHeld: number;
   /** Each instance's share of the cycles over its share of the demand (1 = exactly its demand). */
@@ -37,7 +42,7 @@ async function redisCpu(client: Redis): Promise<number> {
 }
 
 /** Most slots held at once: +1 at each start, -1 at each end, an end first when both fall together. */
-function mostHeld(results: readonly FleetWorkerResult[]): number {
+function mostHeld(results: readonly FleetWorkerTimes[]): number {
   const events = results.flatMap((r) => [...r.starts.map((t) => t * 2 + 1), ...r.ends.map((t) => t * 2)]);
   events.sort((a, b) => a - b);
   let held = 0;
@@ -57,13 +62,14 @@ function mostHeld(results: readonly FleetWorkerResult[]): number {
 export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const redis = await startLocalRedis();
   const admin = new Redis(redis.url);
+  const dir = mkdtempSync(join(tmpdir(), "llm-fleet-"));
   try {
     const prefix = `fleet${Date.now()}:`;
     const startAt = Number(process.hrtime.bigint() / 1000n) / 1000 + options.warmUpMs;
     await admin.config("RESETSTAT");
     const cpuBefore = await redisCpu(admin);
     const instances = await Promise.all(
-      options.loops.map((loops) =>
+      options.loops.map((loops, i) =>
         runProbe<FleetWorkerResult>("fleet", [
           redis.url,
           prefix,
@@ -72,20 +78,26 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
           String(options.holdMs),
           String(startAt),
           String(options.seconds),
+          join(dir, `${i}.json`),
         ]),
       ),
     );
     const cpu = (await redisCpu(admin)) - cpuBefore;
-    const calls = Number(/cmdstat_evalsha:calls=(\d+)/.exec(await admin.info("commandstats"))?.[1] ?? 0);
+    const stats = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await admin.info("commandstats"));
+    const [calls, scriptUs] = [Number(stats?.[1] ?? 0), Number(stats?.[2] ?? 0)];
     const cycles = instances.reduce((sum, r) => sum + r.cycles, 0);
     const demand = instances.reduce((sum, r) => sum + r.loops, 0);
-    const waits = instances.flatMap((r) => r.waits).sort((a, b) => a - b);
+    const times = instances.map(
+      (_, i) => JSON.parse(readFileSync(join(dir, `${i}.json`), "utf8")) as FleetWorkerTimes,
+    );
+    const waits = times.flatMap((r) => r.waits).sort((a, b) => a - b);
     return {
       instances,
       decisionsPerSecond: (2 * cycles) / options.seconds,
       scriptCallsPerSecond: calls / options.seconds,
       redisCpuPerDecisionUs: (cpu * 1e6) / Math.max(1, 2 * cycles),
-      mostHeld: mostHeld(instances),
+      scriptUsPerDecision: scriptUs / Math.max(1, 2 * cycles),
+      mostHeld: mostHeld(times),
       shareOverDemand: instances.map((r) => r.cycles / Math.max(1, cycles) / (r.loops / demand)),
       p50WaitUs: waits[Math.floor(waits.length / 2)] ?? Number.NaN,
       lateMs: Math.max(...instances.map((r) => r.lateMs)),
@@ -93,5 +105,6 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   } finally {
     await admin.quit();
     await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
