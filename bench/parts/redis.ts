@@ -6,6 +6,7 @@ import { RedisStore } from "@llm-scheduler/redis";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { num, ratio } from "../lib/format.js";
 import type { Part } from "../lib/part.js";
+import { scriptStageCosts } from "../lib/redis-costs.js";
 import { runFleet } from "../lib/redis-fleet.js";
 import type { Goal } from "../lib/report.js";
 import { quantile } from "../lib/stats.js";
@@ -36,6 +37,7 @@ export const run: Part = async ({ quick, log }) => {
   const store = new RedisStore({ url: redis.url, prefix: `rt${Date.now()}:` });
   const shared = await acquireTimes(store, samples);
   await store.close();
+  const stages = await scriptStageCosts(redis.url, quick ? 300 : 3_000);
   await redis.stop();
   const [m50, r50, m99, r99] = [
     quantile(memory, 0.5),
@@ -84,6 +86,11 @@ export const run: Part = async ({ quick, log }) => {
     ],
     tables: [
       {
+        title: "Where one script call's time goes inside Redis (cumulative, usec per EVALSHA)",
+        columns: ["stage", "µs per call"],
+        rows: stages.map(([stage, us]) => [stage, num(us, 1)]),
+      },
+      {
         title: "scheduler.acquire() on a free slot",
         columns: ["store", "p50", "p99"],
         rows: [
@@ -115,8 +122,10 @@ export const run: Part = async ({ quick, log }) => {
     goals,
     notes: [
       "The four processes and Redis share the machine's cores: on 2 cores the Node processes are the limit.",
+      "'in scripts' is wall time inside the scripts (INFO commandstats), so it grows when Redis is descheduled on a busy machine.",
     ],
     raw: {
+      stages,
       memory: { p50: m50, p99: m99 },
       redis: { p50: r50, p99: r99 },
       fleet: { ...fleet, instances: undefined },
