@@ -5,11 +5,20 @@ import type { Connection } from "./connection.js";
 import { isCluster } from "./connection-options.js";
 
 /** One Lua script per store operation, each under `src/lua/<name>.lua`. */
-export type ScriptName = "enqueue" | "release" | "remove" | "configure" | "tick" | "adopt" | "leave";
+export type ScriptName = "enqueue" | "release" | "remove" | "step" | "configure" | "tick" | "adopt" | "leave";
 
-const NAMES: readonly ScriptName[] = ["enqueue", "release", "remove", "configure", "tick", "adopt", "leave"];
+const NAMES: readonly ScriptName[] = [
+  "enqueue",
+  "release",
+  "remove",
+  "step",
+  "configure",
+  "tick",
+  "adopt",
+  "leave",
+];
 /** The shared functions, concatenated in this order where a script says `--@include lib`. */
-const LIBRARY = ["base", "ring", "upkeep", "pick", "finish"];
+const LIBRARY = ["base", "ring", "upkeep", "pick", "finish", "ops"];
 
 // `../src/lua/` resolves from both src/ (sources) and dist/ (build): the package ships src/.
 const LUA_DIR = new URL("../src/lua/", import.meta.url);
