@@ -15,8 +15,6 @@ export interface FleetOptions {
   /** How long each task holds its slot, ms (0: released at once). */
   readonly holdMs: number;
   readonly seconds: number;
-  /** Time the processes get to start and connect before the common start. */
-  readonly warmUpMs: number;
 }
 
 export interface FleetResult {
@@ -31,7 +29,8 @@ export interface FleetResult {
   /** Each instance's share of the cycles over its share of the demand (1 = exactly its demand). */
   readonly shareOverDemand: readonly number[];
   readonly p50WaitUs: number;
-  readonly lateMs: number;
+  /** How long the first instance ready waited for the last one: the processes' start-up spread. */
+  readonly startSpreadMs: number;
 }
 
 async function redisCpu(client: Redis): Promise<number> {
@@ -56,7 +55,7 @@ function mostHeld(results: readonly FleetWorkerTimes[]): number {
 
 /**
  * Starts a redis-server of its own, runs one process per entry of `loops` on it, all starting at one
- * time, and measures decisions per second (enqueues and releases), Redis CPU per decision (INFO cpu
+ * time once every one is ready, and measures decisions per second (enqueues and releases), Redis CPU per decision (INFO cpu
  * over the run), script calls, the most slots held at once, and each instance's share of the work.
  */
 export async function runFleet(options: FleetOptions): Promise<FleetResult> {
@@ -65,7 +64,6 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const dir = mkdtempSync(join(tmpdir(), "llm-fleet-"));
   try {
     const prefix = `fleet${Date.now()}:`;
-    const startAt = Number(process.hrtime.bigint() / 1000n) / 1000 + options.warmUpMs;
     await admin.config("RESETSTAT");
     const cpuBefore = await redisCpu(admin);
     const instances = await Promise.all(
@@ -76,7 +74,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
           String(options.limit),
           String(loops),
           String(options.holdMs),
-          String(startAt),
+          String(options.loops.length),
           String(options.seconds),
           join(dir, `${i}.json`),
         ]),
@@ -100,7 +98,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       mostHeld: mostHeld(times),
       shareOverDemand: instances.map((r) => r.cycles / Math.max(1, cycles) / (r.loops / demand)),
       p50WaitUs: waits[Math.floor(waits.length / 2)] ?? Number.NaN,
-      lateMs: Math.max(...instances.map((r) => r.lateMs)),
+      startSpreadMs: Math.max(...instances.map((r) => r.waitedMs)),
     };
   } finally {
     await admin.quit();

@@ -54,7 +54,6 @@ export const run: Part = async ({ quick, log }) => {
     limit: 2 * loops,
     holdMs: 0,
     seconds,
-    warmUpMs: quick ? 4_000 : 6_000,
   });
   const goals: Goal[] = [
     {

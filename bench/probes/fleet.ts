@@ -1,11 +1,13 @@
 // One gateway instance of a Redis fleet run: a scheduler on a RedisStore with `loops` acquire/release
-// loops. It connects, waits for the common start (a CLOCK_MONOTONIC time, the same in every process
-// of the host), runs for `seconds`, and hands back its cycles and when each task held its slot.
-// Arguments: <url> <prefix> <limit> <loops> <holdMs> <startAtMs> <seconds> <timesFile>; the start and
+// loops. It connects, waits until all <instances> are ready (the last one to be ready sets the common
+// start, a CLOCK_MONOTONIC time, the same in every process of the host), runs for `seconds`, and hands
+// back its cycles and when each task held its slot.
+// Arguments: <url> <prefix> <limit> <loops> <holdMs> <instances> <seconds> <timesFile>; the start and
 // end times go to <timesFile> as JSON (too many for the one result line on stdout).
 import { writeFileSync } from "node:fs";
 import { createScheduler } from "@llm-scheduler/core";
 import { RedisStore } from "@llm-scheduler/redis";
+import { Redis } from "ioredis";
 import type { Probe } from "../lib/node-child.js";
 
 /** What one instance hands back on stdout. */
@@ -13,8 +15,8 @@ export interface FleetWorkerResult {
   readonly loops: number;
   /** Acquire/release cycles that started and ended inside the window. */
   readonly cycles: number;
-  /** How late the instance was ready for the common start, ms (0: in time). */
-  readonly lateMs: number;
+  /** How long this instance waited for the others to be ready, ms. */
+  readonly waitedMs: number;
 }
 
 /** What one instance writes to its times file. */
@@ -28,7 +30,24 @@ export interface FleetWorkerTimes {
 
 const monotonicMs = (): number => Number(process.hrtime.bigint() / 1000n) / 1000;
 
-export const main: Probe = async ([url, prefix, limit, loops, holdMs, startAtMs, seconds, timesFile]) => {
+/** Resolves with the common start once `instances` processes are ready (a barrier in Redis). */
+async function commonStart(url: string, prefix: string, instances: number): Promise<number> {
+  const redis = new Redis(url);
+  try {
+    if ((await redis.incr(`${prefix}bench:ready`)) === instances) {
+      await redis.set(`${prefix}bench:go`, String(monotonicMs() + 300));
+    }
+    for (;;) {
+      const go = await redis.get(`${prefix}bench:go`);
+      if (go !== null) return Number(go);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    await redis.quit();
+  }
+}
+
+export const main: Probe = async ([url, prefix, limit, loops, holdMs, instances, seconds, timesFile]) => {
   const store = new RedisStore({ url: url!, prefix: prefix!, leaseMs: 10_000 });
   const scheduler = createScheduler({
     maxConcurrency: Number(limit),
@@ -39,9 +58,10 @@ export const main: Probe = async ([url, prefix, limit, loops, holdMs, startAtMs,
     store,
   });
   await scheduler.run(() => {}); // connected and configured
-  const startAt = Number(startAtMs);
-  const lateMs = Math.max(0, monotonicMs() - startAt);
-  if (lateMs === 0) await new Promise((resolve) => setTimeout(resolve, startAt - monotonicMs()));
+  const readyAt = monotonicMs();
+  const startAt = await commonStart(url!, prefix!, Number(instances));
+  const waitedMs = Math.max(0, startAt - readyAt);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - monotonicMs())));
   const endAt = startAt + Number(seconds) * 1000;
   const hold = Number(holdMs);
   const starts: number[] = [];
@@ -70,6 +90,6 @@ export const main: Probe = async ([url, prefix, limit, loops, holdMs, startAtMs,
   await store.close();
   const times: FleetWorkerTimes = { starts, ends, waits };
   writeFileSync(timesFile!, JSON.stringify(times));
-  const result: FleetWorkerResult = { loops: Number(loops), cycles: starts.length, lateMs };
+  const result: FleetWorkerResult = { loops: Number(loops), cycles: starts.length, waitedMs };
   return result;
 };
