@@ -100,9 +100,10 @@ describe("Redis stopped and restarted mid-run", () => {
 
     const stoppedAt = performance.now();
     await redis.server.stop();
-    // the lease watchdog stops them while Redis is still away, before their leases (300 ms) lapse
+    // the lease watchdog stops them while Redis is still away (it comes back only after this), within
+    // about a lease (300 ms) of the last renewal; the bound is generous for a busy machine
     await waitFor(() => permit.signal.aborted, 5_000, "the permit's signal aborted");
-    expect(performance.now() - stoppedAt).toBeLessThan(300);
+    expect(performance.now() - stoppedAt).toBeLessThan(1_000);
     expect(((await ran) as SchedulerError).code).toBe("STORE_UNAVAILABLE");
     expect((permit.signal.reason as SchedulerError).code).toBe("STORE_UNAVAILABLE");
     await sleep(600);
