@@ -17,6 +17,8 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   observe: () => import("./parts/observe.js"),
   batches: () => import("./parts/batches.js"),
   dashboard: () => import("./parts/dashboard.js"),
+  redis: () => import("./parts/redis.js"),
+  fleet: () => import("./parts/fleet.js"),
 };
 
 const argv = process.argv.slice(2);

@@ -9,6 +9,8 @@ export const PARTS = [
   "observe",
   "batches",
   "dashboard",
+  "redis",
+  "fleet",
 ] as const;
 export type PartName = (typeof PARTS)[number];
 

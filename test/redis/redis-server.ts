@@ -44,12 +44,19 @@ export interface RedisServer {
   resume(): void;
 }
 
-function launch(port: number, args: readonly string[]): Promise<ChildProcess> {
+/**
+ * Starts one redis-server on `port` (no persistence, with `extra` arguments, in `cwd`) and resolves
+ * once it accepts connections.
+ *
+ * @example
+ * const child = await launch(7000, ["--cluster-enabled", "yes"], dir);
+ */
+export function launch(port: number, extra: readonly string[] = [], cwd?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...args],
-      { stdio: ["ignore", "pipe", "pipe"] },
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extra],
+      { stdio: ["ignore", "pipe", "pipe"], cwd },
     );
     let output = "";
     const timer = setTimeout(() => {
@@ -80,7 +87,8 @@ function launch(port: number, args: readonly string[]): Promise<ChildProcess> {
   });
 }
 
-function exited(child: ChildProcess): Promise<void> {
+/** Resolves once the process has exited. */
+export function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once("exit", () => resolve()));
 }

@@ -4,13 +4,19 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 /**
  * A TCP relay on 127.0.0.1 in front of a server port, so that a test decides when one client process may
  * reach the server again: while shut, new connections are closed at once (as a refused connection
- * would be); when the server goes away, the relayed connections close with it.
+ * would be); while frozen, the open connections stay open but relay nothing (a network partition: the
+ * bytes wait in the relay until `thaw()`); when the server goes away, the relayed connections close
+ * with it.
  */
 export interface TcpGate {
   readonly url: string;
   /** Closes new connections at once until `open()`. */
   shut(): void;
   open(): void;
+  /** Stops relaying bytes on the open connections, both ways, without closing them. */
+  freeze(): void;
+  /** Relays again what waited and what comes next. */
+  thaw(): void;
   close(): Promise<void>;
 }
 
@@ -23,7 +29,9 @@ export interface TcpGate {
  */
 export async function startTcpGate(targetPort: number): Promise<TcpGate> {
   let shut = false;
+  let frozen = false;
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   const server: Server = createServer((client) => {
     if (shut) {
       client.destroy();
@@ -32,7 +40,9 @@ export async function startTcpGate(targetPort: number): Promise<TcpGate> {
     const upstream = connect(targetPort, "127.0.0.1");
     sockets.add(client);
     sockets.add(upstream);
+    const pair: [Socket, Socket] = [client, upstream];
     const end = (): void => {
+      pairs.delete(pair);
       client.destroy();
       upstream.destroy();
       sockets.delete(client);
@@ -40,6 +50,11 @@ export async function startTcpGate(targetPort: number): Promise<TcpGate> {
     };
     client.on("error", end).on("close", end);
     upstream.on("error", end).on("close", end);
+    pairs.add(pair);
+    if (frozen) {
+      client.pause();
+      return;
+    }
     client.pipe(upstream);
     upstream.pipe(client);
   });
@@ -54,6 +69,22 @@ export async function startTcpGate(targetPort: number): Promise<TcpGate> {
     },
     open() {
       shut = false;
+    },
+    freeze() {
+      frozen = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    thaw() {
+      frozen = false;
+      for (const [client, upstream] of pairs) {
+        client.pipe(upstream);
+        upstream.pipe(client);
+      }
     },
     async close() {
       for (const socket of sockets) socket.destroy();

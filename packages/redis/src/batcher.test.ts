@@ -1,48 +1,49 @@
 import { describe, expect, it } from "vitest";
-import { Batcher, type BatchKind } from "./batcher.js";
+import { type BatchArgs, Batcher } from "./batcher.js";
 import type { Reply } from "./replies.js";
 
 const counts = { running: 0, queued: 0, priorities: {}, starts: {} };
 
-function recorder(reply: (kind: BatchKind, args: ReadonlyArray<string | number>) => Reply) {
-  const sent: Array<[BatchKind, ReadonlyArray<string | number>]> = [];
+function recorder(reply: (args: BatchArgs) => Reply, maxItems = 3) {
+  const sent: BatchArgs[] = [];
   const absorbed: Reply[] = [];
   const batcher = new Batcher(
-    async (kind, args) => {
-      sent.push([kind, [...args]]);
-      return reply(kind, args);
+    async (args) => {
+      sent.push(structuredClone(args));
+      return reply(args);
     },
     (r) => absorbed.push(r),
-    3,
+    maxItems,
   );
   return { batcher, sent, absorbed };
 }
 
 describe("Batcher", () => {
-  it("sends the calls of one turn as one call per kind, in the order the batches opened", async () => {
-    const { batcher, sent, absorbed } = recorder((kind, args) => ({
-      status: kind === "enqueue" ? 0 : 5,
-      counts,
-      granted: [],
-      extra: kind === "enqueue" ? args.filter((_, i) => i % 2 === 0).map((_, i) => String(10 + i)) : [],
-    }));
+  it("sends the enqueues, releases and removals of one turn as one call, and answers each", async () => {
+    const { batcher, sent, absorbed } = recorder(
+      (args) => ({
+        status: 5,
+        counts,
+        granted: [],
+        extra: args.enqueue.filter((_, i) => i % 2 === 0).map((_, i) => String(10 + i)),
+      }),
+      4,
+    );
     const results = await Promise.all([
       batcher.add("enqueue", ["a", 1]),
       batcher.add("release", ["x"]),
+      batcher.add("remove", ["y"]),
       batcher.add("enqueue", ["b", 2]),
     ]);
-    expect(sent).toEqual([
-      ["enqueue", ["a", 1, "b", 2]],
-      ["release", ["x"]],
-    ]);
-    expect(results).toEqual([10, 5, 11]);
-    expect(absorbed).toHaveLength(2);
+    expect(sent).toEqual([{ release: ["x"], remove: ["y"], enqueue: ["a", 1, "b", 2] }]);
+    expect(results).toEqual([10, 5, 5, 11]);
+    expect(absorbed).toHaveLength(1);
   });
 
   it("starts a new call when a batch is full", async () => {
     const { batcher, sent } = recorder(() => ({ status: 0, counts, granted: [], extra: ["0", "0", "0"] }));
     await Promise.all(["a", "b", "c", "d"].map((id) => batcher.add("remove", [id])));
-    expect(sent.map(([, args]) => args)).toEqual([["a", "b", "c"], ["d"]]);
+    expect(sent.map((args) => args.remove)).toEqual([["a", "b", "c"], ["d"]]);
   });
 
   it("answers every caller of a call that stopped early with its status, absorbing nothing", async () => {

@@ -1,22 +1,60 @@
-import { Redis } from "ioredis";
-import type { RedisClient, ResolvedRedisOptions } from "./options.js";
+import { Cluster, Redis } from "ioredis";
+import { isCluster } from "./connection-options.js";
+import type { ResolvedRedisOptions } from "./options.js";
+
+/**
+ * The commands the store sends (scripts, `SCRIPT LOAD`, `CONFIG GET`, pub/sub, connection events), as
+ * typed for a `Redis` client; an ioredis `Cluster` answers every one of them the same way, routing each
+ * script call by its keys (all in one slot). Where the two differ (duplicating, loading scripts on
+ * every node) the store asks {@link isCluster} first.
+ */
+export type Connection = Redis;
+
+const retry = (times: number): number => Math.min(50 * times, 1_000);
 
 /**
  * The command connection: the user's client, or one of the store's own that fails fast while Redis is
  * unreachable (no offline queue, no retries, no resending after a reconnect: every script call is
  * answered or fails, and the store decides what to do).
  */
-export function openClient(config: ResolvedRedisOptions): { client: RedisClient; owned: boolean } {
-  if (config.client !== undefined) return { client: config.client, owned: false };
-  const client = new Redis(config.url!, {
-    enableOfflineQueue: false,
+export function openClient(config: ResolvedRedisOptions): { client: Connection; owned: boolean } {
+  if (config.client !== undefined) return { client: config.client as Connection, owned: false };
+  const redisOptions = {
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     commandTimeout: config.commandTimeoutMs,
     connectionName: `llm-scheduler:${config.instanceId}`,
-    retryStrategy: (times) => Math.min(50 * times, 1_000),
-  });
+  };
+  if (config.cluster !== undefined) {
+    const cluster = new Cluster([...config.cluster], {
+      enableOfflineQueue: false,
+      clusterRetryStrategy: retry,
+      redisOptions,
+    });
+    return { client: cluster as unknown as Connection, owned: true };
+  }
+  const client = new Redis(config.url!, { ...redisOptions, enableOfflineQueue: false, retryStrategy: retry });
   return { client, owned: true };
+}
+
+/** A second connection like `client` (same nodes, TLS, auth, Sentinel), for pub/sub. */
+function duplicateFor(client: Connection): Connection {
+  if (isCluster(client)) {
+    const cluster = client as unknown as Cluster;
+    const copy = cluster.duplicate([], {
+      enableOfflineQueue: true,
+      clusterRetryStrategy: retry,
+      redisOptions: { ...cluster.options.redisOptions, maxRetriesPerRequest: null, autoResubscribe: true },
+    });
+    return copy as unknown as Connection;
+  }
+  return client.duplicate({
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: null,
+    autoResubscribe: true,
+    lazyConnect: false,
+    retryStrategy: retry,
+  });
 }
 
 /** Handlers of the subscriber connection. */
@@ -33,17 +71,11 @@ export interface SubscriberHandlers {
  * subscribed to this instance's grant channel and re-subscribed by ioredis after every reconnect.
  */
 export function openSubscriber(
-  client: RedisClient,
+  client: Connection,
   channel: string,
   on: SubscriberHandlers,
-): { subscriber: RedisClient; subscribed: Promise<void> } {
-  const subscriber = client.duplicate({
-    enableOfflineQueue: true,
-    maxRetriesPerRequest: null,
-    autoResubscribe: true,
-    lazyConnect: false,
-    retryStrategy: (times: number) => Math.min(50 * times, 1_000),
-  });
+): { subscriber: Connection; subscribed: Promise<void> } {
+  const subscriber = duplicateFor(client);
   subscriber.on("error", on.error);
   subscriber.on("message", (from: string, message: string) => {
     if (from === channel) on.message(message);
@@ -93,7 +125,7 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
 }
 
 /** Resolves true once `client` is ready, false after `timeoutMs` or when it ends. */
-export function whenReady(client: RedisClient, timeoutMs: number): Promise<boolean> {
+export function whenReady(client: Connection, timeoutMs: number): Promise<boolean> {
   if (client.status === "ready") return Promise.resolve(true);
   if (client.status === "end" || client.status === "close") return Promise.resolve(false);
   if (client.status === "wait") client.connect().catch(() => {});

@@ -45,3 +45,11 @@ export function leaseLapsed(ticket: Ticket, leaseMs: number): SchedulerError {
     { priority: ticket.priority },
   );
 }
+
+/** The lease watchdog stopped the task: no renewal of its lease reached Redis in time. */
+export function unrenewed(ticket: Ticket, cause: Error): SchedulerError {
+  return new SchedulerError(ErrorCode.STORE_UNAVAILABLE, `${cause.message}; the task was stopped`, {
+    priority: ticket.priority,
+    cause,
+  });
+}

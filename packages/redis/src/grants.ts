@@ -60,6 +60,8 @@ export class Grants {
     const entry = ledger.get(seq);
     if (entry === undefined || host === null) return false;
     if (entry.state === "granted") return true;
+    // after the watchdog fired, a grant may rest on a lease that lapsed while it travelled
+    if (this.#state.leaseExpired) return false;
     fallback?.forget(entry); // it waited in the fallback too
     ledger.start(entry);
     host.grant(entry.ticket);

@@ -3,18 +3,17 @@ import type { Grants } from "./grants.js";
 import type { Entry } from "./ledger.js";
 import { type Reply, Status } from "./replies.js";
 import type { StoreState } from "./state.js";
+import { LeaseWatchdog, type WatchdogLink } from "./watchdog.js";
 
 /** The tick script's status when this instance was not registered (Redis lost or purged it). */
 const TICK_LOST = 1;
 
 /** What the heartbeat needs from the link to Redis. */
-export interface HeartbeatLink {
+export interface HeartbeatLink extends WatchdogLink {
   /** One reconnection attempt; resolves true once Redis is back. */
   connect(): Promise<boolean>;
   /** A reconnection attempt failed: the outage is confirmed. */
   unreachable(): void;
-  /** A call failed: Redis counts as down. */
-  markDown(error: unknown): void;
   /** Redis lost this instance's state: configure again, then reconcile. */
   resync(): void;
 }
@@ -32,6 +31,7 @@ export class Heartbeat {
   readonly #state: StoreState;
   readonly #grants: Grants;
   readonly #link: HeartbeatLink;
+  readonly #watchdog: LeaseWatchdog;
   #timer: ReturnType<typeof setTimeout> | null = null;
   /**
    * `performance.now()` when the last call that renewed every lease of this instance was sent (it then
@@ -45,6 +45,7 @@ export class Heartbeat {
     this.#link = link;
     const { pollMs, leaseMs } = state.config;
     this.intervalMs = Math.max(10, Math.min(pollMs, Math.floor(leaseMs / 3)));
+    this.#watchdog = new LeaseWatchdog(state, link, Math.min(this.intervalMs, Math.floor(leaseMs / 5)));
   }
 
   /** (Re)arms the timer; nothing while the first connection is being made or after detach. */
@@ -58,6 +59,16 @@ export class Heartbeat {
   stop(): void {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
+    this.#watchdog.stop();
+  }
+
+  /**
+   * A call sent at `sentAt` (`performance.now()`) renewed every lease of this instance (or found none
+   * to renew): the leases hold until `sentAt + leaseMs`, and the watchdog is armed to act before then.
+   */
+  renewed(sentAt: number): void {
+    this.#renewedAt = sentAt;
+    this.#watchdog.renewed(sentAt);
   }
 
   /** Renews the heartbeat and the leases of the running tasks, and drains the inbox. */
@@ -86,9 +97,7 @@ export class Heartbeat {
       return;
     }
     const sentAt = performance.now();
-    this.#adopt(running, () => {
-      this.#renewedAt = sentAt;
-    });
+    this.#adopt(running, () => this.renewed(sentAt));
   }
 
   #tick(): void {
@@ -113,7 +122,7 @@ export class Heartbeat {
       return;
     }
     const lapsed = this.lapsed();
-    this.#renewedAt = sentAt;
+    this.renewed(sentAt);
     this.#grants.absorbDrained(reply);
     const { ledger, remote } = this.#state;
     const missing = reply.extra
@@ -144,9 +153,7 @@ export class Heartbeat {
    * each task's signal and forgets its slot, so that the global limit holds again.
    */
   #revoke(entries: readonly Entry[]): void {
-    for (const entry of entries) {
-      this.#state.forget(entry);
-      this.#state.host?.revoke(entry.ticket, leaseLapsed(entry.ticket, this.#state.config.leaseMs));
-    }
+    const { leaseMs } = this.#state.config;
+    this.#state.revoke(entries, (entry) => leaseLapsed(entry.ticket, leaseMs));
   }
 }

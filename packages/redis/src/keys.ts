@@ -4,8 +4,9 @@ import { createHash } from "node:crypto";
  * Every Redis key and channel the store uses, with its type (five keys, plus a few per priority, tenant
  * and instance). All start with the store's `prefix`.
  * The fixed keys travel as KEYS to every script; the per-priority, per-tenant and per-instance keys
- * are built inside the scripts from the prefix (ARGV[1]) exactly as below, so in Redis Cluster the prefix
- * must carry a hash tag (`"{llm}:"`) to keep them all in one slot.
+ * are built inside the scripts from the prefix (ARGV[1]) exactly as below, so on Redis Cluster the prefix
+ * carries a hash tag (`"{llm}:"`; one without is wrapped in one, see `keyPrefix`) to keep them all in
+ * one slot.
  *
  * - `state` HASH, read once and written once per script: the configuration (the last `configure()`
  *   wins): `max` (maxConcurrency), `mq` (maxQueue, -1 = none), `pn` and `pn|1`.. (the priorities in

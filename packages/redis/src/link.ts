@@ -112,6 +112,7 @@ export class Link implements HeartbeatLink {
     const state = this.#state;
     if (state.up) return true;
     if (state.detached || state.host === null || !state.remote.ready) return false;
+    const sentAt = performance.now();
     try {
       await this.#hello();
     } catch (error) {
@@ -120,6 +121,7 @@ export class Link implements HeartbeatLink {
     }
     if (state.detached) return false;
     state.up = true;
+    if (state.ledger.list("granted").length === 0) this.heartbeat.renewed(sentAt); // nothing to reclaim
     this.#reconcile();
     state.report();
     return true;

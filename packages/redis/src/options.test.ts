@@ -59,7 +59,10 @@ describe("resolveRedisOptions", () => {
     [{ client: {} }, "Expected `client` to be an ioredis client, got `{}` (object)"],
     [{ onError: "log" }, "Expected `onError` to be a function, got `log` (string)"],
     [{ onStatusChange: 1 }, "Expected `onStatusChange` to be a function, got `1` (number)"],
-    [{ leaseMS: 5 }, "Unknown option `leaseMS`; did you mean `leaseMs`? (known: `url`, `client`, `prefix`"],
+    [
+      { leaseMS: 5 },
+      "Unknown option `leaseMS`; did you mean `leaseMs`? (known: `url`, `client`, `cluster`, `prefix`",
+    ],
     [{ comandTimeout: 5 }, "Unknown option `comandTimeout`; did you mean `commandTimeoutMs`?"],
   ])("rejects %j with a message naming the field", (options, message) => {
     // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input

@@ -1,9 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
+import { checkConnection, isCluster, keyPrefix } from "./connection-options.js";
 
-/** An ioredis client, with either reply mapping; the store only runs scripts and pub/sub on it. */
-export type RedisClient = Redis | Redis<"resp3">;
+/**
+ * An ioredis client (standalone, Sentinel or Cluster), with either reply mapping; the store only runs
+ * scripts and pub/sub on it.
+ */
+export type RedisClient = Redis | Redis<"resp3"> | Cluster | Cluster<"resp3">;
 
 /** What the store does while Redis cannot be reached. */
 export type OnStoreError = "fail-closed" | "local";
@@ -29,8 +33,19 @@ export interface RedisStoreOptions {
    */
   readonly client?: RedisClient;
   /**
-   * Prefix of every key and channel. Instances that share a prefix share one scheduler. For Redis
-   * Cluster, put a hash tag in it (`"{llm}:"`) so that every key lands in one slot.
+   * Redis Cluster: the URLs of some of its nodes (`redis://` or `rediss://`, 1 to 64 of them); the
+   * store opens an ioredis `Cluster` on them and `close()` ends it. Give one of `url`, `client` or
+   * `cluster`. (To reuse a `Cluster` you have, pass it as `client`.)
+   *
+   * @example
+   * new RedisStore({ cluster: ["redis://10.0.0.1:7000", "redis://10.0.0.2:7000"], prefix: "{gpt}:" })
+   */
+  readonly cluster?: readonly string[];
+  /**
+   * Prefix of every key and channel. Instances that share a prefix share one scheduler. On Redis
+   * Cluster every key of one scheduler must hash to one slot: a prefix with a hash tag (`"{llm}:"`)
+   * is used as it is, and one without is wrapped into one (`"llm:"` becomes `"{llm:}"`), so one prefix
+   * is one slot. On a standalone Redis the prefix is used as given.
    * @default "llm:"
    */
   readonly prefix?: string;
@@ -106,6 +121,9 @@ export interface RedisStoreOptions {
 export interface ResolvedRedisOptions {
   readonly url: string | undefined;
   readonly client: RedisClient | undefined;
+  /** The URLs of the cluster's nodes to open a `Cluster` on, when the store opens one itself. */
+  readonly cluster: readonly string[] | undefined;
+  /** The prefix of every key: the one given, in a hash tag on a cluster (see {@link keyPrefix}). */
   readonly prefix: string;
   readonly leaseMs: number;
   readonly pollMs: number;
@@ -122,6 +140,7 @@ export interface ResolvedRedisOptions {
 const KNOWN = [
   "url",
   "client",
+  "cluster",
   "prefix",
   "leaseMs",
   "pollMs",
@@ -177,36 +196,6 @@ function oneOf<T extends string>(field: string, value: unknown, allowed: readonl
   return value as T;
 }
 
-/** A URL as error messages may show it: the credentials in it (up to its last `@`) become `***`. */
-function redacted(url: unknown): unknown {
-  return typeof url === "string" ? url.replace(/^([a-z][a-z0-9+.-]*:\/*).*@/i, "$1***@") : url;
-}
-
-function isClient(value: unknown): value is RedisClient {
-  const candidate = value as { evalsha?: unknown; duplicate?: unknown } | null;
-  return (
-    typeof candidate === "object" &&
-    candidate !== null &&
-    typeof candidate.evalsha === "function" &&
-    typeof candidate.duplicate === "function"
-  );
-}
-
-/** Either `url` (a redis:// URL) or `client` (an ioredis client), never both; no password shown. */
-function checkConnection(given: RedisStoreOptions): void {
-  if (given.url !== undefined && given.client !== undefined) {
-    throw invalid("url", "left out when `client` is given", redacted(given.url));
-  }
-  if (given.url !== undefined && (typeof given.url !== "string" || !/^rediss?:\/\//.test(given.url))) {
-    throw invalid("url", "a redis:// or rediss:// URL", redacted(given.url));
-  }
-  if (given.client !== undefined && !isClient(given.client)) {
-    // An object is not shown: another client's options may hold a password.
-    const shown = typeof given.client === "object" && given.client !== null ? {} : given.client;
-    throw invalid("client", "an ioredis client", shown);
-  }
-}
-
 /**
  * Drops `undefined` fields, merges defaults and validates every field up front, throwing a
  * `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
@@ -222,7 +211,7 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRe
   const given = Object.fromEntries(
     Object.entries(options).filter(([, value]) => value !== undefined),
   ) as RedisStoreOptions;
-  checkConnection(given);
+  const cluster = checkConnection(given);
   const prefix = given.prefix ?? "llm:";
   if (typeof prefix !== "string" || prefix.length === 0 || prefix.length > 128) {
     throw invalid("prefix", "a non-empty string of at most 128 characters", prefix);
@@ -241,9 +230,12 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRe
     given.onStatusChange,
   );
   return {
-    url: given.url ?? (given.client === undefined ? "redis://127.0.0.1:6379" : undefined),
+    url:
+      given.url ??
+      (given.client === undefined && cluster === undefined ? "redis://127.0.0.1:6379" : undefined),
     client: given.client,
-    prefix,
+    cluster,
+    prefix: keyPrefix(prefix, cluster !== undefined || isCluster(given.client)),
     leaseMs: integerIn("leaseMs", given.leaseMs ?? 10_000, 100, 3_600_000),
     pollMs: integerIn("pollMs", given.pollMs ?? 1_000, 10, 3_600_000),
     onStoreError,

@@ -7,17 +7,12 @@ import type {
   StoreSnapshot,
   Ticket,
 } from "@llm-scheduler/core/kit";
-import { openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
+import { type Connection, openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
 import { Grants } from "./grants.js";
 import { grantChannel } from "./keys.js";
 import type { Entry } from "./ledger.js";
 import { Link } from "./link.js";
-import {
-  type RedisClient,
-  type RedisStoreOptions,
-  type RedisStoreStatus,
-  resolveRedisOptions,
-} from "./options.js";
+import { type RedisStoreOptions, type RedisStoreStatus, resolveRedisOptions } from "./options.js";
 import { Remote } from "./remote.js";
 import { RemotePath } from "./remote-path.js";
 import { StoreState } from "./state.js";
@@ -45,13 +40,13 @@ export type { RedisStoreStatus } from "./options.js";
 export class RedisStore implements Store {
   /** This instance's id in Redis (its tickets are `<instanceId>:<seq>`). */
   readonly instanceId: string;
-  readonly #client: RedisClient;
+  readonly #client: Connection;
   readonly #ownsClient: boolean;
   readonly #state: StoreState;
   readonly #grants: Grants;
   readonly #link: Link;
   readonly #path: RemotePath;
-  #subscriber: RedisClient | null = null;
+  #subscriber: Connection | null = null;
   #closing: Promise<void> | null = null;
   readonly #onClientError = (error: unknown): void => this.#state.config.onError(error);
   readonly #onClientReady = (): void => {

@@ -98,8 +98,9 @@ export class RemotePath {
       throw unknownPriority(entry.ticket, config.prefix);
     }
     if (status === Status.GRANTED || status === Status.ALREADY_GRANTED) {
-      if (!current) {
-        this.handBack([remote.id(entry.ticket)]); // removed while the call was out
+      // removed while the call was out, or the watchdog fired meanwhile (the lease may have lapsed)
+      if (!current || (entry.state === "waiting" && this.#state.leaseExpired)) {
+        this.handBack([remote.id(entry.ticket)]);
         return "queued";
       }
       if (entry.state === "waiting") {

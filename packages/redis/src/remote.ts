@@ -1,9 +1,9 @@
 import type { Clock } from "@llm-scheduler/core";
 import type { StoreConfig, Ticket } from "@llm-scheduler/core/kit";
-import { Batcher, type BatchKind } from "./batcher.js";
-import { within } from "./connection.js";
+import { type BatchArgs, Batcher, type BatchKind } from "./batcher.js";
+import { type Connection, within } from "./connection.js";
 import { fixedKeys, keyList, tenantInRedis, ticketId } from "./keys.js";
-import type { RedisClient, ResolvedRedisOptions } from "./options.js";
+import type { ResolvedRedisOptions } from "./options.js";
 import { parseReply, type Reply } from "./replies.js";
 import { type ScriptName, Scripts } from "./scripts.js";
 
@@ -31,12 +31,12 @@ function configJson(options: StoreConfig): string {
 /**
  * This instance's side of the conversation with Redis: one method per script, building its arguments
  * and reading its reply. Enqueues, releases and removals made in the same turn of the event loop share
- * one script call (see {@link Batcher}); their reply's counts and grants go to `absorb` once. Calls fail
+ * one script call, `step` (see {@link Batcher}); their reply's counts and grants go to `absorb` once. Calls fail
  * at once (rather than wait in a queue) while the connection is not ready, so that the store can fall
  * back or fail closed.
  */
 export class Remote {
-  readonly #client: RedisClient;
+  readonly #client: Connection;
   readonly #scripts: Scripts;
   readonly #keys: string[];
   readonly #config: ResolvedRedisOptions;
@@ -50,10 +50,10 @@ export class Remote {
   /** The last configure found Redis had lost the state this instance knew: its adopt checks in. */
   #checkIn = false;
 
-  constructor(client: RedisClient, config: ResolvedRedisOptions, absorb: (reply: Reply) => void) {
+  constructor(client: Connection, config: ResolvedRedisOptions, absorb: (reply: Reply) => void) {
     this.#client = client;
     this.#config = config;
-    this.#batcher = new Batcher((kind, args) => this.#runBatch(kind, args), absorb);
+    this.#batcher = new Batcher((args) => this.#runBatch(args), absorb);
     this.#scripts = new Scripts(client);
     this.#keys = keyList(fixedKeys(config.prefix));
     this.#idPrefix = `${config.instanceId}:`;
@@ -169,8 +169,10 @@ export class Remote {
     return this.#batcher.add(kind, item);
   }
 
-  #runBatch(kind: BatchKind, args: ReadonlyArray<string | number>): Promise<Reply> {
-    return this.#run(kind, kind === "enqueue" ? [this.#config.leaseMs, ...args] : args, false);
+  /** One turn's releases, enqueues and removals in one `step` call (see step.lua). */
+  #runBatch({ release, remove, enqueue }: BatchArgs): Promise<Reply> {
+    const args = [this.#config.leaseMs, release.length, remove.length, ...release, ...remove, ...enqueue];
+    return this.#run("step", args, false);
   }
 
   #notReady(): Error {

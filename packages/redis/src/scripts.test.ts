@@ -9,7 +9,16 @@ const names = readdirSync(dir)
 
 describe("Lua scripts", () => {
   it("are one file per operation", () => {
-    expect(names.sort()).toEqual(["adopt", "configure", "enqueue", "leave", "release", "remove", "tick"]);
+    expect(names.sort()).toEqual([
+      "adopt",
+      "configure",
+      "enqueue",
+      "leave",
+      "release",
+      "remove",
+      "step",
+      "tick",
+    ]);
   });
 
   it.each(names)("%s.lua opens with a header listing KEYS, ARGV and what it returns", (name) => {

@@ -1,13 +1,24 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { RedisClient } from "./options.js";
+import type { Cluster } from "ioredis";
+import type { Connection } from "./connection.js";
+import { isCluster } from "./connection-options.js";
 
 /** One Lua script per store operation, each under `src/lua/<name>.lua`. */
-export type ScriptName = "enqueue" | "release" | "remove" | "configure" | "tick" | "adopt" | "leave";
+export type ScriptName = "enqueue" | "release" | "remove" | "step" | "configure" | "tick" | "adopt" | "leave";
 
-const NAMES: readonly ScriptName[] = ["enqueue", "release", "remove", "configure", "tick", "adopt", "leave"];
+const NAMES: readonly ScriptName[] = [
+  "enqueue",
+  "release",
+  "remove",
+  "step",
+  "configure",
+  "tick",
+  "adopt",
+  "leave",
+];
 /** The shared functions, concatenated in this order where a script says `--@include lib`. */
-const LIBRARY = ["base", "ring", "upkeep", "pick", "finish"];
+const LIBRARY = ["base", "ring", "upkeep", "pick", "finish", "ops"];
 
 // `../src/lua/` resolves from both src/ (sources) and dist/ (build): the package ships src/.
 const LUA_DIR = new URL("../src/lua/", import.meta.url);
@@ -51,10 +62,10 @@ function isNoScript(error: unknown): boolean {
  * const reply = await scripts.run("tick", keys, args);
  */
 export class Scripts {
-  readonly #client: RedisClient;
+  readonly #client: Connection;
   readonly #scripts: ReadonlyMap<ScriptName, Script>;
 
-  constructor(client: RedisClient) {
+  constructor(client: Connection) {
     this.#client = client;
     this.#scripts = new Map(
       NAMES.map((name) => {
@@ -64,20 +75,25 @@ export class Scripts {
     );
   }
 
-  /** Loads every script; call on (re)connection. */
+  /** Loads every script (on a cluster, on every master); call on (re)connection. */
   async load(): Promise<void> {
-    await Promise.all(
-      [...this.#scripts.values()].map((script) => this.#client.script("LOAD", script.source)),
-    );
+    const client = this.#client;
+    const nodes: readonly Connection[] = isCluster(client)
+      ? (client as unknown as Cluster).nodes("master")
+      : [client];
+    const sources = [...this.#scripts.values()].map((script) => script.source);
+    await Promise.all(nodes.flatMap((node) => sources.map((source) => node.script("LOAD", source))));
   }
 
-  /** Runs a script by SHA, loading it again once if Redis does not know it. */
+  /**
+   * Runs a script by SHA; when Redis does not know it (after a restart, a `SCRIPT FLUSH`, or on a
+   * cluster node that took the slot over), runs it once by its source, which loads it there too.
+   */
   run(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     const script = this.#scripts.get(name)!;
-    return this.#client.evalsha(script.sha, keys.length, ...keys, ...args).catch(async (error: unknown) => {
+    return this.#client.evalsha(script.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
       if (!isNoScript(error)) throw error;
-      await this.#client.script("LOAD", script.source);
-      return this.#client.evalsha(script.sha, keys.length, ...keys, ...args);
+      return this.#client.eval(script.source, keys.length, ...keys, ...args);
     });
   }
 }

@@ -32,6 +32,11 @@ export class StoreState {
   detached = false;
   /** Ids of tickets this instance gave up while Redis was down; taken out of Redis when it is back. */
   dropped: string[] = [];
+  /**
+   * The lease watchdog fired and no renewal reached Redis since: grants that arrive now may rest on a
+   * lapsed lease and are refused.
+   */
+  leaseExpired = false;
   /** The status last reported to `onStatusChange`. */
   #reported: RedisStoreStatus = "connecting";
 
@@ -61,6 +66,17 @@ export class StoreState {
   forget(entry: Entry): void {
     this.ledger.delete(entry);
     this.fallback?.forget(entry);
+  }
+
+  /**
+   * The entries' tasks are stopped: the scheduler aborts each one's signal, rejects a caller not yet
+   * answered with `error`, and forgets the slot without releasing it (Redis has it, or soon will).
+   */
+  revoke(entries: readonly Entry[], error: (entry: Entry) => unknown): void {
+    for (const entry of entries) {
+      this.forget(entry);
+      this.host?.revoke(entry.ticket, error(entry));
+    }
   }
 
   /** The options of the local fallback: the scheduler's, shared among the expected instances. */

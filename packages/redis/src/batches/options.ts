@@ -1,5 +1,8 @@
 import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import type { RedisClient } from "../options.js";
+import type { Redis } from "ioredis";
+
+/** An ioredis client of one Redis server (the batch store does not run on Redis Cluster yet). */
+export type BatchRedisClient = Redis | Redis<"resp3">;
 
 /** Options of {@link redisBatchStore}. */
 export interface RedisBatchStoreOptions {
@@ -9,11 +12,11 @@ export interface RedisBatchStoreOptions {
    * @default "redis://127.0.0.1:6379"
    */
   readonly url?: string;
-  /** An ioredis client to reuse (left open by `close()`). */
-  readonly client?: RedisClient;
+  /** An ioredis client to reuse (left open by `close()`); a single server, not a `Cluster`. */
+  readonly client?: BatchRedisClient;
   /**
    * Prefix of every key (the batch keys live under `<prefix>b:`). Instances sharing a prefix share the
-   * batches. For Redis Cluster put a hash tag in it (`"{llm}:"`).
+   * batches. (The batch store runs on one Redis server; Redis Cluster is not supported for it yet.)
    * @default "llm:"
    */
   readonly prefix?: string;
@@ -37,7 +40,7 @@ export interface RedisBatchStoreOptions {
 /** The options after defaults and validation. */
 export interface ResolvedBatchStoreOptions {
   readonly url: string | undefined;
-  readonly client: RedisClient | undefined;
+  readonly client: BatchRedisClient | undefined;
   readonly prefix: string;
   readonly resultTtlMs: number;
   readonly fileTtlMs: number;

@@ -17,9 +17,9 @@ import {
 } from "@llm-scheduler/batches";
 import { Redis } from "ioredis";
 import { whenReady } from "../connection.js";
-import type { RedisClient } from "../options.js";
 import { type BatchDoc, batchOf, docOf, fieldsOf } from "./decode.js";
 import { type BatchKeys, batchKeys } from "./keys.js";
+import type { BatchRedisClient } from "./options.js";
 import {
   type RedisBatchStoreOptions,
   type ResolvedBatchStoreOptions,
@@ -44,7 +44,7 @@ type StoredResult = Pick<ItemResult, "customId" | "response" | "error"> & { read
  */
 export class RedisBatchStore implements BatchStore {
   readonly #config: ResolvedBatchStoreOptions;
-  readonly #client: RedisClient;
+  readonly #client: BatchRedisClient;
   readonly #owned: boolean;
   readonly #scripts: BatchScripts;
   readonly #keys: BatchKeys;
@@ -69,7 +69,7 @@ export class RedisBatchStore implements BatchStore {
   }
 
   /** The connection the store runs its commands on. */
-  get client(): RedisClient {
+  get client(): BatchRedisClient {
     return this.#client;
   }
 

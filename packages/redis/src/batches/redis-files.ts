@@ -1,6 +1,6 @@
 import type { FileRecord } from "@llm-scheduler/batches";
-import type { RedisClient } from "../options.js";
 import type { BatchKeys } from "./keys.js";
+import type { BatchRedisClient } from "./options.js";
 
 /**
  * Input files in Redis: the record in `file:<id>` (HASH, field `meta`) and the lines in `lines:<id>`
@@ -10,11 +10,11 @@ import type { BatchKeys } from "./keys.js";
  * const files = new RedisFiles(client, batchKeys("llm:"), 86_400_000);
  */
 export class RedisFiles {
-  readonly #client: RedisClient;
+  readonly #client: BatchRedisClient;
   readonly #keys: BatchKeys;
   readonly #ttlMs: number;
 
-  constructor(client: RedisClient, keys: BatchKeys, ttlMs: number) {
+  constructor(client: BatchRedisClient, keys: BatchKeys, ttlMs: number) {
     this.#client = client;
     this.#keys = keys;
     this.#ttlMs = ttlMs;

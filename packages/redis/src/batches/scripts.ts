@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { RedisClient } from "../options.js";
+import type { BatchRedisClient } from "./options.js";
 
 /** One Lua script per atomic step of the batch store, each under `src/batches/lua/<name>.lua`. */
 export type BatchScriptName = "claim" | "extend" | "settle" | "start" | "fail" | "cancel" | "sweep" | "retry";
@@ -41,10 +41,10 @@ export function batchScriptSource(name: BatchScriptName): string {
  * const reply = await scripts.run("claim", [prefix, now, 30_000, 64]);
  */
 export class BatchScripts {
-  readonly #client: RedisClient;
+  readonly #client: BatchRedisClient;
   readonly #scripts = new Map<BatchScriptName, { source: string; sha: string }>();
 
-  constructor(client: RedisClient) {
+  constructor(client: BatchRedisClient) {
     this.#client = client;
     for (const name of NAMES) {
       const source = batchScriptSource(name);

@@ -8,12 +8,5 @@ Returns: { released count, counts, granted ids of the calling instance }, or { -
 --@include lib
 if not begin() then return { -9 } end
 upkeep()
-local released = 0
-for i = 4, #ARGV do
-  if leased(ARGV[i]) then
-    free(ARGV[i])
-    released = released + 1
-  end
-  pump()
-end
+local released = release_ids(4, #ARGV)
 return { released, finish(), MINE }

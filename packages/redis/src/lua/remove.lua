@@ -8,16 +8,5 @@ Returns: { count of tickets that were waiting, counts, granted ids of the callin
 --@include lib
 if not begin() then return { -9 } end
 if upkeep() then pump() end
-local removed = 0
-for i = 4, #ARGV do
-  local id = ARGV[i]
-  if leased(id) then
-    free(id)
-    pump()
-  elseif drop_queued(id) then
-    removed = removed + 1
-  end
-end
--- A ticket that did not fit may have been blocking its lane; what waits behind it may fit now.
-if removed > 0 then pump() end
+local removed = remove_ids(4, #ARGV)
 return { removed, finish(), MINE }

@@ -1,4 +1,4 @@
--- Shared by every script (included in this order: base, ring, upkeep, pick, finish).
+-- Shared by every script (included in this order: base, ring, upkeep, pick, finish, ops).
 -- Conventions: KEYS[1..5] = state, tw, tickets, leases, instances (see keys.ts);
 -- ARGV[1] = key prefix, ARGV[2] = calling instance id, ARGV[3] = "now" for aging by the
 -- scheduler's clock, or "" to use Redis TIME. Leases and heartbeats always use Redis TIME.

@@ -1,0 +1,108 @@
+// A fleet of scheduler instances (one process each) on one Redis, for the redis and fleet parts.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startLocalRedis } from "@llm-scheduler/redis/local-server";
+import { Redis } from "ioredis";
+import type { FleetWorkerResult, FleetWorkerTimes } from "../probes/fleet.js";
+import { runProbe } from "./node-child.js";
+
+export interface FleetOptions {
+  /** Concurrent acquire/release loops of each instance (its demand); one process per entry. */
+  readonly loops: readonly number[];
+  /** The global limit, `maxConcurrency` of every instance. */
+  readonly limit: number;
+  /** How long each task holds its slot, ms (0: released at once). */
+  readonly holdMs: number;
+  readonly seconds: number;
+}
+
+export interface FleetResult {
+  readonly instances: readonly FleetWorkerResult[];
+  readonly decisionsPerSecond: number;
+  readonly scriptCallsPerSecond: number;
+  readonly redisCpuPerDecisionUs: number;
+  /** Of that, time spent inside the scripts (INFO commandstats, usec of EVALSHA) per decision. */
+  readonly scriptUsPerDecision: number;
+  /** Most slots held at once across every instance (from the merged start and end times). */
+  readonly mostHeld: number;
+  /** Each instance's share of the cycles over its share of the demand (1 = exactly its demand). */
+  readonly shareOverDemand: readonly number[];
+  readonly p50WaitUs: number;
+  /** How long the first instance ready waited for the last one: the processes' start-up spread. */
+  readonly startSpreadMs: number;
+}
+
+async function redisCpu(client: Redis): Promise<number> {
+  const info = await client.info("cpu");
+  const user = Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0);
+  const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
+  return user + sys;
+}
+
+/** Most slots held at once: +1 at each start, -1 at each end, an end first when both fall together. */
+function mostHeld(results: readonly FleetWorkerTimes[]): number {
+  const events = results.flatMap((r) => [...r.starts.map((t) => t * 2 + 1), ...r.ends.map((t) => t * 2)]);
+  events.sort((a, b) => a - b);
+  let held = 0;
+  let most = 0;
+  for (const event of events) {
+    held += event % 2 === 1 ? 1 : -1;
+    most = Math.max(most, held);
+  }
+  return most;
+}
+
+/**
+ * Starts a redis-server of its own, runs one process per entry of `loops` on it, all starting at one
+ * time once every one is ready, and measures decisions per second (enqueues and releases), Redis CPU per decision (INFO cpu
+ * over the run), script calls, the most slots held at once, and each instance's share of the work.
+ */
+export async function runFleet(options: FleetOptions): Promise<FleetResult> {
+  const redis = await startLocalRedis();
+  const admin = new Redis(redis.url);
+  const dir = mkdtempSync(join(tmpdir(), "llm-fleet-"));
+  try {
+    const prefix = `fleet${Date.now()}:`;
+    await admin.config("RESETSTAT");
+    const cpuBefore = await redisCpu(admin);
+    const instances = await Promise.all(
+      options.loops.map((loops, i) =>
+        runProbe<FleetWorkerResult>("fleet", [
+          redis.url,
+          prefix,
+          String(options.limit),
+          String(loops),
+          String(options.holdMs),
+          String(options.loops.length),
+          String(options.seconds),
+          join(dir, `${i}.json`),
+        ]),
+      ),
+    );
+    const cpu = (await redisCpu(admin)) - cpuBefore;
+    const stats = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await admin.info("commandstats"));
+    const [calls, scriptUs] = [Number(stats?.[1] ?? 0), Number(stats?.[2] ?? 0)];
+    const cycles = instances.reduce((sum, r) => sum + r.cycles, 0);
+    const demand = instances.reduce((sum, r) => sum + r.loops, 0);
+    const times = instances.map(
+      (_, i) => JSON.parse(readFileSync(join(dir, `${i}.json`), "utf8")) as FleetWorkerTimes,
+    );
+    const waits = times.flatMap((r) => r.waits).sort((a, b) => a - b);
+    return {
+      instances,
+      decisionsPerSecond: (2 * cycles) / options.seconds,
+      scriptCallsPerSecond: calls / options.seconds,
+      redisCpuPerDecisionUs: (cpu * 1e6) / Math.max(1, 2 * cycles),
+      scriptUsPerDecision: scriptUs / Math.max(1, 2 * cycles),
+      mostHeld: mostHeld(times),
+      shareOverDemand: instances.map((r) => r.cycles / Math.max(1, cycles) / (r.loops / demand)),
+      p50WaitUs: waits[Math.floor(waits.length / 2)] ?? Number.NaN,
+      startSpreadMs: Math.max(...instances.map((r) => r.waitedMs)),
+    };
+  } finally {
+    await admin.quit();
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

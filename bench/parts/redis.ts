@@ -1,0 +1,133 @@
+// Part: the Redis store: acquire round trips on loopback against the in-memory store, and decisions
+// per second with four instances (processes) on one Redis, with Redis CPU per decision.
+import { createScheduler } from "@llm-scheduler/core";
+import { MemoryStore, type Store } from "@llm-scheduler/core/kit";
+import { RedisStore } from "@llm-scheduler/redis";
+import { startLocalRedis } from "@llm-scheduler/redis/local-server";
+import { num, ratio } from "../lib/format.js";
+import type { Part } from "../lib/part.js";
+import { scriptStageCosts } from "../lib/redis-costs.js";
+import { runFleet } from "../lib/redis-fleet.js";
+import type { Goal } from "../lib/report.js";
+import { quantile } from "../lib/stats.js";
+
+const GOAL_P50_MS = 0.3;
+const GOAL_DECISIONS = 40_000;
+/** Half of the 44 µs measured before this part existed (issue 15). */
+const GOAL_CPU_US = 22;
+
+/** Sequential acquire + release on a free slot: the acquire latency as the caller sees it, ms. */
+async function acquireTimes(store: Store, samples: number): Promise<number[]> {
+  const scheduler = createScheduler({ maxConcurrency: 8, store });
+  const times: number[] = [];
+  for (let i = 0; i < samples + 200; i++) {
+    const started = performance.now();
+    const permit = await scheduler.acquire();
+    if (i >= 200) times.push(performance.now() - started);
+    permit.release();
+  }
+  await scheduler.close();
+  return times;
+}
+
+export const run: Part = async ({ quick, log }) => {
+  const samples = quick ? 300 : 5_000;
+  const redis = await startLocalRedis();
+  const memory = await acquireTimes(new MemoryStore(), samples);
+  const store = new RedisStore({ url: redis.url, prefix: `rt${Date.now()}:` });
+  const shared = await acquireTimes(store, samples);
+  await store.close();
+  const stages = await scriptStageCosts(redis.url, quick ? 300 : 3_000);
+  await redis.stop();
+  const [m50, r50, m99, r99] = [
+    quantile(memory, 0.5),
+    quantile(shared, 0.5),
+    quantile(memory, 0.99),
+    quantile(shared, 0.99),
+  ];
+  log(`acquire p50 memory ${num(m50 * 1000, 1)} µs, redis ${num(r50 * 1000, 1)} µs`);
+
+  const loops = quick ? 16 : 128;
+  const seconds = quick ? 1 : 5;
+  const fleet = await runFleet({
+    loops: [loops, loops, loops, loops],
+    limit: 2 * loops,
+    holdMs: 0,
+    seconds,
+  });
+  const goals: Goal[] = [
+    {
+      name: "p50 acquire through Redis on loopback",
+      target: `< ${GOAL_P50_MS} ms`,
+      measured: `${num(r50, 3)} ms`,
+      holds: r50 < GOAL_P50_MS,
+    },
+    {
+      name: "decisions per second, 4 instances on one Redis",
+      target: `>= ${num(GOAL_DECISIONS)}`,
+      measured: num(fleet.decisionsPerSecond),
+      holds: fleet.decisionsPerSecond >= GOAL_DECISIONS,
+    },
+    {
+      name: "Redis CPU per decision",
+      target: `<= ${GOAL_CPU_US} µs`,
+      measured: `${num(fleet.redisCpuPerDecisionUs, 1)} µs`,
+      holds: fleet.redisCpuPerDecisionUs <= GOAL_CPU_US,
+    },
+  ];
+  return {
+    part: "redis",
+    title: "The Redis store: round trips and decisions per second",
+    method: [
+      `Round trips: ${num(samples)} sequential scheduler.acquire() calls on a free slot (each released at once), after 200 warm-up ones, in one process; a redis-server started by the part on loopback.`,
+      `Throughput: 4 processes, ${loops} acquire/release loops each, global limit ${2 * loops} (about ${2 * loops} tickets waiting at any time), ${seconds} s; a decision is an enqueue or a release.`,
+      "Redis CPU per decision: INFO cpu over the throughput run (warm-up included) over the decisions counted.",
+    ],
+    tables: [
+      {
+        title: "Where one script call's time goes inside Redis (cumulative, usec per EVALSHA)",
+        columns: ["stage", "µs per call"],
+        rows: stages.map(([stage, us]) => [stage, num(us, 1)]),
+      },
+      {
+        title: "scheduler.acquire() on a free slot",
+        columns: ["store", "p50", "p99"],
+        rows: [
+          ["memory", `${num(m50 * 1000, 1)} µs`, `${num(m99 * 1000, 1)} µs`],
+          ["Redis (loopback)", `${num(r50 * 1000, 1)} µs`, `${num(r99 * 1000, 1)} µs`],
+          ["Redis / memory", ratio(r50 / m50), ratio(r99 / m99)],
+        ],
+      },
+      {
+        title: "4 instances on one Redis",
+        columns: [
+          "decisions/s",
+          "script calls/s",
+          "decisions per call",
+          "Redis CPU per decision",
+          "in scripts",
+        ],
+        rows: [
+          [
+            num(fleet.decisionsPerSecond),
+            num(fleet.scriptCallsPerSecond),
+            num(fleet.decisionsPerSecond / Math.max(1, fleet.scriptCallsPerSecond), 1),
+            `${num(fleet.redisCpuPerDecisionUs, 1)} µs`,
+            `${num(fleet.scriptUsPerDecision, 1)} µs`,
+          ],
+        ],
+      },
+    ],
+    goals,
+    notes: [
+      "The four processes and Redis share the machine's cores: on 2 cores the Node processes are the limit.",
+      "'in scripts' is wall time inside the scripts (INFO commandstats), so it grows when Redis is descheduled on a busy machine.",
+    ],
+    raw: {
+      stages,
+      memory: { p50: m50, p99: m99 },
+      redis: { p50: r50, p99: r99 },
+      fleet: { ...fleet, instances: undefined },
+    },
+  };
+};

@@ -1,0 +1,66 @@
+-- The store's three everyday operations, shared by their own scripts (enqueue, release, remove) and by
+-- step, which applies all three from one instance in one call. Each item is applied as if it came alone.
+
+-- Admits the tickets whose groups of seven ARGV start at `from` (see enqueue.lua); one status each.
+local function admit(from, lease)
+  local statuses = {}
+  for i = from, #ARGV, 7 do
+    local id, p, tenant, cost = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
+    local lane = BY_NAME[p]
+    local at = LEASE_NOW - tonumber(ARGV[i + 6])
+    if ARGV[i + 5] ~= "" then at = tonumber(ARGV[i + 5]) end
+    local status = 0
+    if lane == nil then
+      status = -7
+    elseif redis.call("HSETNX", K_TICKETS, id, encode_ticket(cost, at, lease, p, tenant)) == 0 then
+      if leased(id) then status = 2 end
+    elseif (lane.conf.q >= 0 and lane.queued >= lane.conf.q) or (CFG.mq >= 0 and G.queued >= CFG.mq) then
+      redis.call("HDEL", K_TICKETS, id)
+      status = -1
+    else
+      TICKETS[id] = { id = id, cost = cost, at = at, lease = lease, p = p, t = tenant }
+      if G.queued == 0 and not RECOVERING and fits(lane, cost) then
+        take(lane, cost)
+        redis.call("ZADD", K_LEASES, LEASE_NOW + lease, id)
+        status = 1
+      else
+        push(lane, id, tenant, ARGV[i + 4] == "1")
+        redis.call("SADD", PREFIX .. "owned:" .. ME, id)
+        if lane.queued == 1 then lane.pass = math.max(lane.pass, G.vt) end
+        pump()
+      end
+    end
+    statuses[#statuses + 1] = status
+  end
+  return statuses
+end
+
+-- Gives back the slots of the tickets ARGV[from..to], each followed by a pump; returns how many held one.
+local function release_ids(from, to)
+  local released = 0
+  for i = from, to do
+    if leased(ARGV[i]) then
+      free(ARGV[i])
+      released = released + 1
+    end
+    pump()
+  end
+  return released
+end
+
+-- Takes the tickets ARGV[from..to] back (see remove.lua); returns how many were waiting.
+local function remove_ids(from, to)
+  local removed = 0
+  for i = from, to do
+    local id = ARGV[i]
+    if leased(id) then
+      free(id)
+      pump()
+    elseif drop_queued(id) then
+      removed = removed + 1
+    end
+  end
+  -- A ticket that did not fit may have been blocking its lane; what waits behind it may fit now.
+  if removed > 0 then pump() end
+  return removed
+end
