@@ -1,4 +1,5 @@
 import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { type BatchStatusCounts, countByStatus } from "./counts.js";
 import {
   type CreateBatchOptions,
   checkItem,
@@ -264,6 +265,18 @@ export class Batches {
    */
   fetch(request: Request): Promise<Response> {
     return handle(this, request, this.#options);
+  }
+
+  /**
+   * Batches by status and their items as `completed`, `failed` and `pending`, over the newest 10,000
+   * batches of every tenant: what `collectMetrics(scheduler, { registry, batches })` of
+   * `@llm-scheduler/prometheus` reads at scrape time.
+   *
+   * @example
+   * const { batches: byStatus, items } = await batches.statusCounts();
+   */
+  statusCounts(): Promise<BatchStatusCounts> {
+    return countByStatus(this.store);
   }
 
   /** Items this instance is running now. */

@@ -1,5 +1,6 @@
 export { Batches, newId } from "./batches.js";
 export { type BatchProgress, type BatchTask, getBatchProgress, submitBatch } from "./compat.js";
+export type { BatchStatusCounts } from "./counts.js";
 export { createBatches } from "./create.js";
 export { type CreateBatchOptions, MAX_ITEMS, type ResolvedCreate, resolveCreate } from "./create-options.js";
 export { BatchError, BatchErrorCode } from "./errors.js";
