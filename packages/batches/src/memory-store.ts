@@ -16,8 +16,9 @@ const copy = (batch: MutableBatch): Batch => ({ ...batch });
 
 /**
  * The default {@link BatchStore}: everything in this instance's memory, lost when it stops. Every
- * method answers at once (a resolved promise); claims rotate between open batches so that one big
- * batch does not hold back the others before they reach the scheduler's tenant turns.
+ * method answers at once (a resolved promise); claims take turns between tenants, then between each
+ * tenant's open batches, so that neither a big batch nor a tenant with many batches holds back the
+ * others before they reach the scheduler's tenant turns.
  *
  * @example
  * const batches = createBatches({ scheduler, execute, store: new MemoryBatchStore() });
@@ -26,7 +27,9 @@ export class MemoryBatchStore implements BatchStore {
   readonly #batches = new Map<string, BatchState>();
   /** Open batches in turn order for claims. */
   #open: BatchState[] = [];
+  /** Tenant turns for claims, then batch turns within each tenant. */
   #turn = 0;
+  readonly #batchTurn = new Map<string, number>();
   #token = 0;
   readonly #files = new MemoryFiles();
 
@@ -90,15 +93,16 @@ export class MemoryBatchStore implements BatchStore {
     const claims: Claim[] = [];
     let nextDueAt: number | undefined;
     let idle = 0;
-    while (claims.length < limit && this.#open.length > 0 && idle < this.#open.length) {
-      const state = this.#open[this.#turn % this.#open.length]!;
-      this.#turn = (this.#turn + 1) % this.#open.length;
-      const index = nextDue(state, now);
-      if (index === undefined) {
+    const tenants = this.#tenantsInTurn();
+    while (claims.length < limit && tenants.length > 0 && idle < tenants.length) {
+      const tenant = tenants[this.#turn++ % tenants.length]!;
+      const found = this.#dueOf(tenant, now);
+      if (found === undefined) {
         idle++;
         continue;
       }
       idle = 0;
+      const [state, index] = found;
       const entry = state.items[index]!;
       entry.phase = RUNNING;
       entry.token = ++this.#token;
@@ -111,6 +115,25 @@ export class MemoryBatchStore implements BatchStore {
       }
     }
     return { claims, nextDueAt };
+  }
+
+  /** The tenants with an open batch, in the order their first batch opened. */
+  #tenantsInTurn(): string[] {
+    return [...new Set(this.#open.map((state) => state.batch.tenant))];
+  }
+
+  /** The next due item of one tenant, its batches taking turns. */
+  #dueOf(tenant: string, now: number): [BatchState, number] | undefined {
+    const mine = this.#open.filter((state) => state.batch.tenant === tenant);
+    const start = this.#batchTurn.get(tenant) ?? 0;
+    for (let j = 0; j < mine.length; j++) {
+      const state = mine[(start + j) % mine.length]!;
+      const index = nextDue(state, now);
+      if (index === undefined) continue;
+      this.#batchTurn.set(tenant, (start + j + 1) % mine.length);
+      return [state, index];
+    }
+    return undefined;
   }
 
   #claimOf(state: BatchState, entry: ItemState): Claim {
