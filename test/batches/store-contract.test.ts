@@ -222,6 +222,25 @@ describe.each(stores)("BatchStore contract: %s", (_name, make) => {
     expect(result!.error).toBeNull();
   });
 
+  it("claims take tenant turns: a tenant with five batches gets the share of a tenant with one", async () => {
+    const store = make();
+    for (let i = 0; i < 5; i++) await started(store, 50, "heavy");
+    for (const tenant of ["t1", "t2", "t3"]) await started(store, 50, tenant);
+    const tenants: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const { claims } = await store.claim("o", 10, T0, 60_000);
+      tenants.push(...claims.map((claim) => claim.tenant));
+    }
+    expect(tenants).toHaveLength(40);
+    for (const tenant of ["heavy", "t1", "t2", "t3"]) {
+      expect(tenants.filter((t) => t === tenant).length, tenant).toBe(10); // batch turns: heavy 25
+    }
+    const heavyBatches = new Set<string>();
+    const { claims } = await store.claim("o", 40, T0, 60_000);
+    for (const claim of claims) if (claim.tenant === "heavy") heavyBatches.add(claim.batchId);
+    expect(heavyBatches.size).toBe(5); // and within a tenant, its batches take turns
+  });
+
   it("keeps input files line by line and deletes them", async () => {
     const store = make();
     const file = {

@@ -23,7 +23,7 @@
  * - `run` ZSET: `<id>|<index>|<token>` -> visibility deadline (ms): the claims. The token is the
  *   fence: a claim taken again, revoked or settled is no longer a member, so a stale write finds none.
  * - `fence` STRING: the last fencing token handed out (INCRBY).
- * - `turn` STRING: rotates the batch a claim starts with (INCR).
+ * - `turn` STRING: rotates the tenant (and within it the batch) a claim starts with (INCR).
  * - `all` ZSET and `tenant:<tenant>` ZSET: batch id -> creation time, for listing newest first.
  * - `file:<id>` HASH: `meta` (the file record as JSON); `lines:<id>` LIST: the file's lines. Both
  *   expire after `fileTtlMs`.
