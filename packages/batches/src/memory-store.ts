@@ -27,6 +27,8 @@ export class MemoryBatchStore implements BatchStore {
   readonly #batches = new Map<string, BatchState>();
   /** Open batches in turn order for claims. */
   #open: BatchState[] = [];
+  /** Batches being created: a sweep expires one whose creator stopped before starting it. */
+  readonly #validating = new Set<BatchState>();
   /** Tenant turns for claims, then batch turns within each tenant. */
   #turn = 0;
   readonly #batchTurn = new Map<string, number>();
@@ -34,7 +36,9 @@ export class MemoryBatchStore implements BatchStore {
   readonly #files = new MemoryFiles();
 
   async createBatch(batch: Batch): Promise<void> {
-    this.#batches.set(batch.id, { batch: { ...batch }, items: [], ready: [], readyHead: 0, delayed: [] });
+    const state: BatchState = { batch: { ...batch }, items: [], ready: [], readyHead: 0, delayed: [] };
+    this.#batches.set(batch.id, state);
+    this.#validating.add(state);
   }
 
   async addItems(batchId: string, items: readonly BatchItem[]): Promise<void> {
@@ -48,6 +52,7 @@ export class MemoryBatchStore implements BatchStore {
   async startBatch(batchId: string, total: number, now: number): Promise<Batch | undefined> {
     const state = this.#batches.get(batchId);
     if (state === undefined || state.batch.status !== "validating") return undefined;
+    this.#validating.delete(state);
     state.batch.status = "in_progress";
     state.batch.inProgressAt = now;
     state.batch.requestCounts = { total, completed: 0, failed: 0 };
@@ -60,6 +65,7 @@ export class MemoryBatchStore implements BatchStore {
   async failBatch(batchId: string, errors: readonly ItemError[], now: number): Promise<Batch | undefined> {
     const state = this.#batches.get(batchId);
     if (state === undefined || state.batch.status !== "validating") return undefined;
+    this.#validating.delete(state);
     state.items.length = 0;
     state.batch.status = "failed";
     state.batch.failedAt = now;
@@ -200,6 +206,7 @@ export class MemoryBatchStore implements BatchStore {
   }
 
   #closeState(state: BatchState): void {
+    this.#validating.delete(state);
     const at = this.#open.indexOf(state);
     if (at >= 0) this.#open.splice(at, 1);
     state.ready = [];
@@ -226,6 +233,7 @@ export class MemoryBatchStore implements BatchStore {
   async cancel(batchId: string, now: number): Promise<Batch | undefined> {
     const state = this.#batches.get(batchId);
     if (state === undefined) return undefined;
+    if (state.batch.status === "validating") state.items.length = 0; // never started, as in Redis
     if (state.batch.status === "in_progress" || state.batch.status === "validating") {
       this.#endOpen(state, "cancelled", now);
     }
@@ -253,6 +261,12 @@ export class MemoryBatchStore implements BatchStore {
 
   async sweep(now: number): Promise<Batch[]> {
     const expired: Batch[] = [];
+    for (const state of [...this.#validating]) {
+      if (state.batch.expiresAt > now) continue;
+      state.items.length = 0; // never started: nothing ran, nothing to report per item
+      this.#endOpen(state, "expired", now);
+      expired.push(copy(state.batch));
+    }
     for (const state of [...this.#open]) {
       this.#reclaim(state, now);
       if (state.batch.expiresAt > now) continue;
