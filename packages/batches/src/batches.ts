@@ -7,7 +7,7 @@ import {
   type ResolvedCreate,
   resolveCreate,
 } from "./create-options.js";
-import { BatchError, BatchErrorCode, batchNotFound } from "./errors.js";
+import { BatchError, BatchErrorCode, batchIdOf, batchNotFound } from "./errors.js";
 import { BatchEmitter, type BatchEvents } from "./events.js";
 import { copyFileItems } from "./from-file.js";
 import { handle } from "./http/handler.js";
@@ -178,8 +178,8 @@ export class Batches {
    * @example
    * const { status, requestCounts } = (await batches.get(batch.id))!;
    */
-  get(id: string): Promise<Batch | undefined> {
-    return this.store.getBatch(String(id));
+  async get(id: string): Promise<Batch | undefined> {
+    return this.store.getBatch(batchIdOf(id));
   }
 
   /**
@@ -190,6 +190,7 @@ export class Batches {
    * for await (const r of batches.results(batch.id)) console.log(r.customId, r.response?.statusCode, r.error?.code);
    */
   async *results(id: string): AsyncGenerator<ItemResult> {
+    batchIdOf(id);
     for (let from = 0; ; ) {
       const page = await this.store.results(id, from, CHUNK);
       if (page.length === 0) return;
@@ -206,6 +207,7 @@ export class Batches {
    * await batches.cancel(batch.id);
    */
   async cancel(id: string): Promise<Batch> {
+    batchIdOf(id);
     const batch = await this.store.cancel(id, this.#options.clock.now());
     if (batch === undefined) throw batchNotFound(id);
     this.#runner.abortBatch(id);
@@ -222,6 +224,7 @@ export class Batches {
    */
   async retryFailed(id: string): Promise<Batch> {
     this.#open();
+    batchIdOf(id);
     const batch = await this.store.retryFailed(id, this.#options.clock.now());
     if (batch === undefined) throw batchNotFound(id);
     this.#runner.announce(batch);

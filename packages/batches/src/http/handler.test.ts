@@ -250,3 +250,19 @@ describe("batches.fetch: the priority of a batch created over HTTP", () => {
     );
   });
 });
+
+describe("batches.fetch: hostile paths", () => {
+  it("answers malformed percent-encoding with a 400 instead of throwing", async () => {
+    start();
+    for (const path of ["/batches/%E0%A4%A", "/files/%E0%A4%A/content", "/batches/%/cancel"]) {
+      const answer = await open!.fetch(call(path, path.endsWith("cancel") ? { method: "POST" } : {}));
+      expect(answer.status).toBe(400);
+      expect((await answer.json()).error).toMatchObject({
+        code: "invalid_url",
+        type: "invalid_request_error",
+      });
+    }
+    const long = await open!.fetch(call(`/batches/${"b".repeat(5_000)}`));
+    expect(long.status).toBe(404);
+  });
+});

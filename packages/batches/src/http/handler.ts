@@ -73,7 +73,12 @@ async function priorityOf(batches: Batches, request: Request, tenant: string, op
  * const response = await handle(batches, request, options);
  */
 export async function handle(batches: Batches, request: Request, options: HttpOptions): Promise<Response> {
-  const route = routeOf(new URL(request.url));
+  let route: Route | undefined;
+  try {
+    route = routeOf(new URL(request.url));
+  } catch {
+    return openaiError(400, "The path has malformed percent-encoding.", { code: "invalid_url" });
+  }
   if (route === undefined)
     return openaiError(
       404,
