@@ -357,3 +357,18 @@ describe("hostile input to the batch layer", () => {
     expect(calls[0]!.item.body).toEqual({ model: "m", messages: [{ role: "user", content: "first" }] });
   });
 });
+
+describe("a window that ends while the batch is saved", () => {
+  it("create answers the expired batch rather than an error", async () => {
+    const store = new MemoryBatchStore();
+    const addItems = store.addItems.bind(store);
+    store.addItems = async (id, list) => {
+      await addItems(id, list);
+      await store.sweep(Number.MAX_SAFE_INTEGER); // another instance's heartbeat, after the window
+    };
+    const { batches } = setup(scripted(ok).execute, { store });
+    open = batches;
+    const batch = await batches.create({ items: items(2), completionWindowMs: 1 });
+    expect(batch).toMatchObject({ status: "expired", requestCounts: { total: 0, completed: 0, failed: 0 } });
+  });
+});

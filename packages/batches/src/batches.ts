@@ -152,7 +152,9 @@ export class Batches {
   }
 
   async #start(id: string, total: number): Promise<Batch> {
-    const started = await this.store.startBatch(id, total, this.#options.clock.now());
+    // undefined: a sweep ended it while its items were saved (its window was shorter than that)
+    const started =
+      (await this.store.startBatch(id, total, this.#options.clock.now())) ?? (await this.store.getBatch(id));
     if (started === undefined) throw batchNotFound(id);
     this.#runner.announce(started);
     this.#runner.wake();
@@ -160,7 +162,8 @@ export class Batches {
   }
 
   async #fail(id: string, error: ItemError): Promise<Batch> {
-    const failed = await this.store.failBatch(id, [error], this.#options.clock.now());
+    const failed =
+      (await this.store.failBatch(id, [error], this.#options.clock.now())) ?? (await this.store.getBatch(id));
     if (failed === undefined) throw batchNotFound(id);
     this.#runner.announce(failed);
     return failed;
