@@ -11,6 +11,7 @@ import { BatchError, BatchErrorCode, batchIdOf, batchNotFound } from "./errors.j
 import { BatchEmitter, type BatchEvents } from "./events.js";
 import { copyFileItems } from "./from-file.js";
 import { handle } from "./http/handler.js";
+import { newId } from "./ids.js";
 import {
   type BatchesOptions,
   integerIn,
@@ -19,30 +20,9 @@ import {
 } from "./options.js";
 import { Runner } from "./runner.js";
 import type { BatchStore } from "./store.js";
-import type { Batch, BatchStatus, ItemError, ItemResult, ListOptions } from "./types.js";
+import { BATCH_STATUSES, type Batch, type ItemError, type ItemResult, type ListOptions } from "./types.js";
 
 const CHUNK = 500;
-const STATUSES: readonly BatchStatus[] = [
-  "validating",
-  "in_progress",
-  "finalizing",
-  "completed",
-  "failed",
-  "expired",
-  "cancelling",
-  "cancelled",
-];
-
-/**
- * A new batch id: `batch_` and 24 hex digits.
- *
- * @example
- * newId("batch"); // "batch_3f2a…" (24 hex digits)
- */
-export function newId(prefix: string): string {
-  return `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
-}
-
 /**
  * Batch jobs on top of a scheduler: every item runs through `scheduler.run()` at the batch's priority
  * and tenant, with retries, a completion window, cancel and `retryFailed`; state lives in a
@@ -245,8 +225,8 @@ export class Batches {
     if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
     rejectUnknownKeys("", options, ["tenant", "status", "after", "limit"]);
     const limit = integerIn("limit", options.limit, 1, 100, 20);
-    if (options.status !== undefined && !STATUSES.includes(options.status)) {
-      throw invalid("status", STATUSES.join(", "), options.status);
+    if (options.status !== undefined && !BATCH_STATUSES.includes(options.status)) {
+      throw invalid("status", BATCH_STATUSES.join(", "), options.status);
     }
     return this.store.listBatches({ ...options, limit });
   }
