@@ -222,6 +222,58 @@ describe.each(stores)("BatchStore contract: %s", (_name, make) => {
     expect(result!.error).toBeNull();
   });
 
+  it("claims take tenant turns: a tenant with five batches gets the share of a tenant with one", async () => {
+    const store = make();
+    for (let i = 0; i < 5; i++) await started(store, 50, "heavy");
+    for (const tenant of ["t1", "t2", "t3"]) await started(store, 50, tenant);
+    const tenants: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const { claims } = await store.claim("o", 10, T0, 60_000);
+      tenants.push(...claims.map((claim) => claim.tenant));
+    }
+    expect(tenants).toHaveLength(40);
+    for (const tenant of ["heavy", "t1", "t2", "t3"]) {
+      expect(tenants.filter((t) => t === tenant).length, tenant).toBe(10); // batch turns: heavy 25
+    }
+    const heavyBatches = new Set<string>();
+    const { claims } = await store.claim("o", 40, T0, 60_000);
+    for (const claim of claims) if (claim.tenant === "heavy") heavyBatches.add(claim.batchId);
+    expect(heavyBatches.size).toBe(5); // and within a tenant, its batches take turns
+  });
+
+  it("sweep expires a batch whose creator stopped while it was validating; cancel of one counts nothing", async () => {
+    const store = make();
+    const stuck = batchRecord("t", 1_000);
+    await store.createBatch(stuck);
+    await store.addItems(stuck.id, [{ index: 0, customId: "c-0", method: "POST", url: "/v1/x", body: {} }]);
+    expect((await store.claim("o", 10, T0, 60_000)).claims).toEqual([]); // nothing to claim yet
+    expect(await store.sweep(T0 + 999)).toEqual([]);
+    const [expired] = await store.sweep(T0 + 1_000);
+    expect(expired).toMatchObject({ id: stuck.id, status: "expired", expiredAt: T0 + 1_000 });
+    expect(await store.getBatch(stuck.id)).toMatchObject({
+      status: "expired",
+      requestCounts: { total: 0, completed: 0, failed: 0 },
+    });
+    expect(await store.sweep(T0 + 5_000)).toEqual([]);
+    const other = batchRecord("t", 1_000);
+    await store.createBatch(other);
+    await store.addItems(other.id, [{ index: 0, customId: "c-0", method: "POST", url: "/v1/x", body: {} }]);
+    expect(await store.cancel(other.id, T0)).toMatchObject({
+      status: "cancelled",
+      requestCounts: { total: 0, completed: 0, failed: 0 },
+    });
+    expect(await store.sweep(T0 + 5_000)).toEqual([]); // a cancelled batch is not expired again
+    const invalid = batchRecord("t", 1_000);
+    await store.createBatch(invalid);
+    await store.failBatch(invalid.id, [{ code: "invalid_json", message: "line 1" }], T0);
+    const empty = batchRecord("t", 1_000);
+    await store.createBatch(empty);
+    await store.startBatch(empty.id, 0, T0);
+    expect(await store.sweep(T0 + 5_000)).toEqual([]); // nor a failed one, nor an empty completed one
+    expect((await store.getBatch(invalid.id))?.status).toBe("failed");
+    expect((await store.getBatch(empty.id))?.status).toBe("completed");
+  });
+
   it("keeps input files line by line and deletes them", async () => {
     const store = make();
     const file = {

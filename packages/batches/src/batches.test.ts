@@ -313,3 +313,62 @@ describe("createBatches", () => {
     expect((await batches.get(batch.id))?.status).toBe("completed");
   });
 });
+
+describe("hostile input to the batch layer", () => {
+  it("answers a non-string id with INVALID_OPTION, and an unknown one as not found", async () => {
+    const { batches } = setup(scripted(ok).execute);
+    open = batches;
+    for (const call of [
+      () => batches.cancel(123 as never),
+      () => batches.retryFailed({} as never),
+      () => batches.get(undefined as never),
+      () => all(batches, null as never),
+    ]) {
+      expect(isSchedulerError(await call().catch((e: unknown) => e), "INVALID_OPTION")).toBe(true);
+    }
+    expect(await batches.get("x".repeat(10_000))).toBeUndefined();
+    const missing = await batches.cancel("nope").catch((e: unknown) => e);
+    expect((missing as { code?: string }).code).toBe("BATCH_NOT_FOUND");
+  });
+
+  it("refuses a body that is not JSON (a cycle, a BigInt) at create, naming the item, and saves nothing", async () => {
+    const { batches } = setup(scripted(ok).execute);
+    open = batches;
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const body of [cyclic, { n: 1n }]) {
+      const error = await batches
+        .create({ items: [...items(2), { customId: "odd", url: "/v1/chat/completions", body }] })
+        .catch((e: unknown) => e);
+      expect(isSchedulerError(error, "INVALID_OPTION")).toBe(true);
+      expect((error as Error).message).toContain("items[2].body");
+    }
+    expect(await batches.list()).toEqual([]);
+  });
+
+  it("stores a copy of each body: changing the caller's object later changes nothing", async () => {
+    const { execute, calls } = scripted(ok);
+    const { batches, clock } = setup(execute);
+    open = batches;
+    const body = { model: "m", messages: [{ role: "user", content: "first" }] };
+    await batches.create({ items: [{ customId: "a", url: "/v1/chat/completions", body }] });
+    body.messages[0]!.content = "changed";
+    await advance(clock, 100);
+    expect(calls[0]!.item.body).toEqual({ model: "m", messages: [{ role: "user", content: "first" }] });
+  });
+});
+
+describe("a window that ends while the batch is saved", () => {
+  it("create answers the expired batch rather than an error", async () => {
+    const store = new MemoryBatchStore();
+    const addItems = store.addItems.bind(store);
+    store.addItems = async (id, list) => {
+      await addItems(id, list);
+      await store.sweep(Number.MAX_SAFE_INTEGER); // another instance's heartbeat, after the window
+    };
+    const { batches } = setup(scripted(ok).execute, { store });
+    open = batches;
+    const batch = await batches.create({ items: items(2), completionWindowMs: 1 });
+    expect(batch).toMatchObject({ status: "expired", requestCounts: { total: 0, completed: 0, failed: 0 } });
+  });
+});

@@ -1,4 +1,5 @@
 import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { type BatchStatusCounts, countByStatus } from "./counts.js";
 import {
   type CreateBatchOptions,
   checkItem,
@@ -6,10 +7,11 @@ import {
   type ResolvedCreate,
   resolveCreate,
 } from "./create-options.js";
-import { BatchError, BatchErrorCode, batchNotFound } from "./errors.js";
+import { BatchError, BatchErrorCode, batchIdOf, batchNotFound } from "./errors.js";
 import { BatchEmitter, type BatchEvents } from "./events.js";
 import { copyFileItems } from "./from-file.js";
 import { handle } from "./http/handler.js";
+import { newId } from "./ids.js";
 import {
   type BatchesOptions,
   integerIn,
@@ -18,30 +20,9 @@ import {
 } from "./options.js";
 import { Runner } from "./runner.js";
 import type { BatchStore } from "./store.js";
-import type { Batch, BatchStatus, ItemError, ItemResult, ListOptions } from "./types.js";
+import { BATCH_STATUSES, type Batch, type ItemError, type ItemResult, type ListOptions } from "./types.js";
 
 const CHUNK = 500;
-const STATUSES: readonly BatchStatus[] = [
-  "validating",
-  "in_progress",
-  "finalizing",
-  "completed",
-  "failed",
-  "expired",
-  "cancelling",
-  "cancelled",
-];
-
-/**
- * A new batch id: `batch_` and 24 hex digits.
- *
- * @example
- * newId("batch"); // "batch_3f2a…" (24 hex digits)
- */
-export function newId(prefix: string): string {
-  return `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
-}
-
 /**
  * Batch jobs on top of a scheduler: every item runs through `scheduler.run()` at the batch's priority
  * and tenant, with retries, a completion window, cancel and `retryFailed`; state lives in a
@@ -151,7 +132,9 @@ export class Batches {
   }
 
   async #start(id: string, total: number): Promise<Batch> {
-    const started = await this.store.startBatch(id, total, this.#options.clock.now());
+    // undefined: a sweep ended it while its items were saved (its window was shorter than that)
+    const started =
+      (await this.store.startBatch(id, total, this.#options.clock.now())) ?? (await this.store.getBatch(id));
     if (started === undefined) throw batchNotFound(id);
     this.#runner.announce(started);
     this.#runner.wake();
@@ -159,7 +142,8 @@ export class Batches {
   }
 
   async #fail(id: string, error: ItemError): Promise<Batch> {
-    const failed = await this.store.failBatch(id, [error], this.#options.clock.now());
+    const failed =
+      (await this.store.failBatch(id, [error], this.#options.clock.now())) ?? (await this.store.getBatch(id));
     if (failed === undefined) throw batchNotFound(id);
     this.#runner.announce(failed);
     return failed;
@@ -177,8 +161,8 @@ export class Batches {
    * @example
    * const { status, requestCounts } = (await batches.get(batch.id))!;
    */
-  get(id: string): Promise<Batch | undefined> {
-    return this.store.getBatch(String(id));
+  async get(id: string): Promise<Batch | undefined> {
+    return this.store.getBatch(batchIdOf(id));
   }
 
   /**
@@ -189,6 +173,7 @@ export class Batches {
    * for await (const r of batches.results(batch.id)) console.log(r.customId, r.response?.statusCode, r.error?.code);
    */
   async *results(id: string): AsyncGenerator<ItemResult> {
+    batchIdOf(id);
     for (let from = 0; ; ) {
       const page = await this.store.results(id, from, CHUNK);
       if (page.length === 0) return;
@@ -205,6 +190,7 @@ export class Batches {
    * await batches.cancel(batch.id);
    */
   async cancel(id: string): Promise<Batch> {
+    batchIdOf(id);
     const batch = await this.store.cancel(id, this.#options.clock.now());
     if (batch === undefined) throw batchNotFound(id);
     this.#runner.abortBatch(id);
@@ -221,6 +207,7 @@ export class Batches {
    */
   async retryFailed(id: string): Promise<Batch> {
     this.#open();
+    batchIdOf(id);
     const batch = await this.store.retryFailed(id, this.#options.clock.now());
     if (batch === undefined) throw batchNotFound(id);
     this.#runner.announce(batch);
@@ -238,8 +225,8 @@ export class Batches {
     if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
     rejectUnknownKeys("", options, ["tenant", "status", "after", "limit"]);
     const limit = integerIn("limit", options.limit, 1, 100, 20);
-    if (options.status !== undefined && !STATUSES.includes(options.status)) {
-      throw invalid("status", STATUSES.join(", "), options.status);
+    if (options.status !== undefined && !BATCH_STATUSES.includes(options.status)) {
+      throw invalid("status", BATCH_STATUSES.join(", "), options.status);
     }
     return this.store.listBatches({ ...options, limit });
   }
@@ -264,6 +251,18 @@ export class Batches {
    */
   fetch(request: Request): Promise<Response> {
     return handle(this, request, this.#options);
+  }
+
+  /**
+   * Batches by status and their items as `completed`, `failed` and `pending`, over the newest 10,000
+   * batches of every tenant: what `collectMetrics(scheduler, { registry, batches })` of
+   * `@llm-scheduler/prometheus` reads at scrape time.
+   *
+   * @example
+   * const { batches: byStatus, items } = await batches.statusCounts();
+   */
+  statusCounts(): Promise<BatchStatusCounts> {
+    return countByStatus(this.store);
   }
 
   /** Items this instance is running now. */

@@ -127,5 +127,15 @@ export function checkItem(
   if (!url.startsWith("/")) throw invalid(`${where}.url`, "a path starting with `/`", url);
   if (endpoint !== null && url !== endpoint)
     throw invalid(`${where}.url`, `the batch's endpoint \`${endpoint}\``, url);
-  return { index, customId, method, url, body: value.body ?? null };
+  return { index, customId, method, url, body: jsonOf(`${where}.body`, value.body) };
+}
+
+/** A copy of a body through JSON, so that what is stored is what will be sent (no cycle, no BigInt). */
+function jsonOf(field: string, body: unknown): unknown {
+  if (body === undefined || body === null) return null;
+  try {
+    return JSON.parse(JSON.stringify(body)) as unknown;
+  } catch (error) {
+    throw invalid(field, "a JSON value", `[${(error as Error).name}]`);
+  }
 }

@@ -1,3 +1,5 @@
+import { invalidOption } from "@llm-scheduler/core/kit";
+
 /**
  * Every code a {@link BatchError} can carry. Stable: safe to switch on.
  *
@@ -41,4 +43,16 @@ export class BatchError extends Error {
  */
 export function batchNotFound(id: string): BatchError {
   return new BatchError(BatchErrorCode.BATCH_NOT_FOUND, `No batch found with id \`${id.slice(0, 128)}\``);
+}
+
+/**
+ * Checks a batch id given to `get`, `results`, `cancel` or `retryFailed`: a string, else
+ * `INVALID_OPTION` (a string that names no batch is simply not found).
+ *
+ * @example
+ * const checked = batchIdOf(id);
+ */
+export function batchIdOf(id: unknown): string {
+  if (typeof id !== "string") throw invalidOption("id", "a batch id (a string)", id);
+  return id;
 }

@@ -1,6 +1,10 @@
 import type { Attempt, BatchStatus, RequestCounts } from "./types.js";
 
-/** The events of a `Batches` instance and their payloads. Each fires on the instance that did the work. */
+/**
+ * The events of a `Batches` instance and their payloads. `item` fires on the instance that ran the
+ * attempt; `progress` and `done` fire there at once, and also on the instance that created (or
+ * cancelled, or retried) the batch, at its next heartbeat, when another instance made the change.
+ */
 export interface BatchEvents {
   /** A batch's counts or status changed. */
   readonly progress: {

@@ -1,10 +1,12 @@
-export { Batches, newId } from "./batches.js";
+export { Batches } from "./batches.js";
 export { type BatchProgress, type BatchTask, getBatchProgress, submitBatch } from "./compat.js";
+export type { BatchStatusCounts } from "./counts.js";
 export { createBatches } from "./create.js";
 export { type CreateBatchOptions, MAX_ITEMS, type ResolvedCreate, resolveCreate } from "./create-options.js";
 export { BatchError, BatchErrorCode } from "./errors.js";
 export type { BatchEvents } from "./events.js";
 export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
+export { newId } from "./ids.js";
 export { MemoryBatchStore } from "./memory-store.js";
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
 export { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";

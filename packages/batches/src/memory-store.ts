@@ -16,8 +16,9 @@ const copy = (batch: MutableBatch): Batch => ({ ...batch });
 
 /**
  * The default {@link BatchStore}: everything in this instance's memory, lost when it stops. Every
- * method answers at once (a resolved promise); claims rotate between open batches so that one big
- * batch does not hold back the others before they reach the scheduler's tenant turns.
+ * method answers at once (a resolved promise); claims take turns between tenants, then between each
+ * tenant's open batches, so that neither a big batch nor a tenant with many batches holds back the
+ * others before they reach the scheduler's tenant turns.
  *
  * @example
  * const batches = createBatches({ scheduler, execute, store: new MemoryBatchStore() });
@@ -26,12 +27,18 @@ export class MemoryBatchStore implements BatchStore {
   readonly #batches = new Map<string, BatchState>();
   /** Open batches in turn order for claims. */
   #open: BatchState[] = [];
+  /** Batches being created: a sweep expires one whose creator stopped before starting it. */
+  readonly #validating = new Set<BatchState>();
+  /** Tenant turns for claims, then batch turns within each tenant. */
   #turn = 0;
+  readonly #batchTurn = new Map<string, number>();
   #token = 0;
   readonly #files = new MemoryFiles();
 
   async createBatch(batch: Batch): Promise<void> {
-    this.#batches.set(batch.id, { batch: { ...batch }, items: [], ready: [], readyHead: 0, delayed: [] });
+    const state: BatchState = { batch: { ...batch }, items: [], ready: [], readyHead: 0, delayed: [] };
+    this.#batches.set(batch.id, state);
+    this.#validating.add(state);
   }
 
   async addItems(batchId: string, items: readonly BatchItem[]): Promise<void> {
@@ -45,6 +52,7 @@ export class MemoryBatchStore implements BatchStore {
   async startBatch(batchId: string, total: number, now: number): Promise<Batch | undefined> {
     const state = this.#batches.get(batchId);
     if (state === undefined || state.batch.status !== "validating") return undefined;
+    this.#validating.delete(state);
     state.batch.status = "in_progress";
     state.batch.inProgressAt = now;
     state.batch.requestCounts = { total, completed: 0, failed: 0 };
@@ -57,6 +65,7 @@ export class MemoryBatchStore implements BatchStore {
   async failBatch(batchId: string, errors: readonly ItemError[], now: number): Promise<Batch | undefined> {
     const state = this.#batches.get(batchId);
     if (state === undefined || state.batch.status !== "validating") return undefined;
+    this.#validating.delete(state);
     state.items.length = 0;
     state.batch.status = "failed";
     state.batch.failedAt = now;
@@ -90,15 +99,16 @@ export class MemoryBatchStore implements BatchStore {
     const claims: Claim[] = [];
     let nextDueAt: number | undefined;
     let idle = 0;
-    while (claims.length < limit && this.#open.length > 0 && idle < this.#open.length) {
-      const state = this.#open[this.#turn % this.#open.length]!;
-      this.#turn = (this.#turn + 1) % this.#open.length;
-      const index = nextDue(state, now);
-      if (index === undefined) {
+    const tenants = this.#tenantsInTurn();
+    while (claims.length < limit && tenants.length > 0 && idle < tenants.length) {
+      const tenant = tenants[this.#turn++ % tenants.length]!;
+      const found = this.#dueOf(tenant, now);
+      if (found === undefined) {
         idle++;
         continue;
       }
       idle = 0;
+      const [state, index] = found;
       const entry = state.items[index]!;
       entry.phase = RUNNING;
       entry.token = ++this.#token;
@@ -111,6 +121,25 @@ export class MemoryBatchStore implements BatchStore {
       }
     }
     return { claims, nextDueAt };
+  }
+
+  /** The tenants with an open batch, in the order their first batch opened. */
+  #tenantsInTurn(): string[] {
+    return [...new Set(this.#open.map((state) => state.batch.tenant))];
+  }
+
+  /** The next due item of one tenant, its batches taking turns. */
+  #dueOf(tenant: string, now: number): [BatchState, number] | undefined {
+    const mine = this.#open.filter((state) => state.batch.tenant === tenant);
+    const start = this.#batchTurn.get(tenant) ?? 0;
+    for (let j = 0; j < mine.length; j++) {
+      const state = mine[(start + j) % mine.length]!;
+      const index = nextDue(state, now);
+      if (index === undefined) continue;
+      this.#batchTurn.set(tenant, (start + j + 1) % mine.length);
+      return [state, index];
+    }
+    return undefined;
   }
 
   #claimOf(state: BatchState, entry: ItemState): Claim {
@@ -177,6 +206,7 @@ export class MemoryBatchStore implements BatchStore {
   }
 
   #closeState(state: BatchState): void {
+    this.#validating.delete(state);
     const at = this.#open.indexOf(state);
     if (at >= 0) this.#open.splice(at, 1);
     state.ready = [];
@@ -203,6 +233,7 @@ export class MemoryBatchStore implements BatchStore {
   async cancel(batchId: string, now: number): Promise<Batch | undefined> {
     const state = this.#batches.get(batchId);
     if (state === undefined) return undefined;
+    if (state.batch.status === "validating") state.items.length = 0; // never started, as in Redis
     if (state.batch.status === "in_progress" || state.batch.status === "validating") {
       this.#endOpen(state, "cancelled", now);
     }
@@ -230,6 +261,12 @@ export class MemoryBatchStore implements BatchStore {
 
   async sweep(now: number): Promise<Batch[]> {
     const expired: Batch[] = [];
+    for (const state of [...this.#validating]) {
+      if (state.batch.expiresAt > now) continue;
+      state.items.length = 0; // never started: nothing ran, nothing to report per item
+      this.#endOpen(state, "expired", now);
+      expired.push(copy(state.batch));
+    }
     for (const state of [...this.#open]) {
       this.#reclaim(state, now);
       if (state.batch.expiresAt > now) continue;

@@ -1,6 +1,6 @@
 import type { Clock, Scheduler } from "@llm-scheduler/core";
 import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import type { TenantOf } from "./http/handler.js";
+import type { PriorityOf, TenantOf } from "./http/handler.js";
 import { MemoryBatchStore } from "./memory-store.js";
 import { retryOf } from "./retry-policy.js";
 import type { BatchStore } from "./store.js";
@@ -61,10 +61,13 @@ export interface BatchesOptions {
    */
   readonly tenant?: TenantOf;
   /**
-   * HTTP: the scheduler priority of batches created with `POST /v1/batches`.
+   * HTTP: the scheduler priority of batches created with `POST /v1/batches`: one configured priority,
+   * or a function of the request and its tenant (e.g. `(req, tenant) => tenant === "eval-team" ?
+   * "batch" : "bulk"`); a function that throws or answers an unknown priority makes that request a 500
+   * and goes to `onError`.
    * @default "batch"
    */
-  readonly httpPriority?: string;
+  readonly httpPriority?: string | PriorityOf;
   /**
    * HTTP: the largest input file accepted, in bytes (OpenAI's limit).
    * @default 209_715_200 (200 MB)
@@ -92,7 +95,7 @@ export interface ResolvedBatchesOptions {
   readonly onError: (error: unknown) => void;
   readonly retry: RetryPolicy;
   readonly tenant: TenantOf;
-  readonly httpPriority: string;
+  readonly httpPriority: PriorityOf;
   readonly maxFileBytes: number;
   readonly maxLineBytes: number;
 }
@@ -145,13 +148,14 @@ function safe(onError: (error: unknown) => void): (error: unknown) => void {
   };
 }
 
-function httpPriorityOf(options: BatchesOptions): string {
+function httpPriorityOf(options: BatchesOptions): PriorityOf {
+  if (typeof options.httpPriority === "function") return options.httpPriority;
   const priority = options.httpPriority ?? "batch";
   const known = options.scheduler.options.priorities.map((p) => p.name);
   if (options.httpPriority !== undefined && !known.includes(priority)) {
-    throw invalid("httpPriority", `a configured priority (${known.join(", ")})`, priority);
+    throw invalid("httpPriority", `a configured priority (${known.join(", ")}) or a function`, priority);
   }
-  return priority;
+  return () => priority;
 }
 
 /**

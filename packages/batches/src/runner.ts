@@ -3,7 +3,7 @@ import { attempt } from "./attempt.js";
 import type { BatchEmitter } from "./events.js";
 import type { ResolvedBatchesOptions } from "./options.js";
 import type { BatchSummary, Claim, Outcome } from "./store.js";
-import { FINAL_STATUSES } from "./types.js";
+import { BatchWatch } from "./watch.js";
 
 interface Running {
   readonly claim: Claim;
@@ -25,6 +25,7 @@ const keyOf = (batchId: string, index: number): string => `${batchId}:${index}`;
 export class Runner {
   readonly #options: ResolvedBatchesOptions;
   readonly #events: BatchEmitter;
+  readonly #watch: BatchWatch;
   readonly #running = new Map<string, Running>();
   #timer: TimerHandle | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
@@ -36,10 +37,11 @@ export class Runner {
   constructor(options: ResolvedBatchesOptions, events: BatchEmitter) {
     this.#options = options;
     this.#events = events;
+    this.#watch = new BatchWatch(options.store, events);
   }
 
+  /** Starts the heartbeat (an API-only instance, `maxInFlight` 0, runs nothing but still follows its batches). */
   start(): void {
-    if (this.#options.maxInFlight === 0) return; // an API-only instance runs nothing
     this.#arm(this.#period());
     this.wake();
   }
@@ -132,11 +134,9 @@ export class Runner {
     if (outcome.kind === "final") this.announce(batch);
   }
 
-  /** Emits `progress`, and `done` when the batch reached a final status. */
+  /** Emits `progress`, and `done` when the batch reached a final status (once per change). */
   announce(batch: BatchSummary): void {
-    const event = { id: batch.id, status: batch.status, requestCounts: batch.requestCounts };
-    this.#events.emit("progress", event);
-    if (FINAL_STATUSES.includes(batch.status)) this.#events.emit("done", event);
+    this.#watch.announce(batch);
   }
 
   /** Aborts this instance's attempts of one batch (it was cancelled or expired). */
@@ -174,6 +174,7 @@ export class Runner {
         this.abortBatch(batch.id);
         this.announce(batch);
       }
+      await this.#watch.poll();
     } catch (error) {
       onError(error);
     }

@@ -149,3 +149,20 @@ export interface ListOptions {
   /** At most this many, 1 to 100. @default 20 */
   readonly limit?: number;
 }
+
+/**
+ * Every batch status, in OpenAI's order.
+ *
+ * @example
+ * if (!BATCH_STATUSES.includes(status)) throw new Error("unknown status");
+ */
+export const BATCH_STATUSES: readonly BatchStatus[] = [
+  "validating",
+  "in_progress",
+  "finalizing",
+  "completed",
+  "failed",
+  "expired",
+  "cancelling",
+  "cancelled",
+];

@@ -199,3 +199,70 @@ describe("batches.fetch: OpenAI's Files and Batches routes", () => {
     expect(cancelled.status).toBe("cancelled");
   });
 });
+
+describe("batches.fetch: the priority of a batch created over HTTP", () => {
+  async function created(priority: unknown): Promise<{ status: number; runs: string[]; errors: unknown[] }> {
+    const tenant = (request: Request) =>
+      /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+    const { batches, clock, runs, errors } = setup(scripted(ok).execute, {
+      tenant,
+      httpPriority: priority as never,
+    });
+    open = batches;
+    const { id } = (await (await batches.fetch(uploadRequest(line("a")))).json()) as { id: string };
+    const answer = await batches.fetch(
+      call(
+        "/batches",
+        json({ input_file_id: id, endpoint: "/v1/chat/completions", completion_window: "24h" }),
+      ),
+    );
+    await advance(clock, 100);
+    return { status: answer.status, runs: runs.map((r) => String(r.priority)), errors };
+  }
+
+  it("comes from a function of the request and its tenant when one is given", async () => {
+    const seen: string[] = [];
+    const { status, runs } = await created((_request: Request, tenant: string) => {
+      seen.push(tenant);
+      return tenant === "key-a" ? "interactive" : "batch";
+    });
+    expect(status).toBe(200);
+    expect(seen).toEqual(["key-a"]);
+    expect(runs).toEqual(["interactive"]);
+  });
+
+  it("is a 500 reported to onError when the function answers an unknown priority or throws", async () => {
+    const unknown = await created(() => "nightly");
+    expect(unknown.status).toBe(500);
+    expect(String(unknown.errors[0])).toContain("httpPriority");
+    expect(unknown.runs).toEqual([]);
+    await open?.close();
+    const throwing = await created(() => {
+      throw new Error("hook broke");
+    });
+    expect(throwing.status).toBe(500);
+    expect(String(throwing.errors[0])).toContain("hook broke");
+  });
+
+  it("is checked at creation when it is a string", () => {
+    expect(() => setup(scripted(ok).execute, { httpPriority: "nightly" })).toThrow(
+      "a configured priority (interactive, batch) or a function",
+    );
+  });
+});
+
+describe("batches.fetch: hostile paths", () => {
+  it("answers malformed percent-encoding with a 400 instead of throwing", async () => {
+    start();
+    for (const path of ["/batches/%E0%A4%A", "/files/%E0%A4%A/content", "/batches/%/cancel"]) {
+      const answer = await open!.fetch(call(path, path.endsWith("cancel") ? { method: "POST" } : {}));
+      expect(answer.status).toBe(400);
+      expect((await answer.json()).error).toMatchObject({
+        code: "invalid_url",
+        type: "invalid_request_error",
+      });
+    }
+    const long = await open!.fetch(call(`/batches/${"b".repeat(5_000)}`));
+    expect(long.status).toBe(404);
+  });
+});

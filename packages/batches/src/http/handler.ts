@@ -1,3 +1,4 @@
+import { invalidOption } from "@llm-scheduler/core/kit";
 import type { Batches } from "../batches.js";
 import { cancelBatch, createBatch, getBatch, listBatches } from "./batch-routes.js";
 import { deleteFile, fileContent, getFile, type UploadLimits, upload } from "./files.js";
@@ -6,11 +7,14 @@ import { openaiError } from "./respond.js";
 /** Who a request belongs to; `undefined` refuses it (401). */
 export type TenantOf = (request: Request) => string | undefined | Promise<string | undefined>;
 
+/** The scheduler priority of a batch created over HTTP, from the request and its tenant. */
+export type PriorityOf = (request: Request, tenant: string) => string | Promise<string>;
+
 /** Options of the HTTP layer. */
 export interface HttpOptions extends UploadLimits {
   readonly tenant: TenantOf;
   /** The scheduler priority of batches created over HTTP. */
-  readonly httpPriority: string;
+  readonly httpPriority: PriorityOf;
 }
 
 const ROUTE = /\/v1\/(files|batches)(?:\/([^/]+))?(?:\/(content|cancel))?\/?$/;
@@ -35,12 +39,28 @@ function dispatch(batches: Batches, request: Request, route: Route, tenant: stri
     if (id !== undefined && action === "content" && method === "GET") return fileContent(batches, id, tenant);
   } else {
     if (id === undefined && method === "POST")
-      return createBatch(batches, request, tenant, options.httpPriority);
+      return priorityOf(batches, request, tenant, options).then((priority) =>
+        createBatch(batches, request, tenant, priority),
+      );
     if (id === undefined && method === "GET") return listBatches(batches, new URL(request.url), tenant);
     if (id !== undefined && action === undefined && method === "GET") return getBatch(batches, id, tenant);
     if (id !== undefined && action === "cancel" && method === "POST") return cancelBatch(batches, id, tenant);
   }
   return undefined;
+}
+
+/** The hook's priority for this request; an unknown one throws (a 500, reported to `onError`). */
+async function priorityOf(batches: Batches, request: Request, tenant: string, options: HttpOptions) {
+  const priority = await options.httpPriority(request, tenant);
+  const known = batches.options.scheduler.options.priorities.map((p) => p.name);
+  if (typeof priority !== "string" || !known.includes(priority)) {
+    throw invalidOption(
+      "httpPriority",
+      `a function answering a configured priority (${known.join(", ")})`,
+      priority,
+    );
+  }
+  return priority;
 }
 
 /**
@@ -53,7 +73,12 @@ function dispatch(batches: Batches, request: Request, route: Route, tenant: stri
  * const response = await handle(batches, request, options);
  */
 export async function handle(batches: Batches, request: Request, options: HttpOptions): Promise<Response> {
-  const route = routeOf(new URL(request.url));
+  let route: Route | undefined;
+  try {
+    route = routeOf(new URL(request.url));
+  } catch {
+    return openaiError(400, "The path has malformed percent-encoding.", { code: "invalid_url" });
+  }
   if (route === undefined)
     return openaiError(
       404,

@@ -19,11 +19,12 @@
  * A finished batch's keys expire after `resultTtlMs`; `retryFailed` keeps them again.
  *
  * Shared:
- * - `open` ZSET: batch id -> end of its completion window (ms), for batches in progress.
+ * - `open` ZSET: batch id -> end of its completion window (ms), for batches validating or in progress
+ *   (a validating one has nothing to claim; a sweep expires it if its creator stopped before starting it).
  * - `run` ZSET: `<id>|<index>|<token>` -> visibility deadline (ms): the claims. The token is the
  *   fence: a claim taken again, revoked or settled is no longer a member, so a stale write finds none.
  * - `fence` STRING: the last fencing token handed out (INCRBY).
- * - `turn` STRING: rotates the batch a claim starts with (INCR).
+ * - `turn` STRING: rotates the tenant (and within it the batch) a claim starts with (INCR).
  * - `all` ZSET and `tenant:<tenant>` ZSET: batch id -> creation time, for listing newest first.
  * - `file:<id>` HASH: `meta` (the file record as JSON); `lines:<id>` LIST: the file's lines. Both
  *   expire after `fileTtlMs`.
@@ -35,6 +36,7 @@ export interface BatchKeys {
   readonly attempts: (id: string) => string;
   readonly results: (id: string) => string;
   readonly all: string;
+  readonly open: string;
   readonly tenant: (tenant: string) => string;
   readonly file: (id: string) => string;
   readonly lines: (id: string) => string;
@@ -55,6 +57,7 @@ export function batchKeys(prefix: string): BatchKeys {
     attempts: (id) => `${p}a:${id}`,
     results: (id) => `${p}r:${id}`,
     all: `${p}all`,
+    open: `${p}open`,
     tenant: (tenant) => `${p}tenant:${tenant}`,
     file: (id) => `${p}file:${id}`,
     lines: (id) => `${p}lines:${id}`,

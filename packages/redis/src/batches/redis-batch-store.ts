@@ -102,6 +102,9 @@ export class RedisBatchStore implements BatchStore {
       })
       .zadd(this.#keys.all, batch.createdAt, batch.id)
       .zadd(this.#keys.tenant(batch.tenant), batch.createdAt, batch.id)
+      // open from the start, so that a sweep expires it at the end of its window if its creator
+      // stops before starting it (it has nothing to claim until then)
+      .zadd(this.#keys.open, batch.expiresAt, batch.id)
       .exec();
   }
 

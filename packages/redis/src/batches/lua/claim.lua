@@ -1,5 +1,6 @@
---[[ claim: hands up to `limit` due items to the caller, taking a share from each open batch in turn
-(the starting batch rotates), each with a fresh fencing token and a visibility deadline: the claim is
+--[[ claim: hands up to `limit` due items to the caller, taking a share from each tenant with an open
+batch in turn, and within a tenant from each of its batches in turn (the starting ones rotate), so that
+a tenant's share does not grow with its number of batches; each with a fresh fencing token and a visibility deadline: the claim is
 the member `<id>|<index>|<token>` of the `run` set, scored by its deadline. Claims whose deadline has
 passed (their instance stopped extending them) are first put back in their batch's queue.
 KEYS: none (built from the prefix, see keys.ts)
@@ -17,8 +18,18 @@ end
 local ids = redis.call("ZRANGE", P .. "open", 0, -1)
 local out = { -1 }
 if #ids == 0 then return out end
-local turn = redis.call("INCR", P .. "turn") % #ids
-local docs = {}
+local turn = redis.call("INCR", P .. "turn")
+local docs, tenants, byTenant = {}, {}, {}
+for _, id in ipairs(ids) do
+  docs[id] = redis.call("HGET", k("t", id), "doc") or "{}"
+  local ok, doc = pcall(cjson.decode, docs[id])
+  local tenant = ok and type(doc) == "table" and type(doc.tenant) == "string" and doc.tenant or ""
+  if byTenant[tenant] == nil then
+    byTenant[tenant] = {}
+    tenants[#tenants + 1] = tenant
+  end
+  byTenant[tenant][#byTenant[tenant] + 1] = id
+end
 local taken, active = 0, true
 
 -- Claims up to `count` due items of one batch; answers how many it took.
@@ -29,7 +40,6 @@ local function take(id, count)
   local last = redis.call("INCRBY", P .. "fence", #due)
   local made = redis.call("HMGET", k("m", id), unpack(due))
   local items = redis.call("HMGET", k("i", id), unpack(due))
-  docs[id] = docs[id] or redis.call("HGET", k("t", id), "doc") or "{}"
   local run = {}
   for j, index in ipairs(due) do
     local token = last - #due + j
@@ -46,12 +56,22 @@ local function take(id, count)
   return #due
 end
 
+-- Takes up to `want` items of one tenant, a share from each of its batches in turn.
+local function takeTenant(list, want)
+  local got, share = 0, math.max(1, math.floor(want / #list))
+  for b = 0, #list - 1 do
+    if got >= want then break end
+    got = got + take(list[((turn + b) % #list) + 1], math.min(share, want - got))
+  end
+  return got
+end
+
 while taken < limit and active do
   active = false
-  local share = math.max(1, math.floor((limit - taken) / #ids))
-  for j = 0, #ids - 1 do
+  local share = math.max(1, math.floor((limit - taken) / #tenants))
+  for j = 0, #tenants - 1 do
     if taken >= limit then break end
-    local got = take(ids[((turn + j) % #ids) + 1], math.min(share, limit - taken))
+    local got = takeTenant(byTenant[tenants[((turn + j) % #tenants) + 1]], math.min(share, limit - taken))
     if got > 0 then active = true end
     taken = taken + got
   end

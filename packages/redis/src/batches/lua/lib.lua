@@ -9,7 +9,9 @@ end
 
 local BATCH_KINDS = { "t", "i", "c", "a", "r", "f", "m", "rd" }
 
+-- A finished batch leaves the open set (it may be there since its creation) and its keys expire.
 local function expireBatch(id, ttl)
+  redis.call("ZREM", P .. "open", id)
   for _, kind in ipairs(BATCH_KINDS) do redis.call("PEXPIRE", k(kind, id), ttl) end
 end
 
