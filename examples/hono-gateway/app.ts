@@ -97,14 +97,22 @@ async function relay(c: Context<GatewayEnv>, config: ProxyConfig, signal: AbortS
 }
 
 /**
+ * Answers `GET /metrics` in Prometheus text format. `server.ts` builds it from prom-client on Node; a
+ * runtime without prom-client may leave it out and get `scheduler.metrics()` as JSON there instead.
+ */
+export type MetricsResponder = () => Promise<Response>;
+
+/**
  * The Hono app: generation routes wait in the scheduler, then go upstream; the answer streams back and
- * the slot is held until its last chunk has been sent. `/v1/models` passes through; `/health`, `/metrics`.
- * With `batches`, OpenAI's Files and Batches routes too.
+ * the slot is held until its last chunk has been sent. `/v1/models` passes through; `/health`, `/metrics`
+ * (Prometheus text with `metrics`, else JSON), `/metrics.json`, `/dashboard/`. With `batches`, OpenAI's
+ * Files and Batches routes too.
  */
 export function createApp(
   config: ProxyConfig,
   scheduler: Scheduler = createScheduler(),
   batches?: Batches,
+  metrics?: MetricsResponder,
 ): Hono<GatewayEnv> {
   for (const [key, entry] of config.keys) {
     if (!scheduler.options.priorityByName.has(entry.priority)) {
@@ -113,7 +121,7 @@ export function createApp(
   }
   const app = new Hono<GatewayEnv>();
   app.get("/health", (c) => c.json({ status: "ok" }));
-  app.get("/metrics", (c) => c.json(scheduler.metrics()));
+  app.get("/metrics", (c) => (metrics === undefined ? c.json(scheduler.metrics()) : metrics()));
   app.get("/metrics.json", (c) => c.json(scheduler.metrics())); // the same path as the Node examples
   const dashboard = createDashboard({ scheduler }); // read-only; see the dashboard's README for controls
   app.all("/dashboard/*", (c) => dashboard(c.req.raw));

@@ -2,9 +2,19 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type Batches, createBatches, openaiExecutor } from "@llm-scheduler/batches";
-import { createScheduler } from "@llm-scheduler/core";
-import { createApp, keyEntryOf } from "./app.js";
+import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import { collectMetrics } from "@llm-scheduler/prometheus";
+import { Registry } from "prom-client";
+import { createApp, keyEntryOf, type MetricsResponder } from "./app.js";
 import { configFrom, type ProxyConfig } from "./config.js";
+
+/** `GET /metrics` in Prometheus text format, from prom-client (which needs Node's modules). */
+function prometheus(scheduler: Scheduler): MetricsResponder {
+  const registry = new Registry();
+  collectMetrics(scheduler, { registry, tenantLabel: { top: 20 } });
+  return async () =>
+    new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });
+}
 
 /** The configuration and the app, or a one-line explanation and exit code 1 (no stack trace for a typo). */
 function startup(): {
@@ -23,7 +33,8 @@ function startup(): {
       tenant: async (request) =>
         (await keyEntryOf(config, scheduler, request.headers.get("authorization")))?.tenant,
     });
-    return { config, scheduler, app: createApp(config, scheduler, batches), batches };
+    const app = createApp(config, scheduler, batches, prometheus(scheduler));
+    return { config, scheduler, app, batches };
   } catch (error) {
     console.error(`hono-gateway: ${(error as Error).message}`);
     return process.exit(1);

@@ -1,9 +1,13 @@
 // One gateway instance: Express in front of an LLM server, scheduled through Redis so that every
 // instance sharing REDIS_URL and the key prefix obeys one global limit and one global order.
 import { createScheduler } from "@llm-scheduler/core";
+import { createDashboard } from "@llm-scheduler/dashboard";
+import { toNodeHandler } from "@llm-scheduler/dashboard/node";
 import { schedulerMiddleware } from "@llm-scheduler/express";
+import { collectMetrics } from "@llm-scheduler/prometheus";
 import { RedisStore } from "@llm-scheduler/redis";
 import express from "express";
+import { Registry } from "prom-client";
 
 const name = process.env.NAME ?? "gateway";
 const upstream = process.env.UPSTREAM_URL ?? "http://127.0.0.1:8000";
@@ -67,9 +71,18 @@ app.post("/v1/chat/completions", express.json(), async (req, res) => {
     .type("application/json")
     .send(await answer.text());
 });
-app.get("/metrics", (_req, res) => {
+// Counters and histograms count this instance's requests (Prometheus sums the instances); `running` and
+// `queued` are read from Redis, so they are global: `scope="global"` says so.
+const registry = new Registry();
+collectMetrics(scheduler, { registry, scope: "global" });
+app.get("/metrics", async (_req, res) => {
+  res.type(registry.contentType).send(await registry.metrics()); // Prometheus text format
+});
+app.get("/metrics.json", (_req, res) => {
   res.json(scheduler.metrics());
 });
+const dashboard = createDashboard({ scheduler });
+app.use(toNodeHandler(dashboard)); // a read-only live page at /dashboard
 app.get("/status", (_req, res) => {
   res.json({ store: store.status, ...seen });
 });
@@ -81,6 +94,7 @@ const server = app.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
 
 process.on("SIGTERM", async () => {
   server.close();
+  dashboard.close();
   await scheduler.close({ drain: true, timeoutMs: 5_000 });
   await store.close();
   process.exit(0);

@@ -70,6 +70,13 @@ async function storeStatus(gateway: string): Promise<StoreStatus> {
   return (await (await fetch(`${gateway}/status`)).json()) as StoreStatus;
 }
 
+/** A gateway's settled requests, summed from its `/metrics` (Prometheus text format). */
+async function countedByPrometheus(gateway: string): Promise<number> {
+  const text = await (await fetch(`${gateway}/metrics`)).text();
+  const counts = [...text.matchAll(/^llm_scheduler_requests_total\{[^}]*\} (\d+)$/gm)];
+  return counts.reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
 /** Says once, for both gateways, that Redis could not be reached; true when that happened. */
 function reportFallback(redisUrl: string, statuses: Record<string, StoreStatus>): boolean {
   const fell = Object.entries(statuses).filter(([, s]) => s.fallbacks > 0 || s.store !== "connected");
@@ -93,6 +100,7 @@ const upstream = await startUpstream({ port: 0, parallel: 16, ttftMs: 20, tokenM
 const env = { REDIS_URL: redis.url, UPSTREAM_URL: upstream.url };
 const [a, b] = await Promise.all([startGateway("A", env), startGateway("B", env)]);
 console.log(`Redis ${redis.url}, upstream ${upstream.url}, gateway A ${a.url}, gateway B ${b.url}`);
+console.log(`Live dashboards: ${a.url}/dashboard and ${b.url}/dashboard (queues and slots are global)`);
 
 try {
   const batch = Array.from({ length: BATCH }, () => complete(a.url, "batch", 40));
@@ -114,6 +122,11 @@ try {
     console.log(`  (each gateway allows ${GLOBAL_LIMIT}; together they never exceeded ${GLOBAL_LIMIT})`);
     console.log(`Batch at gateway A:       median queue wait ${median(batchWaits).toFixed(0)} ms`);
     console.log(`Interactive at gateway B: median queue wait ${median(chatWaits).toFixed(0)} ms`);
+    const counted = [await countedByPrometheus(a.url), await countedByPrometheus(b.url)];
+    console.log(
+      `Prometheus (GET /metrics): A counted ${counted[0]}, B counted ${counted[1]}, ` +
+        `sum ${counted[0]! + counted[1]!} requests`,
+    );
   }
   if (stats.maxInFlightSeen > GLOBAL_LIMIT) throw new Error("the global limit was exceeded");
   if (process.argv.includes("--keep")) {

@@ -91,6 +91,29 @@ describe("dashboard in a real browser", () => {
       expect.arrayContaining(["tasks", "time (s)", "batch running", "interactive limit"]),
     );
     expect(await page.locator("#priorities tbody tr").count()).toBe(2);
+    // rejections by reason, over time: tasks whose callers gave up while they were queued
+    const refusals = setInterval(() => {
+      for (let i = 0; i < 3; i++) {
+        scheduler.run(async () => {}, { priority: "batch", signal: AbortSignal.abort() }).catch(() => {});
+      }
+    }, 200);
+    try {
+      await page.waitForFunction(
+        () => document.querySelectorAll("#chart-rejections path").length >= 1,
+        undefined,
+        { timeout: 20_000 },
+      );
+    } finally {
+      clearInterval(refusals);
+    }
+    const rejections = await page.locator("#chart-rejections text").allTextContents();
+    expect(rejections).toEqual(expect.arrayContaining(["rejected / s", "time (s)"]));
+    expect(rejections.some((label) => /^ABORTED \(\d+ since start\)$/.test(label))).toBe(true);
+    // the busiest tenants, as lines over time, with axes, unit and legend
+    expect(await page.locator("#chart-tenants path").count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator("#chart-tenants text").allTextContents()).toEqual(
+      expect.arrayContaining(["tasks", "time (s)", "team-a running + queued"]),
+    );
     await page.screenshot({ path: new URL("read-only.png", SCREENSHOTS).pathname, fullPage: true });
     expect(problems).toEqual([]);
     await page.close();

@@ -132,6 +132,24 @@ describe.each(entries)("examples/%s", (entry) => {
     await client.chat.completions.create(body, { headers: { "x-priority": "batch" } });
     expect((await metricsOf(example.url)).priorities.batch?.started).toBe(before + 1);
   });
+
+  it("serves /metrics in Prometheus text format and mounts the live dashboard", async () => {
+    await chatThrough(example.url, "sk-test");
+    const response = await fetch(`${example.url}/metrics`);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    expect(text).toContain("# TYPE llm_scheduler_requests_total counter");
+    const completed = /^llm_scheduler_requests_total\{[^}]*outcome="completed"[^}]*\} (\d+)$/m.exec(text);
+    expect(Number(completed?.[1])).toBeGreaterThanOrEqual(2);
+    expect(text).toMatch(/^llm_scheduler_time_to_first_byte_seconds_count\{priority="interactive"\} [1-9]/m);
+    const page = await fetch(`${example.url}/dashboard`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<title>llm-scheduler dashboard</title>");
+    const snapshot = (await (await fetch(`${example.url}/dashboard/api/snapshot`)).json()) as {
+      maxConcurrency: number;
+    };
+    expect(snapshot.maxConcurrency).toBe(2);
+  });
 });
 
 describe.each(entries)("examples/%s, checked as a user would meet it", (entry) => {

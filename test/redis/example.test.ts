@@ -41,6 +41,10 @@ describe("examples/multi-instance", () => {
     const wait = (who: string) =>
       Number(new RegExp(`${who} at gateway .: +median queue wait (\\d+) ms`).exec(output)?.[1]);
     expect(wait("Interactive")).toBeLessThan(wait("Batch"));
+    // each gateway's /metrics is Prometheus text counting its own requests; Prometheus sums them
+    const counted = /A counted (\d+), B counted (\d+), sum (\d+) requests/.exec(output);
+    expect(counted?.slice(1).map(Number)).toEqual([40, 12, 52]);
+    expect(output).toMatch(/Live dashboards: http:\S+\/dashboard and http:\S+\/dashboard/);
     expect(output).not.toMatch(/local mode|unreachable/);
   });
 

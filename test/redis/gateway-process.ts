@@ -1,7 +1,7 @@
 /**
  * One gateway process for the multi-process test: a scheduler on a RedisStore in front of an upstream.
  * `GET /run?id=…&priority=…&tenant=…` runs one upstream call through the scheduler and answers with the
- * upstream's status, or with the scheduler's rejection; `GET /metrics` answers `scheduler.metrics()`,
+ * upstream's status, or with the scheduler's rejection; `GET /metrics.json` answers `scheduler.metrics()`,
  * whether the scheduler is idle and the store's status. Prints `READY <port>` once it listens.
  * Settings come from the environment: REDIS_URL, PREFIX, UPSTREAM_URL, LEASE_MS, MAX_CONCURRENCY.
  */
@@ -33,7 +33,7 @@ const upstream = env("UPSTREAM_URL");
 
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? "/", "http://gateway");
-  if (url.pathname === "/metrics") {
+  if (url.pathname === "/metrics.json") {
     let idle = false;
     void scheduler.onIdle().then(() => {
       idle = true; // at once (before setImmediate) when nothing waits and nothing runs

@@ -120,7 +120,7 @@ describe("three gateway processes, one Redis", () => {
     expect(overAt - stoppedAt).toBeGreaterThan(LEASE_MS / 2); // not before the leases lapsed
     expect(backAt - resumedAt).toBeLessThan(1_000);
     expect(await Promise.all(stalled)).toEqual([503, 503, 503, 503]); // STORE_UNAVAILABLE
-    const metrics = (await (await fetch(`${g0.url}/metrics`)).json()) as {
+    const metrics = (await (await fetch(`${g0.url}/metrics.json`)).json()) as {
       idle: boolean;
       failed: number;
       tenants: unknown[];

@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 async function storeStatus(gateway: Gateway): Promise<string> {
-  const metrics = (await (await fetch(`${gateway.url}/metrics`)).json()) as { store: string };
+  const metrics = (await (await fetch(`${gateway.url}/metrics.json`)).json()) as { store: string };
   return metrics.store;
 }
 

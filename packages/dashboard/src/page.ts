@@ -52,12 +52,13 @@ export function pageHtml(path: string): string {
     <h2>Priorities <small>wait in ms, starts in the window</small></h2>
     <table id="priorities"><thead><tr><th>priority</th><th>running</th><th>queued</th><th>limit</th><th>weight</th><th>reserved</th><th>wait p50 / p95 / p99</th></tr></thead><tbody></tbody></table>
   </section>
-  <section>
-    <h2>Rejections by reason <small>tasks that never started, since start</small></h2>
-    <svg id="chart-rejections" class="chart bars" role="img" aria-label="Rejections by reason"></svg>
+  <section class="wide">
+    <h2>Rejections by reason <small>tasks refused per second, last 2 minutes; totals in the legend</small></h2>
+    <svg id="chart-rejections" class="chart" role="img" aria-label="Rejections per second by reason over time"></svg>
   </section>
-  <section>
-    <h2>Busiest tenants <small>queued + running now</small></h2>
+  <section class="wide">
+    <h2>Busiest tenants <small>running + queued tasks, last 2 minutes; the table is now</small></h2>
+    <svg id="chart-tenants" class="chart" role="img" aria-label="Running plus queued tasks of the busiest tenants over time"></svg>
     <table id="tenants"><thead><tr><th>tenant</th><th>priority</th><th>running</th><th>queued</th></tr></thead><tbody></tbody></table>
   </section>
   <section id="batches-section" class="full" hidden>

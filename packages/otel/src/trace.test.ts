@@ -238,3 +238,23 @@ describe("traceScheduler with a tracer that throws", () => {
     expect(scheduler.metrics().completed).toBe(2);
   });
 });
+
+describe("traceScheduler with no SDK installed", () => {
+  it("adds no scheduler listener (so no event is built and no first byte measured) until a span records", async () => {
+    const scheduler = createScheduler({ maxConcurrency: 1 });
+    const untraced = traceScheduler(scheduler, { tracer: trace.getTracer("no-sdk") }); // no provider: no-op
+    await expect(untraced.run(() => "served")).resolves.toBe("served");
+    const quiet = untraced.tryAcquire()!;
+    expect(quiet.wantsFirstByte).toBe(false);
+    quiet.release();
+    const traced = traceScheduler(scheduler, { tracer }); // an SDK's tracer: its first span attaches them
+    const heard = traced.tryAcquire()!;
+    expect(heard.wantsFirstByte).toBe(true);
+    heard.release();
+    expect(spans("llm_scheduler.request")).toHaveLength(1);
+    traced.stop();
+    const after = scheduler.tryAcquire()!;
+    expect(after.wantsFirstByte).toBe(false);
+    after.release();
+  });
+});

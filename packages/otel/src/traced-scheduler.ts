@@ -46,7 +46,9 @@ export class TracedScheduler {
   /** Permits' traces, whose endings come as events. */
   readonly #permits = new WeakMap<Permit, RequestTrace>();
   readonly #permitIds = new Set<RequestTrace>();
-  readonly #stops: Array<() => void>;
+  /** The scheduler listeners, attached with the first span that records (never without an SDK). */
+  #stops: Array<() => void> | null = null;
+  #stopped = false;
   /** The same scheduler with `run`, `acquire` and `tryAcquire` traced, for the adapters. */
   readonly scheduler: Scheduler;
 
@@ -54,6 +56,16 @@ export class TracedScheduler {
     this.#scheduler = scheduler;
     this.#options = resolveTraceOptions(options);
     this.scheduler = facadeOf(scheduler, this);
+  }
+
+  /**
+   * Listens for retries, first bytes and permits' endings. Deferred to the first recording span, so
+   * that with no SDK installed (or everything sampled out) the scheduler has no listener to build
+   * events for, and the adapters measure no first byte.
+   */
+  #listen(): void {
+    if (this.#stops !== null || this.#stopped) return;
+    const scheduler = this.#scheduler;
     this.#stops = [
       scheduler.on("queued", (event) => {
         if (event.retry) this.#open.first(event.id)?.retried();
@@ -147,11 +159,20 @@ export class TracedScheduler {
 
   /** Stops tracing: removes the scheduler listeners (open spans end when their requests do). */
   stop(): void {
-    for (const stop of this.#stops) stop();
+    this.#stopped = true;
+    for (const stop of this.#stops ?? []) stop();
+    this.#stops = null;
   }
 
   #start(options: TaskOptions, parent: Context): RequestTrace | undefined {
-    return RequestTrace.start(this.#options, this.#scheduler.options.defaultPriority, options ?? {}, parent);
+    const trace = RequestTrace.start(
+      this.#options,
+      this.#scheduler.options.defaultPriority,
+      options ?? {},
+      parent,
+    );
+    if (trace !== undefined) this.#listen();
+    return trace;
   }
 
   #granted(permit: Permit, trace: RequestTrace): Permit {

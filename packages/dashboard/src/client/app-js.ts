@@ -5,6 +5,7 @@
  */
 export const APP_JS = `
 const HISTORY_SEC = 120;
+const TENANT_LINES = 6;
 const base = document.body.dataset.base || "";
 const history = [];
 let latest = null;
@@ -75,8 +76,51 @@ function renderCharts() {
     { label: "p95", dash: "6 3", value: (p) => p.waitMs.p95 },
     { label: "p99", dash: "2 3", value: (p) => p.waitMs.p99 },
   ]), { windowSec: HISTORY_SEC, yUnit: "wait (ms)" });
-  const rejections = Object.entries(latest.rejected).map(([label, value]) => ({ label, value }));
-  barChart($("chart-rejections"), rejections, { unit: "tasks", legend: "rejected tasks by code", empty: "none yet" });
+  lineChart($("chart-rejections"), rejectionSeries(), { windowSec: HISTORY_SEC, yUnit: "rejected / s", empty: "no rejections yet" });
+  lineChart($("chart-tenants"), tenantSeries(), { windowSec: HISTORY_SEC, yUnit: "tasks", empty: "no tenants yet" });
+}
+
+/** One line per rejection code: how many per second between snapshots; the legend has the totals. */
+function rejectionSeries() {
+  const now = latest.at;
+  return Object.keys(latest.rejected).map((code, i) => ({
+    label: code + " (" + latest.rejected[code] + " since start)",
+    color: PALETTE[(i + 1) % PALETTE.length],
+    dash: "",
+    points: history.flatMap((h, k) => {
+      const before = history[k - 1];
+      const ago = (now - h.at) / 1000;
+      const seconds = before === undefined ? 0 : (h.at - before.at) / 1000;
+      if (!(seconds > 0) || ago > HISTORY_SEC) return [];
+      const added = (h.rejected[code] || 0) - (before.rejected[code] || 0);
+      return [[ago, Math.max(0, added) / seconds]];
+    }),
+  }));
+}
+
+function loadOf(s, tenant) {
+  return s.tenants.reduce((total, t) => (t.tenant === tenant ? total + t.running + t.queued : total), 0);
+}
+
+function shortLabel(text) {
+  return text.length > 24 ? text.slice(0, 23) + "…" : text;
+}
+
+/** The busiest tenants now (running + queued, over all priorities), each as a line over time. */
+function tenantSeries() {
+  const totals = new Map();
+  for (const t of latest.tenants) totals.set(t.tenant, (totals.get(t.tenant) || 0) + t.running + t.queued);
+  const top = [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, TENANT_LINES).map((entry) => entry[0]);
+  const now = latest.at;
+  return top.map((tenant, i) => ({
+    label: shortLabel(tenant) + " running + queued",
+    color: PALETTE[i % PALETTE.length],
+    dash: "",
+    points: history.flatMap((h) => {
+      const ago = (now - h.at) / 1000;
+      return ago > HISTORY_SEC ? [] : [[ago, loadOf(h, tenant)]];
+    }),
+  }));
 }
 
 function renderTables(s) {

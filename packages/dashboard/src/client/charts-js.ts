@@ -1,5 +1,5 @@
 /**
- * The page's chart code, served as part of `app.js`: line and bar charts drawn as inline SVG with axes,
+ * The page's chart code, served as part of `app.js`: line charts drawn as inline SVG with axes,
  * units and a legend. Every label is set with `textContent`, never parsed as markup.
  */
 export const CHARTS_JS = `"use strict";
@@ -66,39 +66,14 @@ function lineChart(svg, series, options) {
   svg.appendChild(svgEl("line", { x1: left, x2: left + plotW, y1: top + plotH, y2: top + plotH, class: "axis" }));
   svg.appendChild(svgEl("text", { x: 12, y: top + plotH / 2, class: "unit", transform: "rotate(-90 12 " + (top + plotH / 2) + ")", "text-anchor": "middle" }, options.yUnit));
   svg.appendChild(svgEl("text", { x: left + plotW, y: top + plotH + 30, class: "unit", "text-anchor": "end" }, "time (s)"));
+  if (series.length === 0 && options.empty !== undefined) {
+    svg.appendChild(svgEl("text", { x: left + 8, y: top + 16, class: "tick" }, options.empty));
+  }
   for (const s of series) {
     if (s.points.length === 0) continue;
     const d = s.points.map((p, i) => (i === 0 ? "M" : "L") + x(p[0]).toFixed(1) + " " + y(p[1]).toFixed(1)).join(" ");
     svg.appendChild(svgEl("path", { d: d, fill: "none", stroke: s.color, "stroke-width": 2, "stroke-dasharray": s.dash || "" }));
   }
   drawLegend(svg, series, left, top + plotH + 50, plotW);
-}
-
-/** entries: [{ label, value }] drawn as horizontal bars */
-function barChart(svg, entries, options) {
-  clear(svg);
-  const width = 640, left = 150, right = 60, row = 22, top = 8;
-  const rows = Math.max(entries.length, 1);
-  const height = top + rows * row + 44;
-  svg.setAttribute("viewBox", "0 0 " + width + " " + height);
-  const plotW = width - left - right;
-  const max = niceMax(Math.max(4, ...entries.map((e) => e.value)));
-  const baseY = top + rows * row;
-  if (entries.length === 0) {
-    svg.appendChild(svgEl("text", { x: left, y: top + 15, class: "tick" }, options.empty));
-  }
-  entries.forEach((entry, i) => {
-    const yTop = top + i * row;
-    svg.appendChild(svgEl("text", { x: left - 6, y: yTop + 15, class: "tick", "text-anchor": "end" }, entry.label));
-    svg.appendChild(svgEl("rect", { x: left, y: yTop + 3, width: Math.max(1, (plotW * entry.value) / max), height: row - 6, fill: PALETTE[i % PALETTE.length] }));
-    svg.appendChild(svgEl("text", { x: left + (plotW * entry.value) / max + 4, y: yTop + 15, class: "tick" }, formatNumber(entry.value)));
-  });
-  svg.appendChild(svgEl("line", { x1: left, x2: left + plotW, y1: baseY, y2: baseY, class: "axis" }));
-  for (let i = 0; i <= 4; i++) {
-    const v = (max * i) / 4;
-    svg.appendChild(svgEl("text", { x: left + (plotW * i) / 4, y: baseY + 14, class: "tick", "text-anchor": "middle" }, formatNumber(v)));
-  }
-  svg.appendChild(svgEl("text", { x: left + plotW, y: baseY + 30, class: "unit", "text-anchor": "end" }, options.unit));
-  drawLegend(svg, [{ label: options.legend, color: PALETTE[0] }], left, baseY + 30, plotW / 2);
 }
 `;
