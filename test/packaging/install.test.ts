@@ -65,10 +65,14 @@ describe("which packages are published", () => {
     expect(published.map((pkg) => pkg.manifest.name)).toEqual(
       expect.arrayContaining([
         "@llm-scheduler/adapter-kit",
+        "@llm-scheduler/batches",
         "@llm-scheduler/core",
+        "@llm-scheduler/dashboard",
         "@llm-scheduler/express",
         "@llm-scheduler/hono",
         "@llm-scheduler/koa",
+        "@llm-scheduler/otel",
+        "@llm-scheduler/prometheus",
         "@llm-scheduler/redis",
       ]),
     );
@@ -83,6 +87,10 @@ describe("which packages are published", () => {
 });
 
 describe("packed manifests", () => {
+  it("state the Node versions they support, as the READMEs do (Node 20+)", () => {
+    for (const [name, manifest] of manifests) expect(manifest.engines?.node, name).toBe(">=20");
+  });
+
   it("carry real versions where the workspace says workspace:", () => {
     for (const [name, manifest] of manifests) {
       expect(JSON.stringify(manifest), name).not.toContain("workspace:");
