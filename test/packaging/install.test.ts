@@ -174,7 +174,7 @@ describe("installed with npm in a fresh project", { timeout: 180_000 }, () => {
     expect(await typeErrors(consumer.dir)).toEqual([]);
   });
 
-  it("runs the TypeScript file and the .mjs file with Bun", async () => {
+  it("loads every entry point, and runs the TypeScript file and the .mjs file, with Bun", async () => {
     const typed = await sh(BUN, ["typed.ts"], { cwd: consumer.dir });
     expect(lastJsonLine(typed)).toEqual({
       core: 42,
@@ -184,6 +184,14 @@ describe("installed with npm in a fresh project", { timeout: 180_000 }, () => {
       stateKey: "typed:state",
       redisOptions: "INVALID_OPTION",
     });
+    const names = published.flatMap(specifiers);
+    const script = `const out = {}; for (const name of ${JSON.stringify(names)}) out[name] = Object.keys(await import(name)).length; console.log(JSON.stringify(out));`;
+    const loaded = lastJsonLine(await sh(BUN, ["--eval", script], { cwd: consumer.dir })) as Record<
+      string,
+      number
+    >;
+    expect(Object.keys(loaded).sort(), "every entry point loads on Bun").toEqual([...names].sort());
+    for (const [name, count] of Object.entries(loaded)) expect(count, name).toBeGreaterThan(0);
     const smoke = await sh(BUN, ["smoke.mjs"], { cwd: consumer.dir, env: { REDIS_URL: redis.url } });
     expect(lastJsonLine(smoke)).toMatchObject({
       core: 42,
