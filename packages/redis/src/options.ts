@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { Redis } from "ioredis";
 
 /** An ioredis client, with either reply mapping; the store only runs scripts and pub/sub on it. */
@@ -135,15 +135,8 @@ const KNOWN = [
   "onStatusChange",
 ];
 
-function integerIn(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(field, `an integer from ${min} to ${max}`, value);
-  }
-  return value;
-}
-
 function callback<A extends unknown[]>(field: string, value: unknown): ((...args: A) => void) | undefined {
-  if (value !== undefined && typeof value !== "function") throw invalid(field, "a function", value);
+  if (value !== undefined && typeof value !== "function") throw invalidOption(field, "a function", value);
   return value as ((...args: A) => void) | undefined;
 }
 
@@ -173,7 +166,8 @@ function guarded(
 }
 
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
-  if (!allowed.includes(value as T)) throw invalid(field, allowed.map((a) => `"${a}"`).join(" or "), value);
+  if (!allowed.includes(value as T))
+    throw invalidOption(field, allowed.map((a) => `"${a}"`).join(" or "), value);
   return value as T;
 }
 
@@ -195,15 +189,15 @@ function isClient(value: unknown): value is RedisClient {
 /** Either `url` (a redis:// URL) or `client` (an ioredis client), never both; no password shown. */
 function checkConnection(given: RedisStoreOptions): void {
   if (given.url !== undefined && given.client !== undefined) {
-    throw invalid("url", "left out when `client` is given", redacted(given.url));
+    throw invalidOption("url", "left out when `client` is given", redacted(given.url));
   }
   if (given.url !== undefined && (typeof given.url !== "string" || !/^rediss?:\/\//.test(given.url))) {
-    throw invalid("url", "a redis:// or rediss:// URL", redacted(given.url));
+    throw invalidOption("url", "a redis:// or rediss:// URL", redacted(given.url));
   }
   if (given.client !== undefined && !isClient(given.client)) {
     // An object is not shown: another client's options may hold a password.
     const shown = typeof given.client === "object" && given.client !== null ? {} : given.client;
-    throw invalid("client", "an ioredis client", shown);
+    throw invalidOption("client", "an ioredis client", shown);
   }
 }
 
@@ -216,7 +210,7 @@ function checkConnection(given: RedisStoreOptions): void {
  */
 export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRedisOptions {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw invalid("options", "an object", options);
+    throw invalidOption("options", "an object", options);
   }
   rejectUnknownKeys("", options, KNOWN);
   const given = Object.fromEntries(
@@ -225,15 +219,15 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRe
   checkConnection(given);
   const prefix = given.prefix ?? "llm:";
   if (typeof prefix !== "string" || prefix.length === 0 || prefix.length > 128) {
-    throw invalid("prefix", "a non-empty string of at most 128 characters", prefix);
+    throw invalidOption("prefix", "a non-empty string of at most 128 characters", prefix);
   }
   const onStoreError = oneOf("onStoreError", given.onStoreError ?? "fail-closed", ["fail-closed", "local"]);
   if (onStoreError === "local" && given.expectedInstances === undefined) {
-    throw invalid("expectedInstances", 'a positive integer when `onStoreError` is "local"', undefined);
+    throw invalidOption("expectedInstances", 'a positive integer when `onStoreError` is "local"', undefined);
   }
   const instanceId = given.instanceId ?? randomBytes(8).toString("hex");
   if (typeof instanceId !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) {
-    throw invalid("instanceId", "1 to 64 letters, digits, `-` or `_`", instanceId);
+    throw invalidOption("instanceId", "1 to 64 letters, digits, `-` or `_`", instanceId);
   }
   const onError = quiet(callback<[unknown]>("onError", given.onError));
   const onStatusChange = callback<[RedisStoreStatus, RedisStoreStatus]>(

@@ -4,7 +4,7 @@ import {
   bound,
   definedOnly,
   duration,
-  invalidOption as invalid,
+  integerIn,
   plainObject,
   positiveNumber,
   rejectUnknownKeys,
@@ -89,13 +89,6 @@ export interface ResolvedLlmOptions {
   readonly maxQueueSize: number;
   /** `undefined` for no run timeout. */
   readonly runTimeoutMs: number | undefined;
-}
-
-function integerIn(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(field, `an integer from ${min} to ${max}`, value);
-  }
-  return value;
 }
 
 /**
