@@ -6,10 +6,12 @@
  *   options (`lowerOnlyPriority`, `isRetryRequest`, `givenRequestId`, `requestIdOf`, `serverTiming`);
  * - stores: the `Store` seam, the in-memory default (`MemoryStore`) and the heap the core orders its
  *   deadlines with;
+ * - exporters (metrics, traces): `failedOutcome`, one label for how a started task ended;
  * - both: the one validation message shape (`invalidOption`, `integerIn`, `rejectUnknownKeys`, `nearest`).
  */
 export { type HeapItem, IndexedHeap } from "./heap.js";
 export { MemoryStore } from "./memory/memory-store.js";
+export { failedOutcome } from "./outcome.js";
 export {
   givenRequestId,
   HeaderNames,
