@@ -71,7 +71,15 @@ app.post("/v1/chat/completions", express.json(), async (req, res) => {
   } catch (error) {
     // End the response in every case: that is what frees the slot at once (else it waits for the grace).
     if (signal.aborted || res.headersSent) res.end();
-    else res.status(502).json({ error: { message: "The upstream is unreachable", type: "upstream_error" } });
+    else
+      res.status(502).json({
+        error: {
+          message: "The upstream is unreachable",
+          type: "upstream_error",
+          code: "upstream_unreachable",
+          param: null,
+        },
+      });
     if (!signal.aborted)
       console.error(`[${name}] upstream: ${error instanceof Error ? error.message : error}`);
   }

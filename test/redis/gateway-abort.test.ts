@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { useRedisServer, waitFor } from "./helpers.js";
+import { freePort } from "./redis-server.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const redis = useRedisServer();
@@ -92,5 +93,39 @@ describe("examples/multi-instance/gateway.ts", () => {
     await secondAnswer;
     expect(upstream.closed).toBeGreaterThanOrEqual(1);
     expect(upstream.arrived).toBe(2);
+  }, 60_000);
+
+  it("answers 502 with an OpenAI-style JSON error when the upstream is down, and frees the slot", async () => {
+    const { child, port } = await startGateway({
+      NAME: "down",
+      UPSTREAM_URL: `http://127.0.0.1:${await freePort()}`, // nothing listens there
+      REDIS_URL: redis.server.url,
+      MAX_CONCURRENCY: "2",
+    });
+    cleanup.push(async () => {
+      child.kill("SIGKILL");
+      await once(child, "exit");
+    });
+    for (let i = 0; i < 3; i++) {
+      const answer = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [] }),
+      });
+      expect(answer.status).toBe(502);
+      expect(await answer.json()).toEqual({
+        error: {
+          message: "The upstream is unreachable",
+          type: "upstream_error",
+          code: "upstream_unreachable",
+          param: null,
+        },
+      });
+    }
+    const running = async () =>
+      ((await (await fetch(`http://127.0.0.1:${port}/metrics`)).json()) as { running: number }).running;
+    // The release goes through Redis, so it may trail the answer by a moment: far less than the 5 s grace.
+    await waitFor(async () => (await running()) === 0, 1_000, "every slot back");
+    expect(await running()).toBe(0);
   }, 60_000);
 });
