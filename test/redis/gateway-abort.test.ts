@@ -31,9 +31,10 @@ async function silentUpstream(): Promise<{ server: Server; url: string; arrived:
 
 /** Starts examples/multi-instance/gateway.ts; resolves with the child and the port it prints. */
 async function startGateway(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  // One process (no tsx wrapper that would outlive a SIGKILL and keep the gateway running).
   const child = spawn(
-    `${ROOT}node_modules/.bin/tsx`,
-    ["--conditions=source", "examples/multi-instance/gateway.ts"],
+    process.execPath,
+    ["--conditions=source", "--import", "tsx", "examples/multi-instance/gateway.ts"],
     {
       cwd: ROOT,
       env: { ...process.env, ...env },
