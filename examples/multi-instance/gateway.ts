@@ -60,16 +60,33 @@ const app = express();
 // A client may lower its priority with `x-priority: batch`; everything else is interactive.
 app.use("/v1/chat/completions", schedulerMiddleware({ scheduler }));
 app.post("/v1/chat/completions", express.json(), async (req, res) => {
-  const answer = await fetch(`${upstream}/v1/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(req.body),
-    signal: req.llmScheduler!.signal,
-  });
-  res
-    .status(answer.status)
-    .type("application/json")
-    .send(await answer.text());
+  const { signal } = req.llmScheduler!; // aborts when the client leaves: the upstream call ends with it
+  try {
+    const answer = await fetch(`${upstream}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(req.body),
+      signal,
+    });
+    res
+      .status(answer.status)
+      .type("application/json")
+      .send(await answer.text());
+  } catch (error) {
+    // End the response in every case: that is what frees the slot at once (else it waits for the grace).
+    if (signal.aborted || res.headersSent) res.end();
+    else
+      res.status(502).json({
+        error: {
+          message: "The upstream is unreachable",
+          type: "upstream_error",
+          code: "upstream_unreachable",
+          param: null,
+        },
+      });
+    if (!signal.aborted)
+      console.error(`[${name}] upstream: ${error instanceof Error ? error.message : error}`);
+  }
 });
 // Counters and histograms count this instance's requests (Prometheus sums the instances); `running` and
 // `queued` are read from Redis, so they are global: `scope="global"` says so.

@@ -65,10 +65,14 @@ describe("which packages are published", () => {
     expect(published.map((pkg) => pkg.manifest.name)).toEqual(
       expect.arrayContaining([
         "@llm-scheduler/adapter-kit",
+        "@llm-scheduler/batches",
         "@llm-scheduler/core",
+        "@llm-scheduler/dashboard",
         "@llm-scheduler/express",
         "@llm-scheduler/hono",
         "@llm-scheduler/koa",
+        "@llm-scheduler/otel",
+        "@llm-scheduler/prometheus",
         "@llm-scheduler/redis",
       ]),
     );
@@ -83,6 +87,10 @@ describe("which packages are published", () => {
 });
 
 describe("packed manifests", () => {
+  it("state the Node versions they support, as the READMEs do (Node 20+)", () => {
+    for (const [name, manifest] of manifests) expect(manifest.engines?.node, name).toBe(">=20");
+  });
+
   it("carry real versions where the workspace says workspace:", () => {
     for (const [name, manifest] of manifests) {
       expect(JSON.stringify(manifest), name).not.toContain("workspace:");
@@ -166,7 +174,7 @@ describe("installed with npm in a fresh project", { timeout: 180_000 }, () => {
     expect(await typeErrors(consumer.dir)).toEqual([]);
   });
 
-  it("runs the TypeScript file and the .mjs file with Bun", async () => {
+  it("loads every entry point, and runs the TypeScript file and the .mjs file, with Bun", async () => {
     const typed = await sh(BUN, ["typed.ts"], { cwd: consumer.dir });
     expect(lastJsonLine(typed)).toEqual({
       core: 42,
@@ -176,6 +184,14 @@ describe("installed with npm in a fresh project", { timeout: 180_000 }, () => {
       stateKey: "typed:state",
       redisOptions: "INVALID_OPTION",
     });
+    const names = published.flatMap(specifiers);
+    const script = `const out = {}; for (const name of ${JSON.stringify(names)}) out[name] = Object.keys(await import(name)).length; console.log(JSON.stringify(out));`;
+    const loaded = lastJsonLine(await sh(BUN, ["--eval", script], { cwd: consumer.dir })) as Record<
+      string,
+      number
+    >;
+    expect(Object.keys(loaded).sort(), "every entry point loads on Bun").toEqual([...names].sort());
+    for (const [name, count] of Object.entries(loaded)) expect(count, name).toBeGreaterThan(0);
     const smoke = await sh(BUN, ["smoke.mjs"], { cwd: consumer.dir, env: { REDIS_URL: redis.url } });
     expect(lastJsonLine(smoke)).toMatchObject({
       core: 42,

@@ -14,6 +14,7 @@ export interface Manifest {
   readonly name: string;
   readonly version: string;
   readonly private?: boolean;
+  readonly engines?: Readonly<Record<string, string>>;
   readonly exports?: Readonly<Record<string, unknown>>;
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly devDependencies?: Readonly<Record<string, string>>;

@@ -1,5 +1,5 @@
 import { type Clock, isSchedulerError, type Scheduler } from "@llm-scheduler/core";
-import { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
+import { backoffMs, headerOf, isRetryableStatus, retryAfterMs } from "./retry.js";
 import type { Claim, Outcome } from "./store.js";
 import type { Attempt, Execute, ExecuteResult, ItemError, ItemResult } from "./types.js";
 
@@ -110,10 +110,4 @@ function next(
     return { kind: "retry", dueAt: deps.clock.now() + delay, attempt: failure.attempt };
   }
   return { kind: "final", response, error: failure.error, attempt: failure.attempt };
-}
-
-function headerOf(headers: Readonly<Record<string, string>> | undefined, name: string): string | undefined {
-  if (headers === undefined) return undefined;
-  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) return headers[key];
-  return undefined;
 }

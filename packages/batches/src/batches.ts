@@ -1,4 +1,4 @@
-import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { type BatchStatusCounts, countByStatus } from "./counts.js";
 import {
   type CreateBatchOptions,
@@ -12,12 +12,7 @@ import { BatchEmitter, type BatchEvents } from "./events.js";
 import { copyFileItems } from "./from-file.js";
 import { handle } from "./http/handler.js";
 import { newId } from "./ids.js";
-import {
-  type BatchesOptions,
-  integerIn,
-  type ResolvedBatchesOptions,
-  resolveBatchesOptions,
-} from "./options.js";
+import { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 import { Runner } from "./runner.js";
 import type { BatchStore } from "./store.js";
 import { BATCH_STATUSES, type Batch, type ItemError, type ItemResult, type ListOptions } from "./types.js";
@@ -64,7 +59,7 @@ export class Batches {
     const resolved = resolveCreate(rest, this.#options.retry);
     this.#checkPriority(resolved.priority);
     if (!Array.isArray(items) || items.length === 0 || items.length > MAX_ITEMS) {
-      throw invalid(
+      throw invalidOption(
         "items",
         `an array of 1 to ${MAX_ITEMS} items`,
         Array.isArray(items) ? items.length : items,
@@ -89,7 +84,7 @@ export class Batches {
   async createFromFile(fileId: string, options: Omit<CreateBatchOptions, "items">): Promise<Batch> {
     this.#open();
     if (typeof fileId !== "string" || fileId.length === 0 || fileId.length > 256) {
-      throw invalid("fileId", "a file id (a non-empty string)", fileId);
+      throw invalidOption("fileId", "a file id (a non-empty string)", fileId);
     }
     const resolved = resolveCreate(options, this.#options.retry);
     this.#checkPriority(resolved.priority);
@@ -152,7 +147,7 @@ export class Batches {
   #checkPriority(priority: string): void {
     const known = this.#options.scheduler.options.priorities.map((p) => p.name);
     if (!known.includes(priority))
-      throw invalid("priority", `a configured priority (${known.join(", ")})`, priority);
+      throw invalidOption("priority", `a configured priority (${known.join(", ")})`, priority);
   }
 
   /**
@@ -222,11 +217,11 @@ export class Batches {
    * const page = await batches.list({ tenant: "eval-team", status: "in_progress", limit: 10 });
    */
   list(options: ListOptions = {}): Promise<Batch[]> {
-    if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
+    if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
     rejectUnknownKeys("", options, ["tenant", "status", "after", "limit"]);
     const limit = integerIn("limit", options.limit, 1, 100, 20);
     if (options.status !== undefined && !BATCH_STATUSES.includes(options.status)) {
-      throw invalid("status", BATCH_STATUSES.join(", "), options.status);
+      throw invalidOption("status", BATCH_STATUSES.join(", "), options.status);
     }
     return this.store.listBatches({ ...options, limit });
   }

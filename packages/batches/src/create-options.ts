@@ -1,6 +1,5 @@
 import { ErrorCode, SchedulerError } from "@llm-scheduler/core";
-import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import { integerIn } from "./options.js";
+import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { retryOf } from "./retry-policy.js";
 import type { BatchItem, BatchItemInput, RetryPolicy } from "./types.js";
 
@@ -46,20 +45,20 @@ const METHODS = ["POST", "GET", "PUT", "PATCH", "DELETE"];
 function text(field: string, value: unknown, max: number, fallback?: string): string {
   if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value !== "string" || value.length === 0 || value.length > max) {
-    throw invalid(field, `a non-empty string of at most ${max} characters`, value);
+    throw invalidOption(field, `a non-empty string of at most ${max} characters`, value);
   }
   return value;
 }
 
 function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== "object" || Array.isArray(value)) throw invalid("metadata", "an object", value);
+  if (typeof value !== "object" || Array.isArray(value)) throw invalidOption("metadata", "an object", value);
   const entries = Object.entries(value);
-  if (entries.length > 16) throw invalid("metadata", "an object of at most 16 keys", entries.length);
+  if (entries.length > 16) throw invalidOption("metadata", "an object of at most 16 keys", entries.length);
   for (const [key, entry] of entries) {
     text("metadata key", key, 64);
     if (typeof entry !== "string" || entry.length > 512) {
-      throw invalid(`metadata.${key}`, "a string of at most 512 characters", entry);
+      throw invalidOption(`metadata.${key}`, "a string of at most 512 characters", entry);
     }
   }
   return { ...(value as Record<string, string>) };
@@ -75,7 +74,7 @@ export function resolveCreate(
   options: Omit<CreateBatchOptions, "items">,
   defaults?: RetryPolicy,
 ): ResolvedCreate {
-  if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
+  if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
   rejectUnknownKeys("", options, KNOWN);
   return {
     tenant: text("tenant", options.tenant, 256, "default"),
@@ -110,7 +109,7 @@ export function checkItem(
   placeOf: (index: number) => string = (first) => `items[${first}]`,
 ): BatchItem {
   if (value === null || typeof value !== "object" || Array.isArray(value))
-    throw invalid(where, "an object", value);
+    throw invalidOption(where, "an object", value);
   rejectUnknownKeys(where, value, ITEM_KEYS);
   const customId = text(`${where}.customId`, value.customId, 512);
   const first = seen.get(customId);
@@ -122,11 +121,11 @@ export function checkItem(
   }
   seen.set(customId, index);
   const method = text(`${where}.method`, value.method, 8, "POST").toUpperCase();
-  if (!METHODS.includes(method)) throw invalid(`${where}.method`, METHODS.join(", "), value.method);
+  if (!METHODS.includes(method)) throw invalidOption(`${where}.method`, METHODS.join(", "), value.method);
   const url = text(`${where}.url`, value.url, 2048);
-  if (!url.startsWith("/")) throw invalid(`${where}.url`, "a path starting with `/`", url);
+  if (!url.startsWith("/")) throw invalidOption(`${where}.url`, "a path starting with `/`", url);
   if (endpoint !== null && url !== endpoint)
-    throw invalid(`${where}.url`, `the batch's endpoint \`${endpoint}\``, url);
+    throw invalidOption(`${where}.url`, `the batch's endpoint \`${endpoint}\``, url);
   return { index, customId, method, url, body: jsonOf(`${where}.body`, value.body) };
 }
 
@@ -136,6 +135,6 @@ function jsonOf(field: string, body: unknown): unknown {
   try {
     return JSON.parse(JSON.stringify(body)) as unknown;
   } catch (error) {
-    throw invalid(field, "a JSON value", `[${(error as Error).name}]`);
+    throw invalidOption(field, "a JSON value", `[${(error as Error).name}]`);
   }
 }

@@ -1,4 +1,4 @@
-import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { Execute, ExecuteContext, ExecuteResult } from "./types.js";
 
 /** Options of {@link openaiExecutor}. */
@@ -25,18 +25,18 @@ export interface OpenAIExecutorOptions {
  * const execute = openaiExecutor({ baseURL: "http://127.0.0.1:8000/v1", apiKey: process.env.OPENAI_API_KEY });
  */
 export function openaiExecutor(options: OpenAIExecutorOptions): Execute {
-  if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
+  if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
   rejectUnknownKeys("", options, ["baseURL", "apiKey", "headers", "fetch"]);
   let base: URL;
   try {
     base = new URL(options.baseURL);
   } catch {
-    throw invalid("baseURL", "an absolute http(s) URL", options.baseURL);
+    throw invalidOption("baseURL", "an absolute http(s) URL", options.baseURL);
   }
   if (base.protocol !== "http:" && base.protocol !== "https:")
-    throw invalid("baseURL", "an http(s) URL", options.baseURL);
+    throw invalidOption("baseURL", "an http(s) URL", options.baseURL);
   if (options.apiKey !== undefined && typeof options.apiKey !== "string")
-    throw invalid("apiKey", "a string", "[hidden]");
+    throw invalidOption("apiKey", "a string", "[hidden]");
   const prefix = base.href.replace(/\/+$/, "");
   const basePath = base.pathname.replace(/\/+$/, "");
   const send = options.fetch ?? globalThis.fetch;

@@ -1,5 +1,5 @@
 import type { Clock, Scheduler } from "@llm-scheduler/core";
-import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { PriorityOf, TenantOf } from "./http/handler.js";
 import { MemoryBatchStore } from "./memory-store.js";
 import { retryOf } from "./retry-policy.js";
@@ -119,23 +119,9 @@ const KNOWN = [
   "maxLineBytes",
 ];
 
-/**
- * An integer in `[min, max]`, or the default when `undefined`.
- *
- * @example
- * integerIn("limit", 0, 1, 100, 20); // throws: Expected `limit` to be an integer from 1 to 100, got `0` (number)
- */
-export function integerIn(field: string, value: unknown, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(field, `an integer from ${min} to ${max}`, value);
-  }
-  return value;
-}
-
 function functionOr<T>(field: string, value: unknown, fallback: T): T {
   if (value === undefined) return fallback;
-  if (typeof value !== "function") throw invalid(field, "a function", value);
+  if (typeof value !== "function") throw invalidOption(field, "a function", value);
   return value as T;
 }
 
@@ -153,7 +139,11 @@ function httpPriorityOf(options: BatchesOptions): PriorityOf {
   const priority = options.httpPriority ?? "batch";
   const known = options.scheduler.options.priorities.map((p) => p.name);
   if (options.httpPriority !== undefined && !known.includes(priority)) {
-    throw invalid("httpPriority", `a configured priority (${known.join(", ")}) or a function`, priority);
+    throw invalidOption(
+      "httpPriority",
+      `a configured priority (${known.join(", ")}) or a function`,
+      priority,
+    );
   }
   return () => priority;
 }
@@ -165,24 +155,24 @@ function httpPriorityOf(options: BatchesOptions): PriorityOf {
  * resolveBatchesOptions({ scheduler, execute, maxInFlight: -1 }); // throws: Expected `maxInFlight` to be an integer from 0 to 10000, got `-1` (number)
  */
 export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesOptions {
-  if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
+  if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
   rejectUnknownKeys("", options, KNOWN);
   const scheduler = options.scheduler as Partial<Scheduler> | undefined;
   if (scheduler === undefined || typeof scheduler.run !== "function") {
-    throw invalid("scheduler", "a scheduler from createScheduler()", scheduler);
+    throw invalidOption("scheduler", "a scheduler from createScheduler()", scheduler);
   }
-  if (typeof options.execute !== "function") throw invalid("execute", "a function", options.execute);
+  if (typeof options.execute !== "function") throw invalidOption("execute", "a function", options.execute);
   const store = options.store ?? new MemoryBatchStore();
   if (typeof store !== "object" || store === null || typeof store.claim !== "function") {
-    throw invalid("store", "a BatchStore", store);
+    throw invalidOption("store", "a BatchStore", store);
   }
   const instanceId = options.instanceId ?? crypto.randomUUID().slice(0, 12);
   if (typeof instanceId !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) {
-    throw invalid("instanceId", "1 to 64 letters, digits, `-` or `_`", instanceId);
+    throw invalidOption("instanceId", "1 to 64 letters, digits, `-` or `_`", instanceId);
   }
   const clock = options.clock ?? options.scheduler.options.clock;
   if (typeof clock?.now !== "function" || typeof clock.setTimer !== "function") {
-    throw invalid("clock", "a Clock (now, setTimer, clearTimer)", clock);
+    throw invalidOption("clock", "a Clock (now, setTimer, clearTimer)", clock);
   }
   const visibilityMs = integerIn("visibilityMs", options.visibilityMs, 300, 86_400_000, 30_000);
   return {

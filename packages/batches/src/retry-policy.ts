@@ -1,15 +1,7 @@
-import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { RetryPolicy } from "./types.js";
 
 const DEFAULT: RetryPolicy = { maxAttempts: 4, baseMs: 1_000, maxMs: 60_000 };
-
-function integerIn(field: string, value: unknown, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(field, `an integer from ${min} to ${max}`, value);
-  }
-  return value;
-}
 
 /**
  * Validates a retry policy (`INVALID_OPTION` naming `retry.<field>`), each field left out taken from
@@ -20,7 +12,7 @@ function integerIn(field: string, value: unknown, min: number, max: number, fall
  */
 export function retryOf(value: unknown, defaults: RetryPolicy = DEFAULT): RetryPolicy {
   if (value === undefined) return defaults;
-  if (value === null || typeof value !== "object") throw invalid("retry", "an object", value);
+  if (value === null || typeof value !== "object") throw invalidOption("retry", "an object", value);
   rejectUnknownKeys("retry", value, ["maxAttempts", "baseMs", "maxMs"]);
   const given = value as Partial<RetryPolicy>;
   const baseMs = integerIn("retry.baseMs", given.baseMs, 1, 3_600_000, defaults.baseMs);

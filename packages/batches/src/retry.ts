@@ -32,7 +32,17 @@ export function retryAfterMs(
   return Number.isNaN(date) ? undefined : Math.max(0, date - wallNow);
 }
 
-function headerOf(headers: Readonly<Record<string, string>>, name: string): string | undefined {
+/**
+ * A response header by its lower-case `name`, whatever case the executor gave it in.
+ *
+ * @example
+ * headerOf({ "Retry-After": "2" }, "retry-after"); // "2"
+ */
+export function headerOf(
+  headers: Readonly<Record<string, string>> | undefined,
+  name: string,
+): string | undefined {
+  if (headers === undefined) return undefined;
   for (const key of Object.keys(headers)) if (key.toLowerCase() === name) return headers[key];
   return undefined;
 }

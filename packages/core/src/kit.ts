@@ -6,10 +6,12 @@
  *   options (`lowerOnlyPriority`, `isRetryRequest`, `givenRequestId`, `requestIdOf`, `serverTiming`);
  * - stores: the `Store` seam, the in-memory default (`MemoryStore`) and the heap the core orders its
  *   deadlines with;
- * - both: the one validation message shape (`invalidOption`, `rejectUnknownKeys`, `nearest`).
+ * - exporters (metrics, traces): `failedOutcome`, one label for how a started task ended;
+ * - both: the one validation message shape (`invalidOption`, `integerIn`, `rejectUnknownKeys`, `nearest`).
  */
 export { type HeapItem, IndexedHeap } from "./heap.js";
 export { MemoryStore } from "./memory/memory-store.js";
+export { failedOutcome } from "./outcome.js";
 export {
   givenRequestId,
   HeaderNames,
@@ -28,4 +30,4 @@ export type {
   StoreSnapshot,
   Ticket,
 } from "./store.js";
-export { invalidOption, nearest, rejectUnknownKeys } from "./validate.js";
+export { integerIn, invalidOption, nearest, rejectUnknownKeys } from "./validate.js";

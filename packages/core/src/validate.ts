@@ -79,8 +79,20 @@ export const MAX_DURATION_MS = 365 * 24 * 3_600_000;
 /** The largest finite queue bound: ten million waiting tasks. */
 export const MAX_QUEUE = 10_000_000;
 
-/** An integer in `[min, max]`. */
-export function integerIn(field: string, value: unknown, min: number, max: number): number {
+/**
+ * An integer in `[min, max]`; `fallback` (when given) stands for a value left out.
+ *
+ * @example
+ * integerIn("retry.maxAttempts", options.maxAttempts, 1, 100, 3); // 3 when left out
+ */
+export function integerIn(
+  field: string,
+  value: unknown,
+  min: number,
+  max: number,
+  fallback?: number,
+): number {
+  if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw invalidOption(field, `an integer from ${min} to ${max}`, value);
   }

@@ -2,7 +2,7 @@ import { errorResponseFor, isSchedulerError, type SchedulerUpdate } from "@llm-s
 import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { batchView } from "./batches.js";
 import type { ResolvedDashboardOptions } from "./options.js";
-import { badRequest, errorJson, json } from "./respond.js";
+import { badRequest, json, openaiError } from "./respond.js";
 
 const MAX_BODY_BYTES = 8_192;
 const MAX_LIMIT = 100_000;
@@ -28,7 +28,7 @@ async function readBody(request: Request): Promise<{ value: unknown } | Response
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     // A cross-site form cannot send this type without a preflight, so requiring it stops CSRF.
     const message = "Controls take a JSON body: send `content-type: application/json`";
-    return errorJson(415, { message, type: "invalid_request_error", code: "unsupported_media_type" });
+    return openaiError(415, { message, type: "invalid_request_error", code: "unsupported_media_type" });
   }
   const reader = request.body?.getReader();
   const chunks: Uint8Array[] = [];
@@ -40,7 +40,7 @@ async function readBody(request: Request): Promise<{ value: unknown } | Response
     if (size > MAX_BODY_BYTES) {
       await reader.cancel();
       const message = `The body is larger than ${MAX_BODY_BYTES} bytes`;
-      return errorJson(413, { message, type: "invalid_request_error", code: "body_too_large" });
+      return openaiError(413, { message, type: "invalid_request_error", code: "body_too_large" });
     }
     chunks.push(value);
   }
@@ -118,9 +118,9 @@ export async function postLimits(options: ResolvedDashboardOptions, request: Req
   try {
     await options.scheduler.update(update);
   } catch (error) {
-    if (!isSchedulerError(error)) return errorJson(500, errorResponseFor(error).body.error);
+    if (!isSchedulerError(error)) return openaiError(500, errorResponseFor(error).body.error);
     const { status, body: failure } = errorResponseFor(error);
-    return errorJson(status, { ...failure.error, param: null });
+    return openaiError(status, { ...failure.error, param: null });
   }
   const resolved = options.scheduler.options;
   const weights = Object.fromEntries(resolved.priorities.map((p) => [p.name, p.weight]));
@@ -140,16 +140,16 @@ export async function postBatchAction(
   action: "cancel" | "retry",
 ): Promise<Response> {
   const batches = options.batches;
-  if (batches === undefined) return errorJson(404, notFound("No batches are shown here"));
+  if (batches === undefined) return openaiError(404, notFound("No batches are shown here"));
   const body = await readBody(request);
   if (body instanceof Response) return body;
   const found = batchView(await Promise.resolve(batches.get(id)).catch(() => undefined));
-  if (found === undefined) return errorJson(404, notFound("No such batch", "id"));
+  if (found === undefined) return openaiError(404, notFound("No such batch", "id"));
   try {
     await (action === "cancel" ? batches.cancel(id) : batches.retryFailed(id));
   } catch {
     const message = `The batch could not be ${action === "cancel" ? "cancelled" : "retried"} in its state`;
-    return errorJson(409, { message, type: "invalid_request_error", code: "batch_conflict", param: "id" });
+    return openaiError(409, { message, type: "invalid_request_error", code: "batch_conflict", param: "id" });
   }
   return json(200, { batch: batchView(await Promise.resolve(batches.get(id)).catch(() => found)) ?? found });
 }

@@ -6,7 +6,7 @@ import { FAVICON_SVG, STYLE_CSS } from "./client/style-css.js";
 import { mayControl, postBatchAction, postLimits } from "./controls.js";
 import { type DashboardOptions, type ResolvedDashboardOptions, resolveDashboardOptions } from "./options.js";
 import { pageHtml } from "./page.js";
-import { errorJson, json, SAFE_HEADERS } from "./respond.js";
+import { json, openaiError, SAFE_HEADERS } from "./respond.js";
 import { buildSnapshot } from "./snapshot.js";
 import { Streams } from "./streams.js";
 import { WaitFeed } from "./wait-feed.js";
@@ -44,7 +44,7 @@ function batchRoutes(
       method: "GET",
       pattern: /^\/api\/batches\/([^/]+)\/failed$/,
       handle: async (_r, m) => {
-        if (options.batches === undefined) return errorJson(404, notFound());
+        if (options.batches === undefined) return openaiError(404, notFound());
         const id = batchId(m[1]);
         if (id === undefined) return badId();
         const items = await failedItems(options.batches, id).catch(() => []);
@@ -74,7 +74,7 @@ function routes(options: ResolvedDashboardOptions, sources: Sources, streams: St
     return async (request, match) => {
       if (await mayControl(options, request)) return handle(request, match);
       const message = "The dashboard is read-only for this request";
-      return errorJson(403, { message, type: "permission_error", code: "read_only" });
+      return openaiError(403, { message, type: "permission_error", code: "read_only" });
     };
   };
   const page = pageHtml(options.path);
@@ -131,24 +131,28 @@ function batchId(raw: string | undefined): string | undefined {
 
 function badId(): Response {
   const message = "The batch id in the path is malformed";
-  return errorJson(400, { message, type: "invalid_request_error", code: "invalid_value", param: "id" });
+  return openaiError(400, { message, type: "invalid_request_error", code: "invalid_value", param: "id" });
 }
 
 async function dispatch(table: readonly RouteEntry[], mount: string, request: Request): Promise<Response> {
   const rest = relativePath(new URL(request.url), mount);
-  if (rest === undefined) return errorJson(404, notFound());
+  if (rest === undefined) return openaiError(404, notFound());
   const matching = table.filter((entry) => entry.pattern.test(rest));
-  if (matching.length === 0) return errorJson(404, notFound());
+  if (matching.length === 0) return openaiError(404, notFound());
   const entry = matching.find((candidate) => candidate.method === request.method);
   if (entry === undefined) {
     const allow = matching.map((candidate) => candidate.method).join(", ");
     const message = `Use ${allow} here`;
-    return errorJson(405, { message, type: "invalid_request_error", code: "method_not_allowed" }, { allow });
+    return openaiError(
+      405,
+      { message, type: "invalid_request_error", code: "method_not_allowed" },
+      { allow },
+    );
   }
   try {
     return await entry.handle(request, entry.pattern.exec(rest)!);
   } catch {
-    return errorJson(500, { message: "Internal server error", type: "server_error", code: "internal" });
+    return openaiError(500, { message: "Internal server error", type: "server_error", code: "internal" });
   }
 }
 

@@ -20,7 +20,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 }
 
 /** Fields of an OpenAI-style error body. */
-export interface ErrorFields {
+export interface OpenaiErrorFields {
   readonly message: string;
   readonly type: string;
   readonly code: string;
@@ -31,11 +31,11 @@ export interface ErrorFields {
  * An OpenAI-style JSON error: `{ error: { message, type, code, param } }`.
  *
  * @example
- * return errorJson(403, { message: "The dashboard is read-only", type: "permission_error", code: "read_only" });
+ * return openaiError(403, { message: "The dashboard is read-only", type: "permission_error", code: "read_only" });
  */
-export function errorJson(
+export function openaiError(
   status: number,
-  fields: ErrorFields,
+  fields: OpenaiErrorFields,
   headers: Record<string, string> = {},
 ): Response {
   const { message, type, code, param = null } = fields;
@@ -49,5 +49,5 @@ export function errorJson(
  * return badRequest("`maxConcurrency` must be an integer from 1 to 100000", "maxConcurrency");
  */
 export function badRequest(message: string, param: string | null, code = "invalid_value"): Response {
-  return errorJson(400, { message, type: "invalid_request_error", code, param });
+  return openaiError(400, { message, type: "invalid_request_error", code, param });
 }

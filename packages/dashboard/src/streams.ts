@@ -1,5 +1,5 @@
 import type { Clock } from "@llm-scheduler/core";
-import { errorJson, SAFE_HEADERS } from "./respond.js";
+import { openaiError, SAFE_HEADERS } from "./respond.js";
 
 /** What one stream sends each tick. */
 export type Frame = () => Promise<unknown>;
@@ -48,7 +48,7 @@ export class Streams {
     if (this.#closers.size >= this.#max) {
       const message = `Too many live streams (at most ${this.#max}); use ${"`"}api/snapshot${"`"} or retry later`;
       const fields = { message, type: "server_overloaded", code: "too_many_streams" };
-      return errorJson(503, fields, { "retry-after": "5" });
+      return openaiError(503, fields, { "retry-after": "5" });
     }
     let close = (): void => {};
     const body = new ReadableStream<Uint8Array>({

@@ -6,11 +6,11 @@ export interface NodeOutgoing extends NodeResponseLike {
 }
 
 /** Node's parsed request headers: lower-case names, repeated ones as arrays. */
-export type IncomingHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+type NodeIncomingHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** The Node request and response of `@hono/node-server`, as the middleware uses them. */
 export interface NodeBindings {
-  readonly incoming: { readonly headers: IncomingHeaders };
+  readonly incoming: { readonly headers: NodeIncomingHeaders };
   readonly outgoing: NodeOutgoing;
 }
 
@@ -22,7 +22,7 @@ export interface NodeBindings {
  */
 export function nodeBindingsOf(env: unknown): NodeBindings | undefined {
   const bindings = env as
-    | { incoming?: { headers?: IncomingHeaders }; outgoing?: Partial<NodeOutgoing> }
+    | { incoming?: { headers?: NodeIncomingHeaders }; outgoing?: Partial<NodeOutgoing> }
     | null
     | undefined;
   const outgoing = bindings?.outgoing;

@@ -1,3 +1,4 @@
+import type { HeaderReader } from "@llm-scheduler/core/kit";
 import { context, propagation, type TextMapGetter, trace } from "@opentelemetry/api";
 
 /**
@@ -48,11 +49,9 @@ export function joinTrace<T>(headers: IncomingHeaders, next: () => T): T {
 }
 
 /** Reads one header by its lower-case name, as the adapters do. */
-type HeaderReader = (name: string) => string | undefined;
-
 const readerGetter: TextMapGetter<HeaderReader> = {
   keys: () => [], // the trace context propagators ask for their headers by name
-  get: (read, key) => read(key.toLowerCase()),
+  get: (read, key) => read(key.toLowerCase()) ?? undefined,
 };
 
 /**

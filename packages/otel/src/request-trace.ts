@@ -1,4 +1,5 @@
-import { ErrorCode, isSchedulerError, type TaskOptions } from "@llm-scheduler/core";
+import { isSchedulerError, type TaskOptions } from "@llm-scheduler/core";
+import { failedOutcome } from "@llm-scheduler/core/kit";
 import { type Context, type Span, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { ResolvedTraceOptions } from "./options.js";
 
@@ -26,13 +27,6 @@ export const Names = {
 } as const;
 
 /** Codes that name how a started request ended (as in `@llm-scheduler/prometheus`); others are `failed`. */
-const FAILED: ReadonlySet<string> = new Set([ErrorCode.RUN_TIMEOUT, ErrorCode.ABORTED, ErrorCode.CLOSED]);
-
-/** The `llm_scheduler.outcome` of a request that started and then failed with `code`. */
-export function failedOutcome(code: string | undefined): string {
-  return code !== undefined && FAILED.has(code) ? code.toLowerCase() : "failed";
-}
-
 /**
  * The spans of one request: `llm_scheduler.request` over its whole life and its child
  * `llm_scheduler.queue` over the wait. Only ids, names and timings are recorded: never a request's

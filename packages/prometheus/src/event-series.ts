@@ -1,15 +1,9 @@
 import { ErrorCode, type Scheduler, type SchedulerEvents } from "@llm-scheduler/core";
+import { failedOutcome } from "@llm-scheduler/core/kit";
 import { DurationHistogram } from "./histogram.js";
 import { RequestsCounter } from "./requests-counter.js";
 import type { ScrapeSnapshot } from "./scrape.js";
 import type { TenantRanking } from "./tenant-ranking.js";
-
-/** Codes that name how a started request ended, as the `outcome` label (other failures are `failed`). */
-const FAILED_OUTCOMES: Readonly<Record<string, string>> = {
-  [ErrorCode.RUN_TIMEOUT]: "run_timeout",
-  [ErrorCode.ABORTED]: "aborted",
-  [ErrorCode.CLOSED]: "closed",
-};
 
 /** Rejection codes in lower case, made once. */
 const REJECTED_OUTCOMES: Readonly<Record<string, string>> = Object.fromEntries(
@@ -91,8 +85,4 @@ export class EventSeries {
     this.requests.inc(event.priority, REJECTED_OUTCOMES[event.code] ?? "rejected", this.#label(event.tenant));
     this.#ranking?.note(event.tenant);
   }
-}
-
-function failedOutcome(code: string | undefined): string {
-  return (code !== undefined && FAILED_OUTCOMES[code]) || "failed";
 }

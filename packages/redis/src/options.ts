@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { Cluster, Redis } from "ioredis";
 import { checkConnection, isCluster, keyPrefix } from "./connection-options.js";
 
@@ -154,15 +154,8 @@ const KNOWN = [
   "onStatusChange",
 ];
 
-function integerIn(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(field, `an integer from ${min} to ${max}`, value);
-  }
-  return value;
-}
-
 function callback<A extends unknown[]>(field: string, value: unknown): ((...args: A) => void) | undefined {
-  if (value !== undefined && typeof value !== "function") throw invalid(field, "a function", value);
+  if (value !== undefined && typeof value !== "function") throw invalidOption(field, "a function", value);
   return value as ((...args: A) => void) | undefined;
 }
 
@@ -192,7 +185,8 @@ function guarded(
 }
 
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
-  if (!allowed.includes(value as T)) throw invalid(field, allowed.map((a) => `"${a}"`).join(" or "), value);
+  if (!allowed.includes(value as T))
+    throw invalidOption(field, allowed.map((a) => `"${a}"`).join(" or "), value);
   return value as T;
 }
 
@@ -205,7 +199,7 @@ function oneOf<T extends string>(field: string, value: unknown, allowed: readonl
  */
 export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRedisOptions {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw invalid("options", "an object", options);
+    throw invalidOption("options", "an object", options);
   }
   rejectUnknownKeys("", options, KNOWN);
   const given = Object.fromEntries(
@@ -214,15 +208,15 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRe
   const cluster = checkConnection(given);
   const prefix = given.prefix ?? "llm:";
   if (typeof prefix !== "string" || prefix.length === 0 || prefix.length > 128) {
-    throw invalid("prefix", "a non-empty string of at most 128 characters", prefix);
+    throw invalidOption("prefix", "a non-empty string of at most 128 characters", prefix);
   }
   const onStoreError = oneOf("onStoreError", given.onStoreError ?? "fail-closed", ["fail-closed", "local"]);
   if (onStoreError === "local" && given.expectedInstances === undefined) {
-    throw invalid("expectedInstances", 'a positive integer when `onStoreError` is "local"', undefined);
+    throw invalidOption("expectedInstances", 'a positive integer when `onStoreError` is "local"', undefined);
   }
   const instanceId = given.instanceId ?? randomBytes(8).toString("hex");
   if (typeof instanceId !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) {
-    throw invalid("instanceId", "1 to 64 letters, digits, `-` or `_`", instanceId);
+    throw invalidOption("instanceId", "1 to 64 letters, digits, `-` or `_`", instanceId);
   }
   const onError = quiet(callback<[unknown]>("onError", given.onError));
   const onStatusChange = callback<[RedisStoreStatus, RedisStoreStatus]>(

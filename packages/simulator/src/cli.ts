@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { writeFile } from "node:fs/promises";
 import { parseSimulateArgs, usage } from "./cli-args.js";
-import { formatDuration } from "./format.js";
+import { formatDuration, formatSweepProgress } from "./format.js";
 import { checkOutputPath } from "./output-path.js";
 import { renderHtmlReport } from "./report-html.js";
 import type { ResolvedScenario, Scenario } from "./scenario.js";
@@ -54,7 +54,9 @@ async function sweep(raw: Scenario, scenario: ResolvedScenario, specs: readonly 
   const axes = parseSweep(specs, names);
   const started = performance.now();
   const outcome = await runSweep(raw, axes, (done, total) => {
-    if (process.stderr.isTTY) process.stderr.write(`\rsweep: ${done}/${total} configurations`);
+    if (!process.stderr.isTTY) return;
+    const line = formatSweepProgress(done, total, performance.now() - started, process.stderr.columns);
+    process.stderr.write(`\r${line}\u001b[K`);
   });
   if (process.stderr.isTTY) process.stderr.write("\n");
   write(

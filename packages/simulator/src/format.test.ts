@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
+import { formatDuration, formatRate, formatSweepProgress, layoutTable, parseDuration } from "./format.js";
 import { percentiles } from "./stats.js";
 
 describe("formatDuration and parseDuration", () => {
@@ -47,5 +47,27 @@ describe("percentiles", () => {
     expect(percentiles(values)).toEqual({ count: 100, p50: 50, p95: 95, p99: 99, max: 100 });
     expect(percentiles([])).toEqual({ count: 0, p50: 0, p95: 0, p99: 0, max: 0 });
     expect(percentiles([1, 2, Number.POSITIVE_INFINITY]).p95).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe("formatSweepProgress", () => {
+  it("shows count, elapsed time and an ETA from the pace so far when there is room", () => {
+    expect(formatSweepProgress(3, 12, 9_000, 80)).toBe("sweep: 3/12 configurations | 9000 ms | ETA 27.0 s");
+  });
+
+  it("fits every terminal width, one column spare, dropping parts before cutting", () => {
+    for (let columns = 1; columns <= 120; columns++) {
+      const line = formatSweepProgress(123, 4_567, 3_600_000, columns);
+      expect(line.length, `${columns} columns`).toBeLessThanOrEqual(Math.max(1, columns - 1));
+      expect(line.length).toBeGreaterThan(0);
+    }
+    expect(formatSweepProgress(3, 12, 9_000, 30)).toBe("sweep 3/12 | ETA 27.0 s");
+    expect(formatSweepProgress(3, 12, 9_000, 12)).toBe("3/12");
+  });
+
+  it("has no ETA before the first or after the last configuration, and survives odd widths", () => {
+    expect(formatSweepProgress(0, 12, 0, 80)).toBe("sweep: 0/12 configurations | 0 ms");
+    expect(formatSweepProgress(12, 12, 5_000, 80)).toBe("sweep: 12/12 configurations | 5000 ms");
+    expect(formatSweepProgress(1, 2, 10, Number.NaN)).toContain("sweep: 1/2 configurations");
   });
 });

@@ -64,3 +64,24 @@ export function layoutTable(rows: readonly (readonly string[])[], gap = 3): stri
     )
     .join("\n");
 }
+
+/**
+ * The sweep's live progress line, fitted to `columns` (one less, so the cursor never wraps it): count,
+ * elapsed time and an ETA from the pace so far, shorter forms on narrow terminals.
+ *
+ * @example
+ * formatSweepProgress(3, 12, 9_000, 80); // "sweep: 3/12 configurations | 9000 ms | ETA 27.0 s"
+ * formatSweepProgress(3, 12, 9_000, 30); // "sweep 3/12 | ETA 27.0 s"
+ */
+export function formatSweepProgress(done: number, total: number, elapsedMs: number, columns = 80): string {
+  const width = Math.max(1, Math.floor(Number.isFinite(columns) ? columns : 80) - 1);
+  const eta = done > 0 && done < total ? (elapsedMs / done) * (total - done) : undefined;
+  const etaText = eta === undefined ? "" : `ETA ${formatDuration(eta)}`;
+  const forms = [
+    [`sweep: ${done}/${total} configurations`, formatDuration(elapsedMs), etaText],
+    [`sweep ${done}/${total}`, etaText],
+    [`${done}/${total}`],
+  ].map((parts) => parts.filter((part) => part !== "").join(" | "));
+  const line = forms.find((form) => form.length <= width) ?? forms[forms.length - 1]!;
+  return line.length <= width ? line : line.slice(0, width);
+}

@@ -33,7 +33,7 @@ type Json = Record<string, unknown>;
 /** The most tokens a request may ask for (far beyond any model's context, as real servers bound it). */
 export const MAX_TOKENS = 1_000_000;
 
-function invalid(param: string, message: string, code = "invalid_value"): HttpError {
+function invalidParam(param: string, message: string, code = "invalid_value"): HttpError {
   return new HttpError(400, message, { code, param });
 }
 
@@ -45,7 +45,7 @@ function optionalPositiveInteger(body: Json, param: string): number | undefined 
   const value = body[param];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_TOKENS) {
-    throw invalid(
+    throw invalidParam(
       param,
       `\`${param}\` must be an integer from 1 to ${MAX_TOKENS}, got ${JSON.stringify(value)}`,
     );
@@ -56,7 +56,7 @@ function optionalPositiveInteger(body: Json, param: string): number | undefined 
 function optionalBoolean(body: Json, param: string): boolean {
   const value = body[param];
   if (value === undefined || value === null) return false;
-  if (typeof value !== "boolean") throw invalid(param, `\`${param}\` must be a boolean`);
+  if (typeof value !== "boolean") throw invalidParam(param, `\`${param}\` must be a boolean`);
   return value;
 }
 
@@ -69,16 +69,19 @@ function contentText(content: unknown): string {
 function chatPrompt(body: Json): Prompt {
   const messages = body.messages;
   if (messages === undefined) {
-    throw invalid("messages", "Missing required parameter: 'messages'.", "missing_required_parameter");
+    throw invalidParam("messages", "Missing required parameter: 'messages'.", "missing_required_parameter");
   }
   if (!Array.isArray(messages) || messages.length === 0) {
-    throw invalid("messages", "`messages` must be a non-empty array");
+    throw invalidParam("messages", "`messages` must be a non-empty array");
   }
   let tokens = 0;
   const texts: string[] = [];
   for (const [index, message] of messages.entries()) {
     if (!isObject(message) || typeof message.role !== "string") {
-      throw invalid(`messages[${index}]`, `\`messages[${index}]\` must be an object with a string \`role\``);
+      throw invalidParam(
+        `messages[${index}]`,
+        `\`messages[${index}]\` must be an object with a string \`role\``,
+      );
     }
     const text = contentText(message.content);
     tokens += estimateTokens(text);
@@ -93,16 +96,16 @@ function promptPart(part: unknown): Prompt {
   if (Array.isArray(part) && part.every((token) => typeof token === "number")) {
     return { tokens: part.length, text: part.join(" ") };
   }
-  throw invalid("prompt", "`prompt` must be a string, an array of strings or an array of token ids");
+  throw invalidParam("prompt", "`prompt` must be a string, an array of strings or an array of token ids");
 }
 
 function completionPrompt(body: Json): Prompt {
   const prompt = body.prompt;
   if (prompt === undefined || prompt === null) {
-    throw invalid("prompt", "Missing required parameter: 'prompt'.", "missing_required_parameter");
+    throw invalidParam("prompt", "Missing required parameter: 'prompt'.", "missing_required_parameter");
   }
   if (!Array.isArray(prompt)) return promptPart(prompt);
-  if (prompt.length === 0) throw invalid("prompt", "`prompt` must not be empty");
+  if (prompt.length === 0) throw invalidParam("prompt", "`prompt` must not be empty");
   const parts = prompt.every((part) => typeof part === "number") ? [prompt] : prompt;
   const read = parts.map(promptPart);
   return {
@@ -127,12 +130,13 @@ export function parseGenerationRequest(endpoint: Endpoint, text: string): Genera
   } catch (cause) {
     throw new HttpError(400, "The request body is not valid JSON", { code: "invalid_json", cause });
   }
-  if (!isObject(body)) throw invalid("body", "The request body must be a JSON object", "invalid_json");
+  if (!isObject(body)) throw invalidParam("body", "The request body must be a JSON object", "invalid_json");
   const model = body.model ?? undefined;
-  if (model !== undefined && typeof model !== "string") throw invalid("model", "`model` must be a string");
+  if (model !== undefined && typeof model !== "string")
+    throw invalidParam("model", "`model` must be a string");
   const seed = body.seed;
   if (seed !== undefined && seed !== null && (typeof seed !== "number" || !Number.isInteger(seed))) {
-    throw invalid("seed", "`seed` must be an integer");
+    throw invalidParam("seed", "`seed` must be an integer");
   }
   const streamOptions = body.stream_options;
   const prompt = endpoint === "chat" ? chatPrompt(body) : completionPrompt(body);

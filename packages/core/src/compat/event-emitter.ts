@@ -1,4 +1,4 @@
-import { invalidOption as invalid } from "../validate.js";
+import { invalidOption } from "../validate.js";
 
 /** A listener of the event `K` of the event map `M`, called with the arguments `emit()` was given. */
 export type EmitterListener<M, K extends keyof M> = M[K] extends readonly unknown[]
@@ -119,6 +119,6 @@ export class EventEmitter<M extends { [K in keyof M]: readonly unknown[] }> {
 }
 
 function checked(listener: unknown): unknown {
-  if (typeof listener !== "function") throw invalid("listener", "a function", listener);
+  if (typeof listener !== "function") throw invalidOption("listener", "a function", listener);
   return listener;
 }

@@ -1,10 +1,11 @@
 import type { Clock } from "../clock.js";
-import type { SchedulerOptions } from "../options.js";
+import { PRIORITY_WEIGHT, type SchedulerOptions } from "../options.js";
 import {
   bound,
   definedOnly,
   duration,
-  invalidOption as invalid,
+  integerIn,
+  MAX_CONCURRENCY,
   plainObject,
   positiveNumber,
   rejectUnknownKeys,
@@ -79,9 +80,6 @@ const KNOWN = [
   "clock",
 ] as const;
 
-const MAX_CONCURRENCY = 1_000_000;
-const MAX_WEIGHT = 1_000_000;
-
 /** What `LlmScheduler` works from once its options are validated. */
 export interface ResolvedLlmOptions {
   /** The core scheduler's options. */
@@ -89,13 +87,6 @@ export interface ResolvedLlmOptions {
   readonly maxQueueSize: number;
   /** `undefined` for no run timeout. */
   readonly runTimeoutMs: number | undefined;
-}
-
-function integerIn(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(field, `an integer from ${min} to ${max}`, value);
-  }
-  return value;
 }
 
 /**
@@ -113,13 +104,13 @@ export function resolveLlmOptions(options: LlmSchedulerOptions): ResolvedLlmOpti
     defaultPriority: "interactive",
     priorities: {
       interactive: {
-        weight: positiveNumber("interactiveWeight", given.interactiveWeight ?? 5, MAX_WEIGHT),
+        weight: positiveNumber("interactiveWeight", given.interactiveWeight ?? 5, PRIORITY_WEIGHT.max),
         reserved: integerIn("interactiveReserved", reserved, 0, maxConcurrency),
         queueTimeoutMs: duration("interactiveQueueTimeoutMs", given.interactiveQueueTimeoutMs ?? 5_000),
         maxQueue: Number.POSITIVE_INFINITY,
       },
       batch: {
-        weight: positiveNumber("batchWeight", given.batchWeight ?? 1, MAX_WEIGHT),
+        weight: positiveNumber("batchWeight", given.batchWeight ?? 1, PRIORITY_WEIGHT.max),
         queueTimeoutMs: batchQueueTimeoutMs,
         maxQueue: Number.POSITIVE_INFINITY,
         maxWaitMs: duration("batchMaxWaitMs", given.batchMaxWaitMs ?? batchQueueTimeoutMs / 2),

@@ -1,4 +1,4 @@
-import { invalidOption as invalid, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { Redis } from "ioredis";
 
 /** An ioredis client of one Redis server (the batch store does not run on Redis Cluster yet). */
@@ -49,14 +49,6 @@ export interface ResolvedBatchStoreOptions {
 
 const KNOWN = ["url", "client", "prefix", "resultTtlMs", "fileTtlMs", "commandTimeoutMs"];
 
-function integerIn(field: string, value: unknown, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(field, `an integer from ${min} to ${max}`, value);
-  }
-  return value;
-}
-
 /**
  * Validates every option up front (`INVALID_OPTION` naming the field) and fills in the defaults.
  *
@@ -64,23 +56,23 @@ function integerIn(field: string, value: unknown, min: number, max: number, fall
  * resolveBatchStoreOptions({ url: "redis://127.0.0.1:6379", prefix: "llm:" });
  */
 export function resolveBatchStoreOptions(options: RedisBatchStoreOptions = {}): ResolvedBatchStoreOptions {
-  if (options === null || typeof options !== "object") throw invalid("options", "an object", options);
+  if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
   rejectUnknownKeys("", options, KNOWN);
   if (options.url !== undefined && options.client !== undefined) {
-    throw invalid("url", "left out when `client` is given", options.url);
+    throw invalidOption("url", "left out when `client` is given", options.url);
   }
   if (options.url !== undefined && (typeof options.url !== "string" || !/^rediss?:\/\//.test(options.url))) {
-    throw invalid("url", "a redis:// or rediss:// URL", options.url);
+    throw invalidOption("url", "a redis:// or rediss:// URL", options.url);
   }
   if (
     options.client !== undefined &&
     typeof (options.client as { evalsha?: unknown }).evalsha !== "function"
   ) {
-    throw invalid("client", "an ioredis client", options.client);
+    throw invalidOption("client", "an ioredis client", options.client);
   }
   const prefix = options.prefix ?? "llm:";
   if (typeof prefix !== "string" || prefix.length === 0 || prefix.length > 128) {
-    throw invalid("prefix", "a non-empty string of at most 128 characters", prefix);
+    throw invalidOption("prefix", "a non-empty string of at most 128 characters", prefix);
   }
   return {
     url: options.url ?? (options.client === undefined ? "redis://127.0.0.1:6379" : undefined),
