@@ -124,7 +124,7 @@ describe("examples/multi-instance/gateway.ts", () => {
       });
     }
     const running = async () =>
-      ((await (await fetch(`http://127.0.0.1:${port}/metrics`)).json()) as { running: number }).running;
+      ((await (await fetch(`http://127.0.0.1:${port}/metrics.json`)).json()) as { running: number }).running;
     // The release goes through Redis, so it may trail the answer by a moment: far less than the 5 s grace.
     await waitFor(async () => (await running()) === 0, 1_000, "every slot back");
     expect(await running()).toBe(0);
