@@ -1,3 +1,4 @@
+import type { MetricsSnapshot } from "@llm-scheduler/core";
 import type { BatchCache } from "./batch-cache.js";
 import type { BatchView } from "./batches.js";
 import type { ResolvedDashboardOptions } from "./options.js";
@@ -31,12 +32,8 @@ export interface DashboardSnapshot {
   readonly priorities: readonly PriorityView[];
   /** Tasks that never started, by code, since the scheduler started. */
   readonly rejected: Readonly<Record<string, number>>;
-  readonly tenants: ReadonlyArray<{
-    readonly tenant: string;
-    readonly priority: string;
-    readonly running: number;
-    readonly queued: number;
-  }>;
+  /** The busiest tenants, as `scheduler.metrics()` reports them. */
+  readonly tenants: MetricsSnapshot["tenants"];
   /** `null` when no batches were given. */
   readonly batches: readonly BatchView[] | null;
   /** Whether this request may use the controls. */
