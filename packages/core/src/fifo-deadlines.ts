@@ -1,6 +1,11 @@
 import type { Deadlined } from "./deadlines.js";
 
-/** `heapIndex` of an item whose deadline sits in a {@link DeadlineFifo} (a heap uses 0 and up, -1 is none). */
+/**
+ * `heapIndex` of an item whose deadline sits in a {@link DeadlineFifo} (a heap uses 0 and up, -1 is none).
+ *
+ * @example
+ * if (item.heapIndex === IN_FIFO) fifo.remove(item);
+ */
 export const IN_FIFO = -2;
 
 /**
@@ -9,6 +14,12 @@ export const IN_FIFO = -2;
  * head. Removing an item only marks it (its `heapIndex` leaves {@link IN_FIFO}); marked entries are
  * dropped when they reach the head, or all at once when they outnumber the live ones, so a removal
  * costs O(1) amortized and a finished task is not kept alive for long.
+ *
+ * @example
+ * const fifo = new DeadlineFifo<Task>();
+ * if (due >= fifo.last) fifo.push(task); // task.deadline = due, set by the caller
+ * const first = fifo.peek();
+ * fifo.remove(task);
  */
 export class DeadlineFifo<T extends Deadlined> {
   #items: T[] = [];
