@@ -1,5 +1,6 @@
 // The same tiny JSON endpoint on Express, Koa and Hono: bare, behind a middleware that does nothing (the
-// framework's own price for any middleware), or behind schedulerMiddleware().
+// framework's own price for any middleware), behind schedulerMiddleware(), or with the route handler
+// wrapped in p-queue (`await queue.add(() => handler())`), the obvious alternative.
 
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,12 +10,13 @@ import { schedulerMiddleware as expressScheduler } from "@llm-scheduler/express"
 import { schedulerMiddleware as honoScheduler } from "@llm-scheduler/hono";
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
 import { Hono } from "hono";
+import PQueue from "p-queue";
 import { express, Koa, type KoaContext } from "./untyped.js";
 
 export const FRAMEWORKS = ["express", "koa", "hono"] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 
-export const MODES = ["bare", "no-op", "scheduled"] as const;
+export const MODES = ["bare", "no-op", "scheduled", "p-queue"] as const;
 export type Mode = (typeof MODES)[number];
 
 export const PATH = "/v1/ping";
@@ -35,31 +37,40 @@ export function freeScheduler(slots: number): Scheduler {
   return createScheduler({ maxConcurrency: slots });
 }
 
-function expressApp(mode: Mode, scheduler: Scheduler | null): RequestListener {
+function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = express();
   if (mode === "no-op") app.use("/v1", (_req: unknown, _res: unknown, next: () => void) => next());
   if (scheduler !== null) app.use("/v1", expressScheduler({ scheduler }));
-  app.get(PATH, (_req, res) => {
-    res.json(BODY);
-  });
+  const handler = (res: { json(body: unknown): void }): void => res.json(BODY);
+  if (queue === null) app.get(PATH, (_req, res) => handler(res));
+  else
+    app.get(PATH, async (_req, res) => {
+      await queue.add(() => handler(res));
+    });
   return app;
 }
 
-function koaApp(mode: Mode, scheduler: Scheduler | null): RequestListener {
+function koaApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = new Koa();
   if (mode === "no-op") app.use((_ctx: KoaContext, next: () => Promise<void>) => next());
   if (scheduler !== null) app.use(koaScheduler({ scheduler }));
-  app.use((ctx: KoaContext) => {
-    if (ctx.path === PATH) ctx.body = BODY;
+  const handler = (ctx: KoaContext): void => {
+    ctx.body = BODY;
+  };
+  app.use(async (ctx: KoaContext) => {
+    if (ctx.path !== PATH) return;
+    if (queue === null) handler(ctx);
+    else await queue.add(() => handler(ctx));
   });
   return app.callback();
 }
 
-function honoApp(mode: Mode, scheduler: Scheduler | null): Hono {
+function honoApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): Hono {
   const app = new Hono();
   if (mode === "no-op") app.use("/v1/*", (_c, next) => next());
   if (scheduler !== null) app.use("/v1/*", honoScheduler({ scheduler }));
-  app.get(PATH, (c) => c.json(BODY));
+  if (queue === null) app.get(PATH, (c) => c.json(BODY));
+  else app.get(PATH, (c) => queue.add(() => c.json(BODY)));
   return app;
 }
 
@@ -86,15 +97,20 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
   });
 }
 
-/** Starts `framework` on a free port; `scheduled` puts schedulerMiddleware() with `slots` slots in front. */
+/**
+ * Starts `framework` on a free port; `scheduled` puts schedulerMiddleware() with `slots` slots in front,
+ * `p-queue` wraps the route handler in a p-queue of `slots` concurrency.
+ */
 export async function start(framework: Framework, mode: Mode, slots = 64): Promise<Running> {
   const scheduler = mode === "scheduled" ? freeScheduler(slots) : null;
+  const queue = mode === "p-queue" ? new PQueue({ concurrency: slots }) : null;
   if (framework === "hono") {
-    const fetch = honoApp(mode, scheduler).fetch;
+    const fetch = honoApp(mode, scheduler, queue).fetch;
     const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }) as Server;
     return listening(server, scheduler);
   }
-  const handler = framework === "express" ? expressApp(mode, scheduler) : koaApp(mode, scheduler);
+  const handler =
+    framework === "express" ? expressApp(mode, scheduler, queue) : koaApp(mode, scheduler, queue);
   const server = createServer(handler);
   server.listen(0, "127.0.0.1");
   return listening(server, scheduler);

@@ -1,4 +1,5 @@
 import { type Clock, MAX_TIMER_MS, type TimerHandle } from "./clock.js";
+import { DeadlineFifo, IN_FIFO } from "./fifo-deadlines.js";
 import { type HeapItem, IndexedHeap } from "./heap.js";
 
 /** Something with at most one deadline at a time. */
@@ -13,12 +14,16 @@ export interface Deadlined extends HeapItem {
 const sooner = (a: Deadlined, b: Deadlined): boolean => a.deadline < b.deadline;
 
 /**
- * Every queue, run and grace deadline of a scheduler in one heap, driven by one timer that is armed for
- * the earliest deadline. Setting a later deadline never touches the timer; removing one leaves the timer
+ * Every queue, run and grace deadline of a scheduler, driven by one timer that is armed for the earliest
+ * deadline. Queue deadlines go to a FIFO per priority ({@link queue}: every task of a priority has the
+ * same queue timeout, so they arrive sorted and leave in O(1)); run and grace deadlines, which differ per
+ * task, go to one heap. Setting a later deadline never touches the timer; removing one leaves the timer
  * armed, and it re-arms itself for whatever is due next when it fires.
  */
 export class Deadlines<T extends Deadlined> {
   readonly #heap = new IndexedHeap<T>(sooner);
+  readonly #fifos = new Map<string, DeadlineFifo<T>>();
+  readonly #fifoOf: (item: T) => string;
   readonly #clock: Clock;
   readonly #onExpire: (item: T) => void;
   #timer: TimerHandle | null = null;
@@ -26,7 +31,9 @@ export class Deadlines<T extends Deadlined> {
   readonly #origin: number;
   readonly #fire = (): void => this.#expireDue();
 
-  constructor(clock: Clock, onExpire: (item: T) => void) {
+  /** @param fifoOf the FIFO an item's queue deadline goes to (its priority), see {@link queue}. */
+  constructor(clock: Clock, onExpire: (item: T) => void, fifoOf: (item: T) => string) {
+    this.#fifoOf = fifoOf;
     this.#clock = clock;
     this.#onExpire = onExpire;
     this.#origin = clock.now();
@@ -38,7 +45,7 @@ export class Deadlines<T extends Deadlined> {
 
   /** Gives `item` the deadline `at`, a clock time (replacing any it had); `Infinity` means none. */
   set(item: T, at: number): void {
-    if (item.heapIndex >= 0) this.#heap.remove(item);
+    this.clear(item);
     if (at === Number.POSITIVE_INFINITY) {
       item.deadline = -1;
       return;
@@ -49,8 +56,32 @@ export class Deadlines<T extends Deadlined> {
     if (due < this.#armedAt) this.#arm(due);
   }
 
+  /**
+   * Gives `item`, which has no deadline yet, the queue deadline `at`, in the FIFO of its priority. A
+   * deadline earlier than the FIFO's last (the queue timeout was lowered by `update()`) goes to the heap.
+   */
+  queue(item: T, at: number): void {
+    if (at === Number.POSITIVE_INFINITY) return;
+    const key = this.#fifoOf(item);
+    let fifo = this.#fifos.get(key);
+    if (fifo === undefined) {
+      fifo = new DeadlineFifo<T>();
+      this.#fifos.set(key, fifo);
+    }
+    const due = Math.max(0, Math.ceil(at - this.#origin));
+    if (due < fifo.last) {
+      this.set(item, at);
+      return;
+    }
+    item.deadline = due;
+    fifo.push(item);
+    if (due < this.#armedAt) this.#arm(due);
+  }
+
   clear(item: T): void {
-    if (item.heapIndex >= 0) this.#heap.remove(item);
+    const index = item.heapIndex;
+    if (index >= 0) this.#heap.remove(item);
+    else if (index === IN_FIFO) this.#fifos.get(this.#fifoOf(item))!.remove(item);
   }
 
   /**
@@ -66,6 +97,8 @@ export class Deadlines<T extends Deadlined> {
   /** Drops every deadline and the timer. */
   dispose(): void {
     this.#heap.clear();
+    for (const fifo of this.#fifos.values()) fifo.clear();
+    this.#fifos.clear();
     this.#disarm();
   }
 
@@ -88,11 +121,22 @@ export class Deadlines<T extends Deadlined> {
     this.#timer = null;
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = this.#clock.now() - this.#origin;
-    for (let item = this.#heap.peek(); item !== undefined && item.deadline <= now; item = this.#heap.peek()) {
-      this.#heap.remove(item);
+    for (let item = this.#earliest(); item !== undefined && item.deadline <= now; item = this.#earliest()) {
+      this.clear(item);
       this.#onExpire(item);
     }
-    const next = this.#heap.peek();
+    const next = this.#earliest();
     if (next !== undefined && this.#timer === null) this.#arm(next.deadline);
+  }
+
+  /** The item due first: the heap's top or the head of one of the (few) priority FIFOs. */
+  #earliest(): T | undefined {
+    let earliest = this.#heap.peek();
+    for (const fifo of this.#fifos.values()) {
+      const head = fifo.peek();
+      if (head !== undefined && (earliest === undefined || head.deadline < earliest.deadline))
+        earliest = head;
+    }
+    return earliest;
   }
 }

@@ -53,7 +53,11 @@ export class Engine {
     this.#options = options;
     this.#store = store;
     this.#reporter = reporter;
-    this.#deadlines = new Deadlines(options.clock, (task) => this.#endings.expired(task));
+    this.#deadlines = new Deadlines(
+      options.clock,
+      (task) => this.#endings.expired(task),
+      (task) => task.priority,
+    );
     this.#intake = new Intake(options, reporter, this.#onAbort);
     const engine = this;
     this.#endings = new Endings({
@@ -226,7 +230,7 @@ export class Engine {
     if (task.phase !== PENDING) return;
     task.phase = QUEUED;
     const priority = this.#options.priorityByName.get(task.priority)!;
-    this.#deadlines.set(task, task.enqueuedAt + priority.queueTimeoutMs);
+    this.#deadlines.queue(task, task.enqueuedAt + priority.queueTimeoutMs);
     this.#reporter.queued(task);
   }
 

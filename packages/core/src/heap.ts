@@ -6,7 +6,7 @@ export interface HeapItem {
 
 /**
  * A binary min-heap whose items record their own index: push, pop and remove of any item in O(log n).
- * Items pushed in order (as queue deadlines of one priority are) cost O(1) to push.
+ * Holds the run and grace deadlines (queue deadlines go to a FIFO per priority, see fifo-deadlines.ts).
  */
 export class IndexedHeap<T extends HeapItem> {
   readonly #items: T[] = [];

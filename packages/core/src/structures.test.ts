@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
+import { DeadlineFifo } from "./fifo-deadlines.js";
 import { IndexedHeap } from "./heap.js";
 import { RecentIds } from "./recent-ids.js";
 import { WaitSketch } from "./wait-sketch.js";
@@ -22,14 +23,25 @@ describe("IndexedHeap", () => {
   });
 });
 
+interface Item {
+  id: number;
+  deadline: number;
+  heapIndex: number;
+  lane: string;
+}
+
+const item = (id: number, lane = "a"): Item => ({ id, deadline: 0, heapIndex: -1, lane });
+
 describe("Deadlines", () => {
   it("fires each deadline once, in order, with one timer armed", () => {
     const clock = new VirtualClock();
     const fired: number[] = [];
-    const deadlines = new Deadlines<{ id: number; deadline: number; heapIndex: number }>(clock, (item) =>
-      fired.push(item.id),
+    const deadlines = new Deadlines<Item>(
+      clock,
+      (item) => fired.push(item.id),
+      (item) => item.lane,
     );
-    const items = [30, 10, 20, 10].map((at, id) => ({ id, deadline: 0, heapIndex: -1, at }));
+    const items = [30, 10, 20, 10].map((at, id) => ({ id, deadline: 0, heapIndex: -1, at, lane: "a" }));
     for (const item of items) deadlines.set(item, item.at);
     expect(clock.pendingTimers).toBe(1);
     deadlines.clear(items[2]!);
@@ -39,6 +51,44 @@ describe("Deadlines", () => {
     expect(fired).toEqual([1, 3, 0]);
     deadlines.dispose();
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("fires queue deadlines from per-lane FIFOs and the heap together, in deadline order", () => {
+    const clock = new VirtualClock();
+    const fired: number[] = [];
+    const deadlines = new Deadlines<Item>(
+      clock,
+      (expired) => fired.push(expired.id),
+      (expired) => expired.lane,
+    );
+    const items = Array.from({ length: 6 }, (_, id) => item(id, id % 2 === 0 ? "a" : "b"));
+    deadlines.queue(items[0]!, 10);
+    deadlines.queue(items[1]!, 5);
+    deadlines.queue(items[2]!, 20);
+    deadlines.queue(items[3]!, 25);
+    deadlines.set(items[4]!, 12);
+    deadlines.queue(items[5]!, 3); // earlier than lane b's last: goes to the heap
+    expect(clock.pendingTimers).toBe(1);
+    deadlines.clear(items[0]!);
+    clock.advance(15);
+    expect(fired).toEqual([5, 1, 4]);
+    clock.advance(100);
+    expect(fired).toEqual([5, 1, 4, 2, 3]);
+    deadlines.dispose();
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("keeps a FIFO as small as its live deadlines when removals come out of order", () => {
+    const fifo = new DeadlineFifo<Item>();
+    const items = Array.from({ length: 10_000 }, (_, id) => item(id));
+    for (const queued of items) fifo.push(queued);
+    for (const queued of items.slice(1)) fifo.remove(queued); // the head stays, the rest leave
+    expect(fifo.slots).toBeLessThan(100);
+    expect(fifo.peek()).toBe(items[0]);
+    fifo.remove(items[0]!);
+    expect(fifo.peek()).toBeUndefined();
+    expect(fifo.slots).toBe(0);
+    expect(items.every((left) => left.heapIndex === -1)).toBe(true);
   });
 });
 
