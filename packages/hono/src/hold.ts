@@ -14,19 +14,26 @@ export type Release = (failure?: unknown) => void;
  *
  * @example
  * await next();
- * holdResponse(c, slot, release, false);
+ * holdResponse(c, slot, release, false, watch !== undefined);
  */
 export function holdResponse(
   c: Context<LlmSchedulerEnv>,
   slot: RequestSlot,
   release: Release,
   timedOut: boolean,
+  onNode: boolean,
 ): undefined {
   if (timedOut) {
     release(c.error); // the middleware's 504 went out instead of this response
     return undefined;
   }
   const response = c.res;
+  if (onNode && inMemoryBody(response)) {
+    // Nothing upstream still streams into it: Node's own end of the response is the end of the work
+    // (`release` waits for it; the status sent decides a failure), and the body keeps the fast path.
+    release(c.error);
+    return undefined;
+  }
   const failure = c.error ?? failureForStatus(response.status);
   if (response.status < 200) {
     release(failure); // an upgrade: no body of ours to follow
@@ -40,6 +47,23 @@ export function holdResponse(
     release(broken ?? failure),
   );
   return undefined;
+}
+
+/**
+ * True for one of `@hono/node-server`'s light responses whose body is already in memory (none, a string
+ * or bytes, as `c.json()` and `c.text()` make): Node writes it in one go. Found by the shape of the
+ * server's own cache, because reading `.body` would turn the light response into a full web one (and
+ * cost the fast path); any other response answers `false` and has its body held.
+ */
+function inMemoryBody(response: Response): boolean {
+  for (const key of Object.getOwnPropertySymbols(response)) {
+    if (key.description !== "cache") continue;
+    const cached = (response as unknown as Record<symbol, unknown>)[key];
+    if (!Array.isArray(cached)) return false;
+    const body: unknown = cached[1];
+    return body === null || typeof body === "string" || body instanceof Uint8Array;
+  }
+  return false;
 }
 
 /**

@@ -63,7 +63,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     c.set("llmScheduler", slot);
     let timedOut = false;
     const downstream = (within === undefined ? next() : within(slot.permit, next)).then(
-      () => holdResponse(c, slot, release, timedOut),
+      () => holdResponse(c, slot, release, timedOut, watch !== undefined),
       (error: unknown): undefined => {
         release(error);
         if (!timedOut) throw error;
