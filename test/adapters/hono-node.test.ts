@@ -56,3 +56,39 @@ describe.each([
     }
   });
 });
+
+describe("hono on @hono/node-server with Node bindings: a body already in memory", () => {
+  it("is sent as the handler made it (no wrapped copy), and its slot is freed once Node has sent it", async () => {
+    const scheduler = createScheduler({ maxConcurrency: 1 });
+    let made: Response | undefined;
+    let sent: Response | undefined;
+    const app = new Hono<LlmSchedulerEnv>();
+    app.use(async (c, next) => {
+      await next();
+      sent = c.res; // what @hono/node-server is handed, after the scheduler's middleware has run
+    });
+    app.use(schedulerMiddleware({ scheduler }));
+    app.get("/json", (c) => {
+      made = c.json({ ok: true });
+      return made;
+    });
+    app.get("/stream", (c) => {
+      made = c.body(new ReadableStream({ start: (controller) => controller.close() }));
+      return made;
+    });
+    const server = await serveListener(getRequestListener(app.fetch));
+    try {
+      const json = await server.fetch("/json");
+      expect(await json.json()).toEqual({ ok: true });
+      expect(json.headers.get("server-timing")).toMatch(/^queue;dur=/);
+      expect(sent).toBe(made); // @hono/node-server's fast path for in-memory bodies is kept
+      await until(() => scheduler.metrics().running === 0, "the slot back");
+      await (await server.fetch("/stream")).text();
+      expect(sent).not.toBe(made); // a streamed body is held through a wrapper until its source ends
+      await until(() => scheduler.metrics().running === 0, "the slot back");
+    } finally {
+      await server.close();
+      await scheduler.close();
+    }
+  });
+});
