@@ -1,9 +1,11 @@
 import { RUNNING, RunContext, type Task } from "./task.js";
+import type { TokenUsage } from "./usage.js";
 
 /** @internal How a permit reaches back into its scheduler (one object per scheduler, not per permit). */
 export interface PermitControl {
   release(task: Task, failure: unknown): void;
   abort(task: Task, reason: unknown): void;
+  usage(task: Task, usage: TokenUsage): void;
 }
 
 /**
@@ -25,7 +27,7 @@ export class Permit extends RunContext {
 
   /** @internal Created by the scheduler when a slot is granted. */
   constructor(task: Task, waitMs: number, control: PermitControl) {
-    super(task, waitMs);
+    super(task, waitMs, control.usage);
     this.#task = task;
     this.#control = control;
   }
