@@ -20,7 +20,7 @@ export interface TaskContext {
    * tenant's token bucket and fairness counter by the difference from the `tokens` estimate. The first
    * report counts; later ones are ignored. Throws `INVALID_OPTION` for a malformed usage.
    */
-  reportUsage(usage: TokenUsage): void;
+  readonly reportUsage: (usage: TokenUsage) => void;
 }
 
 /** A unit of work: receives a context with an `AbortSignal`, returns a value or a promise. */
@@ -170,7 +170,12 @@ export class RunContext implements TaskContext {
     this.waitMs = waitMs;
   }
 
-  reportUsage(usage: TokenUsage): void {
+  /** Bound to this context, so it may be destructured (`({ signal, reportUsage }) => ...`). */
+  get reportUsage(): (usage: TokenUsage) => void {
+    return (usage) => this.#report(usage);
+  }
+
+  #report(usage: TokenUsage): void {
     const checked = checkedUsage(usage);
     if (this.#reported) return;
     this.#reported = true;
