@@ -1,6 +1,8 @@
+export { type NodeWritableLike, watchNodeUsage } from "./node-usage.js";
 export {
   type AdapterOptions,
   type Awaitable,
+  type BodyReader,
   type ResolvedAdapterOptions,
   resolveAdapterOptions,
 } from "./options.js";
@@ -13,3 +15,5 @@ export {
   nodeHeaderReader,
   type RequestSlot,
 } from "./slot.js";
+export { estimateTokens } from "./tokens.js";
+export { carriesUsage, UsageSniffer } from "./usage-sniffer.js";

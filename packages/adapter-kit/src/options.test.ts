@@ -45,7 +45,7 @@ describe("resolveAdapterOptions", () => {
     ],
     [
       { priorty: () => "x" },
-      "Expected `options` to be an object with only the keys scheduler, priority, tenant, id, cost, timeoutMs, onRejected, got `priorty` (string)",
+      "Expected `options` to be an object with only the keys scheduler, priority, tenant, id, cost, tokens, defaultMaxTokens, timeoutMs, onRejected, got `priorty` (string)",
     ],
   ])("rejects %o", (options, message) => {
     const attempt = () => resolveAdapterOptions(options as never);

@@ -5,6 +5,7 @@ import {
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  watchNodeUsage,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
@@ -38,7 +39,8 @@ export interface SchedulerRequestHandler extends RequestHandler {
  * Express 5 middleware that queues each request in the scheduler before the rest of the chain runs, and
  * holds its slot until the response has been completely sent (streamed responses included) or the
  * client has gone. Rejections are answered with core's status (429, 503, 400), `Retry-After`,
- * `retry-after-ms` and an OpenAI-style JSON body. The request body is never read.
+ * `retry-after-ms` and an OpenAI-style JSON body. The request body is never read (the token estimate uses
+ * `req.body` when a JSON parser ran first); the `usage` of a JSON or SSE answer corrects the estimate.
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
@@ -71,6 +73,7 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
     watch.hold(slot.permit);
     watch.releaseAtEnd(); // a 5xx sent counts as failed
     if (watch.ended) return; // granted just as the client left
+    watchNodeUsage(res, (usage) => slot.reportUsage(usage));
     req.llmScheduler = slot;
     res.locals.llmScheduler = slot;
     res.setHeader("server-timing", serverTiming(slot.waitMs));

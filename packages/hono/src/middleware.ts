@@ -2,10 +2,12 @@ import {
   acquireSlot,
   failureOf,
   isThenable,
+  type NodeWritableLike,
   nodeHeaderReader,
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  watchNodeUsage,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
@@ -13,6 +15,7 @@ import type { Context, MiddlewareHandler, Next } from "hono";
 import { heldResponse } from "./held-response.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveOptions } from "./options.js";
+import { usageReading } from "./usage-stream.js";
 
 /** What the middleware sets on the context: `c.get("llmScheduler")`. */
 export interface LlmSchedulerVariables {
@@ -47,7 +50,7 @@ function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWat
   } else {
     const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
     c.res = undefined; // replace the response rather than merge its headers into a copy
-    c.res = heldResponse(response, { waitMs: slot.waitMs, unread }, (broken) =>
+    c.res = heldResponse(usageReading(response, slot), { waitMs: slot.waitMs, unread }, (broken) =>
       permit.release(broken ?? failure),
     );
   }
@@ -60,7 +63,8 @@ function hold(c: Context<LlmSchedulerEnv>, slot: RequestSlot, watch: ResponseWat
  * passed through a stream that releases after its last chunk, when the client cancels it or when it
  * fails; on `@hono/node-server` the slot is released when Node has sent the response or the connection
  * closed. Rejections are answered with core's status (429, 503, 400), `Retry-After`, `retry-after-ms`
- * and an OpenAI-style JSON body. The request body is never read.
+ * and an OpenAI-style JSON body. A JSON request body is read from a copy for the token estimate (the
+ * handler still reads all of it); the `usage` of a JSON or SSE answer corrects the estimate.
  *
  * @example
  * const app = new Hono<LlmSchedulerEnv>();
@@ -87,7 +91,9 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     const { permit } = slot;
     if (watch !== undefined) {
       watch.hold(permit);
-      (c.env as NodeBindings).outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
+      const { outgoing } = c.env as NodeBindings;
+      outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
+      watchNodeUsage(outgoing as unknown as NodeWritableLike, (usage) => slot.reportUsage(usage));
     } else {
       const { signal } = c.req.raw;
       signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });

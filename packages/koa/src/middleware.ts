@@ -5,6 +5,7 @@ import {
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  watchNodeUsage,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
@@ -27,7 +28,9 @@ export type SchedulerMiddleware = Middleware<LlmSchedulerState> & { readonly sch
  * Koa 3 middleware that queues each request in the scheduler before the downstream middleware runs, and
  * holds its slot until downstream has returned and the response has been completely sent (a stream body
  * until it ends) or the client has gone. Rejections are answered with core's status (429, 503, 400),
- * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body. The request body is never read.
+ * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body. The request body is never read (the
+ * token estimate uses `ctx.request.body` when a body parser ran first); the `usage` of a JSON or SSE
+ * answer corrects the estimate.
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
@@ -60,6 +63,7 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
       return undefined;
     }
     watch.hold(permit);
+    watchNodeUsage(ctx.res, (usage) => slot.reportUsage(usage));
     ctx.state.llmScheduler = slot;
     ctx.res.setHeader("server-timing", serverTiming(slot.waitMs));
     // Downstream has returned; the body (maybe a stream) is sent after this, so wait for the response.
