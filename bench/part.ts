@@ -14,6 +14,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   scale: () => import("./parts/scale.js"),
   http: () => import("./parts/http.js"),
   quality: () => import("./parts/quality.js"),
+  fairness: () => import("./parts/fairness.js"),
 };
 
 const argv = process.argv.slice(2);

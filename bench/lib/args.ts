@@ -1,6 +1,6 @@
 /** Command line of `pnpm bench`: `pnpm bench [part ...] [--quick] [--runs N] [--out DIR] [--strict] [--dist]`. */
 
-export const PARTS = ["throughput", "memory", "scale", "http", "quality"] as const;
+export const PARTS = ["throughput", "memory", "scale", "http", "quality", "fairness"] as const;
 export type PartName = (typeof PARTS)[number];
 
 export interface BenchArgs {
