@@ -22,10 +22,12 @@ export {
 export type {
   EnqueueResult,
   MaybePromise,
+  ResolvedTenant,
   Store,
   StoreConfig,
   StoreHost,
   StoreSnapshot,
   Ticket,
+  TokenUsage,
 } from "./store.js";
 export { invalidOption, nearest, rejectUnknownKeys } from "./validate.js";

@@ -21,6 +21,7 @@ import {
 import { Remote } from "./remote.js";
 import { RemotePath } from "./remote-path.js";
 import { StoreState } from "./state.js";
+import { refuseUnenforced } from "./unsupported.js";
 
 export type { RedisStoreStatus } from "./options.js";
 
@@ -86,6 +87,7 @@ export class RedisStore implements Store {
     if (state.host !== null || state.detached) {
       throw new Error("A RedisStore serves one scheduler; create one store per scheduler.");
     }
+    refuseUnenforced(options);
     state.host = host;
     state.options = options;
     state.remote.clock = host.clock;
@@ -106,6 +108,7 @@ export class RedisStore implements Store {
   }
 
   configure(options: StoreConfig): MaybePromise<void> {
+    refuseUnenforced(options);
     const state = this.#state;
     state.options = options;
     state.fallback?.configure(state.localOptions());
