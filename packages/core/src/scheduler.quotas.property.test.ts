@@ -92,7 +92,7 @@ describe("quota properties", () => {
     const WINDOW = 300_000;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.integer({ min: 50, max: 3_000 }), { minLength: 20, maxLength: 20 }),
+        fc.array(fc.integer({ min: 500, max: 3_000 }), { minLength: 20, maxLength: 20 }),
         fc.integer({ min: 1, max: 4 }),
         async (sizes, clients) => {
           const clock = new VirtualClock();
@@ -128,15 +128,18 @@ describe("quota properties", () => {
               );
           };
           // Event by event: clients send when due, then the clock jumps to the next timer or retry time.
-          while (clock.now() < 16 * 60_000) {
+          while (clock.now() < 11 * 60_000) {
             for (let c = 0; c < clients; c++) if (!busy[c] && clock.now() >= nextTry[c]!) send(c);
             await flush(5);
             const due = nextTry.filter((at, c) => !busy[c] && at > clock.now());
             const next = Math.min(clock.nextTimerAt() ?? Number.POSITIVE_INFINITY, ...due);
-            clock.advanceTo(Number.isFinite(next) ? next : clock.now() + 1);
+            if (!Number.isFinite(next)) {
+              throw new Error(`stuck at ${clock.now()}: busy ${busy.join(",")} next ${nextTry.join(",")}`);
+            }
+            clock.advanceTo(next);
             await flush(5);
           }
-          for (let from = 0; from + WINDOW <= 15 * 60_000; from += 10_000) {
+          for (let from = 0; from + WINDOW <= 10 * 60_000; from += 10_000) {
             const sum = starts
               .filter(([at]) => at >= from && at < from + WINDOW)
               .reduce((s, [, t]) => s + t, 0);
@@ -144,10 +147,19 @@ describe("quota properties", () => {
             expect(sum).toBeLessThanOrEqual(quota * 1.05);
             expect(sum).toBeGreaterThanOrEqual(quota * 0.95);
           }
-          await scheduler.close();
+          // Let what still runs finish in virtual time, or close() would wait for it forever.
+          let closed = false;
+          const closing = scheduler.close().then(() => {
+            closed = true;
+          });
+          while (!closed) {
+            clock.advanceTo(clock.nextTimerAt() ?? clock.now());
+            await flush(5);
+          }
+          await closing;
         },
       ),
-      { numRuns: 8 },
+      { numRuns: 5 },
     );
-  }, 60_000);
+  }, 240_000);
 });

@@ -255,7 +255,8 @@ export class MemoryStore implements Store {
       lane.running + cost <= lane.config.maxConcurrency &&
       this.#running + cost + reservedByOthers <= options.maxConcurrency &&
       state.hasRoom(cost) &&
-      (this.#tokensInFlight + tokens <= options.maxTokensInFlight || this.#tokensInFlight === 0)
+      // A ticket larger than the whole budget starts only when nothing at all runs, and so runs alone.
+      (this.#tokensInFlight + tokens <= options.maxTokensInFlight || this.#running === 0)
     );
   }
 
