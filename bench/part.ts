@@ -19,6 +19,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   dashboard: () => import("./parts/dashboard.js"),
   redis: () => import("./parts/redis.js"),
   fleet: () => import("./parts/fleet.js"),
+  fairness: () => import("./parts/fairness.js"),
 };
 
 const argv = process.argv.slice(2);

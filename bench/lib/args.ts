@@ -11,6 +11,7 @@ export const PARTS = [
   "dashboard",
   "redis",
   "fleet",
+  "fairness",
 ] as const;
 export type PartName = (typeof PARTS)[number];
 

@@ -59,7 +59,10 @@ export function runStoreContract(factory: StoreFactory): void {
       expect(d.store.depth("a")).toBe(1);
       const snapshot = d.store.snapshot(10);
       expect(snapshot).toMatchObject({ running: 2, queued: 1, priorities: { a: { running: 2, queued: 1 } } });
-      expect(snapshot.tenants).toContainEqual({ tenant: "x", priority: "a", running: 0, queued: 1 });
+      // A store may add its token figures (tokensServed, ...) to a tenant's entry.
+      expect(snapshot.tenants).toContainEqual(
+        expect.objectContaining({ tenant: "x", priority: "a", running: 0, queued: 1 }),
+      );
     });
 
     it("grants each waiting ticket exactly once, first in first out, as slots are released", async () => {

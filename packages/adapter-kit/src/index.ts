@@ -1,9 +1,11 @@
 export { CREDENTIAL_HEADERS, redactCredentials } from "./credentials.js";
 export { type NodeWritable, reportFirstByte } from "./first-byte.js";
 export { holdBody } from "./hold-body.js";
+export { type NodeWritableLike, watchNodeUsage } from "./node-usage.js";
 export {
   type AdapterOptions,
   type Awaitable,
+  type BodyReader,
   type ResolvedAdapterOptions,
   resolveAdapterOptions,
 } from "./options.js";
@@ -17,4 +19,6 @@ export {
   nodeHeaderReader,
   type RequestSlot,
 } from "./slot.js";
+export { estimateTokens } from "./tokens.js";
+export { carriesUsage, UsageSniffer } from "./usage-sniffer.js";
 export { JOIN, type Join, joinOf, WITHIN, type Within, withinOf } from "./within.js";

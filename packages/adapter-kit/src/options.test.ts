@@ -45,7 +45,7 @@ describe("resolveAdapterOptions", () => {
     ],
     [
       { priorty: () => "x" },
-      "Unknown option `priorty`; did you mean `priority`? (known: `scheduler`, `priority`, `tenant`, `id`, `cost`, `timeoutMs`, `onRejected`)",
+      "Unknown option `priorty`; did you mean `priority`? (known: `scheduler`, `priority`, `tenant`, `id`, `cost`, `tokens`, `defaultMaxTokens`, `timeoutMs`, `onRejected`)",
     ],
   ])("rejects %o", (options, message) => {
     const attempt = () => resolveAdapterOptions(options as never);

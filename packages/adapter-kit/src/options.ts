@@ -1,5 +1,6 @@
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { estimateTokens } from "./tokens.js";
 
 /** A value, or a promise of it: every mapping function may be synchronous or asynchronous. */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -37,6 +38,19 @@ export interface AdapterOptions<R> {
    */
   readonly cost?: (request: R) => Awaitable<number>;
   /**
+   * The request's estimated tokens (charged against the tenant's `tokensPerMinute` and the scheduler's
+   * `maxTokensInFlight`, counted by `fairness: "tokens"`).
+   * @default an estimate from the OpenAI-style JSON body, where the adapter can see it without consuming
+   * it: prompt characters / 4, plus `max_tokens` or `max_completion_tokens`, or `defaultMaxTokens`
+   */
+  readonly tokens?: (request: R) => Awaitable<number>;
+  /**
+   * The output tokens the estimate assumes when a body sets no `max_tokens` (or
+   * `max_completion_tokens`): an integer from 0 to 1,000,000.
+   * @default 1_024
+   */
+  readonly defaultMaxTokens?: number;
+  /**
    * Run timeout in milliseconds: after this long holding a slot, the request's signal aborts with
    * `RUN_TIMEOUT` so the handler can cancel its upstream call.
    * @default Infinity
@@ -51,12 +65,50 @@ export interface ResolvedAdapterOptions<R, H> {
   readonly tenant: ((request: R) => Awaitable<string>) | undefined;
   readonly id: ((request: R) => Awaitable<string>) | undefined;
   readonly cost: ((request: R) => Awaitable<number>) | undefined;
+  /** The user's `tokens`, or the estimate from the body the adapter reads; undefined for neither. */
+  readonly tokens: ((request: R) => Awaitable<number>) | undefined;
   readonly timeoutMs: number | undefined;
   readonly onRejected: H | undefined;
 }
 
-const KNOWN = ["scheduler", "priority", "tenant", "id", "cost", "timeoutMs", "onRejected"] as const;
-const FUNCTIONS = ["priority", "tenant", "id", "cost", "onRejected"] as const;
+const KNOWN = [
+  "scheduler",
+  "priority",
+  "tenant",
+  "id",
+  "cost",
+  "tokens",
+  "defaultMaxTokens",
+  "timeoutMs",
+  "onRejected",
+] as const;
+const FUNCTIONS = ["priority", "tenant", "id", "cost", "tokens", "onRejected"] as const;
+
+/** How an adapter reads a request's parsed JSON body without consuming it (undefined when it cannot). */
+export type BodyReader<R> = (request: R) => Awaitable<unknown>;
+
+/** The `tokens` mapping: the user's, or an estimate from the body that `bodyOf` reads. */
+function tokensMapping<R>(
+  given: ((request: R) => Awaitable<number>) | undefined,
+  defaultMaxTokens: unknown,
+  bodyOf: BodyReader<R> | undefined,
+): ((request: R) => Awaitable<number>) | undefined {
+  const cap = defaultMaxTokens ?? 1_024;
+  if (typeof cap !== "number" || !Number.isInteger(cap) || cap < 0 || cap > 1_000_000) {
+    throw invalidOption("defaultMaxTokens", "an integer from 0 to 1000000", cap);
+  }
+  if (given !== undefined || bodyOf === undefined) return given;
+  return (request) => {
+    const body = bodyOf(request);
+    return isPromiseLike(body)
+      ? Promise.resolve(body).then((parsed) => estimateTokens(parsed, cap))
+      : estimateTokens(body, cap);
+  };
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
+}
 
 function isScheduler(value: unknown): value is Scheduler {
   const candidate = value as Partial<Scheduler> | null;
@@ -69,7 +121,8 @@ function isScheduler(value: unknown): value is Scheduler {
 }
 
 /**
- * Validates an adapter's options up front (unknown keys included, so a typo fails at start-up rather
+ * Validates an adapter's options up front (`bodyOf`, the adapter's way to read a parsed JSON body, is
+ * what the default `tokens` estimate reads) (unknown keys included, so a typo fails at start-up rather
  * than silently doing nothing) and fills in the defaults. Throws a `SchedulerError` with code
  * `INVALID_OPTION` naming the field.
  *
@@ -78,6 +131,7 @@ function isScheduler(value: unknown): value is Scheduler {
  */
 export function resolveAdapterOptions<R, H>(
   options: (AdapterOptions<R> & { readonly onRejected?: H }) | undefined = {},
+  bodyOf?: BodyReader<R>,
 ): ResolvedAdapterOptions<R, H> {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw invalidOption("options", "an object", options);
@@ -103,6 +157,7 @@ export function resolveAdapterOptions<R, H>(
     tenant: options.tenant,
     id: options.id,
     cost: options.cost,
+    tokens: tokensMapping(options.tokens, options.defaultMaxTokens, bodyOf),
     timeoutMs,
     onRejected: options.onRejected,
   };

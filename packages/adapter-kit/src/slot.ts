@@ -1,4 +1,4 @@
-import type { Permit, Scheduler, TaskOptions } from "@llm-scheduler/core";
+import type { Permit, Scheduler, TaskOptions, TokenUsage } from "@llm-scheduler/core";
 import {
   givenRequestId,
   HeaderNames,
@@ -26,6 +26,11 @@ export interface RequestSlot {
   readonly id: string;
   /** How long the request waited in the queue, in milliseconds. */
   readonly waitMs: number;
+  /**
+   * Tells the scheduler the tokens the request really used (corrects the tenant's bucket and fairness
+   * counter). The adapters call it themselves from a JSON or SSE answer's `usage`; the first report counts.
+   */
+  reportUsage(usage: TokenUsage): void;
 }
 
 /** The request's slot, read through to the permit so nothing is made that the handler does not read. */
@@ -55,6 +60,10 @@ class Slot implements RequestSlot {
   get waitMs(): number {
     return this.permit.waitMs;
   }
+
+  reportUsage(usage: TokenUsage): void {
+    this.permit.reportUsage(usage);
+  }
 }
 
 const toSlot = (permit: Permit): RequestSlot => new Slot(permit);
@@ -81,16 +90,24 @@ function taskOptionsFor<R, H>(
   const tenant = config.tenant?.(request);
   const id = config.id === undefined ? givenRequestId(header) : config.id(request);
   const cost = config.cost?.(request);
+  const tokens = config.tokens?.(request);
   const { timeoutMs } = config;
   const claimedRetry = isRetryRequest(header);
-  if (!isThenable(priority) && !isThenable(tenant) && !isThenable(id) && !isThenable(cost)) {
-    return { priority, tenant, id, cost, timeoutMs, claimedRetry };
+  if (
+    !isThenable(priority) &&
+    !isThenable(tenant) &&
+    !isThenable(id) &&
+    !isThenable(cost) &&
+    !isThenable(tokens)
+  ) {
+    return { priority, tenant, id, cost, tokens, timeoutMs, claimedRetry };
   }
-  return Promise.all([priority, tenant, id, cost]).then(([p, t, i, c]) => ({
+  return Promise.all([priority, tenant, id, cost, tokens]).then(([p, t, i, c, k]) => ({
     priority: p,
     tenant: t,
     id: i,
     cost: c,
+    tokens: k,
     timeoutMs,
     claimedRetry,
   }));

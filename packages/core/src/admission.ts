@@ -1,7 +1,8 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
-import type { ResolvedOptions, ResolvedPriority } from "./options.js";
+import { MAX_TOKENS, type ResolvedOptions, type ResolvedPriority } from "./options.js";
 import { shortKey } from "./short-key.js";
-import { duration, invalidOption, rejectUnknownKeys } from "./validate.js";
+import { UNLIMITED_TENANT } from "./tenant-options.js";
+import { duration, integerIn, invalidOption, rejectUnknownKeys } from "./validate.js";
 
 /** Per-call options of `run()` and `acquire()`. */
 export interface TaskOptions {
@@ -30,6 +31,12 @@ export interface TaskOptions {
    */
   readonly cost?: number;
   /**
+   * Estimated tokens of the task (prompt plus expected output): charged at start against the tenant's
+   * `tokensPerMinute` and the scheduler's `maxTokensInFlight`, and what `fairness: "tokens"` counts;
+   * `reportUsage` corrects it. An integer from 0 to 10^12. @default 0
+   */
+  readonly tokens?: number;
+  /**
    * Your own code says this is a retry of a request that failed before (trusted): queued at the front
    * of its tenant's queue. For a client's unchecked claim use `claimedRetry`. @default false
    */
@@ -50,6 +57,7 @@ const TASK_KEYS = new Set<string>([
   "signal",
   "timeoutMs",
   "cost",
+  "tokens",
   "retry",
   "claimedRetry",
 ]);
@@ -66,6 +74,7 @@ export interface Admitted {
   readonly priority: ResolvedPriority;
   readonly tenant: string;
   readonly cost: number;
+  readonly tokens: number;
   readonly timeoutMs: number;
   readonly id: string | undefined;
   readonly signal: AbortSignal | null;
@@ -107,16 +116,25 @@ function priorityOf(options: TaskOptions, config: ResolvedOptions): ResolvedPrio
   return config.priorityByName.get(config.defaultPriority)!;
 }
 
+/** The tenant's `maxPriority` lowers a more urgent priority to it (configuration order), never raises. */
+function lowered(priority: ResolvedPriority, tenant: string, config: ResolvedOptions): ResolvedPriority {
+  const quota = config.tenantQuotas.get(tenant) ?? config.tenantDefaults ?? UNLIMITED_TENANT;
+  if (quota.maxPriority === undefined) return priority;
+  const most = config.priorityByName.get(quota.maxPriority);
+  return most !== undefined && most.index > priority.index ? most : priority;
+}
+
 /** Validates one call's options against the configuration; throws a typed error naming the field. */
 export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
   if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
   checkKeys(options);
-  const priority = priorityOf(options, config);
   const given = options.tenant;
   if (given !== undefined && (typeof given !== "string" || given.length === 0)) {
     throw invalidOption("tenant", "a non-empty string", given);
   }
   const tenant = given === undefined ? config.defaultTenant : shortKey(given);
+  const priority = lowered(priorityOf(options, config), tenant, config);
+  const tokens = integerIn("tokens", options.tokens ?? 0, 0, MAX_TOKENS);
   const cost = options.cost ?? 1;
   if (!Number.isInteger(cost) || cost < 1 || cost > priority.maxConcurrency) {
     throw invalidOption(
@@ -134,7 +152,7 @@ export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
   if (signal !== null && !isAbortSignal(signal)) throw invalidOption("signal", "an AbortSignal", signal);
   const retry = flag("retry", options.retry);
   const claimedRetry = flag("claimedRetry", options.claimedRetry);
-  return { priority, tenant, cost, timeoutMs, id, signal, retry, claimedRetry };
+  return { priority, tenant, cost, tokens, timeoutMs, id, signal, retry, claimedRetry };
 }
 
 const FALLBACK_RETRY_MS = 1_000;

@@ -3,7 +3,7 @@ import { ErrorCode, isSchedulerError, rejection, type SchedulerError } from "./e
 import type { ResolvedOptions } from "./options.js";
 import type { RecentIds } from "./recent-ids.js";
 import type { Reporter } from "./reporter.js";
-import { isPromise, type MaybePromise, type Store, type Ticket } from "./store.js";
+import { type EnqueueResult, isPromise, type MaybePromise, type Store, type Ticket } from "./store.js";
 import { PENDING, QUEUED, RUNNING, type Task } from "./task.js";
 import type { TenantCredits } from "./tenant-credits.js";
 
@@ -132,6 +132,19 @@ export class Endings {
       this.#remember(task, now);
     this.#books.reporter.rejected(task, error, now);
     task.rejectWith(error);
+  }
+
+  /** The store refused the ticket at admission: a full queue, the tenant's queue bound or its bucket. */
+  refused(task: Task, result: Exclude<EnqueueResult, "granted" | "queued">): void {
+    if (result === "full") {
+      this.reject(task, ErrorCode.QUEUE_FULL, `The ${task.priority} queue is full`);
+    } else if (result === "tenant-full") {
+      this.reject(task, ErrorCode.TENANT_QUEUE_FULL, "The tenant's queue is full");
+    } else {
+      const retryAfterMs = Math.max(1, Math.ceil(result.retryAfterMs));
+      const message = "The tenant's token rate limit is reached";
+      this.reject(task, rejection(ErrorCode.RATE_LIMITED, message, { ...about(task), retryAfterMs }));
+    }
   }
 
   storeFailed(task: Task, cause: unknown): void {

@@ -47,6 +47,13 @@ export class Engine {
         rejection(ErrorCode.ABORTED, "The permit was aborted", { ...about(task), cause: reason }),
       );
     },
+    usage: (task, usage) => {
+      try {
+        this.#settleStore(this.#store.reportUsage?.(task, usage));
+      } catch (error) {
+        this.#reporter.error(error);
+      }
+    },
   };
 
   constructor(options: ResolvedOptions, store: Store, reporter: Reporter) {
@@ -207,8 +214,8 @@ export class Engine {
   #enqueued(task: Task, result: EnqueueResult): void {
     if (result === "granted") {
       this.#granted(task);
-    } else if (result === "full") {
-      this.#endings.reject(task, ErrorCode.QUEUE_FULL, `The ${task.priority} queue is full`);
+    } else if (result !== "queued") {
+      this.#endings.refused(task, result);
       this.#retire(task);
     } else {
       if (task.phase === PENDING) this.#queue(task);
@@ -255,7 +262,7 @@ export class Engine {
     }
     let result: unknown;
     try {
-      result = fn(new RunContext(task, waitMs));
+      result = fn(new RunContext(task, waitMs, this.#permitControl.usage));
       if (isPromise(result)) {
         // Promise.resolve adopts a foreign thenable safely: a `then` that throws becomes a rejection.
         Promise.resolve(result).then(

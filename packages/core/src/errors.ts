@@ -2,6 +2,10 @@
 export const ErrorCode = {
   /** The priority's queue (or the whole queue) is at its bound; retry after `retryAfterMs`. */
   QUEUE_FULL: "QUEUE_FULL",
+  /** The tenant's own queue bound (`maxQueue` of `tenants` or `tenantDefaults`) was reached. */
+  TENANT_QUEUE_FULL: "TENANT_QUEUE_FULL",
+  /** The tenant's token bucket (`tokensPerMinute`) cannot cover the task; `retryAfterMs` is its refill time. */
+  RATE_LIMITED: "RATE_LIMITED",
   /** The task waited longer than its priority's `queueTimeoutMs` without getting a slot. */
   QUEUE_TIMEOUT: "QUEUE_TIMEOUT",
   /** The task ran longer than its `timeoutMs`; its signal was aborted. */

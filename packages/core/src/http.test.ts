@@ -6,6 +6,8 @@ describe("httpStatusFor", () => {
   it("maps every code to one status", () => {
     expect(Object.values(ErrorCode).map((code) => [code, httpStatusFor(code)])).toEqual([
       ["QUEUE_FULL", 429],
+      ["TENANT_QUEUE_FULL", 429],
+      ["RATE_LIMITED", 429],
       ["QUEUE_TIMEOUT", 429],
       ["RUN_TIMEOUT", 504],
       ["ABORTED", 499],

@@ -3,6 +3,8 @@ import { type ErrorCode, SchedulerError } from "./errors.js";
 const STATUS: Record<ErrorCode, number> = {
   QUEUE_FULL: 429,
   QUEUE_TIMEOUT: 429,
+  TENANT_QUEUE_FULL: 429,
+  RATE_LIMITED: 429,
   RUN_TIMEOUT: 504,
   ABORTED: 499,
   CLOSED: 503,
@@ -14,6 +16,8 @@ const STATUS: Record<ErrorCode, number> = {
 const TYPE: Record<ErrorCode, string> = {
   QUEUE_FULL: "rate_limit_exceeded",
   QUEUE_TIMEOUT: "rate_limit_exceeded",
+  TENANT_QUEUE_FULL: "rate_limit_exceeded",
+  RATE_LIMITED: "rate_limit_exceeded",
   RUN_TIMEOUT: "timeout",
   ABORTED: "request_aborted",
   CLOSED: "server_unavailable",
@@ -24,7 +28,7 @@ const TYPE: Record<ErrorCode, string> = {
 
 /**
  * The HTTP status every adapter answers for a scheduler error code: 429 for a full queue or a queue
- * timeout, 503 when closed or the store is down, 400 for bad input, 504 for a run timeout.
+ * timeout, a tenant's full queue or empty token bucket, 503 when closed or the store is down, 400 for bad input, 504 for a run timeout.
  *
  * @example
  * httpStatusFor("QUEUE_FULL"); // 429

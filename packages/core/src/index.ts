@@ -15,6 +15,6 @@ export { Permit } from "./permit.js";
 export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
 export { shortKey } from "./short-key.js";
 export type { MetricsSnapshot, PriorityMetrics, TaskCounts } from "./stats.js";
-export type { ResolvedPriority } from "./store.js";
+export type { ResolvedPriority, ResolvedTenant, TokenUsage } from "./store.js";
 export type { TaskContext, TaskFunction } from "./task.js";
 export type { Quantiles } from "./wait-sketch.js";

@@ -56,6 +56,7 @@ export class Intake {
         priority: admitted.priority.name,
         tenant: admitted.tenant,
         cost: admitted.cost,
+        tokens: admitted.tokens,
         retry: admitted.retry || (mayQueue && this.#isRetry(admitted, now)),
         enqueuedAt: now,
         timeoutMs: admitted.timeoutMs,

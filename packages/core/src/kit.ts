@@ -24,10 +24,12 @@ export {
 export type {
   EnqueueResult,
   MaybePromise,
+  ResolvedTenant,
   Store,
   StoreConfig,
   StoreHost,
   StoreSnapshot,
   Ticket,
+  TokenUsage,
 } from "./store.js";
 export { integerIn, invalidOption, nearest, rejectUnknownKeys } from "./validate.js";

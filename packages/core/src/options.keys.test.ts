@@ -15,8 +15,8 @@ describe("unknown option keys", () => {
       "Unknown option `priorities.batch.queueTimeout`; did you mean `queueTimeoutMs`?",
     ],
     [
-      { tenants: { alice: { maxConcurrency: 2 } } },
-      "Unknown option `tenants.alice.maxConcurrency` (known: `weight`)",
+      { tenants: { alice: { maxConcurency: 2 } } },
+      "Unknown option `tenants.alice.maxConcurency`; did you mean `maxConcurrency`? (known: `weight`, `maxConcurrency`, `maxQueue`, `tokensPerMinute`, `burstTokens`, `maxPriority`)",
     ],
   ])("createScheduler(%j) throws naming the key and the nearest known one", (options, message) => {
     // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong input

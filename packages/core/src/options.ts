@@ -49,14 +49,49 @@ export interface PriorityOptions {
   readonly maxWaitMs?: number;
 }
 
-/** Per-tenant settings. */
+/** The largest token figure an option or a call takes (`maxTokensInFlight`, `tokens`, bucket sizes). */
+export const MAX_TOKENS = 1_000_000_000_000;
+
+/** Per-tenant settings and quotas (see also `tenantDefaults`). */
 export interface TenantOptions {
   /**
-   * Turns within a priority: a tenant of weight 2 gets two starts per round where others get one. From
-   * 0.01 to 1,000.
+   * Share within a priority: a tenant of weight 2 gets two starts per round where others get one (with
+   * `fairness: "tokens"`, twice the tokens). From 0.01 to 1,000.
    * @default 1
    */
   readonly weight?: number;
+  /**
+   * At most this many of the tenant's tasks (cost units, over all priorities) run at once; its other
+   * tasks wait without holding up other tenants. An integer from 1 to 1,000,000, or `Infinity`.
+   * @default Infinity
+   */
+  readonly maxConcurrency?: number;
+  /**
+   * At most this many of the tenant's tasks wait (over all priorities); the next is refused at once with
+   * `TENANT_QUEUE_FULL` (429). An integer from 1 to 10,000,000, or `Infinity`.
+   * @default Infinity
+   */
+  readonly maxQueue?: number;
+  /**
+   * A token bucket: refills at this many tokens per minute; each start is charged its `tokens` estimate,
+   * corrected later by `reportUsage`. A task the bucket cannot cover (counting what the tenant already
+   * has waiting) is refused with `RATE_LIMITED` (429) and a `retryAfterMs` from the refill time. An
+   * integer from 1 to 10^12, or `Infinity` (no bucket).
+   * @default Infinity
+   */
+  readonly tokensPerMinute?: number;
+  /**
+   * The bucket's size: what an idle tenant may spend at once. An integer from 1 to 10^12. A task larger
+   * than the whole bucket starts only from a full bucket (and leaves it in debt).
+   * @default a tenth of `tokensPerMinute` (six seconds of refill)
+   */
+  readonly burstTokens?: number;
+  /**
+   * The most urgent priority the tenant may use: a task asking for a more urgent one is lowered to it
+   * (never raised). A configured priority name.
+   * @default none (every priority)
+   */
+  readonly maxPriority?: string;
 }
 
 /** Everything `createScheduler()` accepts. Every field is optional. */
@@ -67,6 +102,32 @@ export interface SchedulerOptions {
    * @default 8
    */
   readonly maxConcurrency?: number;
+  /**
+   * Estimated tokens (each task's `tokens`) in flight at once: a second limit beside `maxConcurrency`, a
+   * start needs both. A single task larger than the whole budget runs alone rather than never. An integer
+   * from 1 to 10^12, or `Infinity`.
+   * @default Infinity
+   */
+  readonly maxTokensInFlight?: number;
+  /**
+   * How tenants share a priority: `"requests"` gives them turns by starts (weighted round robin);
+   * `"tokens"` starts the waiting tenant served the fewest weighted tokens so far (a returning tenant is
+   * lifted to the smallest counter among the active ones, so idle time is not banked).
+   * @default "requests"
+   */
+  readonly fairness?: "requests" | "tokens";
+  /**
+   * How much one output token counts against one input token in `fairness: "tokens"` (LLM servers spend
+   * more per generated token). A number from 0 to 100.
+   * @default 2
+   */
+  readonly outputTokenWeight?: number;
+  /**
+   * Quotas of every tenant without its own entry in `tenants` (any tenant name is fine: a key per tenant
+   * needs no configuration). Fields a `tenants` entry leaves out also come from here.
+   * @default no quotas
+   */
+  readonly tenantDefaults?: TenantOptions;
   /**
    * The lanes. When given, exactly these exist.
    * @default { interactive: { weight: 5, reserved: 1, queueTimeoutMs: 10_000, maxQueue: 1_000 },
@@ -96,8 +157,8 @@ export interface SchedulerOptions {
    */
   readonly defaultTenant?: string;
   /**
-   * Weights of named tenants, each from 0.01 to 1000; others weigh 1. Keys longer than 128 characters
-   * are matched by their hash, as tasks' tenants are.
+   * Weights and quotas of named tenants (over `tenantDefaults`). Keys longer than 128 characters are
+   * matched by their hash, as tasks' tenants are.
    */
   readonly tenants?: Readonly<Record<string, TenantOptions>>;
   /**
@@ -158,7 +219,19 @@ export interface ResolvedOptions extends StoreConfig {
  */
 export function storeConfigOf(options: ResolvedOptions): StoreConfig {
   const { clock, maxConcurrency, maxQueue, priorities, tenantWeights } = options;
-  return { clock, maxConcurrency, maxQueue, priorities, tenantWeights };
+  const { maxTokensInFlight, fairness, outputTokenWeight, tenantDefaults, tenantQuotas } = options;
+  return {
+    clock,
+    maxConcurrency,
+    maxQueue,
+    priorities,
+    tenantWeights,
+    maxTokensInFlight,
+    fairness,
+    outputTokenWeight,
+    tenantDefaults,
+    tenantQuotas,
+  };
 }
 
 /** The two lanes a scheduler has when none are configured. */
@@ -172,9 +245,15 @@ export function defaultPriorities(maxConcurrency: number): Record<string, Priori
 /** What `update()` accepts: limits and priority fields to change while running. */
 export interface SchedulerUpdate {
   readonly maxConcurrency?: number;
+  readonly maxTokensInFlight?: number;
+  readonly fairness?: "requests" | "tokens";
+  readonly outputTokenWeight?: number;
+  /** Replaces the defaults' fields it names. */
+  readonly tenantDefaults?: TenantOptions;
   readonly maxQueue?: number;
   /** Fields to change per priority; a name not configured yet adds that priority. */
   readonly priorities?: Readonly<Record<string, PriorityOptions>>;
+  /** Fields to change per tenant (merged over its current entry). */
   readonly tenants?: Readonly<Record<string, TenantOptions>>;
   readonly abortGraceMs?: number;
 }

@@ -1,4 +1,5 @@
 import { RUNNING, RunContext, type Task } from "./task.js";
+import type { TokenUsage } from "./usage.js";
 
 /** @internal How a permit reaches back into its scheduler (one object per scheduler, not per permit). */
 export interface PermitControl {
@@ -8,6 +9,7 @@ export interface PermitControl {
   firstByte(task: Task, waitMs: number): void;
   /** True when someone listens for `firstByte`. */
   wantsFirstByte(): boolean;
+  usage(task: Task, usage: TokenUsage): void;
 }
 
 /**
@@ -30,7 +32,7 @@ export class Permit extends RunContext {
 
   /** @internal Created by the scheduler when a slot is granted. */
   constructor(task: Task, waitMs: number, control: PermitControl) {
-    super(task, waitMs);
+    super(task, waitMs, control.usage);
     this.#task = task;
     this.#control = control;
   }

@@ -1,16 +1,17 @@
 import { systemClock } from "./clock.js";
 import {
   defaultPriorities,
+  MAX_TOKENS,
   PRIORITY_WEIGHT,
   type PriorityOptions,
   type ResolvedOptions,
   type SchedulerOptions,
   type SchedulerUpdate,
-  TENANT_WEIGHT,
   type TenantOptions,
 } from "./options.js";
 import { shortKey } from "./short-key.js";
 import type { ResolvedPriority, Store } from "./store.js";
+import { resolveTenants } from "./tenant-options.js";
 import {
   bound,
   definedOnly,
@@ -32,6 +33,10 @@ const OPTION_KEYS: readonly (keyof SchedulerOptions)[] = [
   "maxQueue",
   "defaultTenant",
   "tenants",
+  "tenantDefaults",
+  "maxTokensInFlight",
+  "fairness",
+  "outputTokenWeight",
   "abortGraceMs",
   "retryWindowMs",
   "retryMemory",
@@ -47,12 +52,15 @@ const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
   "maxQueue",
   "maxWaitMs",
 ];
-const TENANT_KEYS: readonly (keyof TenantOptions)[] = ["weight"];
 const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
   "maxConcurrency",
   "maxQueue",
   "priorities",
   "tenants",
+  "tenantDefaults",
+  "maxTokensInFlight",
+  "fairness",
+  "outputTokenWeight",
   "abortGraceMs",
 ];
 
@@ -139,17 +147,12 @@ function resolvePriority(
   return priority;
 }
 
-function resolveTenants(raw: unknown): Map<string, number> {
-  const weights = new Map<string, number>();
-  if (raw === undefined) return weights;
-  for (const [tenant, options] of Object.entries(plainObject("tenants", raw))) {
-    const key = shortKey(tenant);
-    const object = plainObject(`tenants.${key}`, options);
-    rejectUnknownKeys(`tenants.${key}`, object, TENANT_KEYS);
-    const weight = definedOnly(object as TenantOptions).weight ?? 1;
-    weights.set(key, numberIn(`tenants.${key}.weight`, weight, TENANT_WEIGHT.min, TENANT_WEIGHT.max));
+function fairnessOf(value: unknown): "requests" | "tokens" {
+  const fairness = value ?? "requests";
+  if (fairness !== "requests" && fairness !== "tokens") {
+    throw invalidOption("fairness", '"requests" or "tokens"', fairness);
   }
-  return weights;
+  return fairness;
 }
 
 /**
@@ -207,7 +210,14 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
     defaultTenant: shortKey(
       nonEmptyString("defaultTenant", given.defaultTenant ?? "default", Number.POSITIVE_INFINITY),
     ),
-    tenantWeights: resolveTenants(given.tenants),
+    ...resolveTenants(given.tenantDefaults, given.tenants, names),
+    maxTokensInFlight: bound(
+      "maxTokensInFlight",
+      given.maxTokensInFlight ?? Number.POSITIVE_INFINITY,
+      MAX_TOKENS,
+    ),
+    fairness: fairnessOf(given.fairness),
+    outputTokenWeight: numberIn("outputTokenWeight", given.outputTokenWeight ?? 2, 0, 100),
     abortGraceMs: duration("abortGraceMs", given.abortGraceMs ?? 5_000),
     retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),
     retryMemory: integerIn("retryMemory", given.retryMemory ?? 10_000, 0, 1_000_000),
@@ -233,12 +243,20 @@ export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate):
     ...current,
     ...patch,
     priorities,
-    tenants: {
-      ...current.tenants,
-      ...((patch.tenants === undefined ? {} : plainObject("tenants", patch.tenants)) as Record<
-        string,
-        TenantOptions
-      >),
-    },
+    tenantDefaults: { ...current.tenantDefaults, ...definedOnly(patch.tenantDefaults ?? {}) },
+    tenants: mergeTenants(current.tenants ?? {}, patch.tenants),
   };
+}
+
+/** Each patched tenant's fields over its current entry (a tenant not named keeps its entry). */
+function mergeTenants(
+  current: Readonly<Record<string, TenantOptions>>,
+  patch: unknown,
+): Record<string, TenantOptions> {
+  const merged: Record<string, TenantOptions> = { ...current };
+  if (patch === undefined) return merged;
+  for (const [name, fields] of Object.entries(plainObject("tenants", patch))) {
+    merged[name] = { ...merged[name], ...definedOnly(plainObject(`tenants.${name}`, fields)) };
+  }
+  return merged;
 }

@@ -71,8 +71,24 @@ describe("tenant fairness", () => {
     h.submit("c0", { tenant: "c" });
     await flush();
     expect(h.scheduler.metrics().tenants).toEqual([
-      { tenant: "a", priority: "batch", running: 1, queued: 4 },
-      { tenant: "b", priority: "batch", running: 0, queued: 3 },
+      {
+        tenant: "a",
+        priority: "batch",
+        running: 1,
+        queued: 4,
+        tokensServed: 0,
+        tokensInFlight: 0,
+        throttled: 0,
+      },
+      {
+        tenant: "b",
+        priority: "batch",
+        running: 0,
+        queued: 3,
+        tokensServed: 0,
+        tokensInFlight: 0,
+        throttled: 0,
+      },
     ]);
   });
 });

@@ -11,6 +11,8 @@ export interface Ticket {
   readonly tenant: string;
   /** Units of `maxConcurrency` the task takes while it runs. */
   readonly cost: number;
+  /** Estimated tokens (input plus expected output), charged at start; absent or 0 when not given. */
+  readonly tokens?: number;
   /** Goes to the front of its tenant's queue. */
   readonly retry: boolean;
   /** When it joined the queue, by the scheduler's clock. */
@@ -30,6 +32,24 @@ export interface ResolvedPriority {
   readonly maxWaitMs: number;
 }
 
+/** A tenant's quotas with every field decided (`Infinity` for none). */
+export interface ResolvedTenant {
+  readonly weight: number;
+  readonly maxConcurrency: number;
+  readonly maxQueue: number;
+  readonly tokensPerMinute: number;
+  /** The bucket's size (`Infinity` when there is no bucket). */
+  readonly burstTokens: number;
+  /** The most urgent priority it may use, or `undefined` for any. */
+  readonly maxPriority: string | undefined;
+}
+
+/** Tokens one task really used, as the upstream counted them. */
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
 /**
  * What a store works from (`attach`, `configure`): the clock, the limits, each priority's resolved
  * settings and the tenant weights; nothing of the scheduler's own bookkeeping.
@@ -43,6 +63,15 @@ export interface StoreConfig {
   readonly priorities: readonly ResolvedPriority[];
   /** Weights of tenants that have one (keys as the scheduler uses them; see `shortKey`). */
   readonly tenantWeights: ReadonlyMap<string, number>;
+  /** Estimated tokens in flight at once (`Infinity` for no budget). */
+  readonly maxTokensInFlight: number;
+  readonly fairness: "requests" | "tokens";
+  /** What one output token counts in `fairness: "tokens"`, against 1 for an input token. */
+  readonly outputTokenWeight: number;
+  /** The quotas of a tenant without an entry of its own. */
+  readonly tenantDefaults: ResolvedTenant;
+  /** Tenants with an entry of their own (keys as the scheduler uses them). */
+  readonly tenantQuotas: ReadonlyMap<string, ResolvedTenant>;
 }
 
 /** What a store answers when asked to admit a ticket. */
@@ -52,7 +81,11 @@ export type EnqueueResult =
   /** The ticket waits; the store calls `host.grant(ticket)` when it gets a slot (possibly before this returns). */
   | "queued"
   /** The priority's or the overall queue bound was reached; nothing was kept. */
-  | "full";
+  | "full"
+  /** The tenant's `maxQueue` was reached; nothing was kept. */
+  | "tenant-full"
+  /** The tenant's token bucket cannot cover the ticket; it may try again after `retryAfterMs`. */
+  | { readonly rateLimited: true; readonly retryAfterMs: number };
 
 /** What the scheduler offers the store it is attached to. */
 export interface StoreHost {
@@ -82,6 +115,14 @@ export interface StoreSnapshot {
     readonly priority: string;
     readonly running: number;
     readonly queued: number;
+    /** Weighted tokens started (estimates, corrected by reported usage), when the store counts them. */
+    readonly tokensServed?: number;
+    /** Estimated tokens of the tenant's running tasks. */
+    readonly tokensInFlight?: number;
+    /** Tokens in the tenant's bucket now (may be negative after a large correction); absent without one. */
+    readonly bucket?: number;
+    /** Tasks refused by the tenant's quotas (`TENANT_QUEUE_FULL`, `RATE_LIMITED`). */
+    readonly throttled?: number;
   }>;
 }
 
@@ -107,6 +148,11 @@ export interface Store {
    * already granted (the grant is then delivered, or was, through `host.grant`) or unknown.
    */
   remove(ticket: Ticket): MaybePromise<boolean>;
+  /**
+   * Optional: the tokens a granted ticket really used (at most once per ticket, while it runs or just
+   * after): corrects its tenant's bucket and fairness counter by the difference from `ticket.tokens`.
+   */
+  reportUsage?(ticket: Ticket, usage: TokenUsage): MaybePromise<void>;
   /** Gives a granted ticket's slot back. Called once per granted ticket. */
   release(ticket: Ticket): MaybePromise<void>;
   /** Removes and returns every ticket of this scheduler that still waits (used by `close()`). */

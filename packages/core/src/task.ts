@@ -1,6 +1,10 @@
 import type { Deadlined } from "./deadlines.js";
 import type { Linked, QueueLinks } from "./memory/links.js";
 import type { Ticket } from "./store.js";
+import { checkedUsage, type TokenUsage } from "./usage.js";
+
+/** How a task's context hands reported usage to its scheduler (one function per scheduler). */
+export type UsageSink = (task: Task, usage: TokenUsage) => void;
 
 /** What a task's function receives. */
 export interface TaskContext {
@@ -11,6 +15,12 @@ export interface TaskContext {
   readonly tenant: string;
   /** How long the task waited for its slot. */
   readonly waitMs: number;
+  /**
+   * Tells the scheduler how many tokens the task really used (from the upstream's `usage`): corrects the
+   * tenant's token bucket and fairness counter by the difference from the `tokens` estimate. The first
+   * report counts; later ones are ignored. Throws `INVALID_OPTION` for a malformed usage.
+   */
+  readonly reportUsage: (usage: TokenUsage) => void;
 }
 
 /** A unit of work: receives a context with an `AbortSignal`, returns a value or a promise. */
@@ -28,6 +38,7 @@ export interface TaskInit {
   readonly priority: string;
   readonly tenant: string;
   readonly cost: number;
+  readonly tokens: number;
   readonly retry: boolean;
   readonly enqueuedAt: number;
   readonly timeoutMs: number;
@@ -66,6 +77,7 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   declare resolve: ((value: unknown) => void) | null;
   declare readonly onAbort: (task: Task) => void;
   declare readonly cost: number;
+  declare readonly tokens: number;
   declare readonly retry: boolean;
   declare phase: Phase;
   declare settled: boolean;
@@ -93,6 +105,7 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     this.resolve = init.resolve;
     this.onAbort = init.onAbort;
     this.cost = init.cost;
+    this.tokens = init.tokens;
     this.retry = init.retry;
     this.phase = PENDING;
     this.settled = false;
@@ -158,11 +171,26 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
  */
 export class RunContext implements TaskContext {
   readonly #task: Task;
+  readonly #usage: UsageSink;
+  #reported = false;
   readonly waitMs: number;
 
-  constructor(task: Task, waitMs: number) {
+  constructor(task: Task, waitMs: number, usage: UsageSink) {
     this.#task = task;
+    this.#usage = usage;
     this.waitMs = waitMs;
+  }
+
+  /** Bound to this context, so it may be destructured (`({ signal, reportUsage }) => ...`). */
+  get reportUsage(): (usage: TokenUsage) => void {
+    return (usage) => this.#report(usage);
+  }
+
+  #report(usage: TokenUsage): void {
+    const checked = checkedUsage(usage);
+    if (this.#reported) return;
+    this.#reported = true;
+    this.#usage(this.#task, checked);
   }
 
   get signal(): AbortSignal {

@@ -6,6 +6,7 @@ import {
   type RequestSlot,
   ResponseWatch,
   rejectionFor,
+  watchNodeUsage,
   withinOf,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
@@ -44,7 +45,8 @@ export interface SchedulerRequestHandler extends RequestHandler {
  * is held until the handler ends its response or `abortGraceMs` passes, so the upstream never sees more
  * than the limit. A run timeout (`timeoutMs`) answers 504 when nothing has been sent yet. Rejections are
  * answered with core's status (429, 503, 400), `Retry-After`, `retry-after-ms` and an OpenAI-style JSON
- * body that never echoes a credential. The request body is never read.
+ * body that never echoes a credential. The request body is never read (the token estimate uses
+ * `req.body` when a JSON parser ran first); the `usage` of a JSON or SSE answer corrects the estimate.
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
@@ -78,6 +80,7 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
   function proceed(slot: RequestSlot, req: Request, res: Response, next: NextFunction, watch: ResponseWatch) {
     watch.hold(slot.permit);
     if (watch.ended) return watch.releaseAtEnd(); // granted just as the client left
+    watchNodeUsage(res, (usage) => slot.reportUsage(usage));
     const rawEnd = releaseWhenHandlerEnds(res, watch);
     onRunTimeout(slot.signal, timed, (error) => {
       if (res.headersSent || watch.ended) return; // the handler has started its answer: it ends it

@@ -51,5 +51,6 @@ export interface ExpressSchedulerOptions extends AdapterOptions<Request> {
 export function resolveExpressOptions(
   options?: ExpressSchedulerOptions,
 ): ResolvedAdapterOptions<Request, ExpressRejectionHandler> {
-  return resolveAdapterOptions<Request, ExpressRejectionHandler>(options);
+  // The token estimate reads the body a JSON parser (`express.json()`) placed before this one left.
+  return resolveAdapterOptions<Request, ExpressRejectionHandler>(options, (req) => req.body as unknown);
 }

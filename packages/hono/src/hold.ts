@@ -1,10 +1,11 @@
 import type { RequestSlot, ResponseWatch } from "@llm-scheduler/adapter-kit";
-import { failureForStatus } from "@llm-scheduler/adapter-kit";
+import { failureForStatus, type NodeWritableLike, watchNodeUsage } from "@llm-scheduler/adapter-kit";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { Context } from "hono";
 import type { LlmSchedulerEnv } from "./env.js";
 import { heldResponse } from "./held-response.js";
 import type { NodeBindings } from "./node-bindings.js";
+import { usageReading } from "./usage-stream.js";
 
 /** Gives the slot back, with the failure if the work failed. */
 export type Release = (failure?: unknown) => void;
@@ -43,7 +44,9 @@ export function holdResponse(
   c.res = undefined; // replace the response rather than merge its headers into a copy
   const { permit } = slot;
   const firstByte = permit.wantsFirstByte ? () => permit.firstByte() : undefined;
-  c.res = heldResponse(response, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
+  // On Node the usage is read from what Node writes (`holdPermit`); elsewhere from the body as it passes.
+  const read = onNode ? response : usageReading(response, slot);
+  c.res = heldResponse(read, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
     release(broken ?? failure),
   );
   return undefined;
@@ -82,7 +85,9 @@ export function holdPermit(
   const { permit } = slot;
   if (watch !== undefined) {
     watch.hold(permit);
-    (c.env as NodeBindings).outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
+    const { outgoing } = c.env as NodeBindings;
+    outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
+    watchNodeUsage(outgoing as unknown as NodeWritableLike, (usage) => slot.reportUsage(usage));
     return (failure) => watch.releaseAtEnd(failure);
   }
   const { signal } = c.req.raw;

@@ -29,7 +29,8 @@ export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonl
  * client that left keeps the slot until `abortGraceMs`. A run timeout (`timeoutMs`) answers 504 when the
  * handler has not answered yet. Rejections are answered with core's status (429, 503, 400),
  * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body that never echoes a credential. The
- * request body is never read.
+ * request body is never read by the middleware: a JSON body is read from a copy for the token estimate (the
+ * handler still reads all of it); the `usage` of a JSON or SSE answer corrects the estimate.
  *
  * @example
  * const app = new Hono<LlmSchedulerEnv>();

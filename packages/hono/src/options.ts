@@ -46,5 +46,19 @@ export interface HonoSchedulerOptions extends AdapterOptions<Context> {
 export function resolveHonoOptions(
   options?: HonoSchedulerOptions,
 ): ResolvedAdapterOptions<Context, HonoRejectionHandler> {
-  return resolveAdapterOptions<Context, HonoRejectionHandler>(options);
+  return resolveAdapterOptions<Context, HonoRejectionHandler>(options, jsonBodyOf);
+}
+
+/**
+ * A JSON request's body for the token estimate, read from a copy so that the handler still gets the
+ * whole body (`c.req.json()` or `c.req.raw.body`); undefined for other requests or a body that is not JSON.
+ */
+function jsonBodyOf(c: Context): Promise<unknown> | undefined {
+  const request = c.req.raw;
+  if (request.body === null || !(request.headers.get("content-type") ?? "").includes("json"))
+    return undefined;
+  return request
+    .clone()
+    .json()
+    .catch(() => undefined);
 }

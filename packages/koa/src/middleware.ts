@@ -6,6 +6,7 @@ import {
   ResponseWatch,
   raceRunTimeout,
   rejectionFor,
+  watchNodeUsage,
   withinOf,
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler, type SchedulerError } from "@llm-scheduler/core";
@@ -41,7 +42,8 @@ function answer(ctx: Context, error: SchedulerError): void {
  * `abortGraceMs` has passed, so the upstream never sees more than the limit. A run timeout (`timeoutMs`)
  * answers 504 when nothing has been sent yet. Rejections are answered with core's status (429, 503, 400),
  * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body that never echoes a credential. The
- * request body is never read.
+ * request body is never read (the token estimate uses `ctx.request.body` when a body parser ran first);
+ * the `usage` of a JSON or SSE answer corrects the estimate.
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
@@ -72,6 +74,7 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
       watch.releaseAtEnd(); // granted just as the client left
       return undefined;
     }
+    watchNodeUsage(ctx.res, (usage) => slot.reportUsage(usage));
     ctx.state.llmScheduler = slot;
     ctx.res.setHeader("server-timing", serverTiming(slot.waitMs));
     let timedOut = false;

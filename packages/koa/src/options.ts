@@ -46,5 +46,9 @@ export interface KoaSchedulerOptions extends AdapterOptions<Context> {
 export function resolveKoaOptions(
   options?: KoaSchedulerOptions,
 ): ResolvedAdapterOptions<Context, KoaRejectionHandler> {
-  return resolveAdapterOptions<Context, KoaRejectionHandler>(options);
+  // The token estimate reads the body a JSON parser (e.g. `@koa/bodyparser`) placed before this one left.
+  return resolveAdapterOptions<Context, KoaRejectionHandler>(
+    options,
+    (ctx) => (ctx.request as { body?: unknown } | undefined)?.body,
+  );
 }

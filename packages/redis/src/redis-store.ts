@@ -16,6 +16,7 @@ import { type RedisStoreOptions, type RedisStoreStatus, resolveRedisOptions } fr
 import { Remote } from "./remote.js";
 import { RemotePath } from "./remote-path.js";
 import { StoreState } from "./state.js";
+import { refuseUnenforced } from "./unsupported.js";
 
 export type { RedisStoreStatus } from "./options.js";
 
@@ -81,6 +82,7 @@ export class RedisStore implements Store {
     if (state.host !== null || state.detached) {
       throw new Error("A RedisStore serves one scheduler; create one store per scheduler.");
     }
+    refuseUnenforced(options);
     state.host = host;
     state.options = options;
     state.remote.clock = host.clock;
@@ -101,6 +103,7 @@ export class RedisStore implements Store {
   }
 
   configure(options: StoreConfig): MaybePromise<void> {
+    refuseUnenforced(options);
     const state = this.#state;
     state.options = options;
     state.fallback?.configure(state.localOptions());

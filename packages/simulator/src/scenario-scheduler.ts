@@ -2,9 +2,26 @@ import { createScheduler, isSchedulerError, type SchedulerOptions } from "@llm-s
 import { objectAt, type RawObject } from "./fields.js";
 import { invalidField, ScenarioError } from "./scenario-error.js";
 
-const SCHEDULER_KEYS = ["priorities", "tenants", "maxQueue", "retryWindowMs", "abortGraceMs"] as const;
+const SCHEDULER_KEYS = [
+  "priorities",
+  "tenants",
+  "tenantDefaults",
+  "maxTokensInFlight",
+  "fairness",
+  "outputTokenWeight",
+  "maxQueue",
+  "retryWindowMs",
+  "abortGraceMs",
+] as const;
 const PRIORITY_KEYS = ["weight", "reserved", "maxConcurrency", "queueTimeoutMs", "maxQueue", "maxWaitMs"];
-const INFINITE_KEYS = new Set(["queueTimeoutMs", "maxQueue", "maxWaitMs"]);
+const INFINITE_KEYS = new Set([
+  "queueTimeoutMs",
+  "maxQueue",
+  "maxWaitMs",
+  "maxConcurrency",
+  "tokensPerMinute",
+  "maxTokensInFlight",
+]);
 
 /** JSON has no infinity: `"Infinity"` stands for it in bounds and durations. */
 function withInfinity(object: RawObject): Record<string, unknown> {
@@ -12,6 +29,18 @@ function withInfinity(object: RawObject): Record<string, unknown> {
     Object.entries(object).map(([key, value]) => [
       key,
       INFINITE_KEYS.has(key) && value === "Infinity" ? Number.POSITIVE_INFINITY : value,
+    ]),
+  );
+}
+
+/** `"Infinity"` in each tenant's quotas (core checks the fields themselves). */
+function tenantsAt(value: unknown): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  const raw = objectAt("scheduler.tenants", value, Object.keys(value ?? {}));
+  return Object.fromEntries(
+    Object.entries(raw).map(([name, fields]) => [
+      name,
+      fields !== null && typeof fields === "object" ? withInfinity(fields as RawObject) : fields,
     ]),
   );
 }
@@ -51,6 +80,10 @@ export function schedulerOptionsAt(
   const options: SchedulerOptions = {
     ...raw,
     priorities: prioritiesAt(raw.priorities) as SchedulerOptions["priorities"],
+    tenants: tenantsAt(raw.tenants) as SchedulerOptions["tenants"],
+    tenantDefaults: (raw.tenantDefaults !== null && typeof raw.tenantDefaults === "object"
+      ? withInfinity(raw.tenantDefaults as RawObject)
+      : raw.tenantDefaults) as SchedulerOptions["tenantDefaults"],
     maxConcurrency,
   };
   let names: readonly string[];

@@ -37,7 +37,15 @@ export interface ScenarioGateway {
 export interface ScenarioScheduler {
   /** @default core's defaults (`interactive` weight 5 with 1 reserved slot, `batch` weight 1) */
   readonly priorities?: Readonly<Record<string, PriorityOptions>>;
+  /** Weights and quotas per tenant (`maxConcurrency`, `maxQueue`, `tokensPerMinute`, `maxPriority`, …). */
   readonly tenants?: Readonly<Record<string, TenantOptions>>;
+  /** Quotas of every tenant without an entry of its own. */
+  readonly tenantDefaults?: TenantOptions;
+  /** Estimated tokens in flight at once (each request is estimated as its prompt plus `maxTokens`). */
+  readonly maxTokensInFlight?: number | "Infinity";
+  /** `"requests"` (turns by starts) or `"tokens"` (by weighted tokens served). */
+  readonly fairness?: "requests" | "tokens";
+  readonly outputTokenWeight?: number;
   readonly maxQueue?: number;
   readonly retryWindowMs?: number;
   readonly abortGraceMs?: number;

@@ -88,17 +88,23 @@ export function createVirtualScheduledGateway(
 ): Gateway {
   return {
     send(attempt, hooks) {
-      const { priority, tenant } = attempt.request;
+      const { priority, tenant, promptTokens, maxTokens } = attempt.request;
       const queuedAt = clock.now();
       let started = false;
+      // The estimate an adapter makes from the body: the prompt plus `max_tokens`; the server generates
+      // exactly `max_tokens` here, so the usage reported at the end confirms it.
+      const tokens = promptTokens + maxTokens;
       scheduler
         .run(
           (task) => {
             started = true;
             waits.queueWait(priority, task.waitMs, true);
-            return generation(upstream, attempt, hooks);
+            return generation(upstream, attempt, hooks).then((value) => {
+              task.reportUsage({ inputTokens: promptTokens, outputTokens: maxTokens });
+              return value;
+            });
           },
-          { priority, tenant, id: attempt.id, signal: attempt.signal, retry: attempt.number > 0 },
+          { priority, tenant, tokens, id: attempt.id, signal: attempt.signal, retry: attempt.number > 0 },
         )
         .then(
           () => hooks.completed(),

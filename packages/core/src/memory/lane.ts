@@ -1,3 +1,4 @@
+import { IndexedHeap } from "../heap.js";
 import type { ResolvedPriority } from "../store.js";
 import type { Linked } from "./links.js";
 import { TenantQueue } from "./tenant-queue.js";
@@ -28,6 +29,13 @@ export class Lane {
   /** How many queues in `tenants` are idle. */
   #idle = 0;
   #cursor: TenantQueue | null = null;
+  /** `fairness: "tokens"`: the waiting tenants, fewest weighted tokens served first (ties: by name). */
+  readonly #heap = new IndexedHeap<TenantQueue>(
+    (a, b) => a.counter < b.counter || (a.counter === b.counter && a.name < b.name),
+  );
+  #byTokens = false;
+  /** `fairness: "tokens"`: the counter of the last start, where a tenant returning to an empty lane starts. */
+  #floor = 0;
 
   constructor(config: ResolvedPriority) {
     this.config = config;
@@ -72,16 +80,55 @@ export class Lane {
     else this.newest.olderNext = ticket;
     this.newest = ticket;
     this.queued++;
-    if (!queue.inRing) this.#join(queue);
+    if (!queue.inRing && !queue.parked) this.#join(queue);
+  }
+
+  /** Switches between turns by starts and by tokens, keeping every waiting tenant in the turns. */
+  setFairness(byTokens: boolean): void {
+    if (byTokens === this.#byTokens) return;
+    const waiting = [...this.tenants.values()].filter((queue) => queue.inRing);
+    for (const queue of waiting) this.#leave(queue);
+    this.#byTokens = byTokens;
+    for (const queue of waiting) this.#join(queue);
+  }
+
+  /** Takes the tenant out of the turns while it is at its `maxConcurrency` (its tickets stay queued). */
+  park(queue: TenantQueue): void {
+    queue.parked = true;
+    if (queue.inRing) this.#leave(queue);
+  }
+
+  /** Puts a parked tenant back in the turns (at the end of the round, or lifted to the smallest counter). */
+  unpark(queue: TenantQueue): void {
+    queue.parked = false;
+    if (queue.size > 0 && !queue.inRing) this.#join(queue);
+  }
+
+  /** `fairness: "tokens"`: counts `tokens` (weighted) as served to `queue`'s tenant in this priority. */
+  charge(queue: TenantQueue, tokens: number): void {
+    if (!this.#byTokens) return;
+    queue.counter += tokens / queue.weight;
+    if (queue.inRing) {
+      this.#heap.remove(queue);
+      this.#heap.push(queue);
+    }
   }
 
   /** The ticket the tenant turn would start next. */
   peek(): Linked | null {
-    return this.#cursor === null ? null : this.#cursor.head;
+    const queue = this.#byTokens ? (this.#heap.peek() ?? null) : this.#cursor;
+    return queue === null ? null : queue.head;
   }
 
   /** Starts the tenant turn's ticket: takes it out and moves the turn on when it is used up. */
   takeNext(): Linked {
+    if (this.#byTokens) {
+      const first = this.#heap.peek()!;
+      this.#floor = first.counter;
+      const taken = first.head!;
+      this.remove(taken);
+      return taken;
+    }
     const queue = this.#cursor!;
     const ticket = queue.head!;
     queue.credit -= 1;
@@ -102,7 +149,7 @@ export class Lane {
     ticket.olderNext = null;
     this.queued--;
     if (queue.size === 0) {
-      this.#leave(queue);
+      if (queue.inRing) this.#leave(queue);
       this.settled(queue);
     }
   }
@@ -121,6 +168,13 @@ export class Lane {
   #join(queue: TenantQueue): void {
     queue.inRing = true;
     queue.credit = 0;
+    if (this.#byTokens) {
+      // Idle time is not banked: a returning tenant starts level with the least-served active one.
+      const least = this.#heap.peek();
+      queue.counter = Math.max(queue.counter, least === undefined ? this.#floor : least.counter);
+      this.#heap.push(queue);
+      return;
+    }
     const cursor = this.#cursor;
     if (cursor === null) {
       queue.ringPrev = queue;
@@ -138,6 +192,10 @@ export class Lane {
   #leave(queue: TenantQueue): void {
     queue.inRing = false;
     queue.credit = 0;
+    if (this.#byTokens) {
+      this.#heap.remove(queue);
+      return;
+    }
     const next = queue.ringNext;
     queue.ringPrev.ringNext = next;
     next.ringPrev = queue.ringPrev;

@@ -1,7 +1,16 @@
-import type { EnqueueResult, Store, StoreConfig, StoreHost, StoreSnapshot, Ticket } from "../store.js";
+import type {
+  EnqueueResult,
+  Store,
+  StoreConfig,
+  StoreHost,
+  StoreSnapshot,
+  Ticket,
+  TokenUsage,
+} from "../store.js";
 import { Lane } from "./lane.js";
 import type { Linked } from "./links.js";
 import { type Choice, pick } from "./picker.js";
+import { TenantBooks, type TenantState } from "./tenant-books.js";
 import type { TenantQueue } from "./tenant-queue.js";
 
 /**
@@ -18,6 +27,9 @@ export class MemoryStore implements Store {
   readonly #byName = new Map<string, Lane>();
   #running = 0;
   #queued = 0;
+  /** Estimated tokens of every running ticket. */
+  #tokensInFlight = 0;
+  readonly #books = new TenantBooks();
   /** Slots held back for priorities running below their `reserved`. */
   #reservedIdle = 0;
   /** Stride scheduling's virtual time: the pass of the last start. */
@@ -25,7 +37,8 @@ export class MemoryStore implements Store {
   #pumping = false;
   readonly #pick: Choice = { lane: null, ticket: null, aged: false };
   readonly #weightOf = (tenant: string): number => this.#options?.tenantWeights.get(tenant) ?? 1;
-  readonly #fits = (lane: Lane, ticket: Ticket): boolean => this.#fitsNow(lane, ticket.cost);
+  readonly #fits = (lane: Lane, ticket: Ticket): boolean =>
+    this.#fitsNow(lane, ticket, this.#books.peek(ticket.tenant)!);
 
   attach(host: StoreHost, options: StoreConfig): void {
     if (this.#host !== null) throw new Error("A MemoryStore serves one scheduler; create one per scheduler.");
@@ -40,8 +53,11 @@ export class MemoryStore implements Store {
       lane.config = config;
       this.#byName.set(config.name, lane);
       for (const queue of lane.tenants.values()) queue.weight = this.#weightOf(queue.name);
+      lane.setFairness(options.fairness === "tokens");
       return lane;
     });
+    this.#books.configure(options);
+    for (const state of this.#books.values()) this.#checkCap(state);
     this.#reservedIdle = this.#lanes.reduce((sum, lane) => sum + idleReserve(lane), 0);
     this.#pump();
   }
@@ -50,23 +66,49 @@ export class MemoryStore implements Store {
     const lane = this.#lane(ticket.priority);
     const options = this.#options!;
     if (lane.queued >= lane.config.maxQueue || this.#queued >= options.maxQueue) return "full";
-    if (this.#grantAtOnce(lane, ticket)) return "granted";
-    lane.push(ticket as Linked, lane.tenant(ticket.tenant, this.#weightOf));
+    const state = this.#books.get(ticket.tenant, ticket.enqueuedAt);
+    const refusal = this.#quotaRefusal(state, ticket);
+    if (refusal !== null) {
+      state.throttled++;
+      this.#books.settled(state, ticket.enqueuedAt);
+      return refusal;
+    }
+    if (this.#grantAtOnce(lane, ticket, state)) return "granted";
+    const queue = lane.tenant(ticket.tenant, this.#weightOf);
+    lane.push(ticket as Linked, queue);
+    if (state.capped) lane.park(queue);
     if (lane.queued === 1) lane.pass = Math.max(lane.pass, this.#virtualTime);
     this.#queued++;
+    state.queued++;
+    state.pendingTokens += tokensOf(ticket);
     this.#pump();
     return "queued";
   }
 
+  /** The tenant's own queue bound, then its token bucket; null when both let the ticket in. */
+  #quotaRefusal(state: TenantState, ticket: Ticket): EnqueueResult | null {
+    if (state.queued >= state.quota.maxQueue) return "tenant-full";
+    const waitMs = state.waitForTokens(tokensOf(ticket), ticket.enqueuedAt);
+    return waitMs > 0 ? { rateLimited: true, retryAfterMs: waitMs } : null;
+  }
+
   tryGrant(ticket: Ticket): boolean {
-    return this.#grantAtOnce(this.#lane(ticket.priority), ticket);
+    const state = this.#books.get(ticket.tenant, ticket.enqueuedAt);
+    const granted =
+      this.#quotaRefusal(state, ticket) === null &&
+      this.#grantAtOnce(this.#lane(ticket.priority), ticket, state);
+    if (!granted) this.#books.settled(state, ticket.enqueuedAt);
+    return granted;
   }
 
   /** The fast path: nothing waits and the ticket fits, so it takes its slot without queueing. */
-  #grantAtOnce(lane: Lane, ticket: Ticket): boolean {
-    if (this.#queued !== 0 || !this.#fitsNow(lane, ticket.cost)) return false;
+  #grantAtOnce(lane: Lane, ticket: Ticket, state: TenantState): boolean {
+    if (this.#queued !== 0 || !this.#fitsNow(lane, ticket, state)) return false;
     // Asked and granted in the same moment: the ticket's enqueue time is the start time.
-    this.#take(lane, lane.tenant(ticket.tenant, this.#weightOf), ticket.cost, ticket.enqueuedAt);
+    const queue = lane.tenant(ticket.tenant, this.#weightOf);
+    this.#take(lane, queue, ticket, ticket.enqueuedAt, state);
+    lane.charge(queue, chargeOf(ticket));
+    this.#checkCap(state);
     return true;
   }
 
@@ -76,6 +118,7 @@ export class MemoryStore implements Store {
     if (lane === undefined || queue === undefined || !queue.has(ticket as Linked)) return false;
     lane.remove(ticket as Linked);
     this.#queued--;
+    this.#unqueued(ticket);
     // A ticket that did not fit may have been blocking its lane; what waits behind it may fit now.
     this.#pump();
     return true;
@@ -89,14 +132,58 @@ export class MemoryStore implements Store {
     this.#reservedIdle += idleReserve(lane);
     queue.running -= ticket.cost;
     this.#running -= ticket.cost;
+    this.#tokensInFlight -= tokensOf(ticket);
     lane.settled(queue);
+    const state = this.#books.peek(ticket.tenant);
+    if (state !== undefined) {
+      state.running -= ticket.cost;
+      state.tokensInFlight -= tokensOf(ticket);
+      this.#checkCap(state);
+      this.#books.settled(state, this.#host?.clock.now() ?? 0);
+    }
     this.#pump();
+  }
+
+  reportUsage(ticket: Ticket, usage: TokenUsage): void {
+    const state = this.#books.peek(ticket.tenant);
+    if (state === undefined) return;
+    const options = this.#options!;
+    const used = usage.inputTokens + usage.outputTokens;
+    state.refill(this.#host?.clock.now() ?? 0);
+    state.level -= used - tokensOf(ticket);
+    const weighted = usage.inputTokens + options.outputTokenWeight * usage.outputTokens;
+    state.served += weighted - tokensOf(ticket);
+    const lane = this.#byName.get(ticket.priority);
+    const queue = lane?.tenants.get(ticket.tenant);
+    if (lane !== undefined && queue !== undefined) lane.charge(queue, weighted - chargeOf(ticket));
   }
 
   removeAll(): Ticket[] {
     const all = this.#lanes.flatMap((lane) => lane.removeAll());
     this.#queued -= all.length;
+    for (const ticket of all) this.#unqueued(ticket);
     return all;
+  }
+
+  /** A waiting ticket left without starting: its tenant's counts and promised tokens go down. */
+  #unqueued(ticket: Ticket): void {
+    const state = this.#books.peek(ticket.tenant)!;
+    state.queued--;
+    state.pendingTokens -= tokensOf(ticket);
+    this.#books.settled(state, this.#host?.clock.now() ?? 0);
+  }
+
+  /** Parks the tenant's queues in every priority at its `maxConcurrency`, and brings them back below. */
+  #checkCap(state: TenantState): void {
+    const capped = !state.hasRoom(1);
+    if (capped === state.capped) return;
+    state.capped = capped;
+    for (const lane of this.#lanes) {
+      const queue = lane.tenants.get(state.name);
+      if (queue === undefined) continue;
+      if (capped) lane.park(queue);
+      else lane.unpark(queue);
+    }
   }
 
   /** Tenant queues held over all priorities: the active ones and a bounded number of idle ones. */
@@ -122,12 +209,27 @@ export class MemoryStore implements Store {
           priority: lane.config.name,
           running: queue.running,
           queued: queue.size,
+          ...this.#quotaFigures(queue.name),
         });
       }
     }
     tenants.sort((a, b) => b.queued + b.running - (a.queued + a.running));
     tenants.length = Math.min(tenants.length, tenantLimit);
     return { running: this.#running, queued: this.#queued, priorities, tenants };
+  }
+
+  /** The tenant's token figures for `snapshot()` (over all its priorities). */
+  #quotaFigures(name: string): Record<string, number> {
+    const state = this.#books.peek(name);
+    if (state === undefined) return {};
+    const figures: Record<string, number> = {
+      tokensServed: state.served,
+      tokensInFlight: state.tokensInFlight,
+      throttled: state.throttled,
+    };
+    const level = state.refill(this.#host?.clock.now() ?? 0);
+    if (Number.isFinite(level)) figures.bucket = Math.floor(level);
+    return figures;
   }
 
   detach(): void {
@@ -140,22 +242,39 @@ export class MemoryStore implements Store {
     return lane;
   }
 
-  /** All limits at once: the total, the priority's cap, and the slots other priorities keep in reserve. */
-  #fitsNow(lane: Lane, cost: number): boolean {
-    const max = this.#options!.maxConcurrency;
+  /**
+   * All limits at once: the total, the priority's cap, the slots other priorities keep in reserve, the
+   * tenant's `maxConcurrency` and the token budget (which a lone oversize ticket may exceed).
+   */
+  #fitsNow(lane: Lane, ticket: Ticket, state: TenantState): boolean {
+    const { cost } = ticket;
+    const options = this.#options!;
     const reservedByOthers = this.#reservedIdle - idleReserve(lane);
+    const tokens = tokensOf(ticket);
     return (
-      lane.running + cost <= lane.config.maxConcurrency && this.#running + cost + reservedByOthers <= max
+      lane.running + cost <= lane.config.maxConcurrency &&
+      this.#running + cost + reservedByOthers <= options.maxConcurrency &&
+      state.hasRoom(cost) &&
+      // A ticket larger than the whole budget starts only when nothing at all runs, and so runs alone.
+      (this.#tokensInFlight + tokens <= options.maxTokensInFlight || this.#running === 0)
     );
   }
 
-  #take(lane: Lane, queue: TenantQueue, cost: number, now: number): void {
+  #take(lane: Lane, queue: TenantQueue, ticket: Ticket, now: number, state: TenantState): void {
+    const { cost } = ticket;
+    const tokens = tokensOf(ticket);
     lane.lastStartAt = now;
     this.#reservedIdle -= idleReserve(lane);
     lane.running += cost;
     this.#reservedIdle += idleReserve(lane);
     queue.running += cost;
     this.#running += cost;
+    this.#tokensInFlight += tokens;
+    state.running += cost;
+    state.tokensInFlight += tokens;
+    state.refill(now);
+    state.level -= tokens;
+    state.served += tokens;
   }
 
   /** Grants slots while something waits that fits. Re-entrant calls (from a grant) fold into the loop. */
@@ -175,15 +294,30 @@ export class MemoryStore implements Store {
   }
 
   #start(lane: Lane, ticket: Linked, aged: boolean, now: number): void {
+    const state = this.#books.peek(ticket.tenant)!;
+    const queue = lane.tenants.get(ticket.tenant)!;
+    state.queued--;
+    state.pendingTokens -= tokensOf(ticket);
     // Count the slot first, so that a tenant left with nothing waiting is not forgotten while it runs.
-    this.#take(lane, lane.tenants.get(ticket.tenant)!, ticket.cost, now);
+    this.#take(lane, queue, ticket, now, state);
     if (aged) lane.remove(ticket);
     else lane.takeNext();
+    lane.charge(queue, chargeOf(ticket));
+    this.#checkCap(state);
     this.#queued--;
     this.#virtualTime = lane.pass;
     lane.pass += 1 / lane.config.weight;
     this.#host!.grant(ticket);
   }
+}
+
+function tokensOf(ticket: Ticket): number {
+  return ticket.tokens ?? 0;
+}
+
+/** What a start counts in `fairness: "tokens"`: its estimate, or 1 when it gave none. */
+function chargeOf(ticket: Ticket): number {
+  return ticket.tokens || 1;
 }
 
 function idleReserve(lane: Lane): number {

@@ -1,10 +1,11 @@
+import type { HeapItem } from "../heap.js";
 import type { Linked } from "./links.js";
 
 /**
  * One tenant's waiting tickets within one priority: FIFO, retries at the front, O(1) removal of any
  * ticket through the ticket's own `prev`/`next` links. Also a member of its lane's ring of tenants.
  */
-export class TenantQueue {
+export class TenantQueue implements HeapItem {
   readonly name: string;
   weight: number;
   head: Linked | null = null;
@@ -12,11 +13,18 @@ export class TenantQueue {
   size = 0;
   /** Cost units of this tenant's tickets that hold a slot now. */
   running = 0;
+  /** In the turns: in the ring (`fairness: "requests"`) or the heap (`"tokens"`). */
+  inRing = false;
   /** Starts this tenant may still take in the current round (deficit round robin). */
   credit = 0;
+  /** Weighted tokens served in this priority, over its weight (`fairness: "tokens"`). */
+  counter = 0;
+  /** Position in its lane's heap of tenants (`fairness: "tokens"`), or -1. */
+  heapIndex = -1;
+  /** Out of the turns while its tenant is at its `maxConcurrency`. */
+  parked = false;
   ringPrev: TenantQueue = this;
   ringNext: TenantQueue = this;
-  inRing = false;
 
   constructor(name: string, weight: number) {
     this.name = name;

@@ -1,0 +1,43 @@
+/** Characters per token in the estimate (a common rule of thumb for English text and code). */
+const CHARS_PER_TOKEN = 4;
+/** The largest estimate (the scheduler's bound for `tokens`). */
+const MAX_TOKENS = 1_000_000_000_000;
+
+/** Characters of text in a prompt field: a string, an array of strings or of content parts with `text`. */
+function textLength(value: unknown, depth = 0): number {
+  if (typeof value === "string") return value.length;
+  if (depth > 4 || value === null || typeof value !== "object") return 0;
+  if (Array.isArray(value)) {
+    let sum = 0;
+    for (const item of value) sum += textLength(item, depth + 1);
+    return sum;
+  }
+  const part = value as { text?: unknown; content?: unknown };
+  return textLength(part.text, depth + 1) + textLength(part.content, depth + 1);
+}
+
+/** The output bound a body asks for: `max_tokens`, `max_completion_tokens` or `max_output_tokens`. */
+function outputBound(body: Record<string, unknown>): number | undefined {
+  for (const key of ["max_completion_tokens", "max_tokens", "max_output_tokens"]) {
+    const value = body[key];
+    if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
+  }
+  return undefined;
+}
+
+/**
+ * Estimates the tokens of an OpenAI-style request body (chat `messages`, completion `prompt` or
+ * responses `input`): prompt characters / 4, plus the output bound the body asks for (`max_tokens`,
+ * `max_completion_tokens`, `max_output_tokens`) or `defaultMaxTokens` when it asks for none. 0 for a
+ * body that is not an object.
+ *
+ * @example
+ * estimateTokens({ messages: [{ role: "user", content: "x".repeat(400) }], max_tokens: 50 }, 1_024); // 150
+ */
+export function estimateTokens(body: unknown, defaultMaxTokens: number): number {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return 0;
+  const object = body as Record<string, unknown>;
+  const prompt = textLength(object.messages) + textLength(object.prompt) + textLength(object.input);
+  const estimate = Math.ceil(prompt / CHARS_PER_TOKEN) + (outputBound(object) ?? defaultMaxTokens);
+  return Math.min(MAX_TOKENS, estimate);
+}
