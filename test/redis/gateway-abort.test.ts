@@ -8,7 +8,7 @@ import { useRedisServer, waitFor } from "./helpers.js";
 import { freePort } from "./redis-server.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const redis = useRedisServer();
+const redis = useRedisServer({ admin: true });
 
 /** An upstream that starts its answer and never ends it: it records when each request arrives and when its caller hangs up. */
 async function silentUpstream(): Promise<{ server: Server; url: string; arrived: number; closed: number }> {
@@ -52,6 +52,9 @@ async function startGateway(env: Record<string, string>): Promise<{ child: Child
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
+  // The gateway's prefix is fixed: a killed gateway's leases would count in the next test's global
+  // `running` until they lapse (10 s), so each test starts from an empty Redis.
+  await redis.admin.flushall();
 });
 
 describe("examples/multi-instance/gateway.ts", () => {
