@@ -82,11 +82,13 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
     if (watch.ended) return watch.releaseAtEnd(); // granted just as the client left
     watchNodeUsage(res, (usage) => slot.reportUsage(usage));
     const rawEnd = releaseWhenHandlerEnds(res, watch);
-    onRunTimeout(slot.signal, timed, (error) => {
-      if (res.headersSent || watch.ended) return; // the handler has started its answer: it ends it
-      const { status, headers, body } = rejectionFor(error);
-      rawEnd(status, headers, body);
-    });
+    // Only with a run timeout: reading `slot.signal` makes the permit's AbortController.
+    if (timed)
+      onRunTimeout(slot.signal, true, (error) => {
+        if (res.headersSent || watch.ended) return; // the handler has started its answer: it ends it
+        const { status, headers, body } = rejectionFor(error);
+        rawEnd(status, headers, body);
+      });
     req.llmScheduler = slot;
     res.locals.llmScheduler = slot;
     res.setHeader("server-timing", serverTiming(slot.waitMs));

@@ -71,7 +71,8 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
         return undefined;
       },
     );
-    return raceRunTimeout(downstream, slot.signal, timed, (error) => {
+    if (!timed) return downstream; // reading `slot.signal` would make the permit's AbortController
+    return raceRunTimeout(downstream, slot.signal, true, (error) => {
       timedOut = true;
       const { status, headers, body } = rejectionFor(error);
       c.res = undefined;
