@@ -6,6 +6,7 @@ import {
 } from "@llm-scheduler/adapter-kit";
 import type { SchedulerError } from "@llm-scheduler/core";
 import type { Context } from "hono";
+import { nodeBindingsOf } from "./node-bindings.js";
 
 /**
  * Returns the response for a rejected request in place of the default JSON error. `error.code` says why
@@ -54,9 +55,16 @@ export function resolveHonoOptions(
  * whole body (`c.req.json()` or `c.req.raw.body`); undefined for other requests or a body that is not JSON.
  */
 function jsonBodyOf(c: Context): Promise<unknown> | undefined {
+  const { method } = c.req;
+  if (method === "GET" || method === "HEAD") return undefined;
+  // On @hono/node-server, read Node's parsed headers first: touching `c.req.raw.headers` or `.body`
+  // turns its light request into a full web Request, which most requests never need.
+  const node = nodeBindingsOf(c.env);
+  const type =
+    node === undefined ? c.req.raw.headers.get("content-type") : node.incoming.headers["content-type"];
+  if (typeof type !== "string" || !type.includes("json")) return undefined;
   const request = c.req.raw;
-  if (request.body === null || !(request.headers.get("content-type") ?? "").includes("json"))
-    return undefined;
+  if (request.body === null) return undefined;
   return request
     .clone()
     .json()
