@@ -24,17 +24,22 @@ const gateways: ReadonlyArray<readonly [string, StartGateway]> = [
 const LIMIT = 4;
 const CLIENTS = 40;
 
+/** Starts a streamed completion through the gateway and returns a reader of its body. */
+async function streamCompletion(url: string, signal: AbortSignal): Promise<ReadableStreamDefaultReader> {
+  const response = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ messages: [{ role: "user", content: "count" }], stream: true }),
+    signal,
+  });
+  return response.body!.getReader();
+}
+
 /** Streams a completion through the gateway, reads `chunks` chunks of it, then hangs up. */
 async function leaveMidStream(url: string, chunks: number): Promise<void> {
   const client = new AbortController();
   try {
-    const response = await fetch(`${url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ messages: [{ role: "user", content: "count" }], stream: true }),
-      signal: client.signal,
-    });
-    const reader = response.body!.getReader();
+    const reader = await streamCompletion(url, client.signal);
     for (let read = 0; read < chunks; read++) if ((await reader.read()).done) break;
   } finally {
     client.abort();
@@ -46,13 +51,7 @@ async function leaveAfter(url: string, leaveAfterMs: number): Promise<void> {
   const client = new AbortController();
   const timer = setTimeout(() => client.abort(), leaveAfterMs);
   try {
-    const response = await fetch(`${url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ messages: [{ role: "user", content: "count" }], stream: true }),
-      signal: client.signal,
-    });
-    const reader = response.body!.getReader();
+    const reader = await streamCompletion(url, client.signal);
     while (!(await reader.read()).done) {}
   } finally {
     clearTimeout(timer);

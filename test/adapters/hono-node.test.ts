@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { runAdapterContract } from "./contract.js";
 import { honoContractApp } from "./hono-app.js";
-import { until } from "./probe.js";
+import { hangUpInHandler, until } from "./probe.js";
 import { serveListener } from "./serve.js";
 
 // As `serve()` runs it: the Node response reaches the middleware as `c.env.outgoing`.
@@ -42,18 +42,8 @@ describe.each([
       return c.body(body);
     });
     const server = await serveListener(listen(app));
-    try {
-      const client = new AbortController();
-      const gone = server.fetch("/", { signal: client.signal }).catch(() => undefined);
-      await until(() => entered, "the handler to run");
-      client.abort();
-      await gone;
-      await until(() => scheduler.metrics().running === 0, "the slot to be freed", 2_000);
-      expect(cancelled).toBe(true);
-    } finally {
-      await server.close();
-      await scheduler.close({ timeoutMs: 100 });
-    }
+    await hangUpInHandler(server, scheduler, () => entered);
+    expect(cancelled).toBe(true);
   });
 });
 

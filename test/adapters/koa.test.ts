@@ -5,7 +5,7 @@ import { type LlmSchedulerState, schedulerMiddleware } from "@llm-scheduler/koa"
 import Koa from "koa";
 import { describe, expect, it } from "vitest";
 import { type ContractSetup, runAdapterContract } from "./contract.js";
-import { until } from "./probe.js";
+import { hangUpInHandler } from "./probe.js";
 import { serveListener } from "./serve.js";
 
 async function startKoaApp({ scheduler, probe, timeoutMs, mapped, customRejection }: ContractSetup) {
@@ -101,17 +101,7 @@ describe("koa: a web stream body set after the client has left", () => {
       });
     });
     const server = await serveListener(app.callback());
-    try {
-      const client = new AbortController();
-      const gone = server.fetch("/", { signal: client.signal }).catch(() => undefined);
-      await until(() => entered, "the handler to run");
-      client.abort();
-      await gone;
-      await until(() => scheduler.metrics().running === 0, "the slot to be freed", 2_000);
-      expect(cancelled).toBe(true);
-    } finally {
-      await server.close();
-      await scheduler.close({ timeoutMs: 100 });
-    }
+    await hangUpInHandler(server, scheduler, () => entered);
+    expect(cancelled).toBe(true);
   });
 });

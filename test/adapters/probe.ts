@@ -1,4 +1,6 @@
+import type { Scheduler } from "@llm-scheduler/core";
 import type { RequestSlot } from "@llm-scheduler/express";
+import type { ContractApp } from "./contract-harness.js";
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -114,5 +116,27 @@ export async function until(condition: () => boolean, what: string, timeoutMs = 
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * Sends `GET /` to `server`, hangs up once its handler has run (`entered()`), and waits until the
+ * scheduler holds no slot (at most 2 s: well before a 5 s grace); closes the server and the scheduler.
+ */
+export async function hangUpInHandler(
+  server: ContractApp,
+  scheduler: Scheduler,
+  entered: () => boolean,
+): Promise<void> {
+  try {
+    const client = new AbortController();
+    const gone = server.fetch("/", { signal: client.signal }).catch(() => undefined);
+    await until(entered, "the handler to run");
+    client.abort();
+    await gone;
+    await until(() => scheduler.metrics().running === 0, "the slot to be freed", 2_000);
+  } finally {
+    await server.close();
+    await scheduler.close({ timeoutMs: 100 });
   }
 }
