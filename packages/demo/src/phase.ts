@@ -5,7 +5,9 @@ import {
   Recorder,
   type ResolvedScenario,
   type RunResult,
+  reservedOf,
   summarize,
+  type WaitSink,
   type Workload,
 } from "@llm-scheduler/simulator";
 import { type GatewayServer, startFifoGateway, startScheduledGateway } from "./gateways.js";
@@ -74,19 +76,22 @@ export async function runPhase(options: PhaseOptions): Promise<RunResult> {
   const label = options.label ?? (options.gateway === "fifo" ? "FIFO" : "llm-scheduler");
   // The gateway starts first; the run's clock starts with the recorder and the driver, just before sending.
   let current: Recorder | undefined;
-  const sink = {
-    queueWait: (priority: string, waitMs: number, started: boolean) =>
-      current?.queueWait(priority, waitMs, started),
+  const sink: WaitSink = {
+    arrived: (priority) => current?.arrived(priority),
+    queueWait: (priority, waitMs, started) => current?.queueWait(priority, waitMs, started),
+    released: (priority) => current?.released(priority),
   };
   const { server, scheduler } = await startGateway(options, new WaitProbe(sink));
   options.onGateway?.({ url: server.url, dashboardUrl: server.dashboardUrl });
-  const recorder = new Recorder(realClock);
+  const capacity = scenario.maxConcurrency;
+  const reserved = scheduler === undefined ? {} : reservedOf(scheduler);
+  const recorder = new Recorder(realClock, { capacity, reserved });
   current = recorder;
   const transport = createHttpTransport({ gateway: server.url, model: options.model });
   const driver = new Driver({ scenario, workload, clock: realClock, transport, recorder });
   const sampler = setInterval(() => recorder.sample(server.snapshot()), options.sampleEveryMs ?? 100);
   const reporter = setInterval(
-    () => options.onProgress?.(phaseProgress(label, recorder, workload, server.snapshot())),
+    () => options.onProgress?.(phaseProgress(label, recorder, workload, server.snapshot(), capacity)),
     250,
   );
   try {
@@ -94,7 +99,7 @@ export async function runPhase(options: PhaseOptions): Promise<RunResult> {
     driver.start();
     await untilFinished(driver, server, options.timeoutMs ?? 5 * scenario.durationMs + 60_000);
     recorder.sample(server.snapshot());
-    options.onProgress?.(phaseProgress(label, recorder, workload, server.snapshot()));
+    options.onProgress?.(phaseProgress(label, recorder, workload, server.snapshot(), capacity));
   } finally {
     clearInterval(sampler);
     clearInterval(reporter);

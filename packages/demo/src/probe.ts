@@ -11,7 +11,8 @@ interface Visit {
  * Measures each request's queue wait inside a gateway, the same way for both gateways: from the moment
  * the request reaches the gateway (`arrived`, the first middleware) to the moment it is sent upstream
  * (`started`, the route handler). A request whose response ends before it started (the client gave up,
- * or the gateway answered 429) is reported with the time it had waited, marked as not started.
+ * or the gateway answered 429) is reported with the time it had waited, marked as not started. A
+ * request that started holds its slot until its response closes (`released`), as both gateways do.
  *
  * @example
  * app.use((req, res, next) => { probe.arrived(req, res, priorityOf(req)); next(); });
@@ -28,8 +29,10 @@ export class WaitProbe {
   arrived(req: IncomingMessage, res: ServerResponse, priority: string): void {
     const visit: Visit = { priority, at: performance.now(), started: false };
     this.#visits.set(req, visit);
+    this.#sink.arrived(priority);
     res.once("close", () => {
-      if (!visit.started) this.#sink.queueWait(priority, performance.now() - visit.at, false);
+      if (visit.started) this.#sink.released(priority);
+      else this.#sink.queueWait(priority, performance.now() - visit.at, false);
     });
   }
 

@@ -1,4 +1,10 @@
-import { formatDuration, type LoadSnapshot, type Recorder, type Workload } from "@llm-scheduler/simulator";
+import {
+  formatDuration,
+  formatShare,
+  type LoadSnapshot,
+  type Recorder,
+  type Workload,
+} from "@llm-scheduler/simulator";
 
 /**
  * Where a phase stands: what {@link formatProgress} prints.
@@ -15,6 +21,8 @@ export interface PhaseProgress {
   readonly batch: { readonly done: number; readonly total: number };
   readonly queued: number;
   readonly inFlight: number;
+  /** Busy slot-time over available slot-time so far, while anything waited; `undefined` until something has. */
+  readonly busyWhileQueued?: number;
 }
 
 const sum = (counts: Readonly<Record<string, number>>): number =>
@@ -34,6 +42,13 @@ function estimateLeft(recorder: Recorder, workload: Workload): number | undefine
   return Math.max(untilLastSend, (now / settled) * (total - settled));
 }
 
+/** The slot use so far while anything waited at the gateway, as a share of `capacity`. */
+function busyWhileQueued(recorder: Recorder, capacity: number): number | undefined {
+  const slots = recorder.slots(recorder.now());
+  const available = capacity * slots.waitingMs;
+  return available > 0 && Number.isFinite(available) ? slots.busyWhileWaitingMs / available : undefined;
+}
+
 /**
  * Reads where a phase stands from its recorder and its gateway's load.
  *
@@ -45,6 +60,7 @@ export function phaseProgress(
   recorder: Recorder,
   workload: Workload,
   load: LoadSnapshot,
+  capacity = Number.POSITIVE_INFINITY,
 ): PhaseProgress {
   let answered = 0;
   let gaveUp = 0;
@@ -63,6 +79,7 @@ export function phaseProgress(
     batch: { done: recorder.settled.batch, total: workload.batchCount },
     queued: sum(load.queued),
     inFlight: sum(load.running),
+    busyWhileQueued: busyWhileQueued(recorder, capacity),
   };
 }
 
@@ -83,6 +100,14 @@ function parts(p: PhaseProgress): [long: string, short: string][] {
     [`batch ${p.batch.done}/${p.batch.total} done`, `batch ${p.batch.done}/${p.batch.total}`],
     [`queued ${p.queued}`, `q ${p.queued}`],
     [`in flight ${p.inFlight}`, `run ${p.inFlight}`],
+    ...(p.busyWhileQueued === undefined
+      ? []
+      : [
+          [
+            `slots busy ${formatShare(p.busyWhileQueued)} while queued`,
+            `busy ${formatShare(p.busyWhileQueued)}`,
+          ] as [string, string],
+        ]),
   ];
 }
 

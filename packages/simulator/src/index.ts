@@ -4,6 +4,7 @@ export { ClientTimeout, Driver, type DriverOptions } from "./driver.js";
 export { FifoLimiter, type Release } from "./fifo-limiter.js";
 export { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
 export { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
+export { type MakespanBreakdown, makespanVsIdeal } from "./ideal.js";
 export { type ControllerFactory, LightAbortController, LightAbortSignal } from "./light-abort.js";
 export { checkOutputPath, OutputPathError } from "./output-path.js";
 export {
@@ -11,7 +12,9 @@ export {
   type LoadSample,
   type PriorityWaits,
   Recorder,
+  type RecorderOptions,
   type RequestRecord,
+  type SlotRecord,
 } from "./recorder.js";
 export { type ReportInput, renderHtmlReport } from "./report-html.js";
 export type {
@@ -39,19 +42,21 @@ export {
 } from "./scenario-load.js";
 export { resolveScenario } from "./scenario-resolve.js";
 export { type GatewayKind, type SimulateOptions, simulate } from "./simulate.js";
+export { SlotMeter, type SlotMeterOptions, type SlotTotals } from "./slot-meter.js";
 export {
   type BatchResult,
   type InteractiveResult,
   type Percentiles,
   percentiles,
   type RunResult,
+  type SlotResult,
   summarize,
   type TenantResult,
 } from "./stats.js";
 export { renderSweep, runSweep, type SweepOutcome, type SweepRow } from "./sweep.js";
 export { parseSweep, type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
 export { winningConfig } from "./sweep-winner.js";
-export { describeScenario, improvement, renderComparison, tableLegend } from "./table.js";
+export { describeScenario, formatShare, improvement, renderComparison, tableLegend } from "./table.js";
 export type {
   Attempt,
   AttemptFailure,
@@ -61,7 +66,7 @@ export type {
   Transport,
   WaitSink,
 } from "./transport.js";
-export { schedulerLoad } from "./transport.js";
+export { reservedOf, schedulerLoad } from "./transport.js";
 export {
   attemptFailureOf,
   createVirtualFifoGateway,

@@ -1,4 +1,5 @@
 import type { Clock } from "@llm-scheduler/core";
+import { SlotMeter, type SlotMeterOptions, type SlotTotals } from "./slot-meter.js";
 import type { LoadSnapshot, WaitSink } from "./transport.js";
 import type { RequestKind, RequestSpec } from "./workload.js";
 
@@ -38,12 +39,27 @@ export interface LoadSample extends LoadSnapshot {
   readonly at: number;
 }
 
+/** Options of a {@link Recorder}. */
+export interface RecorderOptions extends SlotMeterOptions {
+  /** The start of the run, by `clock`. @default clock.now() */
+  readonly start?: number;
+}
+
+/** Slot use over a run, as the recorder measured it at the gateway. */
+export interface SlotRecord extends SlotTotals {
+  /**
+   * Slot-ms busy per priority between the first batch item sent and the last one settled (the batch
+   * makespan's window); empty when no batch item was sent.
+   */
+  readonly busyInBatchWindowMs: Readonly<Record<string, number>>;
+}
+
 /**
  * Collects everything a run measures: per-request outcomes (the client's view), per-attempt queue waits
- * (the gateway's view) and load samples. Times are kept relative to the start of the run.
+ * and slot use (the gateway's view) and load samples. Times are kept relative to the start of the run.
  *
  * @example
- * const recorder = new Recorder(clock);
+ * const recorder = new Recorder(clock, { capacity: 8, reserved: { interactive: 2 } });
  * const gateway = createFifoGateway({ ..., waits: recorder });
  */
 export class Recorder implements WaitSink {
@@ -59,10 +75,14 @@ export class Recorder implements WaitSink {
   /** Settled requests (answered or given up), for progress lines. */
   readonly settled: Record<RequestKind, number> = { chat: 0, batch: 0 };
   endedAt = 0;
+  readonly #meter: SlotMeter;
+  /** Slot-ms busy by priority when the first batch item was sent, and when the last one settled. */
+  #batchWindow: { from: Record<string, number>; to: Record<string, number> } | undefined;
 
-  constructor(clock: Clock, start: number = clock.now()) {
+  constructor(clock: Clock, options: RecorderOptions = {}) {
     this.#clock = clock;
-    this.#start = start;
+    this.#start = options.start ?? clock.now();
+    this.#meter = new SlotMeter(options);
   }
 
   /** Milliseconds since the start of the run. */
@@ -80,6 +100,10 @@ export class Recorder implements WaitSink {
       outcome: "pending",
     };
     this.records.push(record);
+    if (spec.kind === "batch" && this.#batchWindow === undefined) {
+      const busy = this.#meter.busyUntil(record.sentAt);
+      this.#batchWindow = { from: busy, to: busy };
+    }
     return record;
   }
 
@@ -107,6 +131,17 @@ export class Recorder implements WaitSink {
     if (outcome === "unanswered") record.firstTokenAt = undefined;
     this.settled[record.spec.kind]++;
     this.endedAt = Math.max(this.endedAt, record.endedAt);
+    if (record.spec.kind === "batch" && this.#batchWindow !== undefined) {
+      this.#batchWindow.to = this.#meter.busyUntil(record.endedAt);
+    }
+  }
+
+  arrived(priority: string): void {
+    this.#meter.queued(priority, this.now());
+  }
+
+  released(priority: string): void {
+    this.#meter.released(priority, this.now());
   }
 
   queueWait(priority: string, waitMs: number, started: boolean): void {
@@ -118,6 +153,20 @@ export class Recorder implements WaitSink {
     entry.waits.push(Math.max(0, waitMs));
     if (started) entry.started++;
     else entry.left++;
+    this.#meter.dequeued(priority, this.now(), started);
+  }
+
+  /** Slot use from the start of the run to `now` (ms after the start). @default the last request settled */
+  slots(now: number = this.endedAt): SlotRecord {
+    const totals = this.#meter.totals(now);
+    const window = this.#batchWindow;
+    const busyInBatchWindowMs: Record<string, number> = {};
+    if (window !== undefined) {
+      for (const [priority, busy] of Object.entries(window.to)) {
+        busyInBatchWindowMs[priority] = busy - (window.from[priority] ?? 0);
+      }
+    }
+    return { ...totals, busyInBatchWindowMs };
   }
 
   sample(snapshot: LoadSnapshot): void {

@@ -5,7 +5,7 @@ import { LightAbortController } from "./light-abort.js";
 import { Recorder } from "./recorder.js";
 import type { ResolvedScenario } from "./scenario.js";
 import { type RunResult, summarize } from "./stats.js";
-import type { Gateway } from "./transport.js";
+import { type Gateway, reservedOf } from "./transport.js";
 import { createVirtualFifoGateway, createVirtualScheduledGateway } from "./virtual-gateways.js";
 import { VirtualUpstream } from "./virtual-upstream.js";
 import { generateWorkload, type Workload } from "./workload.js";
@@ -65,13 +65,16 @@ function defaultSampleEvery(durationMs: number): number {
 export async function simulate(scenario: ResolvedScenario, options: SimulateOptions): Promise<RunResult> {
   const clock = new VirtualClock(0);
   const upstream = new VirtualUpstream(createLatencyModel(scenario.upstream), clock);
-  const recorder = new Recorder(clock);
+  const capacity = scenario.maxConcurrency;
   let scheduler: Scheduler | undefined;
+  let recorder: Recorder;
   let gateway: Gateway;
   if (options.gateway === "fifo") {
-    gateway = createVirtualFifoGateway(scenario.maxConcurrency, upstream, clock, recorder);
+    recorder = new Recorder(clock, { capacity });
+    gateway = createVirtualFifoGateway(capacity, upstream, clock, recorder);
   } else {
     scheduler = createScheduler({ ...scenario.scheduler, clock });
+    recorder = new Recorder(clock, { capacity, reserved: reservedOf(scheduler) });
     gateway = createVirtualScheduledGateway(scheduler, upstream, clock, recorder);
   }
   const workload = options.workload ?? generateWorkload(scenario);

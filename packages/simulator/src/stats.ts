@@ -56,6 +56,32 @@ export interface TenantResult {
   readonly completionMs: number;
 }
 
+/**
+ * How busy the upstream's slots were, measured exactly at the gateway (every arrival, start and end is a
+ * step; nothing is sampled). A slot-ms is one slot busy (or idle) for one millisecond.
+ */
+export interface SlotResult {
+  /** Slots available at every moment: the gateway's limit. */
+  readonly capacity: number;
+  /**
+   * Busy slot-ms over available slot-ms (`capacity` times the time) while at least one attempt waited at
+   * the gateway; `undefined` when nothing ever waited. 1 means no slot ever idled while work waited.
+   */
+  readonly utilizationWhileWaiting: number | undefined;
+  /** Busy slot-ms over `capacity` times the whole run. */
+  readonly utilization: number;
+  /** How long at least one attempt waited at the gateway, ms. */
+  readonly waitingMs: number;
+  /** Idle slot-ms while something waited. */
+  readonly idleWhileWaitingMs: number;
+  /** The part of {@link idleWhileWaitingMs} that was `reserved` slots kept for a priority with nothing waiting. */
+  readonly idleReservedMs: number;
+  /** Slot-ms busy per priority over the whole run. */
+  readonly busyMs: Readonly<Record<string, number>>;
+  /** Slot-ms of chat work within the batch makespan's window (first batch item sent to last one settled). */
+  readonly chatBusyInBatchMs: number;
+}
+
 /** Everything one run measured, ready for the table and the HTML report. */
 export interface RunResult {
   readonly label: string;
@@ -63,6 +89,7 @@ export interface RunResult {
   readonly elapsedMs: number;
   readonly interactive: InteractiveResult;
   readonly batch: BatchResult;
+  readonly slots: SlotResult;
   readonly tenants: readonly TenantResult[];
   /** Sorted queue waits of every attempt, by priority (for CDF charts). */
   readonly waits: Readonly<Record<string, readonly number[]>>;
@@ -134,6 +161,23 @@ function interactiveOf(recorder: Recorder, chats: readonly RequestRecord[], wait
   };
 }
 
+function slotsOf(recorder: Recorder, scenario: ResolvedScenario): SlotResult {
+  const record = recorder.slots();
+  const capacity = scenario.maxConcurrency;
+  const busy = Object.values(record.busyMs).reduce((sum, ms) => sum + ms, 0);
+  const available = capacity * record.waitingMs;
+  return {
+    capacity,
+    utilizationWhileWaiting: available > 0 ? record.busyWhileWaitingMs / available : undefined,
+    utilization: recorder.endedAt > 0 ? busy / (capacity * recorder.endedAt) : 0,
+    waitingMs: record.waitingMs,
+    idleWhileWaitingMs: Math.max(0, available - record.busyWhileWaitingMs),
+    idleReservedMs: record.idleReservedMs,
+    busyMs: record.busyMs,
+    chatBusyInBatchMs: record.busyInBatchWindowMs[scenario.chat.priority] ?? 0,
+  };
+}
+
 /**
  * Turns what a run recorded into its results.
  *
@@ -164,6 +208,7 @@ export function summarize(label: string, recorder: Recorder, scenario: ResolvedS
       longestWaitMs: batchWaits.at(-1) ?? 0,
       waitMs: percentiles(batchWaits),
     },
+    slots: slotsOf(recorder, scenario),
     tenants: tenantsOf(recorder.records),
     waits,
     samples: recorder.samples,

@@ -1,5 +1,6 @@
 import { formatDuration, formatRate, layoutTable } from "./format.js";
 import { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
+import { makespanVsIdeal } from "./ideal.js";
 import type { ResolvedScenario, Scenario } from "./scenario.js";
 import { ScenarioError } from "./scenario-error.js";
 import { resolveScenario } from "./scenario-resolve.js";
@@ -7,6 +8,7 @@ import { simulate } from "./simulate.js";
 import type { RunResult } from "./stats.js";
 import { type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
 import { winningConfig } from "./sweep-winner.js";
+import { formatShare } from "./table.js";
 import { generateWorkload } from "./workload.js";
 
 /** One configuration of a sweep and how it did. */
@@ -72,7 +74,7 @@ export async function runSweep(
   return { scenario: resolved, baseline, rows, best };
 }
 
-function cells(result: RunResult): string[] {
+function cells(result: RunResult, baseline: RunResult): string[] {
   return [
     formatDuration(result.interactive.waitMs.p95),
     formatDuration(result.interactive.waitMs.p99),
@@ -81,6 +83,8 @@ function cells(result: RunResult): string[] {
     String(result.interactive.timeouts + result.interactive.rejected429),
     formatRate(result.batch.throughputPerSec),
     formatDuration(result.batch.makespanMs),
+    `${makespanVsIdeal(baseline, result).ratio.toFixed(2)}x`,
+    formatShare(result.slots.utilizationWhileWaiting),
     formatDuration(result.batch.longestWaitMs),
   ];
 }
@@ -105,17 +109,22 @@ export function renderSweep(outcome: SweepOutcome): string {
     "timeouts+429",
     "batch/s",
     "makespan",
+    "vs ideal",
+    "busy",
     "max batch wait",
     "goal",
   ];
-  const rows: string[][] = [header, ["FIFO", ...names.map(() => "-"), ...cells(outcome.baseline), ""]];
+  const rows: string[][] = [
+    header,
+    ["FIFO", ...names.map(() => "-"), ...cells(outcome.baseline, outcome.baseline), ""],
+  ];
   outcome.rows.forEach((row, index) => {
     // Only a configuration that met the goal is marked: a miss is nothing to recommend.
     const isBest = outcome.best?.met === true && outcome.best.index === index;
     rows.push([
       isBest ? "best ->" : "",
       ...row.variant.settings.map((setting) => String(setting.value)),
-      ...cells(row.result),
+      ...cells(row.result, outcome.baseline),
       row.check.met ? "met" : `missed: ${row.check.misses.join(", ")}`,
     ]);
   });
@@ -131,7 +140,7 @@ export function renderSweep(outcome: SweepOutcome): string {
     "",
     `goal: ${describeGoal(outcome.scenario.goal)}`,
     verdict,
-    "(wait: interactive queue wait per attempt; TTFT: per chat request, retries included)",
+    "(wait: interactive queue wait per attempt; TTFT: per chat request, retries included; vs ideal: batch makespan over the work-conserving ideal; busy: slots busy while anything waited)",
     ...(paste === undefined ? [] : ["", paste]),
   ].join("\n");
 }

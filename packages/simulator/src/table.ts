@@ -1,8 +1,23 @@
 import { formatDuration, formatRate, layoutTable } from "./format.js";
+import { makespanVsIdeal } from "./ideal.js";
 import type { ResolvedScenario } from "./scenario.js";
 import type { Percentiles, RunResult } from "./stats.js";
 
-type Row = readonly [string, (result: RunResult) => string];
+/** A row's name and how to fill a run's cell; `baseline` is the first run (FIFO). */
+type Row = readonly [string, (result: RunResult, baseline: RunResult) => string];
+
+/** A share as a percentage: `97.3%`, with two decimals near the edges (`99.95%`), `-` for none. */
+export function formatShare(share: number | undefined): string {
+  if (share === undefined || !Number.isFinite(share)) return "-";
+  const percent = share * 100;
+  return `${percent > 99 && percent < 100 ? percent.toFixed(2) : percent.toFixed(1)}%`;
+}
+
+/** Idle slot-ms while work waited, as a share of the slot-ms available then. */
+const idleShare = (result: RunResult, idleMs: number): string => {
+  const available = result.slots.capacity * result.slots.waitingMs;
+  return available > 0 ? formatShare(idleMs / available) : "-";
+};
 
 /** A percentile of nothing is no number: `-`, not a `0 ms` that reads as a perfect result. */
 const percentile = (values: Percentiles, pick: "p50" | "p95" | "p99"): string =>
@@ -22,8 +37,21 @@ const ROWS: readonly Row[] = [
   ["batch completed", (r) => `${r.batch.completed} / ${r.batch.items}`],
   ["batch throughput", (r) => formatRate(r.batch.throughputPerSec)],
   ["batch makespan", (r) => formatDuration(r.batch.makespanMs)],
+  ["ideal batch makespan", (r, fifo) => formatDuration(makespanVsIdeal(fifo, r).idealMs)],
+  ["batch makespan / ideal", (r, fifo) => `${makespanVsIdeal(fifo, r).ratio.toFixed(2)}x`],
   ["longest batch wait", (r) => formatDuration(r.batch.longestWaitMs)],
+  ["slots busy while queued", (r) => formatShare(r.slots.utilizationWhileWaiting)],
+  ["  idle: reserved, unused", (r) => idleShare(r, r.slots.idleReservedMs)],
+  ["  idle: caps, quotas, gaps", (r) => idleShare(r, r.slots.idleWhileWaitingMs - r.slots.idleReservedMs)],
+  ["slots busy overall", (r) => formatShare(r.slots.utilization)],
+  ["chat share of batch window", (r) => formatShare(chatShare(r))],
 ];
+
+/** Chat's share of the slot-time of the batch makespan's window. */
+function chatShare(result: RunResult): number | undefined {
+  const available = result.slots.capacity * result.batch.makespanMs;
+  return available > 0 ? result.slots.chatBusyInBatchMs / available : undefined;
+}
 
 /**
  * One line describing the scenario, shown above its tables.
@@ -73,7 +101,7 @@ export function improvement(baselineMs: number, candidateMs: number): number {
 export function renderComparison(scenario: ResolvedScenario, results: readonly RunResult[]): string {
   const rows: string[][] = [
     ["", ...results.map((result) => result.label)],
-    ...ROWS.map(([name, cell]) => [name, ...results.map(cell)]),
+    ...ROWS.map(([name, cell]) => [name, ...results.map((result) => cell(result, results[0]!))]),
     ...tenantRows(scenario, results),
   ];
   const lines = [describeScenario(scenario), "", layoutTable(rows)];
@@ -105,4 +133,6 @@ export const tableLegend = [
   "TTFT: per chat request, from its first send to its first token, retries included; `never` for one never answered",
   "timeouts: attempts the front end gave up on (then retried); 429s: attempts the gateway turned away",
   "makespan: first batch item sent to last batch item done; throughput: items done per second of makespan",
+  "ideal: the first run's (FIFO's) makespan plus the extra chat slot-time served during the batch, spread over the gateway's limit",
+  "slots busy while queued: busy slot-time / (limit x time) while any attempt waited at the gateway; idle: reserved slots kept for a priority with nothing waiting, and the rest",
 ].join("\n");

@@ -51,16 +51,35 @@ export function schedulerLoad(scheduler: Scheduler): LoadSnapshot {
   return { queued, running };
 }
 
+/**
+ * The slots each priority of a scheduler keeps for itself (its `reserved`), for the slot meter.
+ *
+ * @example
+ * new Recorder(clock, { capacity: 8, reserved: reservedOf(scheduler) });
+ */
+export function reservedOf(scheduler: Scheduler): Record<string, number> {
+  const reserved: Record<string, number> = {};
+  for (const priority of scheduler.options.priorities) reserved[priority.name] = priority.reserved;
+  return reserved;
+}
+
 /** A gateway: a transport whose load can be read at any time. */
 export interface Gateway extends Transport {
   snapshot(): LoadSnapshot;
 }
 
-/** Where a gateway reports each attempt's queue wait, measured at the gateway. */
+/**
+ * Where a gateway reports each attempt's path through it: arrival, queue wait, and the end of its time
+ * upstream. From these the recorder measures waits and how busy the slots were.
+ */
 export interface WaitSink {
+  /** The attempt reached the gateway and waits for a slot (called before its `queueWait`). */
+  arrived(priority: string): void;
   /**
    * `started` is false when the attempt left the queue without being sent upstream (the client gave up,
    * or the gateway rejected it); `waitMs` is then how long it had waited, a lower bound.
    */
   queueWait(priority: string, waitMs: number, started: boolean): void;
+  /** An attempt that was sent upstream has let go of its slot (answered, failed or cancelled). */
+  released(priority: string): void;
 }

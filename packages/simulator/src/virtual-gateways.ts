@@ -53,6 +53,7 @@ export function createVirtualFifoGateway(
     send(attempt, hooks) {
       const { priority } = attempt.request;
       const queuedAt = clock.now();
+      waits.arrived(priority);
       fifo.enter(
         priority,
         (release) => {
@@ -60,10 +61,12 @@ export function createVirtualFifoGateway(
           generation(upstream, attempt, hooks).then(
             () => {
               release();
+              waits.released(priority);
               hooks.completed();
             },
             (error: unknown) => {
               release();
+              waits.released(priority);
               hooks.failed(attemptFailureOf(error));
             },
           );
@@ -94,15 +97,23 @@ export function createVirtualScheduledGateway(
       // The estimate an adapter makes from the body: the prompt plus `max_tokens`; the server generates
       // exactly `max_tokens` here, so the usage reported at the end confirms it.
       const tokens = promptTokens + maxTokens;
+      waits.arrived(priority);
       scheduler
         .run(
           (task) => {
             started = true;
             waits.queueWait(priority, task.waitMs, true);
-            return generation(upstream, attempt, hooks).then((value) => {
-              task.reportUsage({ inputTokens: promptTokens, outputTokens: maxTokens });
-              return value;
-            });
+            return generation(upstream, attempt, hooks).then(
+              (value) => {
+                waits.released(priority);
+                task.reportUsage({ inputTokens: promptTokens, outputTokens: maxTokens });
+                return value;
+              },
+              (error: unknown) => {
+                waits.released(priority);
+                throw error;
+              },
+            );
           },
           { priority, tenant, tokens, id: attempt.id, signal: attempt.signal, retry: attempt.number > 0 },
         )

@@ -1,0 +1,48 @@
+import type { RunResult } from "./stats.js";
+
+/** A run's batch makespan set against the work-conserving ideal (see {@link makespanVsIdeal}). */
+export interface MakespanBreakdown {
+  /** The run's batch makespan, ms. */
+  readonly actualMs: number;
+  /** The FIFO baseline's batch makespan, ms. */
+  readonly fifoMs: number;
+  /** The work-conserving ideal, ms: `fifoMs + chatWorkMs`. */
+  readonly idealMs: number;
+  /** `actualMs / idealMs` (1 when both are 0). */
+  readonly ratio: number;
+  /**
+   * What chat's own work costs the batch, ms: the chat slot-ms this run served within its batch window,
+   * less those FIFO served within its own, spread over the capacity (can be below 0 when FIFO served more).
+   */
+  readonly chatWorkMs: number;
+  /** `actualMs - idealMs`: what idle slots, caps and quotas cost the batch beyond chat's own work, ms. */
+  readonly lostMs: number;
+}
+
+/**
+ * The batch makespan a work-conserving gateway would reach, and how far a run is from it.
+ *
+ * FIFO keeps every slot busy while anything waits, so its batch makespan is what the batch's work (and
+ * the chat work FIFO itself served meanwhile) takes on the capacity. A gateway that serves more chat
+ * during the batch pays for that work and for nothing else, at best:
+ *
+ * `ideal = fifo.makespan + (run.chatBusyInBatch - fifo.chatBusyInBatch) / capacity`
+ *
+ * where `chatBusyInBatch` is the chat slot-ms served between the first batch item sent and the last one
+ * settled (each run's own window) and `capacity` is the gateway's limit. For the FIFO run itself the
+ * ratio is exactly 1. Anything above the ideal is idle slots while work waited (reserved slots kept free,
+ * per-priority or per-tenant caps, a token budget) and ordering effects at the end of the batch.
+ *
+ * @example
+ * const { idealMs, ratio } = makespanVsIdeal(fifo, scheduled);
+ * console.log(`${scheduled.batch.makespanMs} ms, ${ratio.toFixed(2)}x the ideal ${idealMs} ms`);
+ */
+export function makespanVsIdeal(fifo: RunResult, run: RunResult): MakespanBreakdown {
+  const capacity = run.slots.capacity;
+  const chatWorkMs = (run.slots.chatBusyInBatchMs - fifo.slots.chatBusyInBatchMs) / capacity;
+  const fifoMs = fifo.batch.makespanMs;
+  const idealMs = Math.max(0, fifoMs + chatWorkMs);
+  const actualMs = run.batch.makespanMs;
+  const ratio = idealMs > 0 ? actualMs / idealMs : actualMs > 0 ? Number.POSITIVE_INFINITY : 1;
+  return { actualMs, fifoMs, idealMs, ratio, chatWorkMs, lostMs: actualMs - idealMs };
+}
