@@ -68,6 +68,12 @@ describe("the FIFO gateway", () => {
     const chat = recorder.waits.get("interactive");
     expect(chat?.started).toBe(1);
     expect(chat?.waits[0]).toBeGreaterThan(20); // it waited for both batch requests
+    // Slot use, from the same probe: all three held the one slot in turn, and something waited meanwhile.
+    const slots = recorder.slots(recorder.now());
+    expect(slots.busyMs.batch).toBeGreaterThan(20);
+    expect(slots.busyMs.interactive).toBeGreaterThan(0);
+    expect(slots.waitingMs).toBeGreaterThan(20);
+    expect(slots.busyWhileWaitingMs).toBeLessThanOrEqual(slots.waitingMs + 1e-6); // one slot at most
     expect(gateway.snapshot()).toEqual({
       queued: { batch: 0, interactive: 0 },
       running: { batch: 0, interactive: 0 },

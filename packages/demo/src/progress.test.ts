@@ -32,6 +32,13 @@ describe("formatProgress", () => {
     },
   );
 
+  it("ends with the slot use while anything waited, once it is known, and drops it first", () => {
+    const line = formatProgress({ ...busy, busyWhileQueued: 0.8654 }, 200);
+    expect(line.endsWith(" | in flight 8 | slots busy 86.5% while queued")).toBe(true);
+    expect(formatProgress({ ...busy, busyWhileQueued: 0.8654 }, 130)).toMatch(/ \| busy 86\.5%$/);
+    expect(formatProgress({ ...busy, busyWhileQueued: 0.8654 }, 80)).not.toContain("busy");
+  });
+
   it("reads an unknown width as 80, and says ? for an ETA it cannot estimate yet", () => {
     const line = formatProgress({ ...busy, etaMs: undefined }, Number.NaN);
     expect(line.length).toBeLessThan(80);
@@ -62,6 +69,20 @@ describe("phaseProgress", () => {
     const progress = phaseProgress("FIFO", recorder, workload, load);
     expect(progress.etaMs).toBe(3_000); // one settled per second, three to go
     expect(progress).toMatchObject({ batch: { done: 1, total: 4 }, queued: 3, inFlight: 1 });
+    expect(progress.busyWhileQueued).toBeUndefined(); // nothing has waited at the gateway yet
+  });
+
+  it("reads the slot use so far from the recorder, against the gateway's limit", () => {
+    const clock = new VirtualClock(0);
+    const recorder = new Recorder(clock);
+    const workload: Workload = { requests: [], chatCount: 0, batchCount: 0 };
+    const load = { queued: {}, running: {} };
+    recorder.arrived("batch");
+    recorder.queueWait("batch", 0, true); // one runs
+    recorder.arrived("batch"); // one waits
+    clock.advance(1_000);
+    // 1 of 4 slots busy for the second something waited.
+    expect(phaseProgress("FIFO", recorder, workload, load, 4).busyWhileQueued).toBe(0.25);
   });
 });
 

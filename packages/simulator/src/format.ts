@@ -15,6 +15,18 @@ export function formatDuration(ms: number): string {
 }
 
 /**
+ * A share as a percentage: `97.3%`, with two decimals just under 100% (`99.92%`), `-` for none.
+ *
+ * @example
+ * formatShare(0.8654); // "86.5%"
+ */
+export function formatShare(share: number | undefined): string {
+  if (share === undefined || !Number.isFinite(share)) return "-";
+  const percent = share * 100;
+  return `${percent > 99 && percent < 100 ? percent.toFixed(2) : percent.toFixed(1)}%`;
+}
+
+/**
  * Reads back what {@link formatDuration} wrote, in ms (`never` is `Infinity`).
  *
  * @example

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makespanVsIdeal } from "./ideal.js";
+import { explainMakespan, makespanVsIdeal } from "./ideal.js";
 import type { RunResult } from "./stats.js";
 
 /** Only the fields the ideal reads. */
@@ -33,5 +33,28 @@ describe("makespanVsIdeal", () => {
     expect(makespanVsIdeal(run(100_000, 80_000), run(95_000, 0)).idealMs).toBe(90_000);
     expect(makespanVsIdeal(run(1_000, 80_000), run(500, 0)).idealMs).toBe(0);
     expect(makespanVsIdeal(run(1_000, 80_000), run(500, 0)).ratio).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe("explainMakespan", () => {
+  it("splits the makespan into FIFO's, chat's own work and idle slots, with the slot use", () => {
+    const fifo = { ...run(100_000, 40_000), label: "FIFO" } as RunResult;
+    const scheduled = {
+      label: "llm-scheduler",
+      batch: { makespanMs: 132_000 },
+      // 8 slots, 100 s with something waiting: 800 slot-s available, 720 busy, 60 of the 80 idle reserved.
+      slots: {
+        capacity: 8,
+        chatBusyInBatchMs: 200_000,
+        waitingMs: 100_000,
+        utilizationWhileWaiting: 0.9,
+        idleWhileWaitingMs: 80_000,
+        idleReservedMs: 60_000,
+      },
+    } as unknown as RunResult;
+    expect(explainMakespan(fifo, scheduled)).toBe(
+      "llm-scheduler: batch makespan 132.0 s = FIFO's 100.0 s + 20.0 s of chat's own work + 12.0 s of idle " +
+        "slots and caps (1.10x the work-conserving ideal); slots busy 90.0% while anything waited (idle: 7.5% reserved, 2.5% other)",
+    );
   });
 });

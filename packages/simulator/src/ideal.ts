@@ -1,3 +1,4 @@
+import { formatDuration, formatShare } from "./format.js";
 import type { RunResult } from "./stats.js";
 
 /** A run's batch makespan set against the work-conserving ideal (see {@link makespanVsIdeal}). */
@@ -45,4 +46,31 @@ export function makespanVsIdeal(fifo: RunResult, run: RunResult): MakespanBreakd
   const actualMs = run.batch.makespanMs;
   const ratio = idealMs > 0 ? actualMs / idealMs : actualMs > 0 ? Number.POSITIVE_INFINITY : 1;
   return { actualMs, fifoMs, idealMs, ratio, chatWorkMs, lostMs: actualMs - idealMs };
+}
+
+/**
+ * One sentence that splits a run's batch makespan into FIFO's, chat's own work and the rest, with the
+ * slot use while anything waited.
+ *
+ * @example
+ * explainMakespan(fifo, scheduled);
+ * // "llm-scheduler: batch makespan 18.6 s = FIFO's 15.1 s + 2.0 s of chat's own work + 1.5 s of idle
+ * //  slots and caps (1.08x the work-conserving ideal); slots busy 86.5% while anything waited (idle: 13.5% reserved, 0.0% other)"
+ */
+export function explainMakespan(fifo: RunResult, run: RunResult): string {
+  const { actualMs, fifoMs, chatWorkMs, lostMs, ratio } = makespanVsIdeal(fifo, run);
+  const signed = (ms: number) => `${ms < 0 ? "- " : "+ "}${formatDuration(Math.abs(ms))}`;
+  const { slots } = run;
+  const available = slots.capacity * slots.waitingMs;
+  const busy =
+    available > 0
+      ? `slots busy ${formatShare(slots.utilizationWhileWaiting)} while anything waited (idle: ` +
+        `${formatShare(slots.idleReservedMs / available)} reserved, ` +
+        `${formatShare((slots.idleWhileWaitingMs - slots.idleReservedMs) / available)} other)`
+      : "nothing ever waited";
+  return (
+    `${run.label}: batch makespan ${formatDuration(actualMs)} = ${fifo.label}'s ${formatDuration(fifoMs)} ` +
+    `${signed(chatWorkMs)} of chat's own work ${signed(lostMs)} of idle slots and caps ` +
+    `(${ratio.toFixed(2)}x the work-conserving ideal); ${busy}`
+  );
 }

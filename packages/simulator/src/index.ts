@@ -2,9 +2,9 @@ export { parseDurationFlag, type SimulateCommand } from "./cli-args.js";
 export { type DemoScenarioOptions, demoScenario } from "./demo-scenario.js";
 export { ClientTimeout, Driver, type DriverOptions } from "./driver.js";
 export { FifoLimiter, type Release } from "./fifo-limiter.js";
-export { formatDuration, formatRate, layoutTable, parseDuration } from "./format.js";
+export { formatDuration, formatRate, formatShare, layoutTable, parseDuration } from "./format.js";
 export { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
-export { type MakespanBreakdown, makespanVsIdeal } from "./ideal.js";
+export { explainMakespan, type MakespanBreakdown, makespanVsIdeal } from "./ideal.js";
 export { type ControllerFactory, LightAbortController, LightAbortSignal } from "./light-abort.js";
 export { checkOutputPath, OutputPathError } from "./output-path.js";
 export {
@@ -56,7 +56,7 @@ export {
 export { renderSweep, runSweep, type SweepOutcome, type SweepRow } from "./sweep.js";
 export { parseSweep, type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
 export { winningConfig } from "./sweep-winner.js";
-export { describeScenario, formatShare, improvement, renderComparison, tableLegend } from "./table.js";
+export { describeScenario, improvement, renderComparison, tableLegend } from "./table.js";
 export type {
   Attempt,
   AttemptFailure,

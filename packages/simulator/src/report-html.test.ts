@@ -24,6 +24,11 @@ describe("renderHtmlReport", () => {
     expect(html).toContain("<title>A &#60;test&#62; report</title>");
     expect(html).toContain("note &#38; more");
     expect(html).toContain("interactive queue wait p95");
+    // Slot use and the ideal makespan, beside the makespan, with the split of the difference.
+    for (const row of ["ideal batch makespan", "batch makespan / ideal", "slots busy while queued"]) {
+      expect(html).toContain(row);
+    }
+    expect(html).toMatch(/llm-scheduler: batch makespan .* of chat&#39;s own work/);
     expect(html.match(/<svg /g)).toHaveLength(6);
     for (const title of [
       "queue wait CDF per priority",

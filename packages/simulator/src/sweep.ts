@@ -1,4 +1,4 @@
-import { formatDuration, formatRate, layoutTable } from "./format.js";
+import { formatDuration, formatRate, formatShare, layoutTable } from "./format.js";
 import { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
 import { makespanVsIdeal } from "./ideal.js";
 import type { ResolvedScenario, Scenario } from "./scenario.js";
@@ -8,7 +8,6 @@ import { simulate } from "./simulate.js";
 import type { RunResult } from "./stats.js";
 import { type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
 import { winningConfig } from "./sweep-winner.js";
-import { formatShare } from "./table.js";
 import { generateWorkload } from "./workload.js";
 
 /** One configuration of a sweep and how it did. */

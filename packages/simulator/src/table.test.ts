@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { demoScenario } from "./demo-scenario.js";
+import { formatShare } from "./format.js";
 import { resolveScenario } from "./scenario-resolve.js";
 import { simulate } from "./simulate.js";
-import { formatShare, renderComparison, tableLegend } from "./table.js";
+import { renderComparison, tableLegend } from "./table.js";
 
 const cells = (table: string, name: string) =>
   table

@@ -1,17 +1,10 @@
-import { formatDuration, formatRate, layoutTable } from "./format.js";
-import { makespanVsIdeal } from "./ideal.js";
+import { formatDuration, formatRate, formatShare, layoutTable } from "./format.js";
+import { explainMakespan, makespanVsIdeal } from "./ideal.js";
 import type { ResolvedScenario } from "./scenario.js";
 import type { Percentiles, RunResult } from "./stats.js";
 
 /** A row's name and how to fill a run's cell; `baseline` is the first run (FIFO). */
 type Row = readonly [string, (result: RunResult, baseline: RunResult) => string];
-
-/** A share as a percentage: `97.3%`, with two decimals near the edges (`99.95%`), `-` for none. */
-export function formatShare(share: number | undefined): string {
-  if (share === undefined || !Number.isFinite(share)) return "-";
-  const percent = share * 100;
-  return `${percent > 99 && percent < 100 ? percent.toFixed(2) : percent.toFixed(1)}%`;
-}
 
 /** Idle slot-ms while work waited, as a share of the slot-ms available then. */
 const idleShare = (result: RunResult, idleMs: number): string => {
@@ -105,6 +98,9 @@ export function renderComparison(scenario: ResolvedScenario, results: readonly R
     ...tenantRows(scenario, results),
   ];
   const lines = [describeScenario(scenario), "", layoutTable(rows)];
+  if (results.length >= 2 && results[0]!.batch.items > 0) {
+    lines.push("", ...results.slice(1).map((result) => explainMakespan(results[0]!, result)));
+  }
   if (results.length === 2) lines.push("", verdict(results[0]!, results[1]!));
   return lines.join("\n");
 }
