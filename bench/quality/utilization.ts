@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import {
   demoScenario,
+  formatDuration,
   generateWorkload,
   type MakespanBreakdown,
   makespanVsIdeal,
@@ -93,9 +94,9 @@ export function utilizationTable(rows: readonly UtilizationRow[]): string[][] {
     return [
       `${scenario}, ${config}`,
       secs(result.interactive.waitMs.p95),
-      `${secs(result.batch.makespanMs)} (FIFO ${secs(fifo.batch.makespanMs)})`,
+      `${formatDuration(result.batch.makespanMs)} (FIFO ${formatDuration(fifo.batch.makespanMs)})`,
       `${(result.batch.makespanMs / fifo.batch.makespanMs).toFixed(2)}x`,
-      secs(ideal.idealMs),
+      formatDuration(ideal.idealMs),
       `${ideal.ratio.toFixed(3)}x`,
       pct(result.slots.utilizationWhileWaiting),
       available > 0 ? pct(result.slots.idleReservedMs / available) : "-",
