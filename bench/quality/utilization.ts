@@ -37,16 +37,16 @@ function withReserved(scenario: Scenario, reserved: number): Scenario {
   };
 }
 
-/** `examples/scenarios/day.json`; with `quick`, two hours with a tenth of the batch items. */
+/** `examples/scenarios/day.json`; with `quick`, one hour with a twentieth of the batch items. */
 function dayScenario(quick: boolean): Scenario {
   const day = JSON.parse(readFileSync(resolve(repoRoot, "examples/scenarios/day.json"), "utf8")) as Scenario;
   if (!quick) return day;
   const tenants = (day.batch?.tenants ?? []).map((tenant) => ({
     ...tenant,
-    items: Math.round(tenant.items / 10),
-    startMs: Math.round((tenant.startMs ?? 0) / 10),
+    items: Math.round(tenant.items / 20),
+    startMs: Math.round((tenant.startMs ?? 0) / 20),
   }));
-  return { ...day, durationMs: 2 * 3_600_000, batch: { ...day.batch, tenants } };
+  return { ...day, durationMs: 3_600_000, batch: { ...day.batch, tenants } };
 }
 
 /** The scenario's shipped `reserved` for chat, and the smaller values down to 0. */
