@@ -101,6 +101,9 @@ export function createVirtualScheduledGateway(
       scheduler
         .run(
           (task) => {
+            // A function run a second time (its task was stopped and queued again) arrives again, so
+            // that every start the slot meter sees follows an arrival.
+            if (started) waits.arrived(priority);
             started = true;
             waits.queueWait(priority, task.waitMs, true);
             return generation(upstream, attempt, hooks).then(
