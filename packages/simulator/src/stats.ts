@@ -166,13 +166,15 @@ function slotsOf(recorder: Recorder, scenario: ResolvedScenario): SlotResult {
   const capacity = scenario.maxConcurrency;
   const busy = Object.values(record.busyMs).reduce((sum, ms) => sum + ms, 0);
   const available = capacity * record.waitingMs;
+  const idleWhileWaitingMs = Math.max(0, available - record.busyWhileWaitingMs);
   return {
     capacity,
     utilizationWhileWaiting: available > 0 ? record.busyWhileWaitingMs / available : undefined,
     utilization: recorder.endedAt > 0 ? busy / (capacity * recorder.endedAt) : 0,
     waitingMs: record.waitingMs,
-    idleWhileWaitingMs: Math.max(0, available - record.busyWhileWaitingMs),
-    idleReservedMs: record.idleReservedMs,
+    idleWhileWaitingMs,
+    // Both sums are exact, but added in a different order: never let rounding show a negative rest.
+    idleReservedMs: Math.min(record.idleReservedMs, idleWhileWaitingMs),
     busyMs: record.busyMs,
     chatBusyInBatchMs: record.busyInBatchWindowMs[scenario.chat.priority] ?? 0,
   };
