@@ -27,6 +27,13 @@ describe("renderSweep", () => {
     expect(text).toContain("no configuration met the goal");
     expect(text).not.toContain("createScheduler(");
     expect(winningConfig(outcome)).toBeUndefined();
+    // Beside the makespan: the ratio to the work-conserving ideal and the slot use while anything waited.
+    const lines = text.split("\n");
+    expect(lines[0]).toMatch(/makespan {2,}vs ideal {2,}busy {2,}max batch wait/);
+    expect(lines.find((line) => line.startsWith("FIFO"))).toMatch(/ 1\.00x {2,}100\.0% /);
+    const reserved = outcome.rows.map((row) => row.result.slots.idleReservedMs > 0);
+    const settings = outcome.rows.map((row) => row.variant.settings[1]!.value);
+    expect(reserved).toEqual(settings.map((value) => value === 1)); // only a reserve leaves slots idle
   });
 
   it("marks the winner and prints its configuration ready to paste into a scenario or createScheduler", async () => {
