@@ -29,7 +29,9 @@ describe("renderHtmlReport", () => {
       expect(html).toContain(row);
     }
     expect(html).toMatch(/llm-scheduler: batch makespan .* of chat&#39;s own work/);
-    expect(html.match(/<svg /g)).toHaveLength(6);
+    expect(html.match(/<svg /g)).toHaveLength(7); // the makespan bars, then three charts per run
+    expect(html).toContain("Batch makespan: FIFO's, chat's own work");
+    expect(html.match(/<title>idle slots and caps: /g)?.length).toBeGreaterThanOrEqual(1);
     for (const title of [
       "queue wait CDF per priority",
       "queue depth over time",

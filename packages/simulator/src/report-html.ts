@@ -1,4 +1,5 @@
 import { timeUnit } from "./chart-axis.js";
+import { makespanBars } from "./makespan-bars.js";
 import type { ResolvedScenario } from "./scenario.js";
 import type { RunResult } from "./stats.js";
 import { type Axis, escapeXml, lineChart, type Series } from "./svg-chart.js";
@@ -103,8 +104,8 @@ pre{background:#f6f6f4;padding:12px;overflow-x:auto;font-size:12.5px}
 h2{font-size:16px;margin-top:28px}.muted{color:#555}`;
 
 /**
- * A self-contained HTML report (inline SVG, inline CSS, no scripts or external files): the table, then
- * for each run side by side the queue-wait CDF per priority, the queue depth over time and the number in
+ * A self-contained HTML report (inline SVG, inline CSS, no scripts or external files): the table, the
+ * batch makespan of each run split into FIFO's, chat's own work and idle slots, then for each run side by side the queue-wait CDF per priority, the queue depth over time and the number in
  * flight over time, on shared scales so the runs compare at a glance.
  *
  * @example
@@ -119,6 +120,7 @@ export function renderHtmlReport(input: ReportInput): string {
   const maxOfField = (field: "queued" | "running") =>
     niceCeil(maxOf(results, (r) => Math.max(0, ...r.samples.flatMap((s) => Object.values(s[field]))), 1));
   const row = (charts: string[]) => `<div class="row">${charts.join("\n")}</div>`;
+  const bars = makespanBars(results);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeXml(input.title)}</title><style>${STYLE}</style></head>
 <body>
@@ -126,6 +128,7 @@ export function renderHtmlReport(input: ReportInput): string {
 <p class="muted">${escapeXml(describeScenario(input.scenario))}</p>
 ${(input.notes ?? []).map((note) => `<p class="muted">${escapeXml(note)}</p>`).join("\n")}
 <pre>${escapeXml(input.table)}</pre>
+${bars === "" ? "" : `<h2>Batch makespan: FIFO's, chat's own work, and what idle slots and caps added</h2>\n${bars}`}
 <h2>Queue wait, per priority (cumulative share of attempts; waits under 1 ms are drawn at 1 ms)</h2>
 ${row(results.map((r) => waitChart(r, maxWait)))}
 <h2>Queue depth over time</h2>
