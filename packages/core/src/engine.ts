@@ -43,6 +43,7 @@ export class Engine {
       if (task.phase === RUNNING) this.#reporter.firstByte(task, waitMs);
     },
     wantsFirstByte: (task) => this.#reporter.wantsFirstByte || this.#preemption.preemptible(task.priority),
+    preemptible: (task) => this.#preemption.preemptible(task.priority),
     release: (task, failure) => {
       if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
       else this.#finish(task, failure === undefined, failure);

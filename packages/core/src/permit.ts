@@ -9,6 +9,8 @@ export interface PermitControl {
   firstByte(task: Task, waitMs: number): void;
   /** True when someone listens for `firstByte`, or the task could be preempted (until its first byte). */
   wantsFirstByte(task: Task): boolean;
+  /** True when a more urgent priority could preempt the task. */
+  preemptible(task: Task): boolean;
   usage(task: Task, usage: TokenUsage): void;
 }
 
@@ -40,6 +42,15 @@ export class Permit extends RunContext {
   /** False once released (by this call, or by the grace bound after the signal fired). */
   get held(): boolean {
     return this.#task.phase === RUNNING;
+  }
+
+  /**
+   * True when a more urgent arrival could preempt this permit (see `PriorityOptions.preempts`) until it
+   * reports its first byte: its holder should then watch `signal` for a `PREEMPTED` reason and answer
+   * 503, as the adapters do.
+   */
+  get preemptible(): boolean {
+    return !this.#firstByteSent && this.#control.preemptible(this.#task);
   }
 
   /**
