@@ -188,6 +188,40 @@ describe("preemption", () => {
     expect(h.startOrder).toEqual(["b1", "b2", "c1", "c2"]);
   });
 
+  it("hands the freed slot to the arrival, not to what the weights would pick", async () => {
+    const h = new Harness({
+      maxConcurrency: 1,
+      priorities: {
+        interactive: { weight: 1, preempts: ["batch"] },
+        normal: { weight: 1_000 },
+        batch: { weight: 1 },
+      },
+    });
+    h.submit("b", { priority: "batch" });
+    await flush();
+    h.submit("n1", { priority: "normal" });
+    h.submit("n2", { priority: "normal" });
+    h.submit("chat", { priority: "interactive" });
+    await flush();
+    await h.finish("b"); // the victim lets go: its slot is the arrival's, whatever `normal` weighs
+    expect(h.startOrder).toEqual(["b", "chat"]);
+    await h.finish("chat");
+    expect(h.startOrder).toEqual(["b", "chat", "n1"]);
+  });
+
+  it("can be turned on by update(), which validates it like createScheduler()", async () => {
+    const h = new Harness({ maxConcurrency: 1, priorities: { interactive: {}, batch: {} } });
+    expect(() => h.scheduler.update({ priorities: { interactive: { preempts: ["nope"] } } })).toThrow(
+      expect.objectContaining({ code: "INVALID_OPTION" }),
+    );
+    await h.scheduler.update({ priorities: { interactive: { preempts: ["batch"] } } });
+    h.submit("b", { priority: "batch" });
+    await flush();
+    h.submit("chat", { priority: "interactive" });
+    await flush();
+    expect(h.gates.get("b")!.signal!.reason).toMatchObject({ code: "PREEMPTED" });
+  });
+
   it("keeps aging: the task's wait counts from its first arrival", async () => {
     const { h } = harness({ maxConcurrency: 1 });
     const starts: number[] = [];
