@@ -31,12 +31,17 @@ export function attemptFailureOf(error: unknown): AttemptFailure {
  * the scheduler is closed only once everything has settled), and reading the task's signal would make
  * the scheduler build a second signal per request.
  */
-function generation(upstream: VirtualUpstream, attempt: Attempt, hooks: AttemptHooks) {
+function generation(
+  upstream: VirtualUpstream,
+  attempt: Attempt,
+  hooks: AttemptHooks,
+  signal = attempt.signal,
+) {
   const { promptTokens, maxTokens } = attempt.request;
   return upstream.generate({
     promptTokens,
     completionTokens: maxTokens,
-    signal: attempt.signal,
+    signal,
     onFirstToken: attempt.request.kind === "chat" ? () => hooks.firstToken() : undefined,
   });
 }
@@ -94,12 +99,16 @@ export function createVirtualScheduledGateway(
       // The estimate an adapter makes from the body: the prompt plus `max_tokens`; the server generates
       // exactly `max_tokens` here, so the usage reported at the end confirms it.
       const tokens = promptTokens + maxTokens;
+      // A priority that may be preempted stops its generation on the task's signal too (PREEMPTED); the
+      // scheduler runs it again later, and only its first start counts as its queue wait.
+      const preemptible = scheduler.options.preemption?.maxPerTask.has(priority) === true;
       scheduler
         .run(
           (task) => {
+            if (!started) waits.queueWait(priority, task.waitMs, true);
             started = true;
-            waits.queueWait(priority, task.waitMs, true);
-            return generation(upstream, attempt, hooks).then((value) => {
+            const signal = preemptible ? AbortSignal.any([attempt.signal, task.signal]) : attempt.signal;
+            return generation(upstream, attempt, hooks, signal).then((value) => {
               task.reportUsage({ inputTokens: promptTokens, outputTokens: maxTokens });
               return value;
             });
