@@ -46,7 +46,7 @@ describe("collectMetrics", () => {
     await expect(batch).resolves.toBe("done");
     const text = await registry.metrics();
     expect(sample(text, 'llm_scheduler_preemptions_total{priority="batch"}')).toBe(1);
-    expect(sample(text, 'llm_scheduler_preempted_run_seconds_total{priority="batch"}')).toBe(1.5);
+    expect(sample(text, 'llm_scheduler_preempted_seconds_total{priority="batch"}')).toBe(1.5);
     expect(sample(text, 'llm_scheduler_preemptions_total{priority="interactive"}')).toBeUndefined();
   });
 

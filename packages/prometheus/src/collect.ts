@@ -28,7 +28,7 @@ export interface MetricsCollector {
  *   `llm_scheduler_time_to_first_byte_seconds{priority}`, histograms from 1 ms to 10 min;
  * - `llm_scheduler_running{priority,scope}`, `llm_scheduler_queued{priority,scope}`,
  *   `llm_scheduler_concurrency_limit`, gauges;
- * - `llm_scheduler_preemptions_total{priority}` and `llm_scheduler_preempted_run_seconds_total{priority}`,
+ * - `llm_scheduler_preemptions_total{priority}` and `llm_scheduler_preempted_seconds_total{priority}`,
  *   counters read from `metrics()` (requests of that priority preempted, and the run time lost);
  * - with `batches`: `llm_scheduler_batch_items{status}` and `llm_scheduler_batches{status}`, gauges.
  * With `tenantLabel: { top }`, `requests_total`, `running` and `queued` also carry `tenant`, capped.

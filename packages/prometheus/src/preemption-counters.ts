@@ -34,7 +34,7 @@ export function preemptionCounters(prefix: string, scrape: ScrapeSnapshot): Coun
       (row) => row.preempted,
     ),
     counter(
-      "preempted_run_seconds_total",
+      "preempted_seconds_total",
       "Run time thrown away by those preemptions (work the upstream did for nothing)",
       (row) => row.preemptedRunMs / 1000,
     ),
