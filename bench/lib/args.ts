@@ -12,6 +12,7 @@ export const PARTS = [
   "redis",
   "fleet",
   "fairness",
+  "preemption",
 ] as const;
 export type PartName = (typeof PARTS)[number];
 

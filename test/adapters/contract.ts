@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { faultContract } from "./contract-faults.js";
 import { as, type ContractHarness, contractHarness, type StartApp } from "./contract-harness.js";
+import { preemptionContract } from "./contract-preemption.js";
 import { until } from "./probe.js";
 
 export type { ContractApp, ContractSetup, StartApp } from "./contract-harness.js";
 
 /**
  * The behaviours every adapter must have, run against one framework through `start`: these, then
- * {@link faultContract}'s (clients that leave, timeouts, broken bodies, hostile headers, credentials).
+ * {@link faultContract}'s (clients that leave, timeouts, broken bodies, hostile headers, credentials),
+ * then {@link preemptionContract}'s.
  *
  * @example
  * runAdapterContract("express", startExpressApp);
@@ -17,6 +19,7 @@ export function runAdapterContract(name: string, start: StartApp): void {
     const h = contractHarness(start);
     basicContract(h);
     faultContract(h);
+    preemptionContract(h);
   });
 }
 

@@ -1,3 +1,5 @@
+import { createScheduler } from "@llm-scheduler/core";
+import { RedisStore } from "@llm-scheduler/redis";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Instance, instance, redisState, useRedisServer, waitFor } from "./helpers.js";
 
@@ -37,6 +39,19 @@ describe("the Redis store under hostile input and operator mishaps", () => {
     // one start each, in turn (every tenant had one ticket), none merged with another
     expect(order).toEqual(tenants);
     expect(await redisState(redis.admin, "hostile-tenants:")).toEqual({ running: 0, queued: 0 });
+  });
+
+  it("refuses preemption with INVALID_OPTION: a slot cannot be handed over to an arrival across instances", async () => {
+    const store = new RedisStore({ url: redis.server.url, prefix: "hostile-preempt:" });
+    try {
+      expect(() =>
+        createScheduler({ store, priorities: { interactive: { preempts: ["batch"] }, batch: {} } }),
+      ).toThrow(
+        expect.objectContaining({ code: "INVALID_OPTION", message: expect.stringContaining("preempts") }),
+      );
+    } finally {
+      await store.close();
+    }
   });
 
   it("takes a configuration of 800 priorities (more values than one Lua unpack can hold)", async () => {

@@ -14,9 +14,21 @@ export function runTimeoutOf(signal: AbortSignal): SchedulerError | undefined {
 }
 
 /**
- * Calls `answer` with the `RUN_TIMEOUT` error when `signal` (a permit's) aborts for that reason before
- * `work` settles; returns a function that stops listening. `answer` sends the 504 if nothing has been
- * sent yet. Nothing is listened to when the adapter has no `timeoutMs` (pass `enabled: false`).
+ * The error a permit's signal aborted with when the scheduler stopped the request itself and the client
+ * should hear it: `RUN_TIMEOUT` (504) or `PREEMPTED` (503, `Retry-After: 1`, `x-preempted: 1`).
+ */
+function stopOf(signal: AbortSignal): SchedulerError | undefined {
+  const { reason } = signal;
+  return signal.aborted && isSchedulerError(reason) && STOPS.has(reason.code) ? reason : undefined;
+}
+
+const STOPS = new Set<string>([ErrorCode.RUN_TIMEOUT, ErrorCode.PREEMPTED]);
+
+/**
+ * Calls `answer` with the `RUN_TIMEOUT` or `PREEMPTED` error when `signal` (a permit's) aborts for that
+ * reason before `work` settles; returns a function that stops listening. `answer` sends the 504 (503 for
+ * a preemption) if nothing has been sent yet. Nothing is listened to when the adapter has no `timeoutMs`
+ * and the request cannot be preempted (pass `enabled: false`).
  *
  * @example
  * const stop = onRunTimeout(slot.signal, config.timeoutMs !== undefined, (error) => send504(error));
@@ -28,7 +40,7 @@ export function onRunTimeout(
 ): () => void {
   if (!enabled) return noop;
   const listener = (): void => {
-    const error = runTimeoutOf(signal);
+    const error = stopOf(signal);
     if (error !== undefined) answer(error);
   };
   signal.addEventListener("abort", listener, { once: true });
@@ -38,8 +50,8 @@ export function onRunTimeout(
 function noop(): void {}
 
 /**
- * Settles like `work`, or earlier, with `undefined`, once a run timeout has been answered: `answer`
- * returns true when it sent (or set) the 504, false when it was too late (the handler had already
+ * Settles like `work`, or earlier, with `undefined`, once a run timeout or a preemption has been
+ * answered: `answer` returns true when it sent (or set) the 504 or 503, false when it was too late (the handler had already
  * started its response); the work then goes on to its own end.
  *
  * @example

@@ -71,7 +71,16 @@ export class Endings {
 
   /** Stops a running task: the caller hears at once, the slot stays taken until it settles or the grace ends. */
   abortRunning(task: Task, error: SchedulerError): void {
-    if (task.aborted) return;
+    if (task.aborted) {
+      // Already stopped: only a preempted task winding down can still have a caller waiting (it would
+      // have run again); a caller's abort or close() answers it now.
+      if (!task.settled && task.fn !== null) {
+        task.settled = true;
+        this.#books.reporter.failed(task, error);
+        task.rejectWith(error);
+      }
+      return;
+    }
     if (!task.settled) {
       task.settled = true;
       this.#books.reporter.failed(task, error);

@@ -6,10 +6,12 @@ import { ErrorCode, rejection } from "./errors.js";
 import { Intake } from "./intake.js";
 import { type ResolvedOptions, storeConfigOf } from "./options.js";
 import { Permit, type PermitControl } from "./permit.js";
+import { Preemption } from "./preemption.js";
 import type { Reporter } from "./reporter.js";
 import { SignalListeners } from "./signal-listeners.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
 import { DONE, PENDING, QUEUED, RUNNING, RunContext, type Task, type TaskFunction } from "./task.js";
+import { invalidOption } from "./validate.js";
 
 const noop = (): void => {};
 
@@ -27,6 +29,7 @@ export class Engine {
   readonly #deadlines: Deadlines<Task>;
   readonly #intake: Intake;
   readonly #endings: Endings;
+  readonly #preemption: Preemption;
   readonly #running = new Set<Task>();
   readonly #signals = new SignalListeners();
   #live = 0;
@@ -36,10 +39,15 @@ export class Engine {
   readonly #onAbort = (task: Task): void => this.#endings.callerAborted(task);
   readonly #permitControl: PermitControl = {
     firstByte: (task, waitMs) => {
+      this.#preemption.firstByte(task);
       if (task.phase === RUNNING) this.#reporter.firstByte(task, waitMs);
     },
-    wantsFirstByte: () => this.#reporter.wantsFirstByte,
-    release: (task, failure) => this.#finish(task, failure === undefined, failure),
+    wantsFirstByte: (task) => this.#reporter.wantsFirstByte || this.#preemption.preemptible(task.priority),
+    preemptible: (task) => this.#preemption.preemptible(task.priority),
+    release: (task, failure) => {
+      if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
+      else this.#finish(task, failure === undefined, failure);
+    },
     abort: (task, reason) => {
       if (task.phase !== RUNNING) return;
       this.#endings.abortRunning(
@@ -57,6 +65,7 @@ export class Engine {
   };
 
   constructor(options: ResolvedOptions, store: Store, reporter: Reporter) {
+    checkPreemption(options, store);
     this.#options = options;
     this.#store = store;
     this.#reporter = reporter;
@@ -77,8 +86,26 @@ export class Engine {
       credits: this.#intake.credits,
       deadlines: this.#deadlines,
       running: this.#running,
-      release: (task) => this.#release(task),
+      release: (task) => {
+        if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
+        else this.#release(task);
+      },
       retire: (task) => this.#retire(task),
+    });
+    this.#preemption = new Preemption({
+      get options() {
+        return engine.#options;
+      },
+      store,
+      reporter,
+      deadlines: this.#deadlines,
+      running: this.#running,
+      get rejectsQueued() {
+        return engine.#closed && !engine.#draining;
+      },
+      giveBack: (task) => this.#giveBack(task),
+      retire: (task) => this.#retire(task),
+      requeue: (task) => this.#requeue(task),
     });
     const host: StoreHost = {
       clock: options.clock,
@@ -95,6 +122,11 @@ export class Engine {
 
   /** New options from `update()`: the store re-evaluates what waits. */
   configure(options: ResolvedOptions): Promise<void> {
+    try {
+      checkPreemption(options, this.#store);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     this.#options = options;
     try {
       return Promise.resolve(this.#store.configure(storeConfigOf(options)));
@@ -220,6 +252,8 @@ export class Engine {
     } else {
       if (task.phase === PENDING) this.#queue(task);
       if (task.phase !== QUEUED) return;
+      if (!task.settled && !this.#closed) this.#preemption.arrived(task);
+      if (task.phase !== QUEUED) return;
       if (task.settled) {
         this.#endings.dequeue(task); // settled while the store was still answering: take the ticket back out
       } else if (this.#closed && !this.#draining) {
@@ -260,22 +294,43 @@ export class Engine {
       task.resolve!(this.#permitFor(task, waitMs));
       return;
     }
+    const run = this.#preemption.generation(task);
     let result: unknown;
     try {
       result = fn(new RunContext(task, waitMs, this.#permitControl.usage));
       if (isPromise(result)) {
         // Promise.resolve adopts a foreign thenable safely: a `then` that throws becomes a rejection.
         Promise.resolve(result).then(
-          (value) => this.#finish(task, true, value),
-          (error: unknown) => this.#finish(task, false, error),
+          (value) => this.#ran(task, run, true, value),
+          (error: unknown) => this.#ran(task, run, false, error),
         );
         return;
       }
     } catch (error) {
-      this.#finish(task, false, error);
+      this.#ran(task, run, false, error);
       return;
     }
-    this.#finish(task, true, result);
+    this.#ran(task, run, true, result);
+  }
+
+  /** Run number `run` of the task's function settled: finish the task, unless that run was preempted. */
+  #ran(task: Task, run: number, ok: boolean, value: unknown): void {
+    if (this.#preemption.generation(task) !== run) return; // a preempted run that outlived its grace
+    if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
+    else this.#finish(task, ok, value);
+  }
+
+  /** A preempted task waits again (see `Preemption`): a fresh queue deadline, its old arrival time. */
+  #requeue(task: Task): void {
+    task.phase = QUEUED;
+    const priority = this.#options.priorityByName.get(task.priority)!;
+    this.#deadlines.queue(task, this.#options.clock.now() + priority.queueTimeoutMs);
+    this.#reporter.queued(task);
+    try {
+      this.#store.requeue!(task);
+    } catch (error) {
+      this.#endings.storeFailed(task, error);
+    }
   }
 
   /** Bookkeeping of a start: the run deadline, counters, the `started` event. Returns the wait. */
@@ -330,6 +385,7 @@ export class Engine {
     if (task.phase === DONE) return;
     task.phase = DONE;
     this.#deadlines.clear(task);
+    this.#preemption.forget(task);
     if (task.signal !== null) this.#signals.remove(task.signal, task);
     task.fn = null;
     task.resolve = null;
@@ -348,6 +404,18 @@ export class Engine {
   #settleStore(result: MaybePromise<unknown>): void {
     if (isPromise(result)) result.then(undefined, (error: unknown) => this.#reporter.error(error));
   }
+}
+
+/** Preemption needs a store that hands a slot over and takes a preempted ticket back. */
+function checkPreemption(options: ResolvedOptions, store: Store): void {
+  const { preemption } = options;
+  if (preemption === null || (store.handOver !== undefined && store.requeue !== undefined)) return;
+  const [name] = preemption.preempts.keys();
+  throw invalidOption(
+    `priorities.${name}.preempts`,
+    "unset with this store (it cannot hand a slot over to the arrival; use the in-memory store)",
+    [...preemption.preempts.get(name!)!],
+  );
 }
 
 function about(task: Task): { id: string; priority: string } {

@@ -12,6 +12,11 @@ export const ErrorCode = {
   RUN_TIMEOUT: "RUN_TIMEOUT",
   /** The caller's signal aborted the task (queued or running). `cause` is `signal.reason`. */
   ABORTED: "ABORTED",
+  /**
+   * A more urgent task took the slot (preemption, see `PriorityOptions.preempts`). A `run()` caller never
+   * sees it (the function runs again later); a permit's holder does, and should answer 503 and stop.
+   */
+  PREEMPTED: "PREEMPTED",
   /** The scheduler is closing or closed and admits nothing more. */
   CLOSED: "CLOSED",
   /** An option (at construction, in `update()` or on one call) is invalid. */

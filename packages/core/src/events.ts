@@ -41,6 +41,13 @@ export interface SchedulerEvents {
    * aborted: the function ignores its signal, and the upstream may briefly see more than the limit.
    */
   overrun: TaskEventBase & { readonly heldMs: number };
+  /**
+   * A running task was stopped to make room for a more urgent arrival (see `PriorityOptions.preempts`):
+   * its signal aborted with `PREEMPTED`; a task goes back to the front of its queue, a permit's holder
+   * answers 503. `runMs` is the work lost; `preemptions` counts this task's preemptions so far, this one
+   * included; `by` is the arrival's priority.
+   */
+  preempted: TaskEventBase & { readonly runMs: number; readonly preemptions: number; readonly by: string };
   /** Nothing waits and nothing runs. */
   idle: { readonly at: number };
   /** A listener threw, or the store failed in the background. */

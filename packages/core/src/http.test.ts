@@ -11,6 +11,7 @@ describe("httpStatusFor", () => {
       ["QUEUE_TIMEOUT", 429],
       ["RUN_TIMEOUT", 504],
       ["ABORTED", 499],
+      ["PREEMPTED", 503],
       ["CLOSED", 503],
       ["INVALID_OPTION", 400],
       ["INVALID_PRIORITY", 400],
@@ -34,6 +35,14 @@ describe("errorResponseFor", () => {
         },
       },
     });
+  });
+
+  it("answers a preemption with 503, Retry-After: 1 and x-preempted", () => {
+    const error = new SchedulerError("PREEMPTED", "Preempted", { retryAfterMs: 1_000 });
+    const response = errorResponseFor(error);
+    expect(response.status).toBe(503);
+    expect(response.headers).toEqual({ "retry-after": "1", "retry-after-ms": "1000", "x-preempted": "1" });
+    expect(response.body.error.code).toBe("PREEMPTED");
   });
 
   it("never leaks the message of an unexpected error", () => {

@@ -1,4 +1,5 @@
-import { type ErrorCode, SchedulerError } from "./errors.js";
+import { ErrorCode, SchedulerError } from "./errors.js";
+import { HeaderNames } from "./request.js";
 
 const STATUS: Record<ErrorCode, number> = {
   QUEUE_FULL: 429,
@@ -7,6 +8,7 @@ const STATUS: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   RUN_TIMEOUT: 504,
   ABORTED: 499,
+  PREEMPTED: 503,
   CLOSED: 503,
   INVALID_OPTION: 400,
   INVALID_PRIORITY: 400,
@@ -20,6 +22,7 @@ const TYPE: Record<ErrorCode, string> = {
   RATE_LIMITED: "rate_limit_exceeded",
   RUN_TIMEOUT: "timeout",
   ABORTED: "request_aborted",
+  PREEMPTED: "server_unavailable",
   CLOSED: "server_unavailable",
   INVALID_OPTION: "invalid_request_error",
   INVALID_PRIORITY: "invalid_request_error",
@@ -28,7 +31,8 @@ const TYPE: Record<ErrorCode, string> = {
 
 /**
  * The HTTP status every adapter answers for a scheduler error code: 429 for a full queue or a queue
- * timeout, a tenant's full queue or empty token bucket, 503 when closed or the store is down, 400 for bad input, 504 for a run timeout.
+ * timeout, a tenant's full queue or empty token bucket, 503 when closed, preempted or the store is down,
+ * 400 for bad input, 504 for a run timeout.
  *
  * @example
  * httpStatusFor("QUEUE_FULL"); // 429
@@ -58,7 +62,8 @@ export interface ErrorResponse {
 /**
  * Turns a rejection into the response all adapters send: the status from {@link httpStatusFor},
  * `Retry-After` in whole seconds (RFC 9110) plus `retry-after-ms` (read by the official openai client)
- * when a retry estimate exists, and an OpenAI-style body. Errors that are not a {@link SchedulerError}
+ * when a retry estimate exists, `x-preempted: 1` for a request preempted before its first byte, and an
+ * OpenAI-style body. Errors that are not a {@link SchedulerError}
  * become a 500 that does not leak their message.
  *
  * @example
@@ -81,6 +86,7 @@ export function errorResponseFor(error: unknown): ErrorResponse {
     headers["retry-after"] = String(Math.max(1, Math.ceil(ms / 1000)));
     headers["retry-after-ms"] = String(ms);
   }
+  if (error.code === ErrorCode.PREEMPTED) headers[HeaderNames.preempted] = "1";
   return {
     status: httpStatusFor(error.code),
     headers,

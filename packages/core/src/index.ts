@@ -12,6 +12,7 @@ export type {
   TenantOptions,
 } from "./options.js";
 export { Permit } from "./permit.js";
+export type { PreemptibleOptions, ResolvedPreemption } from "./preemption-options.js";
 export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
 export { shortKey } from "./short-key.js";
 export type { MetricsSnapshot, PriorityMetrics, TaskCounts } from "./stats.js";

@@ -1,4 +1,5 @@
 import type { Clock } from "./clock.js";
+import type { PreemptibleOptions, ResolvedPreemption } from "./preemption-options.js";
 import type { ResolvedPriority, Store, StoreConfig } from "./store.js";
 
 export type { ResolvedPriority } from "./store.js";
@@ -47,6 +48,20 @@ export interface PriorityOptions {
    * @default Infinity
    */
   readonly maxWaitMs?: number;
+  /**
+   * Preemption (opt-in): when a task of this priority arrives and no slot is free or reserved for it,
+   * one running task of these priorities is stopped (its signal aborts with `PREEMPTED`) and its slot
+   * handed to the arrival once it has let go; a `run()` task goes back to the front of its queue and
+   * runs again later, unseen by its caller. Configured priority names other than this one. Needs a store
+   * that can hand a slot over (the in-memory one).
+   * @default [] (preempts nothing)
+   */
+  readonly preempts?: readonly string[];
+  /**
+   * How this priority's tasks may be preempted (by a priority that names it in `preempts`).
+   * @default { maxPerTask: 2 } when another priority preempts this one
+   */
+  readonly preemptible?: PreemptibleOptions;
 }
 
 /** The largest token figure an option or a call takes (`maxTokensInFlight`, `tokens`, bucket sizes). */
@@ -201,6 +216,8 @@ export interface SchedulerOptions {
 
 /** What the scheduler works from, after defaults and validation (the store gets its {@link StoreConfig} part). */
 export interface ResolvedOptions extends StoreConfig {
+  /** Who may preempt whom (from the priorities' `preempts` and `preemptible`); `null` when off. */
+  readonly preemption: ResolvedPreemption | null;
   readonly priorityByName: ReadonlyMap<string, ResolvedPriority>;
   readonly defaultPriority: string;
   readonly unknownPriority: "reject" | "default";

@@ -7,8 +7,10 @@ export interface PermitControl {
   abort(task: Task, reason: unknown): void;
   /** Reports the first byte of the permit's response (the `firstByte` event), if the task still runs. */
   firstByte(task: Task, waitMs: number): void;
-  /** True when someone listens for `firstByte`. */
-  wantsFirstByte(): boolean;
+  /** True when someone listens for `firstByte`, or the task could be preempted (until its first byte). */
+  wantsFirstByte(task: Task): boolean;
+  /** True when a more urgent priority could preempt the task. */
+  preemptible(task: Task): boolean;
   usage(task: Task, usage: TokenUsage): void;
 }
 
@@ -43,6 +45,15 @@ export class Permit extends RunContext {
   }
 
   /**
+   * True when a more urgent arrival could preempt this permit (see `PriorityOptions.preempts`) until it
+   * reports its first byte: its holder should then watch `signal` for a `PREEMPTED` reason and answer
+   * 503, as the adapters do.
+   */
+  get preemptible(): boolean {
+    return !this.#firstByteSent && this.#control.preemptible(this.#task);
+  }
+
+  /**
    * Gives the slot back. Pass the error when the work failed, so that metrics count it as failed.
    * Idempotent: later calls do nothing.
    */
@@ -52,14 +63,15 @@ export class Permit extends RunContext {
 
   /**
    * True while reporting the first byte would reach someone: a listener waits for the scheduler's
-   * `firstByte` event and this permit has not reported it yet. Holders check it before watching for
+   * `firstByte` event, or the permit could be preempted (a permit that sent its first byte never is),
+   * and this permit has not reported it yet. Holders check it before watching for
    * the first byte, so that nobody pays for it unasked.
    *
    * @example
    * if (permit.wantsFirstByte) watchFirstWrite(res, () => permit.firstByte());
    */
   get wantsFirstByte(): boolean {
-    return !this.#firstByteSent && this.#control.wantsFirstByte();
+    return !this.#firstByteSent && this.#control.wantsFirstByte(this.#task);
   }
 
   /**

@@ -116,6 +116,17 @@ export class Reporter {
     if (this.events.has("overrun")) this.events.emit("overrun", { ...describe(task), heldMs });
   }
 
+  /** A running task was preempted by an arrival of priority `by`; it ran `runMs`, lost. */
+  preempted(task: Task, by: string, runMs: number, preemptions: number): void {
+    const stats = this.#stats.get(task.priority);
+    if (stats) {
+      stats.preempted++;
+      stats.preemptedRunMs += runMs;
+    }
+    if (this.events.has("preempted"))
+      this.events.emit("preempted", { ...describe(task), runMs, preemptions, by });
+  }
+
   idle(): void {
     if (this.events.has("idle")) this.events.emit("idle", { at: this.#clock.now() });
   }

@@ -5,7 +5,7 @@ import type { ResolvedOptions } from "./options.js";
 export type HeaderReader = (name: string) => string | null | undefined;
 
 /**
- * Header names the adapters read (named so as not to shadow the web `Headers` class).
+ * Header names the adapters read, and the one they send on a preemption (named so as not to shadow the web `Headers` class).
  *
  * @example
  * const id = request.headers.get(HeaderNames.requestId) ?? undefined;
@@ -17,6 +17,8 @@ export const HeaderNames = {
   requestId: "x-request-id",
   /** Sent by the official OpenAI clients on their retries ("1", "2", …). */
   retryCount: "x-stainless-retry-count",
+  /** Sent (not read): `1` on the 503 of a request that a more urgent one preempted before its first byte. */
+  preempted: "x-preempted",
 } as const;
 
 /**

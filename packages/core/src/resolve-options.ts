@@ -9,6 +9,7 @@ import {
   type SchedulerUpdate,
   type TenantOptions,
 } from "./options.js";
+import { resolvePreemption } from "./preemption-options.js";
 import { shortKey } from "./short-key.js";
 import type { ResolvedPriority, Store } from "./store.js";
 import { resolveTenants } from "./tenant-options.js";
@@ -51,6 +52,8 @@ const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
   "queueTimeoutMs",
   "maxQueue",
   "maxWaitMs",
+  "preempts",
+  "preemptible",
 ];
 const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
   "maxConcurrency",
@@ -205,6 +208,7 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
     maxQueue: bound("maxQueue", given.maxQueue ?? Number.POSITIVE_INFINITY),
     priorities,
     priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
+    preemption: resolvePreemption(rawPriorities, names),
     defaultPriority,
     unknownPriority,
     defaultTenant: shortKey(

@@ -19,6 +19,10 @@ export interface TaskCounts {
 export interface PriorityMetrics extends TaskCounts {
   /** Slots freed by the grace bound while the task's function still ran. */
   readonly overruns: number;
+  /** Running tasks of this priority stopped to make room for a more urgent arrival (preemption). */
+  readonly preempted: number;
+  /** Run time lost to those preemptions, in ms (the work that was thrown away). */
+  readonly preemptedRunMs: number;
   /** Queue wait of started tasks, in ms. */
   readonly waitMs: Quantiles;
   /** Clock time of the last start, or `null`. */
@@ -44,6 +48,8 @@ export class PriorityStats {
   completed = 0;
   failed = 0;
   overruns = 0;
+  preempted = 0;
+  preemptedRunMs = 0;
   lastStartedAt: number | null = null;
   readonly rejected: Partial<Record<ErrorCode, number>> = {};
   readonly wait = new WaitSketch();
@@ -69,6 +75,8 @@ export class PriorityStats {
       failed: this.failed,
       rejected: { ...this.rejected },
       overruns: this.overruns,
+      preempted: this.preempted,
+      preemptedRunMs: this.preemptedRunMs,
       waitMs: this.wait.snapshot(),
       lastStartedAt: this.lastStartedAt,
       startRate: (this.drain.rate(now) ?? 0) * 1000,

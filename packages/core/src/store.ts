@@ -153,6 +153,19 @@ export interface Store {
    * after): corrects its tenant's bucket and fairness counter by the difference from `ticket.tokens`.
    */
   reportUsage?(ticket: Ticket, usage: TokenUsage): MaybePromise<void>;
+  /**
+   * Optional, synchronous stores only (preemption needs it): frees the granted ticket `from`'s slot and,
+   * before anything else may take it, starts the waiting ticket `to` in it (through `host.grant`) when
+   * `to` still waits and fits; then fills what is left as usual. Answers whether `to` started. Stands
+   * for `release(from)`: `from` must not be released again.
+   */
+  handOver?(from: Ticket, to: Ticket): boolean;
+  /**
+   * Optional, synchronous stores only (preemption needs it): a released ticket whose run was preempted
+   * waits again, at the front of its tenant's queue and of its priority's aging order, with no admission
+   * check (bounds, quotas); what its preempted start was charged (tokens, fairness) is given back.
+   */
+  requeue?(ticket: Ticket): void;
   /** Gives a granted ticket's slot back. Called once per granted ticket. */
   release(ticket: Ticket): MaybePromise<void>;
   /** Removes and returns every ticket of this scheduler that still waits (used by `close()`). */

@@ -82,8 +82,8 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
     if (watch.ended) return watch.releaseAtEnd(); // granted just as the client left
     watchNodeUsage(res, (usage) => slot.reportUsage(usage));
     const rawEnd = releaseWhenHandlerEnds(res, watch);
-    // Only with a run timeout: reading `slot.signal` makes the permit's AbortController.
-    if (timed)
+    // Only with a run timeout or preemption: reading `slot.signal` makes the permit's AbortController.
+    if (timed || slot.permit.preemptible)
       onRunTimeout(slot.signal, true, (error) => {
         if (res.headersSent || watch.ended) return; // the handler has started its answer: it ends it
         const { status, headers, body } = rejectionFor(error);

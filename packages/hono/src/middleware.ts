@@ -71,7 +71,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
         return undefined;
       },
     );
-    if (!timed) return downstream; // reading `slot.signal` would make the permit's AbortController
+    if (!timed && !slot.permit.preemptible) return downstream; // reading `slot.signal` would make the permit's AbortController
     return raceRunTimeout(downstream, slot.signal, true, (error) => {
       timedOut = true;
       const { status, headers, body } = rejectionFor(error);

@@ -85,7 +85,7 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
         if (!timedOut) throw error;
       },
     );
-    if (!timed) return downstream;
+    if (!timed && !slot.permit.preemptible) return downstream;
     return raceRunTimeout(downstream, slot.signal, true, (error) => {
       if (ctx.headerSent || watch.ended) return false; // downstream has started its answer
       timedOut = true;

@@ -22,6 +22,34 @@ function sample(text: string, line: string): number | undefined {
 }
 
 describe("collectMetrics", () => {
+  it("counts preemptions and the run time they threw away, per priority", async () => {
+    const clock = new VirtualClock();
+    const scheduler = createScheduler({
+      clock,
+      maxConcurrency: 1,
+      priorities: { interactive: { preempts: ["batch"] }, batch: {} },
+    });
+    const registry = new Registry();
+    collectMetrics(scheduler, { registry });
+    let runs = 0;
+    const batch = scheduler.run(
+      ({ signal }) =>
+        new Promise((resolve, reject) => {
+          runs++;
+          if (runs === 1) signal.addEventListener("abort", () => reject(signal.reason));
+          else resolve("done");
+        }),
+      { priority: "batch" },
+    );
+    clock.advance(1_500);
+    await expect(scheduler.run(() => "chat", { priority: "interactive" })).resolves.toBe("chat");
+    await expect(batch).resolves.toBe("done");
+    const text = await registry.metrics();
+    expect(sample(text, 'llm_scheduler_preemptions_total{priority="batch"}')).toBe(1);
+    expect(sample(text, 'llm_scheduler_preempted_seconds_total{priority="batch"}')).toBe(1.5);
+    expect(sample(text, 'llm_scheduler_preemptions_total{priority="interactive"}')).toBeUndefined();
+  });
+
   it("counts requests by priority and outcome, with the rejection code in lower case", async () => {
     const { clock, scheduler, registry } = setUp();
     await scheduler.run(() => "ok", { priority: "batch" });

@@ -3,6 +3,7 @@ import type { Metric } from "prom-client";
 import { EventSeries } from "./event-series.js";
 import { scrapedGauges } from "./gauges.js";
 import { type CollectMetricsOptions, resolveCollectOptions } from "./options.js";
+import { preemptionCounters } from "./preemption-counters.js";
 import { ScrapeSnapshot } from "./scrape.js";
 import { TenantRanking } from "./tenant-ranking.js";
 
@@ -27,6 +28,8 @@ export interface MetricsCollector {
  *   `llm_scheduler_time_to_first_byte_seconds{priority}`, histograms from 1 ms to 10 min;
  * - `llm_scheduler_running{priority,scope}`, `llm_scheduler_queued{priority,scope}`,
  *   `llm_scheduler_concurrency_limit`, gauges;
+ * - `llm_scheduler_preemptions_total{priority}` and `llm_scheduler_preempted_seconds_total{priority}`,
+ *   counters read from `metrics()` (requests of that priority preempted, and the run time lost);
  * - with `batches`: `llm_scheduler_batch_items{status}` and `llm_scheduler_batches{status}`, gauges.
  * With `tenantLabel: { top }`, `requests_total`, `running` and `queued` also carry `tenant`, capped.
  * Throws `INVALID_OPTION` for a wrong option, and prom-client's error if the names are taken.
@@ -47,7 +50,10 @@ export function collectMetrics(scheduler: Scheduler, options: CollectMetricsOpti
   const fed = new EventSeries(scheduler, prefix, ranking, scrape);
   const names: string[] = [];
   try {
-    const gauges = scrapedGauges(resolved, scrape, ranking) as unknown as Metric[];
+    const gauges = [
+      ...scrapedGauges(resolved, scrape, ranking),
+      ...preemptionCounters(prefix, scrape),
+    ] as unknown as Metric[];
     for (const metric of [fed.requests, fed.wait, fed.run, fed.ttfb, ...gauges] as unknown as Metric[]) {
       registry.registerMetric(metric);
       names.push((metric as unknown as { name: string }).name);

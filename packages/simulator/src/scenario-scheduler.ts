@@ -13,7 +13,16 @@ const SCHEDULER_KEYS = [
   "retryWindowMs",
   "abortGraceMs",
 ] as const;
-const PRIORITY_KEYS = ["weight", "reserved", "maxConcurrency", "queueTimeoutMs", "maxQueue", "maxWaitMs"];
+const PRIORITY_KEYS = [
+  "weight",
+  "reserved",
+  "maxConcurrency",
+  "queueTimeoutMs",
+  "maxQueue",
+  "maxWaitMs",
+  "preempts",
+  "preemptible",
+];
 const INFINITE_KEYS = new Set([
   "queueTimeoutMs",
   "maxQueue",

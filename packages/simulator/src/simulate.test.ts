@@ -37,6 +37,28 @@ describe("simulate", () => {
     expect(scheduled.tenants.map((t) => t.tenant).sort()).toEqual(["chat-app", "evals", "indexer"]);
   });
 
+  it("runs a scenario with preemption and no reserved slot: chat waits less, every batch item completes", async () => {
+    const priorities = (preempt: boolean) => ({
+      interactive: {
+        weight: 5,
+        queueTimeoutMs: 5_000,
+        maxQueue: 1_000,
+        ...(preempt && { preempts: ["batch"] }),
+      },
+      batch: { weight: 1, queueTimeoutMs: 600_000, maxQueue: 100_000 },
+    });
+    const base = demoScenario({ durationMs: 8_000 });
+    const plain = resolveScenario({ ...base, scheduler: { priorities: priorities(false) } });
+    const preempting = resolveScenario({ ...base, scheduler: { priorities: priorities(true) } });
+    const without = await simulate(plain, { gateway: "scheduler" });
+    const withPreemption = await simulate(preempting, { gateway: "scheduler" });
+    expect(withPreemption.interactive.waitMs.p95).toBeLessThan(without.interactive.waitMs.p95);
+    expect(withPreemption.batch.completed).toBe(withPreemption.batch.items);
+    expect(
+      Math.max(...withPreemption.samples.map((s) => (s.running.interactive ?? 0) + (s.running.batch ?? 0))),
+    ).toBeLessThanOrEqual(8);
+  });
+
   it("replays an hour of traffic (10,000 chats, 2,000 batch items) without real waiting", async () => {
     const hour = resolveScenario({
       durationMs: 3_600_000,

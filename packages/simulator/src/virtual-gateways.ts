@@ -1,4 +1,4 @@
-import { type Clock, httpStatusFor, isSchedulerError, type Scheduler } from "@llm-scheduler/core";
+import { type Clock, ErrorCode, httpStatusFor, isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { FifoLimiter } from "./fifo-limiter.js";
 import {
   type Attempt,
@@ -31,12 +31,17 @@ export function attemptFailureOf(error: unknown): AttemptFailure {
  * the scheduler is closed only once everything has settled), and reading the task's signal would make
  * the scheduler build a second signal per request.
  */
-function generation(upstream: VirtualUpstream, attempt: Attempt, hooks: AttemptHooks) {
+function generation(
+  upstream: VirtualUpstream,
+  attempt: Attempt,
+  hooks: AttemptHooks,
+  signal = attempt.signal,
+) {
   const { promptTokens, maxTokens } = attempt.request;
   return upstream.generate({
     promptTokens,
     completionTokens: maxTokens,
-    signal: attempt.signal,
+    signal,
     onFirstToken: attempt.request.kind === "chat" ? () => hooks.firstToken() : undefined,
   });
 }
@@ -98,22 +103,30 @@ export function createVirtualScheduledGateway(
       // exactly `max_tokens` here, so the usage reported at the end confirms it.
       const tokens = promptTokens + maxTokens;
       waits.arrived(priority);
+      // A priority that may be preempted stops its generation on the task's signal too (PREEMPTED); the
+      // scheduler runs it again later.
+      const preemptible = scheduler.options.preemption?.maxPerTask.has(priority) === true;
       scheduler
         .run(
           (task) => {
-            // A function run a second time (its task was stopped and queued again) arrives again, so
-            // that every start the slot meter sees follows an arrival.
-            if (started) waits.arrived(priority);
             started = true;
             waits.queueWait(priority, task.waitMs, true);
-            return generation(upstream, attempt, hooks).then(
+            // A task stopped for a more urgent one lets go of its slot and waits again, so the slot meter
+            // sees it back in the queue until its function runs again.
+            const letGo = (): void => {
+              waits.released(priority);
+              if (preemptible && isSchedulerError(task.signal.reason, ErrorCode.PREEMPTED))
+                waits.arrived(priority);
+            };
+            const signal = preemptible ? AbortSignal.any([attempt.signal, task.signal]) : attempt.signal;
+            return generation(upstream, attempt, hooks, signal).then(
               (value) => {
-                waits.released(priority);
+                letGo();
                 task.reportUsage({ inputTokens: promptTokens, outputTokens: maxTokens });
                 return value;
               },
               (error: unknown) => {
-                waits.released(priority);
+                letGo();
                 throw error;
               },
             );

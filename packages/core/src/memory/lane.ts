@@ -83,6 +83,21 @@ export class Lane {
     if (!queue.inRing && !queue.parked) this.#join(queue);
   }
 
+  /**
+   * A preempted ticket waits again: first in its tenant's queue and first in the aging order (it arrived
+   * before what waits behind it, as a rule), so its original arrival time keeps counting.
+   */
+  pushPreempted(ticket: Linked, queue: TenantQueue): void {
+    queue.pushFront(ticket);
+    ticket.olderPrev = null;
+    ticket.olderNext = this.oldest;
+    if (this.oldest === null) this.newest = ticket;
+    else this.oldest.olderPrev = ticket;
+    this.oldest = ticket;
+    this.queued++;
+    if (!queue.inRing && !queue.parked) this.#join(queue);
+  }
+
   /** Switches between turns by starts and by tokens, keeping every waiting tenant in the turns. */
   setFairness(byTokens: boolean): void {
     if (byTokens === this.#byTokens) return;

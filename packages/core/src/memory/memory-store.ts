@@ -144,6 +144,41 @@ export class MemoryStore implements Store {
     this.#pump();
   }
 
+  handOver(from: Ticket, to: Ticket): boolean {
+    const pumping = this.#pumping;
+    this.#pumping = true; // the freed slot is held for `to`, whatever the picker would choose
+    try {
+      this.release(from);
+    } finally {
+      this.#pumping = pumping;
+    }
+    const lane = this.#byName.get(to.priority);
+    const queue = lane?.tenants.get(to.tenant);
+    const started = lane !== undefined && queue?.has(to as Linked) === true && this.#fits(lane, to);
+    if (started) this.#start(lane, to as Linked, true, this.#host!.clock.now());
+    this.#pump();
+    return started;
+  }
+
+  requeue(ticket: Ticket): void {
+    const lane = this.#lane(ticket.priority);
+    const now = this.#host?.clock.now() ?? 0;
+    const state = this.#books.get(ticket.tenant, now);
+    const tokens = tokensOf(ticket);
+    state.refill(now);
+    state.level += tokens; // the preempted start's charge comes back: its next start pays it again
+    state.served -= tokens;
+    const queue = lane.tenant(ticket.tenant, this.#weightOf);
+    lane.charge(queue, -chargeOf(ticket));
+    lane.pushPreempted(ticket as Linked, queue);
+    if (state.capped) lane.park(queue);
+    if (lane.queued === 1) lane.pass = Math.max(lane.pass, this.#virtualTime);
+    this.#queued++;
+    state.queued++;
+    state.pendingTokens += tokens;
+    this.#pump();
+  }
+
   reportUsage(ticket: Ticket, usage: TokenUsage): void {
     const state = this.#books.peek(ticket.tenant);
     if (state === undefined) return;

@@ -1,0 +1,68 @@
+import { integerIn, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
+
+/** How a priority's running tasks may be preempted (see `PriorityOptions.preemptible`). */
+export interface PreemptibleOptions {
+  /**
+   * After this many preemptions a task is immune: it keeps its slot until it ends. An integer from 1 to
+   * 100.
+   * @default 2
+   */
+  readonly maxPerTask?: number;
+}
+
+/** Preemption as the scheduler applies it; `null` in `ResolvedOptions.preemption` when off. */
+export interface ResolvedPreemption {
+  /** For each priority that preempts: the priorities whose running tasks it may stop. */
+  readonly preempts: ReadonlyMap<string, ReadonlySet<string>>;
+  /** For each priority that may be preempted: the preemptions after which a task is immune. */
+  readonly maxPerTask: ReadonlyMap<string, number>;
+}
+
+const PREEMPTIBLE_KEYS: readonly (keyof PreemptibleOptions)[] = ["maxPerTask"];
+const DEFAULT_MAX_PER_TASK = 2;
+
+/**
+ * Reads `preempts` and `preemptible` of every priority: names must be configured priorities other than
+ * the priority itself, `maxPerTask` an integer from 1 to 100. A priority named in some `preempts` without
+ * a `preemptible` entry of its own gets the defaults. Returns `null` when no priority preempts.
+ */
+export function resolvePreemption(
+  raw: Readonly<Record<string, unknown>>,
+  names: readonly string[],
+): ResolvedPreemption | null {
+  const preempts = new Map<string, ReadonlySet<string>>();
+  const maxPerTask = new Map<string, number>();
+  for (const name of names) {
+    const priority = raw[name] as { preempts?: unknown; preemptible?: unknown } | undefined;
+    if (priority?.preempts !== undefined) preempts.set(name, targetsOf(name, priority.preempts, names));
+    if (priority?.preemptible !== undefined) maxPerTask.set(name, maxPerTaskOf(name, priority.preemptible));
+  }
+  if (preempts.size === 0) return null;
+  for (const targets of preempts.values()) {
+    for (const target of targets) if (!maxPerTask.has(target)) maxPerTask.set(target, DEFAULT_MAX_PER_TASK);
+  }
+  return { preempts, maxPerTask };
+}
+
+function targetsOf(name: string, value: unknown, names: readonly string[]): ReadonlySet<string> {
+  const field = `priorities.${name}.preempts`;
+  if (!Array.isArray(value)) throw invalidOption(field, "an array of priority names", value);
+  const targets = new Set<string>();
+  for (const target of value) {
+    if (typeof target !== "string" || !names.includes(target)) {
+      const known = names.map((known) => `\`${known}\``).join(", ");
+      throw invalidOption(field, `names of configured priorities (${known})`, target);
+    }
+    if (target === name) throw invalidOption(field, "other priorities than itself", target);
+    targets.add(target);
+  }
+  return targets;
+}
+
+function maxPerTaskOf(name: string, value: unknown): number {
+  const field = `priorities.${name}.preemptible`;
+  const object = plainObject(field, value);
+  rejectUnknownKeys(field, object, PREEMPTIBLE_KEYS);
+  const given = (object as PreemptibleOptions).maxPerTask;
+  return integerIn(`${field}.maxPerTask`, given ?? DEFAULT_MAX_PER_TASK, 1, 100);
+}

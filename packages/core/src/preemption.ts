@@ -1,0 +1,209 @@
+import type { Deadlines } from "./deadlines.js";
+import { ErrorCode, rejection } from "./errors.js";
+import type { ResolvedOptions } from "./options.js";
+import type { Reporter } from "./reporter.js";
+import type { Store } from "./store.js";
+import { QUEUED, RUNNING, type Task } from "./task.js";
+
+/** What {@link Preemption} shares with the engine that owns it. */
+export interface PreemptionHost {
+  readonly options: ResolvedOptions;
+  readonly store: Store;
+  readonly reporter: Reporter;
+  readonly deadlines: Deadlines<Task>;
+  /** Tasks holding a slot. */
+  readonly running: Set<Task>;
+  /** True once `close()` began without draining: a preempted task is then answered `CLOSED`, not queued. */
+  readonly rejectsQueued: boolean;
+  /** Hands a slot back to the store (failures reported). */
+  giveBack(task: Task): void;
+  /** Takes a task off the books. */
+  retire(task: Task): void;
+  /** Puts a preempted task back in its queue (the store's `requeue`), with a fresh queue deadline. */
+  requeue(task: Task): void;
+}
+
+/**
+ * Preemption, opt-in per priority (`preempts`, `preemptible`): an arrival of a preempting priority that
+ * finds no slot stops one running task of a priority it preempts, and gets that slot when the victim
+ * lets go (its function settles, its permit is released, or its abort grace ends), never earlier, so
+ * the limit holds while a victim winds down. One victim at a time: arrivals that come meanwhile wait
+ * their turn (each gets at most one victim). Victims: the least urgent priority first, then the task
+ * that ran the shortest (of equals, the last started); never a permit whose response has sent its first byte, never a task already
+ * stopped, never one preempted `maxPerTask` times, never one its priority's `reserved` needs.
+ *
+ * A preempted `run()` task goes back to the front of its queue with its original arrival time (aging
+ * keeps counting) and runs again; its caller sees one settlement. Each run has a generation (how many
+ * times the task was preempted before it started), so a late settlement of a preempted run is ignored.
+ */
+export class Preemption {
+  readonly #host: PreemptionHost;
+  /** Preemptions per task, for tasks preempted at least once (dropped when the task retires). */
+  readonly #counts = new Map<Task, number>();
+  /** Permits whose response has sent its first byte (only while preemption is on). */
+  readonly #streaming = new Set<Task>();
+  /** The victim that has not let go yet, and the arrival its slot is for. */
+  #victim: Task | null = null;
+  #arrival: Task | null = null;
+  /** Arrivals that came while a victim wound down: each may preempt, in turn. */
+  #owed: Task[] = [];
+
+  constructor(host: PreemptionHost) {
+    this.#host = host;
+  }
+
+  /** The run a task is on: how many times it was preempted before. */
+  generation(task: Task): number {
+    return this.#counts.size === 0 ? 0 : (this.#counts.get(task) ?? 0);
+  }
+
+  /** True while `task` is a victim that has not let go of its slot. */
+  isWinding(task: Task): boolean {
+    return this.#victim === task;
+  }
+
+  /** A permit's response sent its first byte: it is never preempted from now on. */
+  firstByte(task: Task): void {
+    if (this.#host.options.preemption !== null && task.phase === RUNNING) this.#streaming.add(task);
+  }
+
+  /** True when the permit of `priority` should report its first byte (someone could preempt it). */
+  preemptible(priority: string): boolean {
+    return this.#host.options.preemption?.maxPerTask.has(priority) === true;
+  }
+
+  /** A task of some priority was queued and nothing could start for it: preempt if it may. */
+  arrived(task: Task): void {
+    const preemption = this.#host.options.preemption;
+    if (preemption === null || !preemption.preempts.has(task.priority)) return;
+    if (this.#victim !== null) this.#owed.push(task);
+    else this.#preemptFor(task);
+  }
+
+  /** The task leaves the books: forget it (a victim retired by the store no longer holds a slot). */
+  forget(task: Task): void {
+    if (this.#counts.size !== 0) this.#counts.delete(task);
+    if (this.#streaming.size !== 0) this.#streaming.delete(task);
+    if (this.#victim === task) {
+      // The store took the victim's slot back: its arrival may preempt again, first in line.
+      if (this.#arrival !== null) this.#owed.unshift(this.#arrival);
+      this.#victim = null;
+      this.#arrival = null;
+      this.#nextOwed();
+    }
+  }
+
+  /**
+   * The victim let go of its slot: the slot goes to its arrival (or the next arrival still waiting),
+   * then the victim waits again (a `run()` task whose caller still waits) or retires (a permit, an
+   * answered caller, or a scheduler that closes without draining).
+   */
+  letGo(task: Task): void {
+    if (this.#victim !== task) return;
+    const host = this.#host;
+    this.#victim = null;
+    host.running.delete(task);
+    host.deadlines.clear(task);
+    this.#counts.set(task, (this.#counts.get(task) ?? 0) + 1);
+    const arrival = this.#waiting(this.#arrival) ? this.#arrival : this.#takeOwed();
+    this.#arrival = null;
+    if (arrival === null || !this.#handOver(task, arrival)) host.giveBack(task);
+    if (task.fn === null || task.settled) {
+      host.retire(task);
+    } else if (host.rejectsQueued) {
+      task.settled = true;
+      const error = rejection(ErrorCode.CLOSED, "The scheduler closed before the task could run again", {
+        id: task.id,
+        priority: task.priority,
+      });
+      host.reporter.failed(task, error);
+      task.rejectWith(error);
+      host.retire(task);
+    } else {
+      task.controller = null; // the next run gets a signal of its own
+      host.requeue(task);
+    }
+    this.#nextOwed();
+  }
+
+  /** True when the store took `from`'s slot back (whether or not `to` got it). */
+  #handOver(from: Task, to: Task): boolean {
+    try {
+      this.#host.store.handOver!(from, to);
+      return true;
+    } catch (error) {
+      this.#host.reporter.error(error);
+      return true; // the store has the slot: do not release it twice
+    }
+  }
+
+  #waiting(task: Task | null): task is Task {
+    return task !== null && task.phase === QUEUED && !task.settled;
+  }
+
+  #takeOwed(): Task | null {
+    while (this.#owed.length > 0) {
+      const next = this.#owed.shift()!;
+      if (this.#waiting(next)) return next;
+    }
+    return null;
+  }
+
+  /** The next arrival that came meanwhile and still waits may preempt now. */
+  #nextOwed(): void {
+    while (this.#victim === null) {
+      const next = this.#takeOwed();
+      if (next === null) return;
+      this.#preemptFor(next);
+    }
+  }
+
+  #preemptFor(arrival: Task): void {
+    const victim = this.#choose(arrival);
+    if (victim === null) return;
+    const host = this.#host;
+    const now = host.options.clock.now();
+    const runMs = Math.max(0, now - victim.startedAt);
+    this.#victim = victim;
+    this.#arrival = arrival;
+    host.reporter.preempted(victim, arrival.priority, runMs, (this.#counts.get(victim) ?? 0) + 1);
+    // The grace bound first: a holder that lets go inside the abort listener ends it at once.
+    host.deadlines.set(victim, now + host.options.abortGraceMs);
+    const message = `Preempted by a ${arrival.priority} task; it runs again later`;
+    const about = { id: victim.id, priority: victim.priority, retryAfterMs: 1_000 };
+    victim.abort(rejection(ErrorCode.PREEMPTED, message, about));
+  }
+
+  /** The victim for `arrival`, or `null` when none may be stopped or stopping one would not help it. */
+  #choose(arrival: Task): Task | null {
+    const { options, running } = this.#host;
+    const targets = options.preemption!.preempts.get(arrival.priority)!;
+    const load = new Map<string, number>();
+    for (const task of running) load.set(task.priority, (load.get(task.priority) ?? 0) + task.cost);
+    const own = options.priorityByName.get(arrival.priority)!;
+    if ((load.get(own.name) ?? 0) + arrival.cost > own.maxConcurrency) return null;
+    let best: Task | null = null;
+    let bestIndex = -1;
+    for (const task of running) {
+      if (!targets.has(task.priority) || !this.#mayStop(task, arrival, load)) continue;
+      const index = options.priorityByName.get(task.priority)!.index;
+      if (index > bestIndex || (index === bestIndex && task.startedAt >= best!.startedAt)) {
+        best = task;
+        bestIndex = index;
+      }
+    }
+    return best;
+  }
+
+  #mayStop(task: Task, arrival: Task, load: ReadonlyMap<string, number>): boolean {
+    const { options } = this.#host;
+    const priority = options.priorityByName.get(task.priority)!;
+    return (
+      task.cost >= arrival.cost &&
+      !task.aborted &&
+      !this.#streaming.has(task) &&
+      (this.#counts.get(task) ?? 0) < options.preemption!.maxPerTask.get(task.priority)! &&
+      load.get(task.priority)! - task.cost >= priority.reserved
+    );
+  }
+}
