@@ -128,7 +128,8 @@ export class Engine {
     if (tryGrant === undefined || !this.#tryGrant(tryGrant, task)) return undefined;
     task.resolve = null;
     this.#admitted(task);
-    return this.#permitFor(task, this.#begin(task, task.enqueuedAt)); // granted when asked: no wait
+    task.settled = true;
+    return this.#begin(task, task.enqueuedAt) as Permit; // granted when asked: no wait
   }
 
   /** The store's synchronous grant; a store that throws is reported and answers "not now". */
@@ -254,15 +255,16 @@ export class Engine {
       this.#release(task);
       return;
     }
-    const waitMs = this.#begin(task);
+    const context = this.#begin(task);
     const fn = task.fn;
     if (fn === null) {
-      task.resolve!(this.#permitFor(task, waitMs));
+      task.settled = true;
+      task.resolve!(context);
       return;
     }
     let result: unknown;
     try {
-      result = fn(new RunContext(task, waitMs, this.#permitControl.usage));
+      result = fn(context);
       if (isPromise(result)) {
         // Promise.resolve adopts a foreign thenable safely: a `then` that throws becomes a rejection.
         Promise.resolve(result).then(
@@ -278,20 +280,22 @@ export class Engine {
     this.#finish(task, true, result);
   }
 
-  /** Bookkeeping of a start: the run deadline, counters, the `started` event. Returns the wait. */
-  #begin(task: Task, now = this.#options.clock.now()): number {
+  /**
+   * Bookkeeping of a start: the run's context (a permit for a permit request), the run deadline,
+   * counters, the `started` event.
+   */
+  #begin(task: Task, now = this.#options.clock.now()): RunContext {
     task.phase = RUNNING;
     const waitMs = now - task.enqueuedAt;
-    task.startedAt = now;
+    const control = this.#permitControl;
+    const context =
+      task.fn === null ? new Permit(task, waitMs, control) : new RunContext(task, waitMs, control.usage);
+    task.run = context;
     this.#running.add(task);
-    if (task.timeoutMs !== 0) this.#deadlines.set(task, now + task.timeoutMs);
+    const { timeoutMs } = task;
+    if (timeoutMs !== Number.POSITIVE_INFINITY) this.#deadlines.set(task, now + timeoutMs);
     this.#reporter.started(task, now, waitMs);
-    return waitMs;
-  }
-
-  #permitFor(task: Task, waitMs: number): Permit {
-    task.settled = true;
-    return new Permit(task, waitMs, this.#permitControl);
+    return context;
   }
 
   /** The task's function settled (or the permit was released): answer the caller, free the slot. */
