@@ -5,6 +5,7 @@ import { Endings } from "./endings.js";
 import { ErrorCode, rejection } from "./errors.js";
 import { Intake } from "./intake.js";
 import { type ResolvedOptions, storeConfigOf } from "./options.js";
+import { pending, takeResolve } from "./pending.js";
 import { Permit, type PermitControl } from "./permit.js";
 import type { Reporter } from "./reporter.js";
 import { SignalListeners } from "./signal-listeners.js";
@@ -103,22 +104,22 @@ export class Engine {
     }
   }
 
-  /** Admits a task (or a permit request when `fn` is null) and answers through `resolve`/`reject`. */
-  submit(
-    fn: TaskFunction<unknown> | null,
-    options: TaskOptions,
-    resolve: (v: unknown) => void,
-    reject: (e: unknown) => void,
-  ): void {
+  /**
+   * Admits a task (or a permit request when `fn` is null); the promise settles with its outcome (a
+   * permit for a permit request), or rejects at once for invalid options or a closed scheduler.
+   */
+  submit(fn: TaskFunction<unknown> | null, options: TaskOptions): Promise<unknown> {
     let task: Task;
     try {
-      task = this.#createTask(fn, options, resolve);
+      task = this.#createTask(fn, options, noop);
       this.#admitted(task);
     } catch (error) {
-      reject(error);
-      return;
+      return Promise.reject(error);
     }
+    const promise = pending();
+    task.resolve = takeResolve();
     this.#enqueue(task);
+    return promise;
   }
 
   /** A permit at once when the store grants one synchronously; see `Scheduler.tryAcquire`. */
