@@ -35,9 +35,9 @@ export const DONE = 3;
 export type Phase = typeof PENDING | typeof QUEUED | typeof RUNNING | typeof DONE;
 
 /**
- * Per-call settings that many calls leave at their defaults (an id, a signal, a run timeout, a cost or
- * a token estimate): kept off the task record, in one object made only when the call gives one of
- * them, so that a plain `run(fn, { priority, tenant })` costs no field for them.
+ * Per-call settings that many calls leave at their defaults (an id, a signal, a run timeout, a cost, a
+ * token estimate, a place at the front as a retry): kept off the task record, in one object made only
+ * when the call has one of them, so that a plain `run(fn, { priority, tenant })` costs no field for them.
  */
 export class CallExtras {
   readonly id: string | undefined;
@@ -46,21 +46,24 @@ export class CallExtras {
   readonly timeoutMs: number;
   readonly cost: number;
   readonly tokens: number;
+  readonly retry: boolean;
   /** The scheduler's handler for a caller's abort (one function per scheduler, shared by its tasks). */
   readonly onAbort: (task: Task) => void;
 
-  constructor(call: Admitted, onAbort: (task: Task) => void) {
+  constructor(call: Admitted, retry: boolean, onAbort: (task: Task) => void) {
     this.id = call.id;
     this.signal = call.signal;
     this.timeoutMs = call.timeoutMs;
     this.cost = call.cost;
     this.tokens = call.tokens;
+    this.retry = retry;
     this.onAbort = onAbort;
   }
 
-  /** True when `call` leaves every one of these settings at its default: the task needs no extras. */
-  static unneeded(call: Admitted): boolean {
+  /** True when the call leaves every one of these settings at its default: the task needs no extras. */
+  static unneeded(call: Admitted, retry: boolean): boolean {
     return (
+      !retry &&
       call.id === undefined &&
       call.signal === null &&
       call.timeoutMs === Number.POSITIVE_INFINITY &&
@@ -90,8 +93,7 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   declare readonly priority: string;
   declare readonly tenant: string;
   declare readonly enqueuedAt: number;
-  declare readonly retry: boolean;
-  /** The call's id, signal, run timeout, cost and token estimate, or null when it left all at their defaults. */
+  /** The call's id, signal, run timeout, cost, token estimate and retry, or null when all are defaults. */
   declare readonly extras: CallExtras | null;
   declare fn: TaskFunction<unknown> | null;
   declare resolve: ((value: unknown) => void) | null;
@@ -121,8 +123,7 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     this.priority = call.priority.name;
     this.tenant = call.tenant;
     this.enqueuedAt = enqueuedAt;
-    this.retry = retry;
-    this.extras = CallExtras.unneeded(call) ? null : new CallExtras(call, onAbort);
+    this.extras = CallExtras.unneeded(call, retry) ? null : new CallExtras(call, retry, onAbort);
     this.fn = fn;
     this.resolve = resolve;
     this.phase = PENDING;
@@ -149,6 +150,11 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   /** The caller's signal, if any. */
   get signal(): AbortSignal | null {
     return this.extras?.signal ?? null;
+  }
+
+  /** Goes to the front of its tenant's queue (a trusted retry, or a claimed one that was backed). */
+  get retry(): boolean {
+    return this.extras?.retry ?? false;
   }
 
   /** Units of `maxConcurrency` it takes. */
