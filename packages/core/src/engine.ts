@@ -118,7 +118,11 @@ export class Engine {
     }
     const promise = pending();
     task.resolve = takeResolve();
-    this.#enqueue(task);
+    try {
+      this.#enqueue(task);
+    } catch (error) {
+      task.rejectWith(error); // a throw (say, from a custom clock) rejects the caller, never throws at it
+    }
     return promise;
   }
 
