@@ -7,7 +7,7 @@ import { type Census, censusDiff, takeCensus } from "../lib/heap-census.js";
 import type { Probe } from "../lib/node-child.js";
 import { heapAfterGc, never } from "../lib/timing.js";
 
-export const SUBJECTS = ["core", "core-mixed", "p-queue", "p-queue-priorities"] as const;
+export const SUBJECTS = ["core", "core-mixed", "p-queue", "p-queue-priorities", "floor"] as const;
 type Subject = (typeof SUBJECTS)[number];
 
 interface Queue {
@@ -47,6 +47,29 @@ function pQueue(priorities: boolean): Queue {
   };
 }
 
+interface FloorEntry {
+  readonly fn: () => Promise<void>;
+  readonly resolve: (value: unknown) => void;
+  /** When it was queued: what a queue timeout needs. */
+  readonly enqueuedAt: number;
+}
+
+/**
+ * The least a queue with priorities, queue timeouts and a promise per task can keep per waiting task:
+ * two plain FIFOs (one array per priority) of records holding the function, the promise's resolving
+ * function and the enqueue time, and the promise itself. No tenants, no removal, no limits.
+ */
+function floor(): Queue {
+  const fifos: FloorEntry[][] = [[], []];
+  return {
+    submit: (i) =>
+      new Promise((resolve) => {
+        fifos[isInteractive(i) ? 0 : 1]!.push({ fn: noop, resolve, enqueuedAt: performance.now() });
+      }),
+    waiting: () => fifos[0]!.length + fifos[1]!.length,
+  };
+}
+
 export const main: Probe = async (args) => {
   const [subject, sizeText] = args as [Subject, string];
   const size = Number(sizeText);
@@ -57,7 +80,9 @@ export const main: Probe = async (args) => {
   const queue =
     subject === "core" || subject === "core-mixed"
       ? core(subject === "core-mixed", size)
-      : pQueue(subject === "p-queue-priorities");
+      : subject === "floor"
+        ? floor()
+        : pQueue(subject === "p-queue-priorities");
   // Warm up the code paths, so that compiled code and inline caches are not billed to the tasks.
   const warm = new Array<Promise<unknown>>(1_000);
   for (let i = 0; i < 1_000; i++) warm[i] = queue.submit(i);

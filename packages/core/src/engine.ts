@@ -5,6 +5,7 @@ import { Endings } from "./endings.js";
 import { ErrorCode, rejection } from "./errors.js";
 import { Intake } from "./intake.js";
 import { type ResolvedOptions, storeConfigOf } from "./options.js";
+import { pending, takeResolve } from "./pending.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { Preemption } from "./preemption.js";
 import type { Reporter } from "./reporter.js";
@@ -135,22 +136,26 @@ export class Engine {
     }
   }
 
-  /** Admits a task (or a permit request when `fn` is null) and answers through `resolve`/`reject`. */
-  submit(
-    fn: TaskFunction<unknown> | null,
-    options: TaskOptions,
-    resolve: (v: unknown) => void,
-    reject: (e: unknown) => void,
-  ): void {
+  /**
+   * Admits a task (or a permit request when `fn` is null); the promise settles with its outcome (a
+   * permit for a permit request), or rejects at once for invalid options or a closed scheduler.
+   */
+  submit(fn: TaskFunction<unknown> | null, options: TaskOptions): Promise<unknown> {
     let task: Task;
     try {
-      task = this.#createTask(fn, options, resolve);
+      task = this.#createTask(fn, options, noop);
       this.#admitted(task);
     } catch (error) {
-      reject(error);
-      return;
+      return Promise.reject(error);
     }
-    this.#enqueue(task);
+    const promise = pending();
+    task.resolve = takeResolve();
+    try {
+      this.#enqueue(task);
+    } catch (error) {
+      task.rejectWith(error); // a throw (say, from a custom clock) rejects the caller, never throws at it
+    }
+    return promise;
   }
 
   /** A permit at once when the store grants one synchronously; see `Scheduler.tryAcquire`. */
@@ -160,7 +165,8 @@ export class Engine {
     if (tryGrant === undefined || !this.#tryGrant(tryGrant, task)) return undefined;
     task.resolve = null;
     this.#admitted(task);
-    return this.#permitFor(task, this.#begin(task, task.enqueuedAt)); // granted when asked: no wait
+    task.settled = true;
+    return this.#begin(task, task.enqueuedAt) as Permit; // granted when asked: no wait
   }
 
   /** The store's synchronous grant; a store that throws is reported and answers "not now". */
@@ -288,16 +294,17 @@ export class Engine {
       this.#release(task);
       return;
     }
-    const waitMs = this.#begin(task);
+    const context = this.#begin(task);
     const fn = task.fn;
     if (fn === null) {
-      task.resolve!(this.#permitFor(task, waitMs));
+      task.settled = true;
+      task.resolve!(context);
       return;
     }
     const run = this.#preemption.generation(task);
     let result: unknown;
     try {
-      result = fn(new RunContext(task, waitMs, this.#permitControl.usage));
+      result = fn(context);
       if (isPromise(result)) {
         // Promise.resolve adopts a foreign thenable safely: a `then` that throws becomes a rejection.
         Promise.resolve(result).then(
@@ -333,20 +340,22 @@ export class Engine {
     }
   }
 
-  /** Bookkeeping of a start: the run deadline, counters, the `started` event. Returns the wait. */
-  #begin(task: Task, now = this.#options.clock.now()): number {
+  /**
+   * Bookkeeping of a start: the run's context (a permit for a permit request), the run deadline,
+   * counters, the `started` event.
+   */
+  #begin(task: Task, now = this.#options.clock.now()): RunContext {
     task.phase = RUNNING;
     const waitMs = now - task.enqueuedAt;
-    task.startedAt = now;
+    const control = this.#permitControl;
+    const context =
+      task.fn === null ? new Permit(task, waitMs, control) : new RunContext(task, waitMs, control.usage);
+    task.run = context;
     this.#running.add(task);
-    if (task.timeoutMs !== 0) this.#deadlines.set(task, now + task.timeoutMs);
+    const { timeoutMs } = task;
+    if (timeoutMs !== Number.POSITIVE_INFINITY) this.#deadlines.set(task, now + timeoutMs);
     this.#reporter.started(task, now, waitMs);
-    return waitMs;
-  }
-
-  #permitFor(task: Task, waitMs: number): Permit {
-    task.settled = true;
-    return new Permit(task, waitMs, this.#permitControl);
+    return context;
   }
 
   /** The task's function settled (or the permit was released): answer the caller, free the slot. */

@@ -52,20 +52,8 @@ export class Intake {
         });
       }
       const now = config.clock.now();
-      return new Task(++this.#seq, {
-        priority: admitted.priority.name,
-        tenant: admitted.tenant,
-        cost: admitted.cost,
-        tokens: admitted.tokens,
-        retry: admitted.retry || (mayQueue && this.#isRetry(admitted, now)),
-        enqueuedAt: now,
-        timeoutMs: admitted.timeoutMs,
-        id: admitted.id,
-        signal,
-        fn,
-        resolve,
-        onAbort: this.#onAbort,
-      });
+      const retry = admitted.retry || (mayQueue && this.#isRetry(admitted, now));
+      return new Task(++this.#seq, now, admitted, retry, fn, resolve, this.#onAbort);
     } catch (error) {
       if (error instanceof SchedulerError) this.#reporter.refused(error, given.priority);
       throw error;

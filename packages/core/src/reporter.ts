@@ -67,14 +67,13 @@ export class Reporter {
     if (this.events.has("completed")) {
       // One literal per payload (no spread): listeners such as exporters see every task.
       const { id, priority, tenant, cost } = task;
-      const { startedAt } = task;
       this.events.emit("completed", {
         id,
         priority,
         tenant,
         cost,
-        waitMs: startedAt - task.enqueuedAt,
-        runMs: Math.max(0, this.#clock.now() - startedAt),
+        waitMs: task.run?.waitMs ?? 0,
+        runMs: Math.max(0, this.#clock.now() - task.startedAt),
       });
     }
   }
@@ -161,8 +160,8 @@ export class Reporter {
 
   /** The same `waitMs` as the `started` event (the same subtraction), and a `runMs` that is never negative. */
   #timings(task: Task): { waitMs: number; runMs: number } {
-    const { startedAt } = task;
-    return { waitMs: startedAt - task.enqueuedAt, runMs: Math.max(0, this.#clock.now() - startedAt) };
+    const waitMs = task.run?.waitMs ?? 0;
+    return { waitMs, runMs: Math.max(0, this.#clock.now() - task.startedAt) };
   }
 }
 

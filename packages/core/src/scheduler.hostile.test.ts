@@ -25,6 +25,24 @@ class BrokenStore extends MemoryStore {
 }
 
 describe("hostile callbacks and stores", () => {
+  it("rejects, never throws at, a caller whose queueing hits a custom clock that throws", async () => {
+    const clock = new VirtualClock();
+    const broken = {
+      now: () => clock.now(),
+      setTimer: (): never => {
+        throw new Error("timer broke");
+      },
+      clearTimer: () => {},
+    };
+    const scheduler = createScheduler({ clock: broken, maxConcurrency: 1, priorities: { batch: {} } });
+    void scheduler.run(() => new Promise(() => {})); // holds the one slot: the next task queues
+    let queued: Promise<unknown> | undefined;
+    expect(() => {
+      queued = scheduler.run(() => "never");
+    }).not.toThrow();
+    await expect(queued).rejects.toThrow("timer broke");
+  });
+
   it("settles a task whose result is a thenable with a throwing then, and frees its slot", async () => {
     const scheduler = createScheduler({ maxConcurrency: 1, priorities: { batch: {} } });
     const hostile = {

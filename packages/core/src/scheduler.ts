@@ -73,13 +73,10 @@ export class Scheduler {
    * const text = await scheduler.run(({ signal }) => callUpstream(body, { signal }), { priority: "batch", tenant: "team-a" });
    */
   run<T>(fn: TaskFunction<T>, options: TaskOptions = {}): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      if (typeof fn !== "function") {
-        reject(new SchedulerError(ErrorCode.INVALID_OPTION, "Expected `fn` to be a function"));
-        return;
-      }
-      this.#engine.submit(fn as TaskFunction<unknown>, options, resolve as (value: unknown) => void, reject);
-    });
+    if (typeof fn !== "function") {
+      return Promise.reject(new SchedulerError(ErrorCode.INVALID_OPTION, "Expected `fn` to be a function"));
+    }
+    return this.#engine.submit(fn as TaskFunction<unknown>, options) as Promise<T>;
   }
 
   /**
@@ -91,9 +88,7 @@ export class Scheduler {
    * try { await pipeStream(permit.signal); } finally { permit.release(); }
    */
   acquire(options: TaskOptions = {}): Promise<Permit> {
-    return new Promise<Permit>((resolve, reject) => {
-      this.#engine.submit(null, options, resolve as (value: unknown) => void, reject);
-    });
+    return this.#engine.submit(null, options) as Promise<Permit>;
   }
 
   /**

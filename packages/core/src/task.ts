@@ -1,3 +1,4 @@
+import type { Admitted } from "./admission.js";
 import type { Deadlined } from "./deadlines.js";
 import type { Linked, QueueLinks } from "./memory/links.js";
 import type { Ticket } from "./store.js";
@@ -33,58 +34,74 @@ export const DONE = 3;
 /** Where a task is: admitted and waiting for the store's answer, waiting, holding a slot, or finished. */
 export type Phase = typeof PENDING | typeof QUEUED | typeof RUNNING | typeof DONE;
 
-/** The fields a task starts with. */
-export interface TaskInit {
-  readonly priority: string;
-  readonly tenant: string;
+/**
+ * Per-call settings that many calls leave at their defaults (an id, a signal, a run timeout, a cost, a
+ * token estimate, a place at the front as a retry): kept off the task record, in one object made only
+ * when the call has one of them, so that a plain `run(fn, { priority, tenant })` costs no field for them.
+ */
+export class CallExtras {
+  readonly id: string | undefined;
+  readonly signal: AbortSignal | null;
+  /** Run timeout in ms; `Infinity` for none. */
+  readonly timeoutMs: number;
   readonly cost: number;
   readonly tokens: number;
   readonly retry: boolean;
-  readonly enqueuedAt: number;
-  readonly timeoutMs: number;
-  readonly id: string | undefined;
-  readonly signal: AbortSignal | null;
-  readonly fn: TaskFunction<unknown> | null;
-  readonly resolve: (value: unknown) => void;
   /** The scheduler's handler for a caller's abort (one function per scheduler, shared by its tasks). */
   readonly onAbort: (task: Task) => void;
+
+  constructor(call: Admitted, retry: boolean, onAbort: (task: Task) => void) {
+    this.id = call.id;
+    this.signal = call.signal;
+    this.timeoutMs = call.timeoutMs;
+    this.cost = call.cost;
+    this.tokens = call.tokens;
+    this.retry = retry;
+    this.onAbort = onAbort;
+  }
+
+  /** True when the call leaves every one of these settings at its default: the task needs no extras. */
+  static unneeded(call: Admitted, retry: boolean): boolean {
+    return (
+      !retry &&
+      call.id === undefined &&
+      call.signal === null &&
+      call.timeoutMs === Number.POSITIVE_INFINITY &&
+      call.cost === 1 &&
+      call.tokens === 0
+    );
+  }
 }
 
 /**
- * One submitted task or permit request: the store's ticket, the deadline heap's item and the caller's
+ * One submitted task or permit request: the store's ticket, the deadline queue's item and the caller's
  * promise in one record, so that a queued task costs one object plus its promise (measured by the
  * memory benchmark). `phase` says what the store holds for it; `settled` whether the caller's promise is
  * settled. They move independently: a caller can be answered (timeout, abort) while the store still
  * holds a slot that is freed later. The caller's promise is rejected by resolving it with a rejected
- * promise, so only one resolving function is kept per task. The abort controller is made only when the
- * function reads its signal or the task is aborted.
+ * promise, so only one resolving function is kept per task.
  *
- * Fields are `declare`d and assigned in the constructor, all of them in one order: class-field
- * initializers (define semantics) made construction the hottest spot of the throughput benchmark. They
- * are assigned as `this.x = ...`, which V8 counts to size the record: every field then sits in the
- * object itself (assigned through an alias, they spilled into a second array: 32 B more per task).
+ * The record holds what every waiting task needs; settings few calls give live in {@link CallExtras},
+ * and what only a started task needs (its start, its abort controller) lives in its {@link RunContext},
+ * made at the start. Fields are `declare`d and assigned in the constructor, all of them in one order:
+ * class-field initializers (define semantics) made construction the hottest spot of the throughput
+ * benchmark, and fields assigned as `this.x = ...` are the ones V8 counts to size the record, so every
+ * field sits in the object itself.
  */
 export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject {
   declare readonly seq: number;
   declare readonly priority: string;
   declare readonly tenant: string;
   declare readonly enqueuedAt: number;
-  /** Run timeout in ms; 0 when none (kept a small integer so the record stays compact). */
-  declare readonly timeoutMs: number;
-  declare readonly givenId: string | undefined;
-  declare readonly signal: AbortSignal | null;
+  /** The call's id, signal, run timeout, cost, token estimate and retry, or null when all are defaults. */
+  declare readonly extras: CallExtras | null;
   declare fn: TaskFunction<unknown> | null;
   declare resolve: ((value: unknown) => void) | null;
-  declare readonly onAbort: (task: Task) => void;
-  declare readonly cost: number;
-  declare readonly tokens: number;
-  declare readonly retry: boolean;
   declare phase: Phase;
   declare settled: boolean;
-  /** Clock time of the start, exact (events derive `waitMs` and `runMs` from it). */
-  declare startedAt: number;
-  declare controller: AbortController | null;
-  // The memory store's links (declared here so every task has one shape) and the deadline heap's fields.
+  /** The context of its run (a {@link Permit} for a permit), from its start on; null before. */
+  declare run: RunContext | null;
+  // The memory store's links (declared here so every task has one shape) and the deadlines' fields.
   declare prev: Linked | null;
   declare next: Linked | null;
   declare olderPrev: Linked | null;
@@ -93,24 +110,25 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   declare heapIndex: number;
   declare deadline: number;
 
-  constructor(seq: number, init: TaskInit) {
+  constructor(
+    seq: number,
+    enqueuedAt: number,
+    call: Admitted,
+    retry: boolean,
+    fn: TaskFunction<unknown> | null,
+    resolve: (value: unknown) => void,
+    onAbort: (task: Task) => void,
+  ) {
     this.seq = seq;
-    this.priority = init.priority;
-    this.tenant = init.tenant;
-    this.enqueuedAt = init.enqueuedAt;
-    this.timeoutMs = init.timeoutMs === Number.POSITIVE_INFINITY ? 0 : init.timeoutMs;
-    this.givenId = init.id;
-    this.signal = init.signal;
-    this.fn = init.fn;
-    this.resolve = init.resolve;
-    this.onAbort = init.onAbort;
-    this.cost = init.cost;
-    this.tokens = init.tokens;
-    this.retry = init.retry;
+    this.priority = call.priority.name;
+    this.tenant = call.tenant;
+    this.enqueuedAt = enqueuedAt;
+    this.extras = CallExtras.unneeded(call, retry) ? null : new CallExtras(call, retry, onAbort);
+    this.fn = fn;
+    this.resolve = resolve;
     this.phase = PENDING;
     this.settled = false;
-    this.startedAt = 0;
-    this.controller = null;
+    this.run = null;
     this.prev = null;
     this.next = null;
     this.olderPrev = null;
@@ -121,13 +139,43 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   }
 
   get id(): string {
-    return this.givenId ?? String(this.seq);
+    return this.extras?.id ?? String(this.seq);
   }
 
-  /** The signal the task's function (or permit holder) sees; made on first use. */
-  get runSignal(): AbortSignal {
-    this.controller ??= new AbortController();
-    return this.controller.signal;
+  /** The id the caller gave, if any. */
+  get givenId(): string | undefined {
+    return this.extras?.id;
+  }
+
+  /** The caller's signal, if any. */
+  get signal(): AbortSignal | null {
+    return this.extras?.signal ?? null;
+  }
+
+  /** Goes to the front of its tenant's queue (a trusted retry, or a claimed one that was backed). */
+  get retry(): boolean {
+    return this.extras?.retry ?? false;
+  }
+
+  /** Units of `maxConcurrency` it takes. */
+  get cost(): number {
+    return this.extras?.cost ?? 1;
+  }
+
+  /** Estimated tokens; 0 when not given. */
+  get tokens(): number {
+    return this.extras?.tokens ?? 0;
+  }
+
+  /** Run timeout in ms; `Infinity` when none. */
+  get timeoutMs(): number {
+    return this.extras?.timeoutMs ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Clock time of the start, exact (`enqueuedAt` plus the run's `waitMs`); 0 before the start. */
+  get startedAt(): number {
+    const run = this.run;
+    return run === null ? 0 : this.enqueuedAt + run.waitMs;
   }
 
   /**
@@ -136,19 +184,12 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
    * forbids touching one request's signals from another).
    */
   get aborted(): boolean {
-    const controller = this.controller;
-    if (controller === null) return false;
-    try {
-      return controller.signal.aborted;
-    } catch {
-      return true;
-    }
+    return this.run?.signalAborted ?? false;
   }
 
-  /** Aborts the task's own signal with `reason`. */
+  /** Aborts the task's own signal with `reason` (a task that never started has none to abort). */
   abort(reason: unknown): void {
-    this.controller ??= new AbortController();
-    this.controller.abort(reason);
+    this.run?.abortSignal(reason);
   }
 
   /** Rejects the caller's promise (by resolving it with a rejected one). */
@@ -161,18 +202,20 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
 
   /** Called when the caller's signal fires: the record itself is the listener, no closure per task. */
   handleEvent(): void {
-    this.onAbort(this);
+    this.extras?.onAbort(this);
   }
 }
 
 /**
- * The context object a task's function receives (and the base of a permit): id, priority, tenant, wait,
- * and the signal that fires on run timeout, the caller's abort and `close()`, made only when read.
+ * The context object a task's function receives (and the base of a permit), made when the task starts:
+ * id, priority, tenant, wait, and the signal that fires on run timeout, the caller's abort and
+ * `close()`, whose controller is made only when the signal is read or the run is aborted.
  */
 export class RunContext implements TaskContext {
   readonly #task: Task;
   readonly #usage: UsageSink;
   #reported = false;
+  #controller: AbortController | null = null;
   readonly waitMs: number;
 
   constructor(task: Task, waitMs: number, usage: UsageSink) {
@@ -194,7 +237,25 @@ export class RunContext implements TaskContext {
   }
 
   get signal(): AbortSignal {
-    return this.#task.runSignal;
+    this.#controller ??= new AbortController();
+    return this.#controller.signal;
+  }
+
+  /** @internal See {@link Task.aborted}. */
+  get signalAborted(): boolean {
+    const controller = this.#controller;
+    if (controller === null) return false;
+    try {
+      return controller.signal.aborted;
+    } catch {
+      return true;
+    }
+  }
+
+  /** @internal Aborts the run's signal with `reason`; see {@link Task.abort}. */
+  abortSignal(reason: unknown): void {
+    this.#controller ??= new AbortController();
+    this.#controller.abort(reason);
   }
 
   get id(): string {

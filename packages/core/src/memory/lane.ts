@@ -152,9 +152,9 @@ export class Lane {
     return ticket;
   }
 
-  /** Takes `ticket` out of its tenant queue and the age list; O(1). */
+  /** Takes `ticket`, which waits in this lane, out of its tenant queue and the age list; O(1). */
   remove(ticket: Linked): void {
-    const queue = this.tenants.get(ticket.tenant)!;
+    const queue = ticket.queuedIn as TenantQueue;
     queue.remove(ticket);
     if (ticket.olderPrev === null) this.oldest = ticket.olderNext;
     else ticket.olderPrev.olderNext = ticket.olderNext;

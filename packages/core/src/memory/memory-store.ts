@@ -37,8 +37,8 @@ export class MemoryStore implements Store {
   #pumping = false;
   readonly #pick: Choice = { lane: null, ticket: null, aged: false };
   readonly #weightOf = (tenant: string): number => this.#options?.tenantWeights.get(tenant) ?? 1;
-  readonly #fits = (lane: Lane, ticket: Ticket): boolean =>
-    this.#fitsNow(lane, ticket, this.#books.peek(ticket.tenant)!);
+  readonly #fits = (lane: Lane, ticket: Linked): boolean =>
+    this.#fitsNow(lane, ticket, (ticket.queuedIn as TenantQueue).state!);
 
   attach(host: StoreHost, options: StoreConfig): void {
     if (this.#host !== null) throw new Error("A MemoryStore serves one scheduler; create one per scheduler.");
@@ -70,11 +70,11 @@ export class MemoryStore implements Store {
     const refusal = this.#quotaRefusal(state, ticket);
     if (refusal !== null) {
       state.throttled++;
-      this.#books.settled(state, ticket.enqueuedAt);
+      this.#books.settled(state);
       return refusal;
     }
     if (this.#grantAtOnce(lane, ticket, state)) return "granted";
-    const queue = lane.tenant(ticket.tenant, this.#weightOf);
+    const queue = this.#queueOf(lane, ticket.tenant, state);
     lane.push(ticket as Linked, queue);
     if (state.capped) lane.park(queue);
     if (lane.queued === 1) lane.pass = Math.max(lane.pass, this.#virtualTime);
@@ -97,15 +97,22 @@ export class MemoryStore implements Store {
     const granted =
       this.#quotaRefusal(state, ticket) === null &&
       this.#grantAtOnce(this.#lane(ticket.priority), ticket, state);
-    if (!granted) this.#books.settled(state, ticket.enqueuedAt);
+    if (!granted) this.#books.settled(state);
     return granted;
+  }
+
+  /** The tenant's queue in `lane`, taken into use: it waits or runs there from now on. */
+  #queueOf(lane: Lane, tenant: string, state: TenantState): TenantQueue {
+    const queue = lane.tenant(tenant, this.#weightOf);
+    queue.state = state;
+    return queue;
   }
 
   /** The fast path: nothing waits and the ticket fits, so it takes its slot without queueing. */
   #grantAtOnce(lane: Lane, ticket: Ticket, state: TenantState): boolean {
     if (this.#queued !== 0 || !this.#fitsNow(lane, ticket, state)) return false;
     // Asked and granted in the same moment: the ticket's enqueue time is the start time.
-    const queue = lane.tenant(ticket.tenant, this.#weightOf);
+    const queue = this.#queueOf(lane, ticket.tenant, state);
     this.#take(lane, queue, ticket, ticket.enqueuedAt, state);
     lane.charge(queue, chargeOf(ticket));
     this.#checkCap(state);
@@ -118,7 +125,7 @@ export class MemoryStore implements Store {
     if (lane === undefined || queue === undefined || !queue.has(ticket as Linked)) return false;
     lane.remove(ticket as Linked);
     this.#queued--;
-    this.#unqueued(ticket);
+    this.#unqueued(ticket, queue.state!);
     // A ticket that did not fit may have been blocking its lane; what waits behind it may fit now.
     this.#pump();
     return true;
@@ -134,13 +141,11 @@ export class MemoryStore implements Store {
     this.#running -= ticket.cost;
     this.#tokensInFlight -= tokensOf(ticket);
     lane.settled(queue);
-    const state = this.#books.peek(ticket.tenant);
-    if (state !== undefined) {
-      state.running -= ticket.cost;
-      state.tokensInFlight -= tokensOf(ticket);
-      this.#checkCap(state);
-      this.#books.settled(state, this.#host?.clock.now() ?? 0);
-    }
+    const state = queue.state!;
+    state.running -= ticket.cost;
+    state.tokensInFlight -= tokensOf(ticket);
+    this.#checkCap(state);
+    this.#books.settled(state);
     this.#pump();
   }
 
@@ -196,16 +201,15 @@ export class MemoryStore implements Store {
   removeAll(): Ticket[] {
     const all = this.#lanes.flatMap((lane) => lane.removeAll());
     this.#queued -= all.length;
-    for (const ticket of all) this.#unqueued(ticket);
+    for (const ticket of all) this.#unqueued(ticket, this.#books.peek(ticket.tenant)!);
     return all;
   }
 
   /** A waiting ticket left without starting: its tenant's counts and promised tokens go down. */
-  #unqueued(ticket: Ticket): void {
-    const state = this.#books.peek(ticket.tenant)!;
+  #unqueued(ticket: Ticket, state: TenantState): void {
     state.queued--;
     state.pendingTokens -= tokensOf(ticket);
-    this.#books.settled(state, this.#host?.clock.now() ?? 0);
+    this.#books.settled(state);
   }
 
   /** Parks the tenant's queues in every priority at its `maxConcurrency`, and brings them back below. */
@@ -329,8 +333,8 @@ export class MemoryStore implements Store {
   }
 
   #start(lane: Lane, ticket: Linked, aged: boolean, now: number): void {
-    const state = this.#books.peek(ticket.tenant)!;
-    const queue = lane.tenants.get(ticket.tenant)!;
+    const queue = ticket.queuedIn as TenantQueue;
+    const state = queue.state!;
     state.queued--;
     state.pendingTokens -= tokensOf(ticket);
     // Count the slot first, so that a tenant left with nothing waiting is not forgotten while it runs.

@@ -77,10 +77,10 @@ export class TenantState {
  */
 export class TenantBooks {
   readonly #states = new Map<string, TenantState>();
-  #config: Pick<StoreConfig, "tenantDefaults" | "tenantQuotas"> | null = null;
+  #config: Pick<StoreConfig, "clock" | "tenantDefaults" | "tenantQuotas"> | null = null;
   #idle = 0;
 
-  configure(config: Pick<StoreConfig, "tenantDefaults" | "tenantQuotas">): void {
+  configure(config: Pick<StoreConfig, "clock" | "tenantDefaults" | "tenantQuotas">): void {
     this.#config = config;
     for (const state of this.#states.values()) {
       const before = state.quota;
@@ -112,11 +112,11 @@ export class TenantBooks {
     return this.#states.get(name);
   }
 
-  /** `state` may have gone idle: count it, and sweep when due. */
-  settled(state: TenantState, now: number): void {
+  /** `state` may have gone idle: count it, and sweep when due (the only time it reads the clock). */
+  settled(state: TenantState): void {
     if (!state.idle) return;
     this.#idle++;
-    if (this.#idle > KEEP_IDLE && 2 * this.#idle > this.#states.size) this.#sweep(now);
+    if (this.#idle > KEEP_IDLE && 2 * this.#idle > this.#states.size) this.#sweep(this.#config!.clock.now());
   }
 
   values(): IterableIterator<TenantState> {

@@ -1,12 +1,19 @@
 import type { HeapItem } from "../heap.js";
 import type { Linked } from "./links.js";
+import type { TenantState } from "./tenant-books.js";
 
 /**
  * One tenant's waiting tickets within one priority: FIFO, retries at the front, O(1) removal of any
- * ticket through the ticket's own `prev`/`next` links. Also a member of its lane's ring of tenants.
+ * ticket through the ticket's own `prev`/`next` links (each waiting ticket points back to its queue
+ * through `queuedIn`). Also a member of its lane's ring of tenants.
  */
 export class TenantQueue implements HeapItem {
   readonly name: string;
+  /**
+   * The tenant's counts over all priorities, so that a pick needs no lookup by name. Set by the store
+   * whenever the queue is taken into use (the books may have dropped an idle tenant's state since).
+   */
+  state: TenantState | null = null;
   weight: number;
   head: Linked | null = null;
   tail: Linked | null = null;
