@@ -120,7 +120,7 @@ export class Preemption {
       task.rejectWith(error);
       host.retire(task);
     } else {
-      task.controller = null; // the next run gets a signal of its own
+      task.run = null; // the next run gets a context and a signal of its own
       host.requeue(task);
     }
     this.#nextOwed();

@@ -159,7 +159,7 @@ export class MemoryStore implements Store {
     }
     const lane = this.#byName.get(to.priority);
     const queue = lane?.tenants.get(to.tenant);
-    const started = lane !== undefined && queue?.has(to as Linked) === true && this.#fits(lane, to);
+    const started = lane !== undefined && queue?.has(to as Linked) === true && this.#fits(lane, to as Linked);
     if (started) this.#start(lane, to as Linked, true, this.#host!.clock.now());
     this.#pump();
     return started;
