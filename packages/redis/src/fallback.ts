@@ -6,6 +6,7 @@ import {
   type StoreHost,
   type StoreSnapshot,
   type Ticket,
+  type TokenUsage,
 } from "@llm-scheduler/core/kit";
 import type { Entry, Ledger } from "./ledger.js";
 
@@ -70,12 +71,15 @@ export class LocalFallback {
     }
   }
 
-  /** Admits an entry; "granted" starts it in the ledger (the caller tells the scheduler); "full" leaves it out. */
+  /**
+   * Admits an entry; "granted" starts it in the ledger (the caller tells the scheduler); a refusal
+   * ("full", "tenant-full", rate limited) leaves it out.
+   */
   enqueue(entry: Entry): EnqueueResult {
     entry.local = "queued";
     const result = this.#store.enqueue(entry.ticket);
-    if (result === "full") {
-      entry.local = "none";
+    if (result !== "granted" && result !== "queued") {
+      entry.local = "none"; // refused: a queue or the tenant's quota is full
     } else if (result === "granted") {
       entry.local = "holding";
       if (entry.state === "waiting") this.#ledger.start(entry);
@@ -99,6 +103,11 @@ export class LocalFallback {
 
   configure(options: StoreConfig): void {
     this.#store.configure(options);
+  }
+
+  /** Reported usage of a ticket that runs (or ran) here corrects this store's tenant books. */
+  reportUsage(ticket: Ticket, usage: TokenUsage): void {
+    this.#store.reportUsage(ticket, usage);
   }
 
   depth(priority: string): number {

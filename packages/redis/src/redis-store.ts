@@ -6,6 +6,7 @@ import type {
   StoreHost,
   StoreSnapshot,
   Ticket,
+  TokenUsage,
 } from "@llm-scheduler/core/kit";
 import { type Connection, openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
 import { Grants } from "./grants.js";
@@ -16,7 +17,6 @@ import { type RedisStoreOptions, type RedisStoreStatus, resolveRedisOptions } fr
 import { Remote } from "./remote.js";
 import { RemotePath } from "./remote-path.js";
 import { StoreState } from "./state.js";
-import { refuseUnenforced } from "./unsupported.js";
 
 export type { RedisStoreStatus } from "./options.js";
 
@@ -82,7 +82,6 @@ export class RedisStore implements Store {
     if (state.host !== null || state.detached) {
       throw new Error("A RedisStore serves one scheduler; create one store per scheduler.");
     }
-    refuseUnenforced(options);
     state.host = host;
     state.options = options;
     state.remote.clock = host.clock;
@@ -103,7 +102,6 @@ export class RedisStore implements Store {
   }
 
   configure(options: StoreConfig): MaybePromise<void> {
-    refuseUnenforced(options);
     const state = this.#state;
     state.options = options;
     state.fallback?.configure(state.localOptions());
@@ -129,6 +127,16 @@ export class RedisStore implements Store {
       return true;
     }
     return this.#path.remove(ticket);
+  }
+
+  /**
+   * Corrects the ticket's tenant bucket and fairness counter in Redis by the difference between the
+   * tokens it used and its estimate (sent with this turn's other calls); on the local fallback, there.
+   */
+  reportUsage(ticket: Ticket, usage: TokenUsage): MaybePromise<void> {
+    const state = this.#state;
+    if (state.up) return this.#path.usage(ticket, usage);
+    state.fallback?.reportUsage(ticket, usage);
   }
 
   release(ticket: Ticket): MaybePromise<void> {
@@ -209,7 +217,7 @@ export class RedisStore implements Store {
 
   #enqueueLocal(entry: Entry): EnqueueResult {
     const result = this.#state.fallback!.enqueue(entry);
-    if (result === "full") this.#state.ledger.delete(entry);
+    if (result !== "granted" && result !== "queued") this.#state.ledger.delete(entry);
     return result;
   }
 }
