@@ -17,7 +17,8 @@ import { createHash } from "node:crypto";
  *   start, for aging), `c|<name>` (whose turn it is); `ep` (epoch: "<Redis ms>-<instance>", written
  *   when the state is created), `rec` (while grants are held after Redis lost its state: until this
  *   Redis time, in ms) and `rex` (how many instances must check in to end that early); tenant quotas
- *   (see lua/lib/quotas.lua): `bk` ("1" when some tenant quota is set), `td` (tenantDefaults), `mt`
+ *   (see lua/lib/quotas.lua): `bk` ("1" when some tenant quota is set), `td` (tenantDefaults), `tqn`
+ *   (how many tenants have quotas of their own), `mt`
  *   (maxTokensInFlight, -1 = none), `fa` ("1" for fairness "tokens"), `ow` (outputTokenWeight), `tf`
  *   (estimated tokens in flight), per priority `fl|<name>` (fairness "tokens": the last start's counter).
  * - `tw` HASH: tenant -> weight, for tenants with a configured weight.

@@ -72,6 +72,7 @@ for tenant, quota in pairs(config.tq) do
   quotas[#quotas + 1] = quota
 end
 hset_all(K_TQUOTA, quotas)
+redis.call("HSET", K_STATE, "tqn", #quotas / 2)
 if config.bk ~= "1" then redis.call("DEL", K_TBOOKS, K_TIDLE) end
 redis.call("DEL", K_TW)
 for i = 10, #ARGV, 2 do

@@ -4,6 +4,20 @@
 -- `tc:<priority>` ZSET while above the priority's floor (the counter of the last turn's start), below
 -- which a returning tenant would be lifted anyway; a tenant that starts waiting is lifted to the
 -- smallest waiting counter (the floor when none waits), so idle time is not banked.
+
+-- At most this many counters of tenants not waiting are kept per priority (the lowest go first: they are
+-- the nearest to the lift a returning tenant gets anyway), so one-off tenants do not pile up.
+local KEEP_COUNTERS = 10000
+
+-- Keeps `tenant`'s counter among those of tenants not waiting.
+local function keep_counter(lane, counter, tenant)
+  local key = PREFIX .. "tc:" .. lane.name
+  if redis.call("ZADD", key, num(counter), tenant) == 1 then
+    local size = redis.call("ZCARD", key)
+    if size > KEEP_COUNTERS then redis.call("ZREMRANGEBYRANK", key, 0, size - KEEP_COUNTERS - 1) end
+  end
+end
+
 local function heap_key(lane)
   return PREFIX .. "th:" .. lane.name
 end
@@ -42,9 +56,7 @@ end
 local function heap_leave(lane, tenant)
   local counter = tonumber(redis.call("ZSCORE", heap_key(lane), tenant))
   redis.call("ZREM", heap_key(lane), tenant)
-  if counter ~= nil and counter >= floor_of(lane) then
-    redis.call("ZADD", kept_key(lane), num(counter), tenant)
-  end
+  if counter ~= nil and counter >= floor_of(lane) then keep_counter(lane, counter, tenant) end
   lane.top = nil
 end
 
@@ -65,7 +77,7 @@ local function heap_charge(lane, tenant, tokens, w)
   end
   local counter = (tonumber(redis.call("ZSCORE", kept_key(lane), tenant)) or 0) + tokens / w
   if counter >= floor_of(lane) then
-    redis.call("ZADD", kept_key(lane), num(counter), tenant)
+    keep_counter(lane, counter, tenant)
   else
     redis.call("ZREM", kept_key(lane), tenant)
   end

@@ -1,8 +1,9 @@
 -- Tenant quotas and the token budget, the same rules as core's memory/tenant-books.ts and
 -- memory-store.ts (included after base). Configuration in the state hash: `bk` ("1" when some tenant
--- quota is finite: only then are tenants' books kept), `td` (tenantDefaults), `mt` (maxTokensInFlight,
--- -1 = none), `fa` ("1" for fairness "tokens"), `ow` (outputTokenWeight); counters: `tf` (estimated
--- tokens in flight), `fl|<priority>` (fairness "tokens": the counter of the last turn's start).
+-- quota is finite: only then are tenants' books kept), `td` (tenantDefaults), `tqn` (how many tenants
+-- have quotas of their own), `mt` (maxTokensInFlight, -1 = none), `fa` ("1" for fairness "tokens"),
+-- `ow` (outputTokenWeight); counters: `tf` (estimated tokens in flight), `fl|<priority>` (fairness
+-- "tokens": the counter of the last turn's start).
 -- A quota is "maxConcurrency maxQueue tokensPerMinute burstTokens" (-1 = Infinity); tenants with an
 -- entry of their own have it in the `tq` HASH. A tenant's books (the `tn` HASH, tenant -> record) are
 -- "running queued inflight pending level refilledAt served throttled capped burst" (level and burst
@@ -56,7 +57,8 @@ end
 local function quota_of(tenant)
   local q = QUOTAS[tenant]
   if q == nil then
-    local raw = redis.call("HGET", K_TQUOTA, tenant)
+    local raw = false
+    if S.tqn ~= "0" then raw = redis.call("HGET", K_TQUOTA, tenant) end
     if not raw then raw = S.td or "-1 -1 -1 -1" end
     q = parse_quota(raw)
     QUOTAS[tenant] = q
@@ -208,7 +210,7 @@ local function save_quotas(fields)
   local c = qconf()
   fields[#fields + 1] = "tf"
   fields[#fields + 1] = num(c.tf)
-  if not c.books then return end
+  if not c.books or #BOOK_ORDER == 0 then return end
   for _, tenant in ipairs(redis.call("ZRANGEBYSCORE", K_TIDLE, "-inf", NOW, "LIMIT", 0, 8)) do
     if BOOKS[tenant] == nil then
       redis.call("ZREM", K_TIDLE, tenant)
