@@ -2,6 +2,7 @@ import type { ResolvedPriority } from "@llm-scheduler/core";
 import {
   type EnqueueResult,
   MemoryStore,
+  type ResolvedTenant,
   type StoreConfig,
   type StoreHost,
   type StoreSnapshot,
@@ -12,8 +13,9 @@ import type { Entry, Ledger } from "./ledger.js";
 
 /**
  * The options of the local fallback while Redis is down: the scheduler's options with every limit
- * divided by the number of instances (at least one slot), reserves scaled the same way, and queue
- * bounds capped so that nothing waits locally without bound.
+ * divided by the number of instances (at least one slot), reserves scaled the same way, the token
+ * budget and each tenant's cap and bucket divided too, and queue bounds capped so that nothing waits
+ * locally without bound.
  *
  * @example
  * localOptions(options, 4, 1_000); // maxConcurrency 32 -> 8 per instance
@@ -42,6 +44,26 @@ export function localOptions(
     maxConcurrency,
     maxQueue: Math.min(options.maxQueue, localMaxQueue),
     priorities,
+    maxTokensInFlight: shareOf(options.maxTokensInFlight, expectedInstances),
+    tenantDefaults: tenantShare(options.tenantDefaults, expectedInstances),
+    tenantQuotas: new Map(
+      [...options.tenantQuotas].map(([name, tenant]) => [name, tenantShare(tenant, expectedInstances)]),
+    ),
+  };
+}
+
+/** An instance's share of a limit: at least 1; Infinity stays Infinity. */
+function shareOf(limit: number, instances: number): number {
+  return limit === Number.POSITIVE_INFINITY ? limit : Math.max(1, Math.floor(limit / instances));
+}
+
+/** A tenant's quotas divided among the instances like the global limit (its queue bound is kept). */
+function tenantShare(tenant: ResolvedTenant, instances: number): ResolvedTenant {
+  return {
+    ...tenant,
+    maxConcurrency: shareOf(tenant.maxConcurrency, instances),
+    tokensPerMinute: shareOf(tenant.tokensPerMinute, instances),
+    burstTokens: shareOf(tenant.burstTokens, instances),
   };
 }
 
