@@ -48,6 +48,41 @@ export function runQuotaContract(factory: StoreFactory): void {
       expect(d.store.snapshot(10)).toMatchObject({ running: 3, queued: 1 });
     });
 
+    it("applies a live change of a tenant's cap at once, and one of its bucket", async () => {
+      const d = await open(one({ tenants: { x: { maxConcurrency: 1 } } }));
+      await d.enqueueAll([
+        { priority: "a", tenant: "x" },
+        { priority: "a", tenant: "x" },
+        { priority: "a", tenant: "x" },
+      ]);
+      expect(d.granted).toEqual([1]);
+      await d.configure(one({ tenants: { x: { maxConcurrency: 3 } } }));
+      expect(d.granted).toEqual([1, 2, 3]); // parked work starts without waiting for a release
+      await d.configure(
+        one({ tenants: { x: { maxConcurrency: 4, tokensPerMinute: 60_000, burstTokens: 100 } } }),
+      );
+      expect((await d.enqueue({ priority: "a", tenant: "x", tokens: 150 }))[1]).toBe("granted"); // a new bucket starts full
+      expect((await d.enqueue({ priority: "a", tenant: "x", tokens: 10 }))[1]).toEqual({
+        rateLimited: true,
+        retryAfterMs: 60,
+      });
+    });
+
+    it("keeps every waiting ticket when fairness changes live", async () => {
+      const d = await open({ maxConcurrency: 1, priorities: { a: {} } });
+      await d.enqueueAll([
+        { priority: "a", tenant: "x", tokens: 100 },
+        { priority: "a", tenant: "x", tokens: 100 },
+        { priority: "a", tenant: "y", tokens: 100 },
+        { priority: "a", tenant: "z", tokens: 100 },
+      ]);
+      await d.configure({ maxConcurrency: 1, priorities: { a: {} }, fairness: "tokens" });
+      for (let i = 0; i < 3; i++) await d.release(d.granted.at(-1)!);
+      await d.configure({ maxConcurrency: 1, priorities: { a: {} } });
+      expect(new Set(d.granted)).toEqual(new Set([1, 2, 3, 4]));
+      expect(d.store.snapshot(10)).toMatchObject({ running: 1, queued: 0 });
+    });
+
     it("applies tenantDefaults to unknown tenants, and refuses beyond a tenant's maxQueue", async () => {
       const d = await open({ maxConcurrency: 1, priorities: { a: {} }, tenantDefaults: { maxQueue: 2 } });
       const results = [];
