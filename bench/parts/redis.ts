@@ -8,6 +8,7 @@ import { num, ratio } from "../lib/format.js";
 import type { Part } from "../lib/part.js";
 import { scriptStageCosts } from "../lib/redis-costs.js";
 import { runFleet } from "../lib/redis-fleet.js";
+import { quotaCosts } from "../lib/redis-quota-costs.js";
 import type { Goal } from "../lib/report.js";
 import { quantile } from "../lib/stats.js";
 
@@ -38,6 +39,7 @@ export const run: Part = async ({ quick, log }) => {
   const shared = await acquireTimes(store, samples);
   await store.close();
   const stages = await scriptStageCosts(redis.url, quick ? 300 : 3_000);
+  const quotas = await quotaCosts(redis.url, quick ? 300 : 3_000);
   await redis.stop();
   const [m50, r50, m99, r99] = [
     quantile(memory, 0.5),
@@ -82,6 +84,7 @@ export const run: Part = async ({ quick, log }) => {
       `Round trips: ${num(samples)} sequential scheduler.acquire() calls on a free slot (each released at once), after 200 warm-up ones, in one process; a redis-server started by the part on loopback.`,
       `Throughput: 4 processes, ${loops} acquire/release loops each, global limit ${2 * loops} (about ${2 * loops} tickets waiting at any time), ${seconds} s; a decision is an enqueue or a release.`,
       "Redis CPU per decision: INFO cpu over the throughput run (warm-up included) over the decisions counted.",
+      `Quotas: ${num(quick ? 300 : 3_000)} sequential acquire/release calls over 50 tenants with 1,500-token estimates, after 200 warm-up ones, without quotas and with tenantDefaults { maxConcurrency, maxQueue, tokensPerMinute }, maxTokensInFlight and fairness "tokens", alternated three times; the median round of each (Redis CPU from INFO cpu over the script calls).`,
     ],
     tables: [
       {
@@ -97,6 +100,16 @@ export const run: Part = async ({ quick, log }) => {
           ["Redis (loopback)", `${num(r50 * 1000, 1)} µs`, `${num(r99 * 1000, 1)} µs`],
           ["Redis / memory", ratio(r50 / m50), ratio(r99 / m99)],
         ],
+      },
+      {
+        title: "Tenant quotas, token budget and token fairness on (same run; `plain` is without them)",
+        columns: ["configuration", "acquire p50", "Redis CPU per script call", "vs plain"],
+        rows: quotas.map((q) => [
+          q.name,
+          `${num(q.p50 * 1000, 1)} µs`,
+          `${num(q.cpuPerCall, 1)} µs`,
+          ratio(q.cpuPerCall / quotas[0]!.cpuPerCall),
+        ]),
       },
       {
         title: "4 instances on one Redis",
@@ -125,6 +138,7 @@ export const run: Part = async ({ quick, log }) => {
     ],
     raw: {
       stages,
+      quotas,
       memory: { p50: m50, p99: m99 },
       redis: { p50: r50, p99: r99 },
       fleet: { ...fleet, instances: undefined },

@@ -6,12 +6,14 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisServer, startRedisServer } from "../redis/redis-server.js";
 import { Driver } from "./driver.js";
+import { playQuotas, quotaOptionsOf, quotaScenario } from "./quota-scenario.js";
 
 /**
  * The in-memory store and the Redis store implement the same picking rule twice (TypeScript and Lua).
  * This test feeds random sequences of the same calls to both (enqueues with random priorities,
  * tenants, costs and retries; releases; removals; time passing; new limits) and checks that they make
- * exactly the same choices, in the same order.
+ * exactly the same choices, in the same order; a second property does the same with tenant quotas,
+ * token estimates, usage reports, the token budget and token fairness (see quota-scenario.ts).
  */
 
 interface RawPriority {
@@ -183,6 +185,23 @@ describe("memory and Redis stores make the same choices", () => {
         const store = new RedisStore({ client, prefix: `conformance${++run}:`, agingClock: "scheduler" });
         try {
           const shared = await play(new Driver(store, options), s);
+          expect(shared).toEqual(memory);
+        } finally {
+          await store.close();
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("for random sequences with tenant quotas, token estimates, usage reports and token fairness", async () => {
+    await fc.assert(
+      fc.asyncProperty(quotaScenario, async (s) => {
+        const options = quotaOptionsOf(s);
+        const memory = await playQuotas(new Driver(new MemoryStore(), options), s);
+        const store = new RedisStore({ client, prefix: `conformance${++run}:`, agingClock: "scheduler" });
+        try {
+          const shared = await playQuotas(new Driver(store, options), s);
           expect(shared).toEqual(memory);
         } finally {
           await store.close();

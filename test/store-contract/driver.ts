@@ -4,13 +4,15 @@ import {
   type SchedulerOptions,
   VirtualClock,
 } from "@llm-scheduler/core";
-import type { EnqueueResult, Store, Ticket } from "@llm-scheduler/core/kit";
+import type { EnqueueResult, Store, Ticket, TokenUsage } from "@llm-scheduler/core/kit";
 
 /** What a test asks for when it makes a ticket. */
 export interface TicketInit {
   readonly priority: string;
   readonly tenant?: string;
   readonly cost?: number;
+  /** Estimated tokens (charged at start); none when absent. */
+  readonly tokens?: number;
   readonly retry?: boolean;
 }
 
@@ -67,6 +69,7 @@ export class Driver {
       priority: init.priority,
       tenant: init.tenant ?? "default",
       cost: init.cost ?? 1,
+      ...(init.tokens === undefined ? {} : { tokens: init.tokens }),
       retry: init.retry ?? false,
       enqueuedAt: this.clock.now(),
     };
@@ -102,6 +105,11 @@ export class Driver {
     const removed = await this.store.remove(this.get(seq));
     this.events.push(["remove", seq, removed]);
     return removed;
+  }
+
+  /** Reports what a granted ticket really used (as a task's `reportUsage` does). */
+  async reportUsage(seq: number, usage: TokenUsage): Promise<void> {
+    await this.store.reportUsage?.(this.get(seq), usage);
   }
 
   async configure(options: SchedulerOptions): Promise<void> {

@@ -1,4 +1,7 @@
 import { MemoryStore } from "@llm-scheduler/core/kit";
 import { runStoreContract } from "./contract.js";
+import { runQuotaContract } from "./quota-contract.js";
 
-runStoreContract({ name: "memory", create: () => new MemoryStore() });
+const memory = { name: "memory", create: () => new MemoryStore() };
+runStoreContract(memory);
+runQuotaContract(memory);

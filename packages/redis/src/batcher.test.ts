@@ -19,7 +19,7 @@ function recorder(reply: (args: BatchArgs) => Reply, maxItems = 3) {
 }
 
 describe("Batcher", () => {
-  it("sends the enqueues, releases and removals of one turn as one call, and answers each", async () => {
+  it("sends the usage reports, enqueues, releases and removals of one turn as one call, and answers each", async () => {
     const { batcher, sent, absorbed } = recorder(
       (args) => ({
         status: 5,
@@ -27,16 +27,19 @@ describe("Batcher", () => {
         granted: [],
         extra: args.enqueue.filter((_, i) => i % 2 === 0).map((_, i) => String(10 + i)),
       }),
-      4,
+      5,
     );
     const results = await Promise.all([
       batcher.add("enqueue", ["a", 1]),
       batcher.add("release", ["x"]),
       batcher.add("remove", ["y"]),
+      batcher.add("usage", ["p", "t", 10, 8, 4]),
       batcher.add("enqueue", ["b", 2]),
     ]);
-    expect(sent).toEqual([{ release: ["x"], remove: ["y"], enqueue: ["a", 1, "b", 2] }]);
-    expect(results).toEqual([10, 5, 5, 11]);
+    expect(sent).toEqual([
+      { release: ["x"], remove: ["y"], usage: ["p", "t", 10, 8, 4], enqueue: ["a", 1, "b", 2] },
+    ]);
+    expect(results).toEqual(["10", "5", "5", "5", "11"]);
     expect(absorbed).toHaveLength(1);
   });
 
@@ -49,7 +52,8 @@ describe("Batcher", () => {
   it("answers every caller of a call that stopped early with its status, absorbing nothing", async () => {
     const { batcher, absorbed } = recorder(() => ({ status: -9, counts: undefined, granted: [], extra: [] }));
     expect(await Promise.all([batcher.add("enqueue", ["a"]), batcher.add("enqueue", ["b"])])).toEqual([
-      -9, -9,
+      "-9",
+      "-9",
     ]);
     expect(absorbed).toEqual([]);
   });

@@ -1,12 +1,16 @@
 import type { Reply } from "./replies.js";
 
 /** The operations whose calls are gathered into one script call. */
-export type BatchKind = "enqueue" | "release" | "remove";
+export type BatchKind = "enqueue" | "release" | "remove" | "usage";
 
-/** What one call carries: the ids to release and to remove, and the enqueued tickets' arguments. */
+/**
+ * What one call carries: the ids to release and to remove, the usage reports' and the enqueued
+ * tickets' arguments.
+ */
 export interface BatchArgs {
   readonly release: Array<string | number>;
   readonly remove: Array<string | number>;
+  readonly usage: Array<string | number>;
   readonly enqueue: Array<string | number>;
 }
 
@@ -14,7 +18,7 @@ interface Waiter {
   readonly kind: BatchKind;
   /** Among the batch's enqueues: the position of this one's status in the reply. */
   readonly index: number;
-  readonly resolve: (status: number) => void;
+  readonly resolve: (status: string) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -29,7 +33,7 @@ interface Batch {
  * call (`step`), so that a busy instance pays a script's fixed cost once for many decisions, and an
  * instance that releases a slot and asks for the next one in the same turn pays it once for both. A
  * lone call still goes out at once (at the end of the current turn) and costs one round trip. The
- * script applies the releases, then the enqueues, then the removals, each as if it came alone: a
+ * script applies the usage reports, the releases, then the enqueues, then the removals, each as if it came alone: a
  * release always concerns a ticket granted by an earlier call, a removal may concern one admitted in
  * the same call. Calls go out in the order they were opened.
  *
@@ -54,16 +58,19 @@ export class Batcher {
     this.#maxItems = maxItems;
   }
 
-  /** Adds one item (its script arguments); resolves with its status, after the reply was absorbed. */
-  add(kind: BatchKind, item: ReadonlyArray<string | number>): Promise<number> {
+  /**
+   * Adds one item (its script arguments); resolves with its status (an enqueue's own, as the script
+   * wrote it; the call's for the others), after the reply was absorbed.
+   */
+  add(kind: BatchKind, item: ReadonlyArray<string | number>): Promise<string> {
     if (this.#open !== null && this.#open.waiters.length >= this.#maxItems) this.flush();
-    this.#open ??= { args: { release: [], remove: [], enqueue: [] }, waiters: [], enqueues: 0 };
+    this.#open ??= { args: { release: [], remove: [], usage: [], enqueue: [] }, waiters: [], enqueues: 0 };
     if (!this.#scheduled) {
       this.#scheduled = true;
       queueMicrotask(this.#flush);
     }
     const open = this.#open;
-    return new Promise<number>((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       const index = kind === "enqueue" ? open.enqueues++ : -1;
       open.waiters.push({ kind, index, resolve, reject });
       const list = open.args[kind];
@@ -86,14 +93,14 @@ export class Batcher {
 
   #settle(batch: Batch, reply: Reply): void {
     if (reply.counts === undefined) {
-      for (const waiter of batch.waiters) waiter.resolve(reply.status); // stopped early: -9
+      for (const waiter of batch.waiters) waiter.resolve(String(reply.status)); // stopped early: -9
       return;
     }
     try {
       this.#absorb(reply);
     } finally {
       for (const waiter of batch.waiters) {
-        waiter.resolve(waiter.kind === "enqueue" ? Number(reply.extra[waiter.index]) : reply.status);
+        waiter.resolve(waiter.kind === "enqueue" ? reply.extra[waiter.index]! : String(reply.status));
       }
     }
   }

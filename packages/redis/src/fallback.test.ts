@@ -25,6 +25,25 @@ describe("localOptions", () => {
     expect(local.priorities.find((p) => p.name === "batch")!.maxConcurrency).toBe(6);
   });
 
+  it("divides the token budget and every tenant's cap and bucket the same way", () => {
+    const quotas = createScheduler({
+      maxConcurrency: 32,
+      maxTokensInFlight: 400_000,
+      tenantDefaults: { maxConcurrency: 6, maxQueue: 2_000, tokensPerMinute: 200_000 },
+      tenants: { small: { maxConcurrency: 2 } },
+    }).options;
+    const local = localOptions(quotas, 4, 1_000);
+    expect(local.maxTokensInFlight).toBe(100_000);
+    expect(local.tenantDefaults).toMatchObject({
+      maxConcurrency: 1,
+      maxQueue: 2_000,
+      tokensPerMinute: 50_000,
+      burstTokens: 5_000,
+    });
+    expect(local.tenantQuotas.get("small")).toMatchObject({ maxConcurrency: 1, tokensPerMinute: 50_000 });
+    expect(localOptions(options, 4, 1_000).maxTokensInFlight).toBe(Number.POSITIVE_INFINITY);
+  });
+
   it("bounds every local queue", () => {
     const local = localOptions(options, 4, 1_000);
     expect(local.maxQueue).toBe(1_000);

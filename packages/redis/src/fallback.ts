@@ -2,17 +2,20 @@ import type { ResolvedPriority } from "@llm-scheduler/core";
 import {
   type EnqueueResult,
   MemoryStore,
+  type ResolvedTenant,
   type StoreConfig,
   type StoreHost,
   type StoreSnapshot,
   type Ticket,
+  type TokenUsage,
 } from "@llm-scheduler/core/kit";
 import type { Entry, Ledger } from "./ledger.js";
 
 /**
  * The options of the local fallback while Redis is down: the scheduler's options with every limit
- * divided by the number of instances (at least one slot), reserves scaled the same way, and queue
- * bounds capped so that nothing waits locally without bound.
+ * divided by the number of instances (at least one slot), reserves scaled the same way, the token
+ * budget and each tenant's cap and bucket divided too, and queue bounds capped so that nothing waits
+ * locally without bound.
  *
  * @example
  * localOptions(options, 4, 1_000); // maxConcurrency 32 -> 8 per instance
@@ -41,6 +44,26 @@ export function localOptions(
     maxConcurrency,
     maxQueue: Math.min(options.maxQueue, localMaxQueue),
     priorities,
+    maxTokensInFlight: shareOf(options.maxTokensInFlight, expectedInstances),
+    tenantDefaults: tenantShare(options.tenantDefaults, expectedInstances),
+    tenantQuotas: new Map(
+      [...options.tenantQuotas].map(([name, tenant]) => [name, tenantShare(tenant, expectedInstances)]),
+    ),
+  };
+}
+
+/** An instance's share of a limit: at least 1; Infinity stays Infinity. */
+function shareOf(limit: number, instances: number): number {
+  return limit === Number.POSITIVE_INFINITY ? limit : Math.max(1, Math.floor(limit / instances));
+}
+
+/** A tenant's quotas divided among the instances like the global limit (its queue bound is kept). */
+function tenantShare(tenant: ResolvedTenant, instances: number): ResolvedTenant {
+  return {
+    ...tenant,
+    maxConcurrency: shareOf(tenant.maxConcurrency, instances),
+    tokensPerMinute: shareOf(tenant.tokensPerMinute, instances),
+    burstTokens: shareOf(tenant.burstTokens, instances),
   };
 }
 
@@ -70,12 +93,15 @@ export class LocalFallback {
     }
   }
 
-  /** Admits an entry; "granted" starts it in the ledger (the caller tells the scheduler); "full" leaves it out. */
+  /**
+   * Admits an entry; "granted" starts it in the ledger (the caller tells the scheduler); a refusal
+   * ("full", "tenant-full", rate limited) leaves it out.
+   */
   enqueue(entry: Entry): EnqueueResult {
     entry.local = "queued";
     const result = this.#store.enqueue(entry.ticket);
-    if (result === "full") {
-      entry.local = "none";
+    if (result !== "granted" && result !== "queued") {
+      entry.local = "none"; // refused: a queue or the tenant's quota is full
     } else if (result === "granted") {
       entry.local = "holding";
       if (entry.state === "waiting") this.#ledger.start(entry);
@@ -99,6 +125,11 @@ export class LocalFallback {
 
   configure(options: StoreConfig): void {
     this.#store.configure(options);
+  }
+
+  /** Reported usage of a ticket that runs (or ran) here corrects this store's tenant books. */
+  reportUsage(ticket: Ticket, usage: TokenUsage): void {
+    this.#store.reportUsage(ticket, usage);
   }
 
   depth(priority: string): number {

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 
 /**
- * Every Redis key and channel the store uses, with its type (five keys, plus a few per priority, tenant
- * and instance). All start with the store's `prefix`.
+ * Every Redis key and channel the store uses, with its type (five keys, three for tenant quotas, plus a
+ * few per priority, tenant and instance). All start with the store's `prefix`.
  * The fixed keys travel as KEYS to every script; the per-priority, per-tenant and per-instance keys
  * are built inside the scripts from the prefix (ARGV[1]) exactly as below, so on Redis Cluster the prefix
  * carries a hash tag (`"{llm}:"`; one without is wrapped in one, see `keyPrefix`) to keep them all in
@@ -16,9 +16,14 @@ import { createHash } from "node:crypto";
  *   `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `l|<name>` (time of its last
  *   start, for aging), `c|<name>` (whose turn it is); `ep` (epoch: "<Redis ms>-<instance>", written
  *   when the state is created), `rec` (while grants are held after Redis lost its state: until this
- *   Redis time, in ms) and `rex` (how many instances must check in to end that early).
+ *   Redis time, in ms) and `rex` (how many instances must check in to end that early); tenant quotas
+ *   (see lua/lib/quotas.lua): `bk` ("1" when some tenant quota is set), `td` (tenantDefaults), `tqn`
+ *   (how many tenants have quotas of their own), `mt`
+ *   (maxTokensInFlight, -1 = none), `fa` ("1" for fairness "tokens"), `ow` (outputTokenWeight), `tf`
+ *   (estimated tokens in flight), per priority `fl|<name>` (fairness "tokens": the last start's counter).
  * - `tw` HASH: tenant -> weight, for tenants with a configured weight.
- * - `tickets` HASH: ticket id -> "cost at leaseMs len(priority) priority..tenant", while queued or leased.
+ * - `tickets` HASH: ticket id -> "cost at leaseMs tokens booked len(priority) priority..tenant", while
+ *   queued or leased (booked: "1" when its tenant's books count it).
  * - `leases` ZSET: ticket id -> lease expiry (ms, Redis clock); a member holds a slot.
  * - `instances` ZSET: instance id -> heartbeat expiry (ms, Redis clock).
  * - `age:<priority>` ZSET: ticket id -> arrival number; the priority's tickets, oldest first (aging).
@@ -26,6 +31,13 @@ import { createHash } from "node:crypto";
  *   tenants with waiting tickets.
  * - `q:<bytes(priority)>:<priority>:<tenant>` ZSET: ticket id -> position (arrival number, negated for
  *   retries), one tenant's waiting tickets within one priority.
+ * - `tq` HASH: tenant -> "maxConcurrency maxQueue tokensPerMinute burstTokens" (-1 = none), for tenants
+ *   with quotas of their own.
+ * - `tn` HASH: tenant -> "running queued inflight pending level refilledAt served throttled capped
+ *   burst", while some tenant quota is set and the tenant is active or its bucket refills.
+ * - `ti` ZSET: tenant -> when its bucket is full again, for idle tenants still in `tn` (then dropped).
+ * - `th:<priority>` ZSET (fairness "tokens"): waiting tenants not at their cap -> weighted tokens served.
+ * - `tc:<priority>` ZSET (fairness "tokens"): the counters of tenants not waiting, while above `fl|`.
  * - `back` SET: ids of the instances that checked in during a recovery (see configure.lua).
  * - `owned:<instance>` SET: ids of the instance's queued tickets (purged if it dies).
  * - `inbox:<instance>` LIST: ids granted to the instance by another instance's script, until drained.

@@ -26,7 +26,7 @@ function setUp(options: RedisStoreOptions = {}, enqueueStatus: number = Status.Q
     load: () => Promise.resolve(),
     configure: () => Promise.resolve(reply),
     evictionPolicy: () => Promise.resolve("noeviction"),
-    enqueue: () => Promise.resolve(enqueueStatus),
+    enqueue: () => Promise.resolve(String(enqueueStatus)),
     remove: (ids: readonly string[]) => {
       removed.push([...ids]);
       return Promise.resolve(0);

@@ -4,7 +4,7 @@ import type { Grants } from "./grants.js";
 import { Heartbeat, type HeartbeatLink } from "./heartbeat.js";
 import type { Entry } from "./ledger.js";
 import { REMOVE_CHUNK } from "./remote.js";
-import { Status } from "./replies.js";
+import { enqueueStatus, Status } from "./replies.js";
 import type { StoreState } from "./state.js";
 
 /**
@@ -163,12 +163,17 @@ export class Link implements HeartbeatLink {
     const { remote, config } = this.#state;
     const id = remote.id(entry.ticket);
     remote.enqueue(entry.ticket).then(
-      (status) => {
+      (raw) => {
+        const status = enqueueStatus(raw).code;
         if (status === Status.UNREGISTERED || status === Status.UNCONFIGURED) {
           this.resync();
         } else if (status === Status.GRANTED || status === Status.ALREADY_GRANTED) {
           if (!this.#grants.deliver(entry.ticket.seq)) this.#grants.handBack([id]);
-        } else if (status === Status.FULL) {
+        } else if (
+          status === Status.FULL ||
+          status === Status.TENANT_FULL ||
+          status === Status.RATE_LIMITED
+        ) {
           this.#drop(entry, refusedAgain(entry.ticket));
         } else if (status < 0) {
           this.#drop(entry, unknownPriority(entry.ticket, config.prefix));

@@ -6,6 +6,7 @@ import type {
   StoreHost,
   StoreSnapshot,
   Ticket,
+  TokenUsage,
 } from "@llm-scheduler/core/kit";
 import { type Connection, openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
 import { Grants } from "./grants.js";
@@ -16,7 +17,7 @@ import { type RedisStoreOptions, type RedisStoreStatus, resolveRedisOptions } fr
 import { Remote } from "./remote.js";
 import { RemotePath } from "./remote-path.js";
 import { StoreState } from "./state.js";
-import { refuseUnenforced } from "./unsupported.js";
+import { TenantFiguresCache } from "./tenant-figures.js";
 
 export type { RedisStoreStatus } from "./options.js";
 
@@ -47,6 +48,7 @@ export class RedisStore implements Store {
   readonly #grants: Grants;
   readonly #link: Link;
   readonly #path: RemotePath;
+  readonly #figures: TenantFiguresCache;
   #subscriber: Connection | null = null;
   #closing: Promise<void> | null = null;
   readonly #onClientError = (error: unknown): void => this.#state.config.onError(error);
@@ -64,6 +66,7 @@ export class RedisStore implements Store {
     this.#client = client;
     this.#ownsClient = owned;
     this.#state = new StoreState(config, new Remote(client, config, (reply) => this.#grants.absorb(reply)));
+    this.#figures = new TenantFiguresCache(client, config.prefix);
     this.#grants = new Grants(this.#state, (ids) => this.#path.handBack(ids));
     this.#link = new Link(this.#state, this.#grants);
     this.#path = new RemotePath(this.#state, this.#grants, this.#link);
@@ -82,7 +85,6 @@ export class RedisStore implements Store {
     if (state.host !== null || state.detached) {
       throw new Error("A RedisStore serves one scheduler; create one store per scheduler.");
     }
-    refuseUnenforced(options);
     state.host = host;
     state.options = options;
     state.remote.clock = host.clock;
@@ -103,7 +105,6 @@ export class RedisStore implements Store {
   }
 
   configure(options: StoreConfig): MaybePromise<void> {
-    refuseUnenforced(options);
     const state = this.#state;
     state.options = options;
     state.fallback?.configure(state.localOptions());
@@ -129,6 +130,16 @@ export class RedisStore implements Store {
       return true;
     }
     return this.#path.remove(ticket);
+  }
+
+  /**
+   * Corrects the ticket's tenant bucket and fairness counter in Redis by the difference between the
+   * tokens it used and its estimate (sent with this turn's other calls); on the local fallback, there.
+   */
+  reportUsage(ticket: Ticket, usage: TokenUsage): MaybePromise<void> {
+    const state = this.#state;
+    if (state.up) return this.#path.usage(ticket, usage);
+    state.fallback?.reportUsage(ticket, usage);
   }
 
   release(ticket: Ticket): MaybePromise<void> {
@@ -167,12 +178,22 @@ export class RedisStore implements Store {
     return fallback === null ? drain.rate(priority) : undefined;
   }
 
-  /** Global counts as Redis last reported them (exact after this instance's own calls); tenants local. */
+  /**
+   * Global counts as Redis last reported them (exact after this instance's own calls); tenants: this
+   * instance's busiest, with their token figures over every instance (when a tenant quota is set) as
+   * last read from Redis, a read at most once a second.
+   */
   snapshot(tenantLimit: number): StoreSnapshot {
-    const { fallback, counts, ledger } = this.#state;
+    const { fallback, counts, ledger, options, config, host } = this.#state;
     if (fallback !== null) return fallback.snapshot(tenantLimit);
     const { running, queued, priorities } = counts;
-    return { running, queued, priorities, tenants: ledger.tenants(tenantLimit) };
+    const tenants = ledger.tenants(tenantLimit);
+    if (options === null || host === null || tenants.length === 0)
+      return { running, queued, priorities, tenants };
+    const now = config.agingClock === "scheduler" ? host.clock.now() : Date.now();
+    this.#figures.refresh([...new Set(tenants.map((t) => t.tenant))], now, config.onError);
+    const withFigures = tenants.map((t) => ({ ...t, ...this.#figures.of(t.tenant, options, now) }));
+    return { running, queued, priorities, tenants: withFigures };
   }
 
   async detach(): Promise<void> {
@@ -209,7 +230,7 @@ export class RedisStore implements Store {
 
   #enqueueLocal(entry: Entry): EnqueueResult {
     const result = this.#state.fallback!.enqueue(entry);
-    if (result === "full") this.#state.ledger.delete(entry);
+    if (result !== "granted" && result !== "queued") this.#state.ledger.delete(entry);
     return result;
   }
 }

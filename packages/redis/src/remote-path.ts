@@ -1,10 +1,10 @@
-import type { EnqueueResult, StoreConfig, Ticket } from "@llm-scheduler/core/kit";
+import type { EnqueueResult, StoreConfig, Ticket, TokenUsage } from "@llm-scheduler/core/kit";
 import { unknownPriority } from "./errors.js";
 import type { Grants } from "./grants.js";
 import type { Entry } from "./ledger.js";
 import type { Link } from "./link.js";
 import { REMOVE_CHUNK } from "./remote.js";
-import { Status } from "./replies.js";
+import { enqueueStatus, Status } from "./replies.js";
 import type { StoreState } from "./state.js";
 
 /**
@@ -84,9 +84,24 @@ export class RemotePath {
     this.release(ids).catch(this.#state.config.onError);
   }
 
+  /** Reported usage goes to Redis with the next call; a failed call counts as Redis down. */
+  usage(ticket: Ticket, usage: TokenUsage): Promise<void> {
+    return this.#state.remote.usage(ticket, usage).then(
+      (status) => {
+        if (status === Status.UNCONFIGURED) this.#link.resync();
+      },
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
   /** The script's answer for one ticket; the grants its call made were delivered just before. */
-  #enqueued(entry: Entry, status: number): EnqueueResult {
+  #enqueued(entry: Entry, raw: string): EnqueueResult {
     const { ledger, remote, config } = this.#state;
+    const { code: status, retryAfterMs } = enqueueStatus(raw);
+    if (status === Status.TENANT_FULL || status === Status.RATE_LIMITED) {
+      ledger.delete(entry);
+      return status === Status.TENANT_FULL ? "tenant-full" : { rateLimited: true, retryAfterMs };
+    }
     if (status === Status.UNREGISTERED || status === Status.UNCONFIGURED) {
       this.#link.resync(); // sends every waiting ticket again, this one included
       return "queued";

@@ -1,5 +1,5 @@
 import type { Clock } from "@llm-scheduler/core";
-import type { StoreConfig, Ticket } from "@llm-scheduler/core/kit";
+import type { ResolvedTenant, StoreConfig, Ticket, TokenUsage } from "@llm-scheduler/core/kit";
 import { type BatchArgs, Batcher, type BatchKind } from "./batcher.js";
 import { type Connection, within } from "./connection.js";
 import { fixedKeys, keyList, tenantInRedis, ticketId } from "./keys.js";
@@ -12,9 +12,28 @@ const finite = (value: number): number => (value === Number.POSITIVE_INFINITY ? 
 /** At most this many ticket ids go in one removal. */
 export const REMOVE_CHUNK = 1_000;
 
-/** The limits and priorities as the configure script takes them; -1 stands for Infinity. */
+/** A tenant's quota as the scripts read it (see quotas.lua): "maxConcurrency maxQueue tpm burst". */
+function quotaOf(tenant: ResolvedTenant): string {
+  const { maxConcurrency, maxQueue, tokensPerMinute, burstTokens } = tenant;
+  return [maxConcurrency, maxQueue, tokensPerMinute, burstTokens].map(finite).join(" ");
+}
+
+const limited = (tenant: ResolvedTenant): boolean =>
+  tenant.maxConcurrency !== Number.POSITIVE_INFINITY ||
+  tenant.maxQueue !== Number.POSITIVE_INFINITY ||
+  tenant.tokensPerMinute !== Number.POSITIVE_INFINITY;
+
+/** The limits, priorities and tenant quotas as the configure script takes them; -1 stands for Infinity. */
 function configJson(options: StoreConfig): string {
+  const quotas = [...options.tenantQuotas];
+  const books = limited(options.tenantDefaults) || quotas.some(([, tenant]) => limited(tenant));
   return JSON.stringify({
+    bk: books ? "1" : "0",
+    td: quotaOf(options.tenantDefaults),
+    mt: finite(options.maxTokensInFlight),
+    fa: options.fairness === "tokens" ? "1" : "0",
+    ow: options.outputTokenWeight,
+    tq: Object.fromEntries(quotas.map(([name, tenant]) => [tenantInRedis(name), quotaOf(tenant)])),
     max: options.maxConcurrency,
     mq: finite(options.maxQueue),
     p: options.priorities.map((p) => ({
@@ -96,8 +115,11 @@ export class Remote {
     );
   }
 
-  /** Resolves with the ticket's status (see enqueue.lua), after the reply's grants were absorbed. */
-  enqueue(ticket: Ticket): Promise<number> {
+  /**
+   * Resolves with the ticket's status as the script wrote it (see enqueue.lua and `enqueueStatus`),
+   * after the reply's grants were absorbed.
+   */
+  enqueue(ticket: Ticket): Promise<string> {
     const byScheduler = this.#config.agingClock === "scheduler";
     const ageMs = Math.max(0, this.clock!.now() - ticket.enqueuedAt);
     return this.#batched("enqueue", [
@@ -105,6 +127,7 @@ export class Remote {
       ticket.priority,
       tenantInRedis(ticket.tenant),
       ticket.cost,
+      ticket.tokens ?? 0,
       ticket.retry ? "1" : "0",
       byScheduler ? String(ticket.enqueuedAt) : "",
       String(ageMs),
@@ -113,12 +136,25 @@ export class Remote {
 
   /** Resolves with the count released by the whole batch, or -9 (see release.lua). */
   release(ids: readonly string[]): Promise<number> {
-    return this.#batched("release", ids);
+    return this.#batched("release", ids).then(Number);
   }
 
   /** Resolves with the count removed by the whole batch, or -9 (see remove.lua). */
   remove(ids: readonly string[]): Promise<number> {
-    return this.#batched("remove", ids);
+    return this.#batched("remove", ids).then(Number);
+  }
+
+  /** The tokens a ticket really used, for its tenant's bucket and counters (see step.lua); 0 or -9. */
+  usage(ticket: Ticket, usage: TokenUsage): Promise<number> {
+    const { inputTokens, outputTokens } = usage;
+    const item = [
+      ticket.priority,
+      tenantInRedis(ticket.tenant),
+      ticket.tokens ?? 0,
+      inputTokens,
+      outputTokens,
+    ];
+    return this.#batched("usage", item).then(Number);
   }
 
   /**
@@ -156,7 +192,13 @@ export class Remote {
   }
 
   adopt(running: readonly Ticket[]): Promise<Reply> {
-    const groups = running.flatMap((t) => [this.id(t), t.cost, t.priority, tenantInRedis(t.tenant)]);
+    const groups = running.flatMap((t) => [
+      this.id(t),
+      t.cost,
+      t.tokens ?? 0,
+      t.priority,
+      tenantInRedis(t.tenant),
+    ]);
     return this.#run("adopt", [this.#config.leaseMs, this.#checkIn ? "1" : "0", ...groups]);
   }
 
@@ -164,14 +206,15 @@ export class Remote {
     return this.#run("leave", []);
   }
 
-  #batched(kind: BatchKind, item: ReadonlyArray<string | number>): Promise<number> {
+  #batched(kind: BatchKind, item: ReadonlyArray<string | number>): Promise<string> {
     if (!this.ready) return Promise.reject(this.#notReady());
     return this.#batcher.add(kind, item);
   }
 
   /** One turn's releases, enqueues and removals in one `step` call (see step.lua). */
-  #runBatch({ release, remove, enqueue }: BatchArgs): Promise<Reply> {
-    const args = [this.#config.leaseMs, release.length, remove.length, ...release, ...remove, ...enqueue];
+  #runBatch({ release, remove, usage, enqueue }: BatchArgs): Promise<Reply> {
+    const counts = [release.length, remove.length, usage.length / 5];
+    const args = [this.#config.leaseMs, ...counts, ...release, ...remove, ...usage, ...enqueue];
     return this.#run("step", args, false);
   }
 

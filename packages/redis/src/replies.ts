@@ -28,6 +28,8 @@ export const Status = {
   ALREADY_GRANTED: 2,
   QUEUED: 0,
   FULL: -1,
+  TENANT_FULL: -2,
+  RATE_LIMITED: -3,
   UNKNOWN_PRIORITY: -7,
   UNREGISTERED: -8,
   UNCONFIGURED: -9,
@@ -61,4 +63,17 @@ export function parseReply(raw: unknown): Reply {
     extra: strings(raw[3]),
     live: raw[4] === undefined ? undefined : Number(raw[4]),
   };
+}
+
+/**
+ * Reads an enqueue status as the script wrote it: a number, or for a tenant's bucket that cannot cover
+ * the ticket, "-3 <retryAfterMs>".
+ *
+ * @example
+ * enqueueStatus("-3 1250.5"); // { code: -3, retryAfterMs: 1250.5 }
+ */
+export function enqueueStatus(raw: string): { readonly code: number; readonly retryAfterMs: number } {
+  const space = raw.indexOf(" ");
+  if (space < 0) return { code: Number(raw), retryAfterMs: 0 };
+  return { code: Number(raw.slice(0, space)), retryAfterMs: Number(raw.slice(space + 1)) };
 }

@@ -18,7 +18,7 @@ const NAMES: readonly ScriptName[] = [
   "leave",
 ];
 /** The shared functions, concatenated in this order where a script says `--@include lib`. */
-const LIBRARY = ["base", "ring", "upkeep", "pick", "finish", "ops"];
+const LIBRARY = ["base", "quotas", "fair", "ring", "upkeep", "pick", "finish", "ops"];
 
 // `../src/lua/` resolves from both src/ (sources) and dist/ (build): the package ships src/.
 const LUA_DIR = new URL("../src/lua/", import.meta.url);

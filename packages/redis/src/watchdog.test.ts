@@ -1,4 +1,4 @@
-import { type SchedulerError, VirtualClock } from "@llm-scheduler/core";
+import { createScheduler, type SchedulerError, VirtualClock } from "@llm-scheduler/core";
 import type { Ticket } from "@llm-scheduler/core/kit";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ticket } from "../test/fixtures.js";
@@ -23,12 +23,7 @@ function setUp(costs: readonly number[], local = false) {
     fail: () => {},
     revoke: (t: Ticket, error: unknown) => revoked.push([t.seq, error]),
   };
-  state.options = {
-    maxConcurrency: 4,
-    maxQueue: Number.POSITIVE_INFINITY,
-    priorities: [],
-    tenantWeights: new Map(),
-  } as never;
+  state.options = { ...createScheduler({ maxConcurrency: 4 }).options, priorities: [] };
   state.up = true;
   for (const [i, cost] of costs.entries()) state.ledger.start(state.ledger.add({ ...ticket(i + 1), cost }));
   const downs: unknown[] = [];

@@ -14,8 +14,8 @@ only while its own heartbeat is current (renewed within leaseMs): one whose hear
 the loss was not in anyone's count and must not stand in for one that was.
 KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 configuration JSON
-      { max, mq, p: [{ n, w, r, m, q, a }] } (-1 = Infinity), written as fields of the state hash (see
-      keys.ts), 5 leaseMs of the instance, 6 the epoch the instance last saw ("" = none), 7 "1" when the
+      { max, mq, p: [{ n, w, r, m, q, a }], bk, td, mt, fa, ow, tq: { tenant: quota } } (-1 =
+      Infinity), written as fields of the state hash and the `tq` hash (see keys.ts, quotas.lua), 5 leaseMs of the instance, 6 the epoch the instance last saw ("" = none), 7 "1" when the
       instance runs tasks that it will re-register, else "0", 8 "1" when its heartbeat is current, else
       "0", 9 how many instances it last saw live ("0" = unknown), 10.. tenant, weight pairs
 Returns: { 0, counts, granted ids of the calling instance, { epoch }, instances live now }
@@ -45,6 +45,7 @@ if lost_state and redis.call("HEXISTS", K_STATE, "rec") == 1 then
   local expected = tonumber(redis.call("HGET", K_STATE, "rex")) or 0
   if saw > expected then redis.call("HSET", K_STATE, "rex", saw) end
 end
+local was_tokens, had_books = redis.call("HGET", K_STATE, "fa") == "1", redis.call("HGET", K_STATE, "bk") == "1"
 local old = redis.call("HGET", K_STATE, "pn")
 if old then
   for i = 1, tonumber(old) do redis.call("HDEL", K_STATE, "pn|" .. i) end
@@ -59,13 +60,57 @@ for i, p in ipairs(config.p) do
   fields[n + 9], fields[n + 10] = "cq|" .. p.n, p.q
   fields[n + 11], fields[n + 12] = "ca|" .. p.n, num(p.a)
 end
+local n = #fields
+fields[n + 1], fields[n + 2], fields[n + 3], fields[n + 4] = "bk", config.bk, "td", config.td
+fields[n + 5], fields[n + 6], fields[n + 7], fields[n + 8] = "mt", num(config.mt), "fa", config.fa
+fields[n + 9], fields[n + 10] = "ow", num(config.ow)
 hset_all(K_STATE, fields)
+redis.call("DEL", K_TQUOTA)
+local quotas = {}
+for tenant, quota in pairs(config.tq) do
+  quotas[#quotas + 1] = tenant
+  quotas[#quotas + 1] = quota
+end
+hset_all(K_TQUOTA, quotas)
+redis.call("HSET", K_STATE, "tqn", #quotas / 2)
+if config.bk ~= "1" then redis.call("DEL", K_TBOOKS, K_TIDLE) end
 redis.call("DEL", K_TW)
 for i = 10, #ARGV, 2 do
   redis.call("HSET", K_TW, ARGV[i], ARGV[i + 1])
 end
 register(lease)
 begin()
+
+-- The tenants taking turns in a priority under one fairness rule.
+local function members(lane, tokens)
+  if tokens then return redis.call("ZRANGE", heap_key(lane), 0, -1) end
+  local list, first = {}, lane.cursor
+  if first == "" then return list end
+  local tenant = first
+  repeat
+    list[#list + 1] = tenant
+    tenant = rget(lane, "n:" .. tenant)
+  until tenant == first
+  return list
+end
+
+-- A new fairness rule: every waiting tenant leaves the turns under the old one and joins the new.
+local now_tokens = fair_tokens()
+if now_tokens ~= was_tokens then
+  for _, lane in ipairs(LANES) do
+    qconf().tokens = was_tokens
+    local list = members(lane, was_tokens)
+    for _, tenant in ipairs(list) do leave(lane, tenant) end
+    qconf().tokens = now_tokens
+    for _, tenant in ipairs(list) do join(lane, tenant) end
+  end
+end
+-- New quotas apply to the tenants with books at once: buckets clipped, caps park or bring back.
+if had_books and keeps_books() then
+  local tenants = redis.call("HKEYS", K_TBOOKS)
+  for _, tenant in ipairs(tenants) do reconfigure_book(tenant) end
+  for _, tenant in ipairs(tenants) do check_cap(tenant) end
+end
 if lost_state and current and not runs then check_in() end
 upkeep()
 pump()

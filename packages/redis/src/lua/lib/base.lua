@@ -1,4 +1,4 @@
--- Shared by every script (included in this order: base, ring, upkeep, pick, finish, ops).
+-- Shared by every script (included in this order: base, quotas, fair, ring, upkeep, pick, finish, ops).
 -- Conventions: KEYS[1..5] = state, tw, tickets, leases, instances (see keys.ts);
 -- ARGV[1] = key prefix, ARGV[2] = calling instance id, ARGV[3] = "now" for aging by the
 -- scheduler's clock, or "" to use Redis TIME. Leases and heartbeats always use Redis TIME.
@@ -107,29 +107,33 @@ local function owner_of(id)
   return string.match(id, "^([^:]+):")
 end
 
-local function encode_ticket(cost, at, lease, p, tenant)
-  return num(cost) .. " " .. num(at) .. " " .. num(lease) .. " " .. string.len(p) .. " " .. p .. tenant
+local function encode_ticket(cost, at, lease, p, tenant, tokens, booked)
+  local b = "0"
+  if booked then b = "1" end
+  return num(cost) .. " " .. num(at) .. " " .. num(lease) .. " " .. num(tokens) .. " " .. b .. " "
+    .. string.len(p) .. " " .. p .. tenant
 end
 
--- A ticket record is "cost at leaseMs len(priority) priority..tenant": any bytes in either name.
+-- A ticket record is "cost at leaseMs tokens booked len(priority) priority..tenant": any bytes in
+-- either name; booked is 1 when its tenant's books count it (see quotas.lua).
 local function ticket(id)
   local t = TICKETS[id]
   if t ~= nil then return t end
   local raw = redis.call("HGET", K_TICKETS, id)
   if not raw then return nil end
-  local cost, at, lease, plen, pos = string.match(raw, "^(%S+) (%S+) (%S+) (%d+) ()")
+  local cost, at, lease, tokens, booked, plen, pos = string.match(raw, "^(%S+) (%S+) (%S+) (%S+) (%d) (%d+) ()")
   plen = tonumber(plen)
   t = {
-    id = id, cost = tonumber(cost), at = tonumber(at), lease = tonumber(lease),
-    p = string.sub(raw, pos, pos + plen - 1), t = string.sub(raw, pos + plen),
+    id = id, cost = tonumber(cost), at = tonumber(at), lease = tonumber(lease), tokens = tonumber(tokens),
+    booked = booked == "1", p = string.sub(raw, pos, pos + plen - 1), t = string.sub(raw, pos + plen),
   }
   TICKETS[id] = t
   return t
 end
 
-local function put_ticket(id, cost, at, lease, p, tenant)
-  redis.call("HSET", K_TICKETS, id, encode_ticket(cost, at, lease, p, tenant))
-  TICKETS[id] = { id = id, cost = cost, at = at, lease = lease, p = p, t = tenant }
+local function put_ticket(id, cost, at, lease, p, tenant, tokens, booked)
+  redis.call("HSET", K_TICKETS, id, encode_ticket(cost, at, lease, p, tenant, tokens, booked))
+  TICKETS[id] = { id = id, cost = cost, at = at, lease = lease, p = p, t = tenant, tokens = tokens, booked = booked }
 end
 
 local function drop_ticket(id)

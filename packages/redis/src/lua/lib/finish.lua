@@ -13,6 +13,10 @@ local function finish()
     if lane.last ~= nil then
       fields[n + 11], fields[n + 12] = "l|" .. name, num(lane.last)
     end
+    if lane.floor ~= nil then
+      fields[#fields + 1] = "fl|" .. name
+      fields[#fields + 1] = num(lane.floor)
+    end
     local set, gone = {}, {}
     for field in pairs(lane.dirty) do
       local value = lane.ring[field]
@@ -27,6 +31,7 @@ local function finish()
     hset_all(rk, set)
     for i = 1, #gone, 500 do redis.call("HDEL", rk, unpack(gone, i, math.min(i + 499, #gone))) end
   end
+  save_quotas(fields)
   hset_all(K_STATE, fields)
   for _, owner in ipairs(OTHER_ORDER) do
     local ids = OTHERS[owner]

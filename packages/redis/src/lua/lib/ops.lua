@@ -1,38 +1,64 @@
 -- The store's three everyday operations, shared by their own scripts (enqueue, release, remove) and by
 -- step, which applies all three from one instance in one call. Each item is applied as if it came alone.
 
--- Admits the tickets whose groups of seven ARGV start at `from` (see enqueue.lua); one status each.
+-- Admits the tickets whose groups of eight ARGV start at `from` (see enqueue.lua); one status each.
 local function admit(from, lease)
   local statuses = {}
-  for i = from, #ARGV, 7 do
-    local id, p, tenant, cost = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
+  for i = from, #ARGV, 8 do
+    local id, p, tenant, cost, tokens = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
     local lane = BY_NAME[p]
-    local at = LEASE_NOW - tonumber(ARGV[i + 6])
-    if ARGV[i + 5] ~= "" then at = tonumber(ARGV[i + 5]) end
+    local at = LEASE_NOW - tonumber(ARGV[i + 7])
+    if ARGV[i + 6] ~= "" then at = tonumber(ARGV[i + 6]) end
+    local booked = keeps_books()
     local status = 0
     if lane == nil then
       status = -7
-    elseif redis.call("HSETNX", K_TICKETS, id, encode_ticket(cost, at, lease, p, tenant)) == 0 then
+    elseif redis.call("HSETNX", K_TICKETS, id, encode_ticket(cost, at, lease, p, tenant, tokens, booked)) == 0 then
       if leased(id) then status = 2 end
     elseif (lane.conf.q >= 0 and lane.queued >= lane.conf.q) or (CFG.mq >= 0 and G.queued >= CFG.mq) then
       redis.call("HDEL", K_TICKETS, id)
       status = -1
     else
-      TICKETS[id] = { id = id, cost = cost, at = at, lease = lease, p = p, t = tenant }
-      if G.queued == 0 and not RECOVERING and fits(lane, cost) then
-        take(lane, cost)
-        redis.call("ZADD", K_LEASES, LEASE_NOW + lease, id)
-        status = 1
+      status = quota_refusal(tenant, tokens, at)
+      if status ~= nil then
+        redis.call("HDEL", K_TICKETS, id)
       else
-        push(lane, id, tenant, ARGV[i + 4] == "1")
-        redis.call("SADD", PREFIX .. "owned:" .. ME, id)
-        if lane.queued == 1 then lane.pass = math.max(lane.pass, G.vt) end
-        pump()
+        status = 0
+        local t = { id = id, cost = cost, at = at, lease = lease, p = p, t = tenant, tokens = tokens, booked = booked }
+        TICKETS[id] = t
+        if G.queued == 0 and not RECOVERING and fits(lane, t) then
+          take(lane, cost)
+          charge_start(lane, t)
+          redis.call("ZADD", K_LEASES, LEASE_NOW + lease, id)
+          status = 1
+        else
+          quota_queue(t, true)
+          push(lane, id, tenant, ARGV[i + 5] == "1")
+          redis.call("SADD", PREFIX .. "owned:" .. ME, id)
+          if lane.queued == 1 then lane.pass = math.max(lane.pass, G.vt) end
+          pump()
+        end
       end
     end
     statuses[#statuses + 1] = status
   end
   return statuses
+end
+
+-- Applies reported usage, groups of five ARGV[from..to]: priority, tenant, estimated tokens, input
+-- and output tokens. The tenant's bucket and books, and its fairness counter in the priority, are
+-- corrected by the difference from the estimate (the counter from what its start counted).
+local function usage_ids(from, to)
+  for i = from, to, 5 do
+    local p, tenant, tokens = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+    local input, output = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
+    local weighted = input + qconf().ow * output
+    quota_usage(tenant, tokens, input + output, weighted)
+    local lane = BY_NAME[p]
+    local charged = tokens
+    if charged == 0 then charged = 1 end
+    if lane ~= nil then heap_charge(lane, tenant, weighted - charged, weight(tenant)) end
+  end
 end
 
 -- Gives back the slots of the tickets ARGV[from..to], each followed by a pump; returns how many held one.

@@ -1,6 +1,7 @@
 -- The picking rule, the same as core's memory/picker.ts:
 -- capacity: a ticket of priority p and cost c fits when running_p + c <= p.maxConcurrency and
---   running + c + (idle reserves of the other priorities) <= maxConcurrency;
+--   running + c + (idle reserves of the other priorities) <= maxConcurrency, and its tenant's cap and
+--   the token budget allow it (quotas.lua);
 -- 1. aging: a priority is starved when it has had a ticket waiting, and no start, for maxWaitMs
 --    (from the later of its oldest ticket's arrival and its last start); among starved priorities whose
 --    oldest ticket fits, the one starved longest (ties to the priority configured first) starts it;
@@ -17,8 +18,12 @@ local function reserved_by_others(lane)
   return sum
 end
 
-local function fits(lane, cost)
+-- Every limit at once for ticket `t`: its priority's cap, the total with the other priorities' idle
+-- reserves, its tenant's cap and the token budget (quota_fits).
+local function fits(lane, t)
+  local cost = t.cost
   return lane.running + cost <= lane.conf.m and G.running + cost + reserved_by_others(lane) <= CFG.max
+    and quota_fits(t)
 end
 
 local function pick()
@@ -29,7 +34,7 @@ local function pick()
       local t = ticket(id)
       local since = t.at
       if lane.last ~= nil and lane.last > since then since = lane.last end
-      if NOW - since >= lane.conf.a and (aged == nil or since < aged_since) and fits(lane, t.cost) then
+      if NOW - since >= lane.conf.a and (aged == nil or since < aged_since) and fits(lane, t) then
         aged, aged_id, aged_since = lane, id, since
       end
     end
@@ -37,9 +42,9 @@ local function pick()
   if aged ~= nil then return aged, aged_id, true end
   local best, best_id = nil, nil
   for _, lane in ipairs(LANES) do
-    if lane.cursor ~= "" and (best == nil or lane.pass < best.pass) then
-      local id = head(lane, lane.cursor)
-      if fits(lane, ticket(id).cost) then best, best_id = lane, id end
+    if (best == nil or lane.pass < best.pass) and turn(lane) ~= "" then
+      local id = head(lane, turn(lane))
+      if fits(lane, ticket(id)) then best, best_id = lane, id end
     end
   end
   return best, best_id, false
@@ -70,6 +75,17 @@ local function take(lane, cost)
   G.running = G.running + cost
 end
 
+-- After take() and leaving the queue: the ticket's tokens are charged (budget, its tenant's bucket and
+-- books, the fairness counter: its estimate, or 1 without one), and the tenant parked at its cap.
+local function charge_start(lane, t)
+  local booked = quota_take(t, true)
+  if booked ~= t.booked then put_ticket(t.id, t.cost, t.at, t.lease, t.p, t.t, t.tokens, booked) end
+  local charge = t.tokens
+  if charge == 0 then charge = 1 end
+  heap_charge(lane, t.t, charge, weight(t.t))
+  check_cap(t.t)
+end
+
 -- Starts the chosen ticket; one of an instance whose heartbeat lapsed is dropped instead (the loop in
 -- pump() then picks again), so a dead instance is never granted a slot it cannot use.
 local function start(lane, id, aged)
@@ -80,6 +96,7 @@ local function start(lane, id, aged)
   end
   take(lane, t.cost)
   if aged then unqueue(lane, id, t.t) else take_next(lane, id) end
+  charge_start(lane, t)
   G.vt = lane.pass
   lane.pass = lane.pass + 1 / lane.conf.w
   grant(id, t)

@@ -49,6 +49,7 @@ local function arrive(lane, tenant)
 end
 
 local function join(lane, tenant)
+  if fair_tokens() then return heap_join(lane, tenant) end
   local cursor = lane.cursor
   rset(lane, "c:" .. tenant, "0")
   if cursor == "" then
@@ -65,6 +66,7 @@ local function join(lane, tenant)
 end
 
 local function leave(lane, tenant)
+  if fair_tokens() then return heap_leave(lane, tenant) end
   local after, before = rget(lane, "n:" .. tenant), rget(lane, "p:" .. tenant)
   rset(lane, "n:" .. before, after)
   rset(lane, "p:" .. after, before)
@@ -75,6 +77,12 @@ local function leave(lane, tenant)
     lane.cursor = ""
     if after ~= tenant then arrive(lane, after) end
   end
+end
+
+-- True while the tenant takes part in the priority's turns (it waits and is not at its cap).
+local function in_turns(lane, tenant)
+  if fair_tokens() then return in_heap(lane, tenant) end
+  return rget(lane, "n:" .. tenant) ~= nil
 end
 
 -- Queues a ticket: FIFO per tenant, a retry at the front of its tenant's queue; every ticket also
@@ -88,7 +96,11 @@ local function push(lane, id, tenant, retry)
   redis.call("ZADD", PREFIX .. "age:" .. lane.name, G.seq, id)
   lane.queued = lane.queued + 1
   G.queued = G.queued + 1
-  if redis.call("ZCARD", qk) == 1 then join(lane, tenant) end
+  if keeps_books() then
+    if not book(tenant, NOW).capped and not in_turns(lane, tenant) then join(lane, tenant) end
+  elseif redis.call("ZCARD", qk) == 1 then
+    join(lane, tenant)
+  end
 end
 
 -- Takes a waiting ticket out of its tenant's queue and the arrival order.
@@ -99,20 +111,50 @@ local function unqueue(lane, id, tenant)
   redis.call("SREM", PREFIX .. "owned:" .. owner_of(id), id)
   lane.queued = lane.queued - 1
   G.queued = G.queued - 1
-  if redis.call("ZCARD", qk) == 0 then leave(lane, tenant) end
+  quota_queue(ticket(id), false)
+  if redis.call("ZCARD", qk) == 0 and (not keeps_books() or in_turns(lane, tenant)) then leave(lane, tenant) end
 end
 
 local function head(lane, tenant)
   return redis.call("ZRANGE", qkey(lane, tenant), 0, 0)[1]
 end
 
+-- Whose turn it is in the priority ("" when nobody's).
+local function turn(lane)
+  if fair_tokens() then return heap_top(lane) end
+  return lane.cursor
+end
+
 -- Starts the turn holder's first ticket `id`; moves the turn on when its credit is used up.
 local function take_next(lane, id)
+  if fair_tokens() then
+    local tenant = heap_top(lane)
+    heap_started(lane, tenant)
+    return unqueue(lane, id, tenant)
+  end
   local tenant = lane.cursor
   local credit = tonumber(rget(lane, "c:" .. tenant)) - 1
   rset(lane, "c:" .. tenant, num(credit))
   unqueue(lane, id, tenant)
   if credit < 1 and rget(lane, "n:" .. tenant) ~= nil then
     arrive(lane, rget(lane, "n:" .. tenant))
+  end
+end
+
+-- A tenant at its maxConcurrency leaves the turns of every priority (its tickets stay queued), and
+-- comes back (at the end of the round, or lifted to the smallest counter) once below it.
+local function check_cap(tenant)
+  if not keeps_books() then return end
+  local b = book(tenant, NOW)
+  local capped = b.running + 1 > b.q.mc
+  if capped == b.capped then return end
+  b.capped = capped
+  b.dirty = true
+  for _, lane in ipairs(LANES) do
+    if capped then
+      if in_turns(lane, tenant) then leave(lane, tenant) end
+    elseif not in_turns(lane, tenant) and redis.call("ZCARD", qkey(lane, tenant)) > 0 then
+      join(lane, tenant)
+    end
   end
 end

@@ -9,6 +9,8 @@ local function free(id)
   local lane = lane_of(t.p)
   lane.running = lane.running - t.cost
   G.running = G.running - t.cost
+  quota_free(t)
+  check_cap(t.t)
 end
 
 -- Takes a waiting ticket out for good (cancelled, or its instance is gone).
