@@ -15,14 +15,19 @@ export interface FleetOptions {
   /** How long each task holds its slot, ms (0: released at once). */
   readonly holdMs: number;
   readonly seconds: number;
+  /** How the store's Lua reaches Redis: as Functions, or as scripts (a Redis that refuses FUNCTION). */
+  readonly lua?: "functions" | "scripts";
 }
+
+/** The arguments of a redis-server on which the store falls back to scripts (as on Redis 6). */
+const NO_FUNCTIONS = ["--rename-command", "FUNCTION", ""];
 
 export interface FleetResult {
   readonly instances: readonly FleetWorkerResult[];
   readonly decisionsPerSecond: number;
   readonly scriptCallsPerSecond: number;
   readonly redisCpuPerDecisionUs: number;
-  /** Of that, time spent inside the scripts (INFO commandstats, usec of EVALSHA) per decision. */
+  /** Of that, time spent inside the store's calls (INFO commandstats, usec of FCALL and EVALSHA) per decision. */
   readonly scriptUsPerDecision: number;
   /** Most slots held at once across every instance (from the merged start and end times). */
   readonly mostHeld: number;
@@ -59,7 +64,7 @@ function mostHeld(results: readonly FleetWorkerTimes[]): number {
  * over the run), script calls, the most slots held at once, and each instance's share of the work.
  */
 export async function runFleet(options: FleetOptions): Promise<FleetResult> {
-  const redis = await startLocalRedis();
+  const redis = await startLocalRedis(options.lua === "scripts" ? NO_FUNCTIONS : []);
   const admin = new Redis(redis.url);
   const dir = mkdtempSync(join(tmpdir(), "llm-fleet-"));
   try {
@@ -81,8 +86,11 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       ),
     );
     const cpu = (await redisCpu(admin)) - cpuBefore;
-    const stats = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await admin.info("commandstats"));
-    const [calls, scriptUs] = [Number(stats?.[1] ?? 0), Number(stats?.[2] ?? 0)];
+    const stats = [
+      ...(await admin.info("commandstats")).matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+),usec=(\d+)/g),
+    ];
+    const calls = stats.reduce((sum, match) => sum + Number(match[1]), 0);
+    const scriptUs = stats.reduce((sum, match) => sum + Number(match[2]), 0);
     const cycles = instances.reduce((sum, r) => sum + r.cycles, 0);
     const demand = instances.reduce((sum, r) => sum + r.loops, 0);
     const times = instances.map(

@@ -58,7 +58,8 @@ export function scriptSource(name: ScriptName): string {
 export interface FunctionLibrary {
   readonly name: string;
   readonly source: string;
-  readonly functions: Readonly<Record<ScriptName, string>>;
+  /** Operation -> function name. */
+  readonly functions: Readonly<Record<string, string>>;
 }
 
 /**
@@ -94,5 +95,5 @@ export function functionLibrary(
   const functions = Object.fromEntries(operations.map(([op]) => [op, `${name}_${op}`]));
   const registrations = operations.map(([op]) => `redis.register_function("${name}_${op}", entry(op_${op}))`);
   const source = [`#!lua name=${name}`, code, ...registrations, ""].join("\n");
-  return { name, source, functions: functions as Record<ScriptName, string> };
+  return { name, source, functions };
 }

@@ -120,7 +120,7 @@ export class Scripts {
   }
 
   #fcall(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#client.fcall(this.#library.functions[name], keys.length, ...keys, ...args);
+    return this.#client.fcall(this.#library.functions[name]!, keys.length, ...keys, ...args);
   }
 
   #evalsha(name: ScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
