@@ -29,6 +29,11 @@ export interface FleetResult {
   readonly redisCpuPerDecisionUs: number;
   /** Of that, time spent inside the store's calls (INFO commandstats, usec of FCALL and EVALSHA) per decision. */
   readonly scriptUsPerDecision: number;
+  /**
+   * The commands Redis ran (nearly all from inside the store's Lua), per decision counted, with their
+   * own usec per call (INFO commandstats): what one decision costs before the Lua around it.
+   */
+  readonly commands: ReadonlyArray<{ command: string; perDecision: number; usPerCall: number }>;
   /** Most slots held at once across every instance (from the merged start and end times). */
   readonly mostHeld: number;
   /** Each instance's share of the cycles over its share of the demand (1 = exactly its demand). */
@@ -86,9 +91,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       ),
     );
     const cpu = (await redisCpu(admin)) - cpuBefore;
-    const stats = [
-      ...(await admin.info("commandstats")).matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+),usec=(\d+)/g),
-    ];
+    const commandstats = await admin.info("commandstats");
+    const stats = [...commandstats.matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+),usec=(\d+)/g)];
     const calls = stats.reduce((sum, match) => sum + Number(match[1]), 0);
     const scriptUs = stats.reduce((sum, match) => sum + Number(match[2]), 0);
     const cycles = instances.reduce((sum, r) => sum + r.cycles, 0);
@@ -97,7 +101,18 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       (_, i) => JSON.parse(readFileSync(join(dir, `${i}.json`), "utf8")) as FleetWorkerTimes,
     );
     const waits = times.flatMap((r) => r.waits).sort((a, b) => a - b);
+    const decisions = Math.max(1, 2 * cycles);
     return {
+      commands: [...commandstats.matchAll(/cmdstat_([\w|]+):calls=(\d+),usec=(\d+)/g)]
+        .filter(
+          (match) => !["fcall", "evalsha", "info", "config|resetstat", "client|setname"].includes(match[1]!),
+        )
+        .map((match) => ({
+          command: match[1]!,
+          perDecision: Number(match[2]) / decisions,
+          usPerCall: Number(match[3]) / Math.max(1, Number(match[2])),
+        }))
+        .sort((a, b) => b.perDecision - a.perDecision),
       instances,
       decisionsPerSecond: (2 * cycles) / options.seconds,
       scriptCallsPerSecond: calls / options.seconds,

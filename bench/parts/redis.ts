@@ -135,6 +135,32 @@ export const run: Part = async ({ quick, log }) => {
           ...scripts.slice(1).map((result) => fleetRow("scripts (EVALSHA)", result)),
         ],
       },
+      {
+        title: "Commands inside the calls, functions run (INFO commandstats, over the decisions counted)",
+        columns: ["command", "per decision", "µs per command", "µs per decision"],
+        rows: [
+          ...fleet.commands
+            .filter((c) => c.perDecision >= 0.01)
+            .map((c) => [
+              c.command,
+              num(c.perDecision, 2),
+              num(c.usPerCall, 2),
+              num(c.perDecision * c.usPerCall, 1),
+            ]),
+          [
+            "all",
+            num(
+              fleet.commands.reduce((sum, c) => sum + c.perDecision, 0),
+              1,
+            ),
+            "",
+            num(
+              fleet.commands.reduce((sum, c) => sum + c.perDecision * c.usPerCall, 0),
+              1,
+            ),
+          ],
+        ],
+      },
     ],
     goals,
     notes: [
