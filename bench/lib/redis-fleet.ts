@@ -15,15 +15,25 @@ export interface FleetOptions {
   /** How long each task holds its slot, ms (0: released at once). */
   readonly holdMs: number;
   readonly seconds: number;
+  /** How the store's Lua reaches Redis: as Functions, or as scripts (a Redis that refuses FUNCTION). */
+  readonly lua?: "functions" | "scripts";
 }
+
+/** The arguments of a redis-server on which the store falls back to scripts (as on Redis 6). */
+const NO_FUNCTIONS = ["--rename-command", "FUNCTION", ""];
 
 export interface FleetResult {
   readonly instances: readonly FleetWorkerResult[];
   readonly decisionsPerSecond: number;
   readonly scriptCallsPerSecond: number;
   readonly redisCpuPerDecisionUs: number;
-  /** Of that, time spent inside the scripts (INFO commandstats, usec of EVALSHA) per decision. */
+  /** Of that, time spent inside the store's calls (INFO commandstats, usec of FCALL and EVALSHA) per decision. */
   readonly scriptUsPerDecision: number;
+  /**
+   * The commands Redis ran (nearly all from inside the store's Lua), per decision counted, with their
+   * own usec per call (INFO commandstats): what one decision costs before the Lua around it.
+   */
+  readonly commands: ReadonlyArray<{ command: string; perDecision: number; usPerCall: number }>;
   /** Most slots held at once across every instance (from the merged start and end times). */
   readonly mostHeld: number;
   /** Each instance's share of the cycles over its share of the demand (1 = exactly its demand). */
@@ -59,7 +69,7 @@ function mostHeld(results: readonly FleetWorkerTimes[]): number {
  * over the run), script calls, the most slots held at once, and each instance's share of the work.
  */
 export async function runFleet(options: FleetOptions): Promise<FleetResult> {
-  const redis = await startLocalRedis();
+  const redis = await startLocalRedis(options.lua === "scripts" ? NO_FUNCTIONS : []);
   const admin = new Redis(redis.url);
   const dir = mkdtempSync(join(tmpdir(), "llm-fleet-"));
   try {
@@ -81,15 +91,28 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       ),
     );
     const cpu = (await redisCpu(admin)) - cpuBefore;
-    const stats = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await admin.info("commandstats"));
-    const [calls, scriptUs] = [Number(stats?.[1] ?? 0), Number(stats?.[2] ?? 0)];
+    const commandstats = await admin.info("commandstats");
+    const stats = [...commandstats.matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+),usec=(\d+)/g)];
+    const calls = stats.reduce((sum, match) => sum + Number(match[1]), 0);
+    const scriptUs = stats.reduce((sum, match) => sum + Number(match[2]), 0);
     const cycles = instances.reduce((sum, r) => sum + r.cycles, 0);
     const demand = instances.reduce((sum, r) => sum + r.loops, 0);
     const times = instances.map(
       (_, i) => JSON.parse(readFileSync(join(dir, `${i}.json`), "utf8")) as FleetWorkerTimes,
     );
     const waits = times.flatMap((r) => r.waits).sort((a, b) => a - b);
+    const decisions = Math.max(1, 2 * cycles);
     return {
+      commands: [...commandstats.matchAll(/cmdstat_([\w|]+):calls=(\d+),usec=(\d+)/g)]
+        .filter(
+          (match) => !["fcall", "evalsha", "info", "config|resetstat", "client|setname"].includes(match[1]!),
+        )
+        .map((match) => ({
+          command: match[1]!,
+          perDecision: Number(match[2]) / decisions,
+          usPerCall: Number(match[3]) / Math.max(1, Number(match[2])),
+        }))
+        .sort((a, b) => b.perDecision - a.perDecision),
       instances,
       decisionsPerSecond: (2 * cycles) / options.seconds,
       scriptCallsPerSecond: calls / options.seconds,

@@ -67,6 +67,14 @@ describe("Redis Cluster (three masters)", () => {
       schedulers.flatMap((scheduler) => Array.from({ length: 20 }, () => scheduler.run(task))),
     );
     expect(most).toBe(3);
+    // the Lua went as one Function library, loaded on every master, and was called with FCALL
+    const libraries = await Promise.all(
+      admin.nodes("master").map((node) => node.call("FUNCTION", "LIST") as Promise<unknown[][]>),
+    );
+    expect(libraries.map((list) => list.length)).toEqual([1, 1, 1]);
+    const stats = await Promise.all(admin.nodes("master").map((node) => node.info("commandstats")));
+    expect(stats.some((info) => /cmdstat_fcall:calls=[1-9]/.test(info))).toBe(true);
+    expect(stats.some((info) => info.includes("cmdstat_evalsha"))).toBe(false);
     await waitFor(async () => (await admin.hget("{llm:}state", "running")) === "0", 3_000, "all released");
     expect(await admin.hget("{llm:}state", "queued")).toBe("0");
 

@@ -82,9 +82,9 @@ export async function redisState(
   return { running: Number(state.running ?? 0), queued: Number(state.queued ?? 0) };
 }
 
-/** Calls of EVALSHA Redis has served so far (INFO commandstats). */
-export async function evalshaCalls(client: Redis): Promise<number> {
+/** Store calls Redis has served so far (FCALL and EVALSHA, from INFO commandstats). */
+export async function scriptCalls(client: Redis): Promise<number> {
   const info = await client.info("commandstats");
-  const match = /cmdstat_evalsha:calls=(\d+)/.exec(info);
-  return match === null ? 0 : Number(match[1]);
+  const calls = [...info.matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+)/g)];
+  return calls.reduce((sum, match) => sum + Number(match[1]), 0);
 }

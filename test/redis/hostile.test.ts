@@ -76,9 +76,10 @@ describe("the Redis store under hostile input and operator mishaps", () => {
     }
   });
 
-  it("loads its scripts again after SCRIPT FLUSH (NOSCRIPT) without failing a call", async () => {
+  it("loads its Lua again after FUNCTION FLUSH and SCRIPT FLUSH without failing a call", async () => {
     const { scheduler, errors } = gateway("hostile-noscript:", { maxConcurrency: 2 });
     await expect(scheduler.run(() => "before")).resolves.toBe("before");
+    await redis.admin.call("FUNCTION", "FLUSH");
     await redis.admin.script("FLUSH");
     const results = await Promise.all([0, 1, 2, 3].map((i) => scheduler.run(() => i)));
     expect(results).toEqual([0, 1, 2, 3]);

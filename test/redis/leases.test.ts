@@ -84,11 +84,11 @@ describe("leases", () => {
     await gateway.close();
   });
 
-  it("survive a SCRIPT FLUSH: scripts are loaded again on NOSCRIPT", async () => {
+  it("survive a FUNCTION FLUSH: the library is loaded again when a call finds it missing", async () => {
     const prefix = "lease-noscript:";
     const gateway = instance(redis.server.url, { prefix }, OPTIONS);
     await gateway.scheduler.run(() => {});
-    await redis.admin.script("FLUSH");
+    await redis.admin.call("FUNCTION", "FLUSH");
     await expect(gateway.scheduler.run(() => "ran")).resolves.toBe("ran");
     expect(gateway.errors).toEqual([]);
     await gateway.close();

@@ -1,10 +1,10 @@
 import type { Permit } from "@llm-scheduler/core";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  evalshaCalls,
   type Instance,
   instance,
   redisState,
+  scriptCalls,
   sleep,
   useRedisServer,
   waitFor,
@@ -102,13 +102,13 @@ describe("several instances on one Redis", () => {
       1_000,
       "warm-up released",
     );
-    const before = await evalshaCalls(redis.admin);
+    const before = await scriptCalls(redis.admin);
     const permit = await gateway.scheduler.acquire();
-    const afterAcquire = await evalshaCalls(redis.admin);
+    const afterAcquire = await scriptCalls(redis.admin);
     permit.release();
-    await waitFor(async () => (await evalshaCalls(redis.admin)) > afterAcquire, 1_000, "release");
+    await waitFor(async () => (await scriptCalls(redis.admin)) > afterAcquire, 1_000, "release");
     expect(afterAcquire - before).toBe(1);
-    expect((await evalshaCalls(redis.admin)) - afterAcquire).toBe(1);
+    expect((await scriptCalls(redis.admin)) - afterAcquire).toBe(1);
   });
 
   it("hear of grants by pub/sub at once, without polling Redis while they wait", async () => {
@@ -120,9 +120,9 @@ describe("several instances on one Redis", () => {
       granted = permit;
     });
     await waitFor(() => b.store.depth("interactive") === 1, 2_000, "queued");
-    const before = await evalshaCalls(redis.admin);
+    const before = await scriptCalls(redis.admin);
     await sleep(500);
-    expect((await evalshaCalls(redis.admin)) - before).toBe(0);
+    expect((await scriptCalls(redis.admin)) - before).toBe(0);
     const released = performance.now();
     holder.release();
     await waiting;

@@ -148,9 +148,12 @@ async function throughput(url: string, instances: number, seconds: number, loops
   );
   const cpuAfter = await redisCpu(admin);
   const stats = await admin.info("commandstats");
-  const evalsha = /cmdstat_evalsha:calls=(\d+)/.exec(stats);
+  // the store's calls: FCALL (Redis Functions), or EVALSHA where FUNCTION is refused
+  const calls = [...stats.matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+)/g)].reduce(
+    (sum, match) => sum + Number(match[1]),
+    0,
+  );
   await admin.quit();
-  const calls = Number(evalsha?.[1] ?? 0);
   const cycles = results.reduce((sum, r) => sum + r.cycles, 0);
   const elapsed = Math.max(...results.map((r) => r.elapsed));
   return {

@@ -9,4 +9,10 @@
  */
 export { batchKeys } from "./batches/keys.js";
 export { fixedKeys, type Keys, keyList } from "./keys.js";
-export { type ScriptName, scriptSource } from "./scripts.js";
+export {
+  type FunctionLibrary,
+  functionLibrary,
+  libraryCode,
+  type ScriptName,
+  scriptSource,
+} from "./lua-source.js";

@@ -17,8 +17,8 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `redis-server` (no persistence) on a free port of 127.0.0.1 and resolves once it accepts
- * connections. Exits the process with a clear message when `redis-server` is not installed.
+ * Starts `redis-server` (no persistence, plus `args`) on a free port of 127.0.0.1 and resolves once it
+ * accepts connections. Exits the process with a clear message when `redis-server` is not installed.
  *
  * @example
  * const redis = await startLocalRedis();
@@ -26,11 +26,15 @@ async function freePort(): Promise<number> {
  * // ...
  * await redis.stop();
  */
-export async function startLocalRedis(): Promise<LocalRedis> {
+export async function startLocalRedis(args: readonly string[] = []): Promise<LocalRedis> {
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", ""], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...args],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   child.once("error", () => {
     console.error("redis-server is not on PATH: apt-get install -y redis-server (or set REDIS_URL).");
     process.exit(1);

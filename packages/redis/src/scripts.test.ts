@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { functionLibrary, LIBRARY_PARTS } from "./lua-source.js";
 import { type ScriptName, scriptSource } from "./scripts.js";
 
 const dir = new URL("./lua/", import.meta.url);
@@ -34,5 +35,31 @@ describe("Lua scripts", () => {
     const source = scriptSource(name);
     expect(source).not.toContain("--@include");
     expect(source).toContain("local function pump()");
+  });
+
+  it("make one Function library whose name carries a digest of its source, one function per operation", () => {
+    const library = functionLibrary();
+    expect(library.name).toMatch(/^llm_scheduler_[0-9a-f]{16}$/);
+    expect(library.source.startsWith(`#!lua name=${library.name}\n`)).toBe(true);
+    for (const name of names) {
+      expect(library.functions[name]).toBe(`${library.name}_${name}`);
+      expect(library.source).toContain(
+        `redis.register_function("${library.name}_${name}", entry(op_${name}))`,
+      );
+    }
+    expect(functionLibrary({ release: "return 1" }).name).not.toBe(library.name);
+  });
+
+  // The library is defined once and serves every call: a top-level local other than a function or a
+  // constant would carry one call's state into the next, unless reset() (base.lua) sets it afresh.
+  it.each(LIBRARY_PARTS)("lib/%s.lua keeps no per-call state outside reset()", (part) => {
+    const constants = ["local DELETED = {}"];
+    const locals = readFileSync(new URL(`lib/${part}.lua`, dir), "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("local ") && !line.startsWith("local function "))
+      .filter((line) => !constants.includes(line))
+      .filter((line) => !/^local [A-Z_]+ = (\d+|1 \/ 0)( -- .*)?$/.test(line)); // a number constant
+    if (part === "base") expect(locals.filter((line) => line.includes("="))).toEqual([]);
+    else expect(locals).toEqual([]);
   });
 });

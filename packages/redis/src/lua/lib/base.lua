@@ -2,9 +2,9 @@
 -- Conventions: KEYS[1..5] = state, tw, tickets, leases, instances (see keys.ts);
 -- ARGV[1] = key prefix, ARGV[2] = calling instance id, ARGV[3] = "now" for aging by the
 -- scheduler's clock, or "" to use Redis TIME. Leases and heartbeats always use Redis TIME.
-local PREFIX = ARGV[1]
-local ME = ARGV[2]
-local K_STATE, K_TW, K_TICKETS, K_LEASES, K_INSTANCES = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+-- The library is defined once per Redis Function library (FUNCTION LOAD) and its functions serve every
+-- call, so what one call sees lives in the locals below, set afresh by reset() at the start of each
+-- call: no other file may keep per-call state in a top-level local (scripts.test.ts checks this).
 
 -- Numbers are written with 17 significant digits so that pass, credit and time values read back as
 -- the same doubles the in-memory store computes.
@@ -17,34 +17,57 @@ local function hset_all(key, flat)
   for i = 1, #flat, 500 do redis.call("HSET", key, unpack(flat, i, math.min(i + 499, #flat))) end
 end
 
-local clock = redis.call("TIME")
-local LEASE_NOW = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local NOW = LEASE_NOW
-if ARGV[3] ~= "" then NOW = tonumber(ARGV[3]) end
-
+local PREFIX, ME
+local K_STATE, K_TW, K_TICKETS, K_LEASES, K_INSTANCES
+local LEASE_NOW, NOW
 local CFG, G
 -- True while grants are held after Redis lost its state (see configure.lua): until `rec` (Redis time).
-local RECOVERING = false
-local S = {}       -- the state hash as read: field -> value
-local LANES = {}   -- configured priorities, in configuration order
-local BY_NAME = {} -- every lane touched by this call, configured or not
-local MINE = {}    -- ids granted to the calling instance, in grant order
-local OTHERS = {}  -- instance -> ids granted to it
-local OTHER_ORDER = {}
-local TICKETS = {}
-local WEIGHTS = {}
-local LIVE = {}
+local RECOVERING
+local S           -- the state hash as read: field -> value
+local LANES       -- configured priorities, in configuration order
+local BY_NAME     -- every lane touched by this call, configured or not
+local MINE        -- ids granted to the calling instance, in grant order
+local OTHERS      -- instance -> ids granted to it
+local OTHER_ORDER
+local TICKETS
+local WEIGHTS
+local LIVE
+-- Tenant quotas (quotas.lua): the keys of the quota configuration, the tenants' books and the idle
+-- tenants; the quotas as read, each tenant's books as read or created in this call, in first-use order;
+-- and the quota configuration, read on first use.
+local K_TQUOTA, K_TBOOKS, K_TIDLE
+local QUOTAS, BOOKS, BOOK_ORDER
+local Q
+
+-- Starts a call: its arguments, Redis TIME, and nothing remembered from an earlier call.
+local function reset()
+  PREFIX, ME = ARGV[1], ARGV[2]
+  K_STATE, K_TW, K_TICKETS, K_LEASES, K_INSTANCES = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+  local clock = redis.call("TIME")
+  LEASE_NOW = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  NOW = LEASE_NOW
+  if ARGV[3] ~= "" then NOW = tonumber(ARGV[3]) end
+  CFG, G, RECOVERING = nil, nil, false
+  S, LANES, BY_NAME, MINE, OTHERS, OTHER_ORDER = {}, {}, {}, {}, {}, {}
+  TICKETS, WEIGHTS, LIVE = {}, {}, {}
+  K_TQUOTA, K_TBOOKS, K_TIDLE = PREFIX .. "tq", PREFIX .. "tn", PREFIX .. "ti"
+  QUOTAS, BOOKS, BOOK_ORDER, Q = {}, {}, {}, nil
+end
 
 -- A priority's counters live in the state hash as p|name (stride pass), q|name (queued),
 -- r|name (running), l|name (time of its last start, for aging), n|name (starts so far, for the drain
 -- rate) and c|name (the tenant whose turn it is); its configuration as cw|name (weight),
 -- cr|name (reserved), cm|name (maxConcurrency), cq|name (maxQueue, -1 = none) and ca|name (maxWaitMs,
 -- -1 = no aging). `max`, `mq` are the totals' limits; `pn` and pn|1.. list the priorities in order.
+-- `read` keeps the counters as Redis held them, so that finish() writes back only the ones that
+-- changed (or were missing): every value passed to a command costs about a microsecond.
 local function load_lane(name, configured)
+  local pass, queued, running = tonumber(S["p|" .. name]), tonumber(S["q|" .. name]), tonumber(S["r|" .. name])
+  local cursor, last, starts = S["c|" .. name], tonumber(S["l|" .. name]), tonumber(S["n|" .. name])
   local lane = {
-    name = name, pass = tonumber(S["p|" .. name]) or 0, queued = tonumber(S["q|" .. name]) or 0,
-    running = tonumber(S["r|" .. name]) or 0, cursor = S["c|" .. name] or "", ring = {}, dirty = {},
-    last = tonumber(S["l|" .. name]), starts = tonumber(S["n|" .. name]) or 0,
+    name = name, pass = pass or 0, queued = queued or 0, running = running or 0, cursor = cursor or "",
+    ring = {}, dirty = {}, last = last, starts = starts or 0,
+    read = { pass = pass, queued = queued, running = running, cursor = cursor, last = last, starts = starts },
   }
   if configured then
     lane.conf = {

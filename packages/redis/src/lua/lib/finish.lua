@@ -4,14 +4,25 @@
 local function finish()
   local fields = { "running", G.running, "queued", G.queued, "vt", num(G.vt), "seq", G.seq }
   for name, lane in pairs(BY_NAME) do
-    local n = #fields
-    fields[n + 1], fields[n + 2] = "p|" .. name, num(lane.pass)
-    fields[n + 3], fields[n + 4] = "q|" .. name, lane.queued
-    fields[n + 5], fields[n + 6] = "r|" .. name, lane.running
-    fields[n + 7], fields[n + 8] = "c|" .. name, lane.cursor
-    fields[n + 9], fields[n + 10] = "n|" .. name, lane.starts
-    if lane.last ~= nil then
-      fields[n + 11], fields[n + 12] = "l|" .. name, num(lane.last)
+    -- only what changed (or was missing): most calls touch a few of a lane's counters
+    local read = lane.read
+    if lane.pass ~= read.pass then
+      fields[#fields + 1], fields[#fields + 2] = "p|" .. name, num(lane.pass)
+    end
+    if lane.queued ~= read.queued then
+      fields[#fields + 1], fields[#fields + 2] = "q|" .. name, lane.queued
+    end
+    if lane.running ~= read.running then
+      fields[#fields + 1], fields[#fields + 2] = "r|" .. name, lane.running
+    end
+    if lane.cursor ~= read.cursor then
+      fields[#fields + 1], fields[#fields + 2] = "c|" .. name, lane.cursor
+    end
+    if lane.starts ~= read.starts then
+      fields[#fields + 1], fields[#fields + 2] = "n|" .. name, lane.starts
+    end
+    if lane.last ~= nil and lane.last ~= read.last then
+      fields[#fields + 1], fields[#fields + 2] = "l|" .. name, num(lane.last)
     end
     if lane.floor ~= nil then
       fields[#fields + 1] = "fl|" .. name

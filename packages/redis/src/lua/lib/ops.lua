@@ -65,10 +65,7 @@ end
 local function release_ids(from, to)
   local released = 0
   for i = from, to do
-    if leased(ARGV[i]) then
-      free(ARGV[i])
-      released = released + 1
-    end
+    if free(ARGV[i]) then released = released + 1 end
     pump()
   end
   return released
@@ -79,8 +76,7 @@ local function remove_ids(from, to)
   local removed = 0
   for i = from, to do
     local id = ARGV[i]
-    if leased(id) then
-      free(id)
+    if free(id) then
       pump()
     elseif drop_queued(id) then
       removed = removed + 1

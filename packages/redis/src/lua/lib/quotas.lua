@@ -13,12 +13,7 @@
 local MS_PER_MINUTE = 60000
 -- An idle tenant whose bucket holds more than its burst (usage below the estimate) keeps it this long.
 local KEEP_CREDIT_MS = 900000
-local HUGE = math.huge
-local K_TQUOTA, K_TBOOKS, K_TIDLE = PREFIX .. "tq", PREFIX .. "tn", PREFIX .. "ti"
-local QUOTAS = {}
-local BOOKS = {}   -- tenant -> its books, as read or created in this call
-local BOOK_ORDER = {}
-local Q            -- the quota configuration, read on first use
+local HUGE = 1 / 0 -- math is out of reach while Redis loads a function library
 
 local function inf_of(value)
   local n = tonumber(value)

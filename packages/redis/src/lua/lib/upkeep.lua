@@ -1,16 +1,18 @@
 -- Housekeeping at the start of every script: leases that were not renewed in time (their instance
 -- crashed or stalled) give their slots back, and the queued tickets of an instance whose heartbeat
 -- lapsed are purged, a bounded batch per call.
+-- Gives a leased ticket's slot back; false (and nothing changes) when it holds no lease.
 local function free(id)
-  redis.call("ZREM", K_LEASES, id)
+  if redis.call("ZREM", K_LEASES, id) == 0 then return false end
   local t = ticket(id)
-  if t == nil then return end
+  if t == nil then return true end
   drop_ticket(id)
   local lane = lane_of(t.p)
   lane.running = lane.running - t.cost
   G.running = G.running - t.cost
   quota_free(t)
   check_cap(t.t)
+  return true
 end
 
 -- Takes a waiting ticket out for good (cancelled, or its instance is gone).
