@@ -1,10 +1,11 @@
 import type { TaskOptions } from "./admission.js";
 import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
+import { effectiveStoreConfig, type LiveSettings } from "./effective-config.js";
 import { Endings } from "./endings.js";
 import { ErrorCode, rejection } from "./errors.js";
 import { Intake } from "./intake.js";
-import { type ResolvedOptions, storeConfigOf } from "./options.js";
+import type { ResolvedOptions } from "./options.js";
 import { Permit, type PermitControl } from "./permit.js";
 import type { Reporter } from "./reporter.js";
 import { SignalListeners } from "./signal-listeners.js";
@@ -30,6 +31,10 @@ export class Engine {
   readonly #running = new Set<Task>();
   readonly #signals = new SignalListeners();
   #live = 0;
+  /** Units of running tasks of this instance. */
+  #runningUnits = 0;
+  /** What the automatic controls set over the options (see `effectiveStoreConfig`). */
+  #settings: LiveSettings = {};
   #closed = false;
   #draining = false;
   #idleWaiters: Array<() => void> = [];
@@ -48,6 +53,7 @@ export class Engine {
       );
     },
     usage: (task, usage) => {
+      this.#reporter.observer?.usage(task, usage);
       try {
         this.#settleStore(this.#store.reportUsage?.(task, usage));
       } catch (error) {
@@ -86,7 +92,12 @@ export class Engine {
       fail: (ticket, error) => this.#endings.storeDropped(ticket as Task, error),
       revoke: (ticket, error) => this.#endings.storeRevoked(ticket as Task, error),
     };
-    this.#settleStore(store.attach(host, storeConfigOf(options)));
+    this.#settleStore(store.attach(host, effectiveStoreConfig(options, this.#settings)));
+  }
+
+  /** Units running on this instance now. */
+  get runningUnits(): number {
+    return this.#runningUnits;
   }
 
   get closed(): boolean {
@@ -97,9 +108,24 @@ export class Engine {
   configure(options: ResolvedOptions): Promise<void> {
     this.#options = options;
     try {
-      return Promise.resolve(this.#store.configure(storeConfigOf(options)));
+      return Promise.resolve(this.#store.configure(effectiveStoreConfig(options, this.#settings)));
     } catch (error) {
       return Promise.reject(error);
+    }
+  }
+
+  /**
+   * A value an automatic control set (the adaptive limit): the store is configured with it at once, a
+   * store failure is reported. `undefined` fields fall back to the options.
+   */
+  setLive(settings: LiveSettings): void {
+    const before = this.#settings.maxConcurrency ?? this.#options.maxConcurrency;
+    this.#settings = { ...this.#settings, ...settings };
+    if ((this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before) return;
+    try {
+      this.#settleStore(this.#store.configure(effectiveStoreConfig(this.#options, this.#settings)));
+    } catch (error) {
+      this.#reporter.error(error);
     }
   }
 
@@ -284,6 +310,7 @@ export class Engine {
     const waitMs = now - task.enqueuedAt;
     task.startedAt = now;
     this.#running.add(task);
+    this.#runningUnits += task.cost;
     if (task.timeoutMs !== 0) this.#deadlines.set(task, now + task.timeoutMs);
     this.#reporter.started(task, now, waitMs);
     return waitMs;
@@ -298,7 +325,7 @@ export class Engine {
   #finish(task: Task, ok: boolean, value: unknown): void {
     if (task.phase !== RUNNING) return;
     const aborted = task.aborted;
-    if (ok && !aborted) this.#reporter.completed(task);
+    if (ok && !aborted) this.#reporter.completed(task, value);
     else if (!aborted) this.#reporter.failed(task, value);
     if (!task.settled) {
       task.settled = true;
@@ -312,6 +339,7 @@ export class Engine {
   #release(task: Task): void {
     if (task.phase !== RUNNING) return;
     this.#running.delete(task);
+    this.#runningUnits -= task.cost;
     this.#retire(task);
     this.#giveBack(task);
   }

@@ -1,0 +1,194 @@
+import type { Clock } from "../clock.js";
+import type { LimitEvent, LimitReason } from "../events.js";
+import { isPromise, type LimitProposal, type LimitState, type MaybePromise } from "../store.js";
+import { LatencyTrack } from "./latency.js";
+import type { ResolvedAdaptive } from "./options.js";
+import { endingSignal } from "./signals.js";
+
+/** What the controller knows of a task: when it started, and its upstream's answer so far. */
+export interface ObservedTask {
+  readonly startedAt: number;
+  readonly cost: number;
+}
+
+/** The controller's ties to its scheduler. */
+export interface LimitHost {
+  readonly clock: Clock;
+  /** Units running now (over every instance, as the store last knew). */
+  running(): number;
+  /** Applies a limit to this instance's store (a shared store has already taken it through `share`). */
+  apply(limit: number): void;
+  /** A shared store's atomic change of the one global limit; undefined for a local store. */
+  readonly share: ((proposal: LimitProposal) => MaybePromise<LimitState>) | undefined;
+  emit(event: LimitEvent): void;
+  error(error: unknown): void;
+}
+
+/** Units running at a start at least this share of the limit mean the window used the limit. */
+const FULL_USE = 0.9;
+
+/**
+ * The adaptive limit (AIMD with a latency guard), one per scheduler. Overload (an upstream 429/503, a
+ * connection error, a run timeout) multiplies the limit by `overloadFactor` at once; a window of at
+ * least `windowMs` and `minSamples` samples whose median time to first byte, or run time per output
+ * token, is above `latencyTolerance` times its long baseline multiplies it by `latencyFactor`; a window
+ * that used the limit fully without either adds `increaseStep`. After a decrease nothing changes for
+ * `cooldownMs`, and the endings of tasks started before it are not counted (they ran under the old
+ * limit). Every window holds only tasks started under the limit in force. No timers: it moves on the
+ * tasks' own events, through the scheduler's clock.
+ */
+export class LimitController {
+  #config: ResolvedAdaptive;
+  readonly #host: LimitHost;
+  readonly #ttfb: LatencyTrack;
+  readonly #perToken: LatencyTrack;
+  #limit: number;
+  /** The shared store's epoch of the global limit, as last seen. */
+  #epoch = 0;
+  #pending = false;
+  /** Tasks that started before this time belong to an earlier limit. */
+  #changedAt: number;
+  #decreasedAt = Number.NEGATIVE_INFINITY;
+  #windowStart: number;
+  #ended = 0;
+  #fullUse = false;
+
+  constructor(config: ResolvedAdaptive, host: LimitHost) {
+    this.#config = config;
+    this.#host = host;
+    this.#ttfb = new LatencyTrack(config.baselineWeight);
+    this.#perToken = new LatencyTrack(config.baselineWeight);
+    this.#limit = config.initial;
+    this.#changedAt = this.#windowStart = host.clock.now();
+  }
+
+  /** The limit in force. */
+  get limit(): number {
+    return this.#limit;
+  }
+
+  /** New bounds or tunables from `update()`: the limit is kept, moved into the new range. */
+  reconfigure(config: ResolvedAdaptive, setTo: number | undefined): void {
+    this.#config = config;
+    const target = setTo ?? this.#limit;
+    const bounded = Math.min(config.max, Math.max(config.floor, target));
+    if (bounded !== this.#limit || setTo !== undefined) this.#propose(bounded, "update", {}, true);
+  }
+
+  started(task: ObservedTask): void {
+    const running = this.#host.running();
+    if (running >= Math.max(1, Math.floor(this.#limit * FULL_USE)) && task.startedAt >= this.#changedAt) {
+      this.#fullUse = true;
+    }
+  }
+
+  /** The upstream's first byte for `task`, `ms` after its start. */
+  firstByte(task: ObservedTask, ms: number): void {
+    if (task.startedAt < this.#changedAt) return;
+    this.#ttfb.add(ms);
+    this.#maybeCloseWindow();
+  }
+
+  /** `task` ended: `ok` with `value` (a returned `Response` may still say 429/503), or failed with it. */
+  ended(task: ObservedTask, ok: boolean, value: unknown, outputTokens: number | undefined): void {
+    const now = this.#host.clock.now();
+    if (endingSignal(ok, value) === "overload") {
+      this.#overload(task, now);
+      return;
+    }
+    if (task.startedAt < this.#changedAt) return;
+    this.#ended++;
+    if (ok && outputTokens !== undefined && outputTokens > 0) {
+      this.#perToken.add((now - task.startedAt) / outputTokens);
+    }
+    this.#maybeCloseWindow();
+  }
+
+  #overload(task: ObservedTask, now: number): void {
+    if (task.startedAt < this.#decreasedAt || now < this.#decreasedAt + this.#config.cooldownMs) return;
+    const target = Math.floor(this.#limit * this.#config.overloadFactor);
+    this.#decrease(target, "overload", now);
+  }
+
+  #decrease(target: number, reason: LimitReason, now: number, details: Partial<LimitEvent> = {}): void {
+    this.#decreasedAt = now;
+    this.#propose(Math.max(this.#config.floor, Math.min(target, this.#limit - 1)), reason, details);
+  }
+
+  #maybeCloseWindow(): void {
+    const now = this.#host.clock.now();
+    const { windowMs, minSamples, latencyTolerance, latencyFactor } = this.#config;
+    const samples = Math.max(this.#ended, this.#ttfb.count);
+    if (now - this.#windowStart < windowMs || samples < minSamples) return;
+    if (now < this.#decreasedAt + this.#config.cooldownMs) return;
+    const ttfb = this.#ttfb.close(minSamples, latencyTolerance);
+    const perToken = this.#perToken.close(minSamples, latencyTolerance);
+    const verdict = ttfb?.slow ? ttfb : perToken?.slow ? perToken : undefined;
+    const fullUse = this.#fullUse;
+    this.#startWindow(now);
+    if (verdict?.slow) {
+      const { medianMs, baselineMs } = verdict;
+      this.#decrease(Math.floor(this.#limit * latencyFactor), "latency", now, { medianMs, baselineMs });
+    } else if (fullUse) {
+      this.#propose(Math.min(this.#config.max, this.#limit + this.#config.increaseStep), "increase", {});
+    } else if (this.#host.share !== undefined) {
+      this.#propose(this.#limit, "shared", {}); // learn what other instances did
+    }
+  }
+
+  #startWindow(now: number): void {
+    this.#windowStart = now;
+    this.#ended = 0;
+    this.#fullUse = false;
+  }
+
+  /** Moves the limit to `target` (through the shared store when there is one). */
+  #propose(target: number, reason: LimitReason, details: Partial<LimitEvent>, force = false): void {
+    const share = this.#host.share;
+    if (share === undefined) {
+      this.#set(target, reason, details);
+      return;
+    }
+    if (this.#pending) return;
+    const { floor, max, increaseStep } = this.#config;
+    const epoch = this.#epoch;
+    const proposal: LimitProposal = { epoch, limit: target, floor, max, maxIncrease: increaseStep, force };
+    let answer: MaybePromise<LimitState>;
+    try {
+      answer = share(proposal);
+    } catch (error) {
+      this.#host.error(error);
+      return;
+    }
+    const settle = (state: LimitState): void => {
+      const accepted = state.epoch !== epoch && state.limit === target;
+      this.#epoch = state.epoch;
+      this.#set(state.limit, accepted ? reason : "shared", accepted ? details : {});
+    };
+    if (!isPromise(answer)) {
+      settle(answer);
+      return;
+    }
+    this.#pending = true;
+    answer
+      .then(settle, (error: unknown) => this.#host.error(error))
+      .finally(() => {
+        this.#pending = false;
+      });
+  }
+
+  #set(target: number, reason: LimitReason, details: Partial<LimitEvent>): void {
+    const previous = this.#limit;
+    const { floor, max } = this.#config;
+    const limit = Math.min(max, Math.max(floor, Math.round(target)));
+    if (limit === previous) return;
+    const now = this.#host.clock.now();
+    this.#limit = limit;
+    this.#changedAt = now;
+    this.#startWindow(now);
+    this.#ttfb.reset();
+    this.#perToken.reset();
+    this.#host.apply(limit);
+    this.#host.emit({ ...details, limit, previous, reason });
+  }
+}
