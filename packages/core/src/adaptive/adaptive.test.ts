@@ -159,18 +159,18 @@ describe("adaptive limit: latency guard", () => {
   it("cuts by latencyFactor when a window's median time to first byte is over its baseline", async () => {
     const s = setUp({ initial: 10, min: 2, max: 10 });
     let slow = false;
-    const load = new ClosedLoad(s.scheduler, s.clock, () => ({ ttfbMs: slow ? 60 : 40, runMs: 100 }));
+    const load = new ClosedLoad(s.scheduler, s.clock, () => ({ ttfbMs: slow ? 50 : 40, runMs: 100 }));
     load.start(10);
     await runFor(s.clock, 5_000);
     expect(s.events).toEqual([]); // at max: no increase, steady latency: no cut
     slow = true;
     await runFor(s.clock, 1_500);
     expect(s.events[0]).toMatchObject({ limit: 9, previous: 10, reason: "latency", baselineMs: 40 });
-    expect(s.events[0]!.medianMs).toBe(60);
+    expect(s.events[0]!.medianMs).toBe(50);
     load.stop();
   });
 
-  it("reads run time per output token when tasks report usage", async () => {
+  it("reads run time per output token when tasks report usage, and cuts in proportion far over it", async () => {
     const s = setUp({ initial: 10, min: 2, max: 10 });
     let msPerToken = 10;
     const tasks = async (): Promise<void> => {
@@ -187,7 +187,8 @@ describe("adaptive limit: latency guard", () => {
     msPerToken = 20;
     await runFor(s.clock, 4_500);
     await Promise.all(clients);
-    expect(s.events[0]).toMatchObject({ limit: 9, reason: "latency", baselineMs: 10, medianMs: 20 });
+    // 2x the baseline: 1.2 × 10 / 20 = 0.6 of the limit, held to overloadFactor (0.75).
+    expect(s.events[0]).toMatchObject({ limit: 7, reason: "latency", baselineMs: 10, medianMs: 20 });
   });
 
   it("ignores latency while latencyTolerance is Infinity", async () => {

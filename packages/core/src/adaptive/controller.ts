@@ -1,14 +1,22 @@
 import type { Clock } from "../clock.js";
 import type { LimitEvent, LimitReason } from "../events.js";
 import { isPromise, type LimitProposal, type LimitState, type MaybePromise } from "../store.js";
-import { LatencyTrack } from "./latency.js";
+import { LatencyTrack, type LatencyVerdict } from "./latency.js";
 import type { ResolvedAdaptive } from "./options.js";
 import { endingSignal } from "./signals.js";
 
 /** What the controller knows of a task: when it started, and its upstream's answer so far. */
 export interface ObservedTask {
+  readonly priority: string;
+  readonly enqueuedAt: number;
   readonly startedAt: number;
   readonly cost: number;
+}
+
+/** A priority's two latency measures (each priority has its own: chat and batch differ in kind). */
+interface Tracks {
+  readonly ttfb: LatencyTrack;
+  readonly perToken: LatencyTrack;
 }
 
 /** The controller's ties to its scheduler. */
@@ -24,6 +32,8 @@ export interface LimitHost {
   error(error: unknown): void;
 }
 
+/** Within this ratio of the limit of the last decrease, increases go one step at a time. */
+const NEAR_CUT = 0.8;
 /** Units running at a start at least this share of the limit mean the window used the limit. */
 const FULL_USE = 0.9;
 
@@ -31,8 +41,11 @@ const FULL_USE = 0.9;
  * The adaptive limit (AIMD with a latency guard), one per scheduler. Overload (an upstream 429/503, a
  * connection error, a run timeout) multiplies the limit by `overloadFactor` at once; a window of at
  * least `windowMs` and `minSamples` samples whose median time to first byte, or run time per output
- * token, is above `latencyTolerance` times its long baseline multiplies it by `latencyFactor`; a window
- * that used the limit fully without either adds `increaseStep`. After a decrease nothing changes for
+ * token, is above `latencyTolerance` times its long baseline multiplies it by `latencyFactor` (or by
+ * `tolerance × baseline / median` when that is lower, down to `overloadFactor`); a window that used the limit
+ * fully without either adds `increaseStep` (doubled after each three increases in a row, at most an
+ * eighth of the limit). Latency is measured per priority (chat
+ * and batch requests differ in kind), each against its own baseline; one slow priority is enough. After a decrease nothing changes for
  * `cooldownMs`, and the endings of tasks started before it are not counted (they ran under the old
  * limit). Every window holds only tasks started under the limit in force. No timers: it moves on the
  * tasks' own events, through the scheduler's clock.
@@ -40,8 +53,7 @@ const FULL_USE = 0.9;
 export class LimitController {
   #config: ResolvedAdaptive;
   readonly #host: LimitHost;
-  readonly #ttfb: LatencyTrack;
-  readonly #perToken: LatencyTrack;
+  readonly #tracks = new Map<string, Tracks>();
   #limit: number;
   /** The shared store's epoch of the global limit, as last seen. */
   #epoch = 0;
@@ -52,12 +64,14 @@ export class LimitController {
   #windowStart: number;
   #ended = 0;
   #fullUse = false;
+  /** Increases in a row since the last decrease. */
+  #streak = 0;
+  /** The limit the last decrease started from (0 before the first). */
+  #cutFrom = 0;
 
   constructor(config: ResolvedAdaptive, host: LimitHost) {
     this.#config = config;
     this.#host = host;
-    this.#ttfb = new LatencyTrack(config.baselineWeight);
-    this.#perToken = new LatencyTrack(config.baselineWeight);
     this.#limit = config.initial;
     this.#changedAt = this.#windowStart = host.clock.now();
   }
@@ -75,9 +89,11 @@ export class LimitController {
     if (bounded !== this.#limit || setTo !== undefined) this.#propose(bounded, "update", {}, true);
   }
 
+  /** A start that had to wait, or that filled the limit (nearly), shows demand for more. */
   started(task: ObservedTask): void {
-    const running = this.#host.running();
-    if (running >= Math.max(1, Math.floor(this.#limit * FULL_USE)) && task.startedAt >= this.#changedAt) {
+    if (this.#fullUse || task.startedAt < this.#changedAt) return;
+    const waited = task.startedAt > task.enqueuedAt;
+    if (waited || this.#host.running() >= Math.max(1, Math.floor(this.#limit * FULL_USE))) {
       this.#fullUse = true;
     }
   }
@@ -85,7 +101,7 @@ export class LimitController {
   /** The upstream's first byte for `task`, `ms` after its start. */
   firstByte(task: ObservedTask, ms: number): void {
     if (task.startedAt < this.#changedAt) return;
-    this.#ttfb.add(ms);
+    this.#tracksOf(task.priority).ttfb.add(ms);
     this.#maybeCloseWindow();
   }
 
@@ -99,7 +115,7 @@ export class LimitController {
     if (task.startedAt < this.#changedAt) return;
     this.#ended++;
     if (ok && outputTokens !== undefined && outputTokens > 0) {
-      this.#perToken.add((now - task.startedAt) / outputTokens);
+      this.#tracksOf(task.priority).perToken.add((now - task.startedAt) / outputTokens);
     }
     this.#maybeCloseWindow();
   }
@@ -107,33 +123,76 @@ export class LimitController {
   #overload(task: ObservedTask, now: number): void {
     if (task.startedAt < this.#decreasedAt || now < this.#decreasedAt + this.#config.cooldownMs) return;
     const target = Math.floor(this.#limit * this.#config.overloadFactor);
+    this.#streak = 0;
     this.#decrease(target, "overload", now);
   }
 
   #decrease(target: number, reason: LimitReason, now: number, details: Partial<LimitEvent> = {}): void {
     this.#decreasedAt = now;
+    this.#cutFrom = this.#limit;
     this.#propose(Math.max(this.#config.floor, Math.min(target, this.#limit - 1)), reason, details);
   }
 
   #maybeCloseWindow(): void {
     const now = this.#host.clock.now();
     const { windowMs, minSamples, latencyTolerance, latencyFactor } = this.#config;
-    const samples = Math.max(this.#ended, this.#ttfb.count);
-    if (now - this.#windowStart < windowMs || samples < minSamples) return;
+    if (now - this.#windowStart < windowMs || !this.#enoughSamples(minSamples)) return;
     if (now < this.#decreasedAt + this.#config.cooldownMs) return;
-    const ttfb = this.#ttfb.close(minSamples, latencyTolerance);
-    const perToken = this.#perToken.close(minSamples, latencyTolerance);
-    const verdict = ttfb?.slow ? ttfb : perToken?.slow ? perToken : undefined;
+    let verdict: LatencyVerdict | undefined;
+    for (const { ttfb, perToken } of this.#tracks.values()) {
+      for (const track of [ttfb, perToken]) {
+        const closed = track.close(minSamples, latencyTolerance);
+        if (closed?.slow && verdict === undefined) verdict = closed;
+      }
+    }
     const fullUse = this.#fullUse;
     this.#startWindow(now);
-    if (verdict?.slow) {
+    if (verdict !== undefined) {
       const { medianMs, baselineMs } = verdict;
-      this.#decrease(Math.floor(this.#limit * latencyFactor), "latency", now, { medianMs, baselineMs });
+      // Far over the tolerance, cut in proportion (at most as an overload does): fewer steps back.
+      const proportional = (latencyTolerance * baselineMs) / medianMs;
+      const ratio = Math.max(this.#config.overloadFactor, Math.min(latencyFactor, proportional));
+      this.#streak = 0;
+      this.#decrease(Math.floor(this.#limit * ratio), "latency", now, { medianMs, baselineMs });
     } else if (fullUse) {
-      this.#propose(Math.min(this.#config.max, this.#limit + this.#config.increaseStep), "increase", {});
+      this.#propose(Math.min(this.#config.max, this.#limit + this.#step()), "increase", {});
     } else if (this.#host.share !== undefined) {
       this.#propose(this.#limit, "shared", {}); // learn what other instances did
     }
+  }
+
+  /**
+   * A window needs `minSamples` of one latency measure of one priority (so that an increase waits for a
+   * latency verdict), or, from tasks that report no latency, four times as many endings.
+   */
+  #enoughSamples(minSamples: number): boolean {
+    let most = 0;
+    for (const { ttfb, perToken } of this.#tracks.values()) most = Math.max(most, ttfb.count, perToken.count);
+    return most >= minSamples || this.#ended >= 4 * minSamples;
+  }
+
+  #tracksOf(priority: string): Tracks {
+    let tracks = this.#tracks.get(priority);
+    if (tracks === undefined) {
+      const weight = this.#config.baselineWeight;
+      tracks = { ttfb: new LatencyTrack(weight), perToken: new LatencyTrack(weight) };
+      this.#tracks.set(priority, tracks);
+    }
+    return tracks;
+  }
+
+  /**
+   * The next increase: `increaseStep`, doubled after every three increases in a row, but never more
+   * than an eighth of the limit (so a limit far below a new capacity catches up in a few windows), and
+   * only `increaseStep` near the limit of the last decrease, where the knee was found.
+   */
+  #step(): number {
+    const { increaseStep } = this.#config;
+    const cut = this.#cutFrom;
+    if (this.#limit >= cut * NEAR_CUT && this.#limit <= cut / NEAR_CUT) return increaseStep;
+    const grown = increaseStep * 2 ** Math.floor(this.#streak / 3);
+    this.#streak++;
+    return Math.min(grown, Math.max(increaseStep, Math.ceil(this.#limit / 8)));
   }
 
   #startWindow(now: number): void {
@@ -186,8 +245,10 @@ export class LimitController {
     this.#limit = limit;
     this.#changedAt = now;
     this.#startWindow(now);
-    this.#ttfb.reset();
-    this.#perToken.reset();
+    for (const { ttfb, perToken } of this.#tracks.values()) {
+      ttfb.reset();
+      perToken.reset();
+    }
     this.#host.apply(limit);
     this.#host.emit({ ...details, limit, previous, reason });
   }

@@ -8,18 +8,16 @@ export interface LatencyVerdict {
   readonly slow: boolean;
 }
 
-/** The low percentile a window feeds the baseline with (a tenth of the samples are faster). */
-const LOW_PERCENTILE = 0.1;
-
 function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 /**
  * One latency measure (time to first byte, or run time per output token) in windows, against a long
- * baseline: the baseline falls at once to a window's low percentile and rises toward it only slowly
- * (`weight` per window), so it remembers the unloaded server through long busy spells while a window's
- * median shows the load of now. Samples are kept for the current window only.
+ * baseline: the baseline falls at once to a window's median and rises toward it only slowly (`weight`
+ * per window), a slow moving minimum that remembers the lightly loaded server through long busy spells,
+ * while each window's median shows the load of now. Medians on both sides, so that a mix of short and
+ * long prompts compares like with like. Samples are kept for the current window only.
  *
  * @example
  * const ttfb = new LatencyTrack(0.02);
@@ -62,9 +60,8 @@ export class LatencyTrack {
     const sorted = this.#samples.sort((a, b) => a - b);
     this.#samples = [];
     const medianMs = quantile(sorted, 0.5);
-    const low = quantile(sorted, LOW_PERCENTILE);
-    const baselineMs = this.#baseline ?? low;
-    this.#baseline = low <= baselineMs ? low : baselineMs + (low - baselineMs) * this.#weight;
+    const baselineMs = this.#baseline ?? medianMs;
+    this.#baseline = medianMs <= baselineMs ? medianMs : baselineMs + (medianMs - baselineMs) * this.#weight;
     // A baseline of 0 (instant answers) cannot be exceeded by a ratio: only a real delay counts.
     const slow = medianMs > Math.max(baselineMs * tolerance, baselineMs + 1);
     return { medianMs, baselineMs, slow };

@@ -44,8 +44,8 @@ export interface AdaptiveOptions {
   /** After a decrease, no other change for this long: 0 to 365 days. @default 2_000 */
   readonly cooldownMs?: number;
   /**
-   * How fast the latency baseline rises toward a window's low percentile (it falls at once): a number
-   * above 0 and at most 1 (the weight of each window).
+   * How fast the latency baseline rises toward a window's median (it falls at once): a number above 0
+   * and at most 1 (the weight of each window).
    * @default 0.02
    */
   readonly baselineWeight?: number;
