@@ -20,6 +20,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   redis: () => import("./parts/redis.js"),
   fleet: () => import("./parts/fleet.js"),
   fairness: () => import("./parts/fairness.js"),
+  adaptive: () => import("./parts/adaptive.js"),
 };
 
 const argv = process.argv.slice(2);

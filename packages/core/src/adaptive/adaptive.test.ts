@@ -187,7 +187,7 @@ describe("adaptive limit: latency guard", () => {
     msPerToken = 20;
     await runFor(s.clock, 4_500);
     await Promise.all(clients);
-    // 2x the baseline: 1.2 × 10 / 20 = 0.6 of the limit, held to overloadFactor (0.75).
+    // 2x the baseline: 1.15 × 10 / 20 = 0.58 of the limit, held to overloadFactor (0.75).
     expect(s.events[0]).toMatchObject({ limit: 7, reason: "latency", baselineMs: 10, medianMs: 20 });
   });
 

@@ -38,7 +38,7 @@ export interface AdaptiveOptions {
   /**
    * A window's median latency (time to first byte, or run time per output token) above this many times
    * its baseline counts as overload: from 1.01 to 100, or `Infinity` to turn the latency guard off.
-   * @default 1.2
+   * @default 1.15
    */
   readonly latencyTolerance?: number;
   /** After a decrease, no other change for this long: 0 to 365 days. @default 2_000 */
@@ -100,7 +100,7 @@ function tunables(raw: unknown): Omit<ResolvedAdaptive, "floor" | "initial" | "m
   const object = plainObject("adaptive", raw ?? {});
   rejectUnknownKeys("adaptive", object, ADAPTIVE_KEYS);
   const given = definedOnly(object as AdaptiveOptions);
-  const tolerance = given.latencyTolerance ?? 1.2;
+  const tolerance = given.latencyTolerance ?? 1.15;
   const weight = numberIn("adaptive.baselineWeight", given.baselineWeight ?? 0.02, 0, 1);
   if (weight === 0) throw invalidOption("adaptive.baselineWeight", "a number above 0 and at most 1", 0);
   return {
