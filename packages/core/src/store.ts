@@ -198,10 +198,12 @@ export interface LimitProposal {
   readonly force: boolean;
 }
 
-/** The global limit and its epoch (incremented by every change). */
+/** The global limit and its epoch (incremented by every change), after a proposal. */
 export interface LimitState {
   readonly limit: number;
   readonly epoch: number;
+  /** True when this proposal made the change (false: refused as stale, or nothing to change). */
+  readonly changed: boolean;
 }
 
 /** True when `value` is a promise (or any thenable): the caller must wait for it. */

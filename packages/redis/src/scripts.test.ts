@@ -14,6 +14,7 @@ describe("Lua scripts", () => {
       "configure",
       "enqueue",
       "leave",
+      "limit",
       "release",
       "remove",
       "step",

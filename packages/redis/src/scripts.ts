@@ -5,7 +5,16 @@ import type { Connection } from "./connection.js";
 import { isCluster } from "./connection-options.js";
 
 /** One Lua script per store operation, each under `src/lua/<name>.lua`. */
-export type ScriptName = "enqueue" | "release" | "remove" | "step" | "configure" | "tick" | "adopt" | "leave";
+export type ScriptName =
+  | "enqueue"
+  | "release"
+  | "remove"
+  | "step"
+  | "configure"
+  | "tick"
+  | "adopt"
+  | "leave"
+  | "limit";
 
 const NAMES: readonly ScriptName[] = [
   "enqueue",
@@ -16,6 +25,7 @@ const NAMES: readonly ScriptName[] = [
   "tick",
   "adopt",
   "leave",
+  "limit",
 ];
 /** The shared functions, concatenated in this order where a script says `--@include lib`. */
 const LIBRARY = ["base", "ring", "upkeep", "pick", "finish", "ops"];

@@ -210,8 +210,14 @@ export class LimitController {
     }
     if (this.#pending) return;
     const { floor, max, increaseStep } = this.#config;
-    const epoch = this.#epoch;
-    const proposal: LimitProposal = { epoch, limit: target, floor, max, maxIncrease: increaseStep, force };
+    const proposal: LimitProposal = {
+      epoch: this.#epoch,
+      limit: target,
+      floor,
+      max,
+      maxIncrease: increaseStep,
+      force,
+    };
     let answer: MaybePromise<LimitState>;
     try {
       answer = share(proposal);
@@ -220,7 +226,7 @@ export class LimitController {
       return;
     }
     const settle = (state: LimitState): void => {
-      const accepted = state.epoch !== epoch && state.limit === target;
+      const accepted = state.changed;
       this.#epoch = state.epoch;
       this.#set(state.limit, accepted ? reason : "shared", accepted ? details : {});
     };
