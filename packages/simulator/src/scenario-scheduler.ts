@@ -12,6 +12,7 @@ const SCHEDULER_KEYS = [
   "maxQueue",
   "retryWindowMs",
   "abortGraceMs",
+  "adaptive",
 ] as const;
 const PRIORITY_KEYS = ["weight", "reserved", "maxConcurrency", "queueTimeoutMs", "maxQueue", "maxWaitMs"];
 const INFINITE_KEYS = new Set([
@@ -73,7 +74,7 @@ function fromCore(error: Error): ScenarioError {
  */
 export function schedulerOptionsAt(
   value: unknown,
-  maxConcurrency: number,
+  maxConcurrency: SchedulerOptions["maxConcurrency"],
   required: readonly { readonly field: string; readonly name: string }[],
 ): SchedulerOptions {
   const raw = withInfinity(objectAt("scheduler", value, SCHEDULER_KEYS));
