@@ -169,7 +169,6 @@ export const run: Part = async ({ quick, log }) => {
     goals,
     notes: [`${adaptive.limitEvents} limit changes in the adaptive run.`],
     raw: {
-      limits: adaptive.limits,
       settle: rows.map((r) => r.settleS),
       idleP50,
       tokens: { adaptive: tokens(adaptive), atKnee: tokens(atKnee), atMax: tokens(atMax) },
