@@ -92,6 +92,19 @@ describe("adaptive limit: overload", () => {
     expect(s.events).toEqual([{ limit: 6, previous: 8, reason: "overload" }]);
   });
 
+  it("survives a limit listener that throws: the change holds and the throw is an error event", async () => {
+    const s = setUp();
+    const errors: unknown[] = [];
+    s.scheduler.on("error", ({ error }) => errors.push(error));
+    s.scheduler.on("limit", () => {
+      throw new Error("listener bug");
+    });
+    await failOnce(s, withStatus(503));
+    expect(s.scheduler.maxConcurrency).toBe(6);
+    expect(errors).toEqual([new Error("listener bug")]);
+    expect(await s.scheduler.run(() => "still runs")).toBe("still runs");
+  });
+
   it("counts a run timeout as overload", async () => {
     const s = setUp();
     const done = s.scheduler
