@@ -89,6 +89,7 @@ describe("adaptive limit on a shared Redis store", () => {
     await waitFor(async () => (await globalLimit(prefix)).epoch === 1);
     await list[1]!.scheduler.update({ maxConcurrency: 12 });
     await waitFor(async () => (await globalLimit(prefix)).max === 12);
-    expect(list[1]!.scheduler.maxConcurrency).toBe(12);
+    await waitFor(() => list[1]!.scheduler.maxConcurrency === 12);
+    expect((await globalLimit(prefix)).epoch).toBe(2);
   });
 });
