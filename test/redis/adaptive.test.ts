@@ -14,7 +14,10 @@ afterEach(async () => {
 
 const overloaded = (): Promise<never> => Promise.reject(Object.assign(new Error("busy"), { status: 503 }));
 
-function adaptiveGateways(count: number): { prefix: string; list: Instance[]; events: LimitEvent[][] } {
+function adaptiveGateways(
+  count: number,
+  adaptive: Record<string, number> = { cooldownMs: 0 },
+): { prefix: string; list: Instance[]; events: LimitEvent[][] } {
   const prefix = `adaptive${++prefixes}:`;
   const list = Array.from({ length: count }, () =>
     instance(
@@ -22,7 +25,7 @@ function adaptiveGateways(count: number): { prefix: string; list: Instance[]; ev
       { prefix, leaseMs: 3_000 },
       {
         maxConcurrency: { initial: 8, min: 2, max: 16 },
-        adaptive: { cooldownMs: 0 },
+        adaptive,
         priorities: { work: { queueTimeoutMs: 20_000 } },
       },
     ),
@@ -91,5 +94,26 @@ describe("adaptive limit on a shared Redis store", () => {
     await waitFor(async () => (await globalLimit(prefix)).max === 12);
     await waitFor(() => list[1]!.scheduler.maxConcurrency === 12);
     expect((await globalLimit(prefix)).epoch).toBe(2);
+  });
+});
+
+describe("adaptive limit on a shared Redis store, growing", () => {
+  it("raises the one global limit while the instances use it, and each follows it", async () => {
+    const { prefix, list, events } = adaptiveGateways(2, { windowMs: 30, minSamples: 4, cooldownMs: 0 });
+    const work = async (): Promise<void> => sleep(5);
+    const until = performance.now() + 1_500;
+    const client = async (gateway: Instance): Promise<void> => {
+      while (performance.now() < until) await gateway.scheduler.run(work);
+    };
+    await Promise.all(list.flatMap((gateway) => Array.from({ length: 20 }, () => client(gateway))));
+    const global = await globalLimit(prefix);
+    expect(global.max).toBeGreaterThan(8);
+    expect(global.max).toBeLessThanOrEqual(16);
+    const increases = events.flat().filter((event) => event.reason === "increase");
+    expect(increases.length).toBeGreaterThan(0);
+    // Each accepted increase moved the global limit by one step from where it was.
+    for (const event of increases) expect(event.limit - event.previous).toBeLessThanOrEqual(2);
+    for (const gateway of list) expect(gateway.scheduler.maxConcurrency).toBeLessThanOrEqual(global.max);
+    expect(global.epoch).toBeGreaterThanOrEqual(increases.length);
   });
 });

@@ -39,14 +39,14 @@ const FULL_USE = 0.9;
 
 /**
  * The adaptive limit (AIMD with a latency guard), one per scheduler. Overload (an upstream 429/503, a
- * connection error, a run timeout) multiplies the limit by `overloadFactor` at once; a window of at
+ * connection error, a run timeout) multiplies the limit by `overloadFactor` at once. A window of at
  * least `windowMs` and `minSamples` samples whose median time to first byte, or run time per output
  * token, is above `latencyTolerance` times its long baseline multiplies it by `latencyFactor` (or by
- * `tolerance × baseline / median` when that is lower, down to `overloadFactor`); a window that used the limit
- * fully without either adds `increaseStep` (doubled after each three increases in a row, at most an
- * eighth of the limit). Latency is measured per priority (chat
- * and batch requests differ in kind), each against its own baseline; one slow priority is enough. After a decrease nothing changes for
- * `cooldownMs`, and the endings of tasks started before it are not counted (they ran under the old
+ * `tolerance × baseline / median` when that is lower, down to `overloadFactor`). A window that used
+ * the limit fully without either adds `increaseStep` (doubled after each three increases in a row, at
+ * most an eighth of the limit). Latency is measured per priority (chat and batch requests differ in
+ * kind), each against its own baseline; one slow priority is enough. After a decrease nothing changes
+ * for `cooldownMs`, and the endings of tasks started before it are not counted (they ran under the old
  * limit). Every window holds only tasks started under the limit in force. No timers: it moves on the
  * tasks' own events, through the scheduler's clock.
  */
@@ -89,10 +89,13 @@ export class LimitController {
     if (bounded !== this.#limit || setTo !== undefined) this.#propose(bounded, "update", {}, true);
   }
 
-  /** A start that had to wait, or that filled the limit (nearly), shows demand for more. */
+  /**
+   * A start that filled the limit (nearly), or that had to wait for a local store's slot, shows demand
+   * for more (a shared store's grants always take a round trip: there only the global count tells).
+   */
   started(task: ObservedTask): void {
     if (this.#fullUse || task.startedAt < this.#changedAt) return;
-    const waited = task.startedAt > task.enqueuedAt;
+    const waited = this.#host.share === undefined && task.startedAt > task.enqueuedAt;
     if (waited || this.#host.running() >= Math.max(1, Math.floor(this.#limit * FULL_USE))) {
       this.#fullUse = true;
     }
@@ -215,7 +218,8 @@ export class LimitController {
       limit: target,
       floor,
       max,
-      maxIncrease: increaseStep,
+      // An increase is bounded from the global limit by this instance's own step.
+      maxIncrease: Math.max(increaseStep, target - this.#limit),
       force,
     };
     let answer: MaybePromise<LimitState>;
