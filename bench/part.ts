@@ -21,6 +21,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   fleet: () => import("./parts/fleet.js"),
   fairness: () => import("./parts/fairness.js"),
   preemption: () => import("./parts/preemption.js"),
+  adaptive: () => import("./parts/adaptive.js"),
 };
 
 const argv = process.argv.slice(2);

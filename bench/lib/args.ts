@@ -13,6 +13,7 @@ export const PARTS = [
   "fleet",
   "fairness",
   "preemption",
+  "adaptive",
 ] as const;
 export type PartName = (typeof PARTS)[number];
 

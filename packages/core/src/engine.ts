@@ -1,10 +1,11 @@
 import type { TaskOptions } from "./admission.js";
 import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
+import { effectiveStoreConfig, type LiveSettings } from "./effective-config.js";
 import { Endings } from "./endings.js";
 import { ErrorCode, rejection } from "./errors.js";
 import { Intake } from "./intake.js";
-import { type ResolvedOptions, storeConfigOf } from "./options.js";
+import type { ResolvedOptions } from "./options.js";
 import { pending, takeResolve } from "./pending.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { Preemption } from "./preemption.js";
@@ -34,6 +35,10 @@ export class Engine {
   readonly #running = new Set<Task>();
   readonly #signals = new SignalListeners();
   #live = 0;
+  /** Units of running tasks of this instance. */
+  #runningUnits = 0;
+  /** What the automatic controls set over the options (see `effectiveStoreConfig`). */
+  #settings: LiveSettings = {};
   #closed = false;
   #draining = false;
   #idleWaiters: Array<() => void> = [];
@@ -57,6 +62,7 @@ export class Engine {
       );
     },
     usage: (task, usage) => {
+      this.#reporter.observer?.usage(task, usage);
       try {
         this.#settleStore(this.#store.reportUsage?.(task, usage));
       } catch (error) {
@@ -87,6 +93,7 @@ export class Engine {
       credits: this.#intake.credits,
       deadlines: this.#deadlines,
       running: this.#running,
+      leftSlot: (task) => this.#leftSlot(task),
       release: (task) => {
         if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
         else this.#release(task);
@@ -104,6 +111,7 @@ export class Engine {
       get rejectsQueued() {
         return engine.#closed && !engine.#draining;
       },
+      leftSlot: (task) => this.#leftSlot(task),
       giveBack: (task) => this.#giveBack(task),
       retire: (task) => this.#retire(task),
       requeue: (task) => this.#requeue(task),
@@ -114,7 +122,12 @@ export class Engine {
       fail: (ticket, error) => this.#endings.storeDropped(ticket as Task, error),
       revoke: (ticket, error) => this.#endings.storeRevoked(ticket as Task, error),
     };
-    this.#settleStore(store.attach(host, storeConfigOf(options)));
+    this.#settleStore(store.attach(host, effectiveStoreConfig(options, this.#settings)));
+  }
+
+  /** Units running on this instance now. */
+  get runningUnits(): number {
+    return this.#runningUnits;
   }
 
   get closed(): boolean {
@@ -130,9 +143,24 @@ export class Engine {
     }
     this.#options = options;
     try {
-      return Promise.resolve(this.#store.configure(storeConfigOf(options)));
+      return Promise.resolve(this.#store.configure(effectiveStoreConfig(options, this.#settings)));
     } catch (error) {
       return Promise.reject(error);
+    }
+  }
+
+  /**
+   * A value an automatic control set (the adaptive limit): the store is configured with it at once, a
+   * store failure is reported. `undefined` fields fall back to the options.
+   */
+  setLive(settings: LiveSettings): void {
+    const before = this.#settings.maxConcurrency ?? this.#options.maxConcurrency;
+    this.#settings = { ...this.#settings, ...settings };
+    if ((this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before) return;
+    try {
+      this.#settleStore(this.#store.configure(effectiveStoreConfig(this.#options, this.#settings)));
+    } catch (error) {
+      this.#reporter.error(error);
     }
   }
 
@@ -352,6 +380,7 @@ export class Engine {
       task.fn === null ? new Permit(task, waitMs, control) : new RunContext(task, waitMs, control.usage);
     task.run = context;
     this.#running.add(task);
+    this.#runningUnits += task.cost;
     const { timeoutMs } = task;
     if (timeoutMs !== Number.POSITIVE_INFINITY) this.#deadlines.set(task, now + timeoutMs);
     this.#reporter.started(task, now, waitMs);
@@ -362,7 +391,7 @@ export class Engine {
   #finish(task: Task, ok: boolean, value: unknown): void {
     if (task.phase !== RUNNING) return;
     const aborted = task.aborted;
-    if (ok && !aborted) this.#reporter.completed(task);
+    if (ok && !aborted) this.#reporter.completed(task, value);
     else if (!aborted) this.#reporter.failed(task, value);
     if (!task.settled) {
       task.settled = true;
@@ -375,9 +404,14 @@ export class Engine {
   /** Frees the slot, exactly once. */
   #release(task: Task): void {
     if (task.phase !== RUNNING) return;
-    this.#running.delete(task);
+    this.#leftSlot(task);
     this.#retire(task);
     this.#giveBack(task);
+  }
+
+  #leftSlot(task: Task): void {
+    this.#running.delete(task);
+    this.#runningUnits -= task.cost;
   }
 
   /** Hands a slot back to the store; a store failure is reported, never thrown into the caller. */

@@ -48,6 +48,8 @@ export interface SchedulerEvents {
    * included; `by` is the arrival's priority.
    */
   preempted: TaskEventBase & { readonly runMs: number; readonly preemptions: number; readonly by: string };
+  /** The adaptive limit changed (see `maxConcurrency: { initial, min, max }`). */
+  limit: LimitEvent;
   /** Nothing waits and nothing runs. */
   idle: { readonly at: number };
   /** A listener threw, or the store failed in the background. */
@@ -56,3 +58,21 @@ export interface SchedulerEvents {
 
 /** Names of {@link SchedulerEvents}. */
 export type SchedulerEventName = keyof SchedulerEvents;
+
+/**
+ * Why the adaptive limit changed: `increase` (a window used the limit fully, without overload),
+ * `overload` (an upstream 429/503, a connection error or a run timeout), `latency` (a window's median
+ * time to first byte or per output token above its tolerance), `update` (set by `update()`), `shared`
+ * (another instance changed the global limit of a shared store).
+ */
+export type LimitReason = "increase" | "overload" | "latency" | "update" | "shared";
+
+/** Payload of the `limit` event. */
+export interface LimitEvent {
+  readonly limit: number;
+  readonly previous: number;
+  readonly reason: LimitReason;
+  /** For `latency`: the window's median and the baseline it was held against, ms. */
+  readonly medianMs?: number;
+  readonly baselineMs?: number;
+}

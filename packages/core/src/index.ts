@@ -1,8 +1,15 @@
+export type { AdaptiveOptions, ConcurrencyRange } from "./adaptive/options.js";
 export type { TaskOptions } from "./admission.js";
 export { type Clock, systemClock, type TimerHandle, VirtualClock } from "./clock.js";
 export type { Listener } from "./emitter.js";
 export { ErrorCode, isSchedulerError, SchedulerError, type SchedulerErrorOptions } from "./errors.js";
-export type { SchedulerEventName, SchedulerEvents, TaskEventBase } from "./events.js";
+export type {
+  LimitEvent,
+  LimitReason,
+  SchedulerEventName,
+  SchedulerEvents,
+  TaskEventBase,
+} from "./events.js";
 export { type ErrorBody, type ErrorResponse, errorResponseFor, httpStatusFor } from "./http.js";
 export type {
   PriorityOptions,

@@ -23,6 +23,8 @@ export {
 } from "./request.js";
 export type {
   EnqueueResult,
+  LimitProposal,
+  LimitState,
   MaybePromise,
   ResolvedTenant,
   Store,

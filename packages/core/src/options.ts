@@ -1,3 +1,4 @@
+import type { AdaptiveOptions, ConcurrencyRange, ResolvedAdaptive } from "./adaptive/options.js";
 import type { Clock } from "./clock.js";
 import type { PreemptibleOptions, ResolvedPreemption } from "./preemption-options.js";
 import type { ResolvedPriority, Store, StoreConfig } from "./store.js";
@@ -113,10 +114,16 @@ export interface TenantOptions {
 export interface SchedulerOptions {
   /**
    * Requests (or cost units) in flight upstream at once, over all priorities: an integer from 1 to
-   * 1,000,000.
+   * 1,000,000; or a range `{ initial, min, max }` within which the scheduler finds the limit itself from
+   * the upstream's answers and latency (the adaptive limit: see `adaptive`).
    * @default 8
    */
-  readonly maxConcurrency?: number;
+  readonly maxConcurrency?: number | ConcurrencyRange;
+  /**
+   * Tunables of the adaptive limit; only with `maxConcurrency: { initial, min, max }` (which turns it on).
+   * @default see {@link AdaptiveOptions}
+   */
+  readonly adaptive?: AdaptiveOptions;
   /**
    * Estimated tokens (each task's `tokens`) in flight at once: a second limit beside `maxConcurrency`, a
    * start needs both. A single task larger than the whole budget runs alone rather than never. An integer
@@ -218,6 +225,8 @@ export interface SchedulerOptions {
 export interface ResolvedOptions extends StoreConfig {
   /** Who may preempt whom (from the priorities' `preempts` and `preemptible`); `null` when off. */
   readonly preemption: ResolvedPreemption | null;
+  /** The adaptive limit's range and tunables; `null` for a fixed limit (`maxConcurrency` is the start). */
+  readonly adaptive: ResolvedAdaptive | null;
   readonly priorityByName: ReadonlyMap<string, ResolvedPriority>;
   readonly defaultPriority: string;
   readonly unknownPriority: "reject" | "default";
@@ -237,7 +246,7 @@ export interface ResolvedOptions extends StoreConfig {
 export function storeConfigOf(options: ResolvedOptions): StoreConfig {
   const { clock, maxConcurrency, maxQueue, priorities, tenantWeights } = options;
   const { maxTokensInFlight, fairness, outputTokenWeight, tenantDefaults, tenantQuotas } = options;
-  return {
+  const config: StoreConfig = {
     clock,
     maxConcurrency,
     maxQueue,
@@ -249,6 +258,7 @@ export function storeConfigOf(options: ResolvedOptions): StoreConfig {
     tenantDefaults,
     tenantQuotas,
   };
+  return options.adaptive === null ? config : { ...config, adaptiveLimit: true };
 }
 
 /** The two lanes a scheduler has when none are configured. */
@@ -261,7 +271,14 @@ export function defaultPriorities(maxConcurrency: number): Record<string, Priori
 
 /** What `update()` accepts: limits and priority fields to change while running. */
 export interface SchedulerUpdate {
-  readonly maxConcurrency?: number;
+  /**
+   * A number: a fixed limit, or, while the limit is adaptive, the limit to go on from (within its
+   * range: adaptation goes on). A range: new bounds (the limit moves into them, or starts from
+   * `initial` when given); on a fixed scheduler it turns the adaptive limit on.
+   */
+  readonly maxConcurrency?: number | ConcurrencyRange;
+  /** New tunables of the adaptive limit (merged over the current ones). */
+  readonly adaptive?: AdaptiveOptions;
   readonly maxTokensInFlight?: number;
   readonly fairness?: "requests" | "tokens";
   readonly outputTokenWeight?: number;

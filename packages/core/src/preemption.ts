@@ -12,7 +12,9 @@ export interface PreemptionHost {
   readonly reporter: Reporter;
   readonly deadlines: Deadlines<Task>;
   /** Tasks holding a slot. */
-  readonly running: Set<Task>;
+  readonly running: ReadonlySet<Task>;
+  /** The task no longer holds a slot of this scheduler's (it leaves `running`). */
+  leftSlot(task: Task): void;
   /** True once `close()` began without draining: a preempted task is then answered `CLOSED`, not queued. */
   readonly rejectsQueued: boolean;
   /** Hands a slot back to the store (failures reported). */
@@ -102,7 +104,7 @@ export class Preemption {
     if (this.#victim !== task) return;
     const host = this.#host;
     this.#victim = null;
-    host.running.delete(task);
+    host.leftSlot(task);
     host.deadlines.clear(task);
     this.#counts.set(task, (this.#counts.get(task) ?? 0) + 1);
     const arrival = this.#waiting(this.#arrival) ? this.#arrival : this.#takeOwed();

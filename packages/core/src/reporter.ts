@@ -1,3 +1,4 @@
+import type { RunObserver } from "./adaptive/observer.js";
 import { retryAfterMs } from "./admission.js";
 import type { Clock } from "./clock.js";
 import { Emitter } from "./emitter.js";
@@ -17,6 +18,8 @@ export class Reporter {
   readonly #stats = new Map<string, PriorityStats>();
   readonly #unprioritized: Partial<Record<ErrorCode, number>> = {};
   readonly #clock: Clock;
+  /** Told of every start, first byte, usage and ending while set (the adaptive limit). */
+  observer: RunObserver | null = null;
 
   constructor(clock: Clock, priorities: readonly ResolvedPriority[]) {
     this.#clock = clock;
@@ -42,6 +45,7 @@ export class Reporter {
 
   started(task: Task, now: number, waitMs: number): void {
     this.#stats.get(task.priority)?.recordStart(now, waitMs);
+    this.observer?.started(task);
     if (this.events.has("started")) {
       const { id, priority, tenant, cost } = task;
       this.events.emit("started", { id, priority, tenant, cost, waitMs });
@@ -50,20 +54,23 @@ export class Reporter {
 
   /** True when someone listens for `firstByte`: holders skip watching for it otherwise. */
   get wantsFirstByte(): boolean {
-    return this.events.has("firstByte");
+    return this.observer !== null || this.events.has("firstByte");
   }
 
   /** The permit's holder sent the first byte of its response. */
   firstByte(task: Task, waitMs: number): void {
+    this.observer?.firstByte(task, this.#clock.now() - task.startedAt);
     if (!this.events.has("firstByte")) return;
     const ttfbMs = Math.max(waitMs, this.#clock.now() - task.enqueuedAt);
     const { id, priority, tenant, cost } = task;
     this.events.emit("firstByte", { id, priority, tenant, cost, waitMs, ttfbMs });
   }
 
-  completed(task: Task): void {
+  /** The task's function fulfilled with `value` (a returned `Response` may still say 429/503). */
+  completed(task: Task, value?: unknown): void {
     const stats = this.#stats.get(task.priority);
     if (stats) stats.completed++;
+    this.observer?.ended(task, true, value);
     if (this.events.has("completed")) {
       // One literal per payload (no spread): listeners such as exporters see every task.
       const { id, priority, tenant, cost } = task;
@@ -81,6 +88,7 @@ export class Reporter {
   failed(task: Task, error: unknown): void {
     const stats = this.#stats.get(task.priority);
     if (stats) stats.failed++;
+    this.observer?.ended(task, false, error);
     if (this.events.has("failed")) {
       const code = error instanceof SchedulerError ? error.code : undefined;
       this.events.emit("failed", { ...describe(task), ...this.#timings(task), error, code });

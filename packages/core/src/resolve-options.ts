@@ -1,3 +1,4 @@
+import { resolveLimit, withFloor } from "./adaptive/options.js";
 import { systemClock } from "./clock.js";
 import {
   defaultPriorities,
@@ -28,6 +29,7 @@ import {
 
 const OPTION_KEYS: readonly (keyof SchedulerOptions)[] = [
   "maxConcurrency",
+  "adaptive",
   "priorities",
   "defaultPriority",
   "unknownPriority",
@@ -57,6 +59,7 @@ const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
 ];
 const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
   "maxConcurrency",
+  "adaptive",
   "maxQueue",
   "priorities",
   "tenants",
@@ -166,7 +169,9 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
   const object = plainObject("options", options);
   rejectUnknownKeys("", object, OPTION_KEYS);
   const given = definedOnly(object as SchedulerOptions);
-  const maxConcurrency = integerIn("maxConcurrency", given.maxConcurrency ?? 8, 1, MAX_CONCURRENCY);
+  const limit = resolveLimit(given.maxConcurrency, given.adaptive);
+  // Priorities are held to the highest limit (the fixed one, or the adaptive range's `max`).
+  const maxConcurrency = limit.ceiling;
   const rawPriorities = plainObject("priorities", given.priorities ?? defaultPriorities(maxConcurrency));
   const names = Object.keys(rawPriorities);
   for (const name of names) {
@@ -203,8 +208,10 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
   if (unknownPriority !== "reject" && unknownPriority !== "default") {
     throw invalidOption("unknownPriority", '"reject" or "default"', unknownPriority);
   }
+  const adaptive = limit.adaptive === null ? null : withFloor(limit.adaptive, reservedTotal);
   return {
-    maxConcurrency,
+    maxConcurrency: adaptive === null ? maxConcurrency : adaptive.initial,
+    adaptive,
     maxQueue: bound("maxQueue", given.maxQueue ?? Number.POSITIVE_INFINITY),
     priorities,
     priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
@@ -235,9 +242,9 @@ export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate):
   const object = plainObject("update", update);
   rejectUnknownKeys("", object, UPDATE_KEYS);
   const patch = definedOnly(object as SchedulerUpdate);
-  const maxConcurrency = patch.maxConcurrency ?? current.maxConcurrency ?? 8;
+  const limit = patch.maxConcurrency ?? current.maxConcurrency ?? 8;
   const priorities: Record<string, PriorityOptions> = {
-    ...(current.priorities ?? defaultPriorities(maxConcurrency)),
+    ...(current.priorities ?? defaultPriorities(typeof limit === "number" ? limit : 8)),
   };
   const changed = patch.priorities === undefined ? {} : plainObject("priorities", patch.priorities);
   for (const [name, fields] of Object.entries(changed)) {
@@ -249,6 +256,7 @@ export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate):
     priorities,
     tenantDefaults: { ...current.tenantDefaults, ...definedOnly(patch.tenantDefaults ?? {}) },
     tenants: mergeTenants(current.tenants ?? {}, patch.tenants),
+    ...mergeAdaptive(current, patch),
   };
 }
 
@@ -263,4 +271,13 @@ function mergeTenants(
     merged[name] = { ...merged[name], ...definedOnly(plainObject(`tenants.${name}`, fields)) };
   }
   return merged;
+}
+
+/** The adaptive tunables merged over the current ones. */
+function mergeAdaptive(
+  current: SchedulerOptions,
+  patch: SchedulerUpdate,
+): Pick<SchedulerOptions, "adaptive"> {
+  if (patch.adaptive === undefined) return {};
+  return { adaptive: { ...current.adaptive, ...definedOnly(plainObject("adaptive", patch.adaptive)) } };
 }

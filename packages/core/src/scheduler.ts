@@ -1,3 +1,5 @@
+import { AdaptiveLimit } from "./adaptive/observer.js";
+import { splitLimitUpdate } from "./adaptive/update.js";
 import type { TaskOptions } from "./admission.js";
 import type { Listener } from "./emitter.js";
 import { Engine } from "./engine.js";
@@ -51,17 +53,45 @@ export class Scheduler {
   readonly #store: Store;
   readonly #reporter: Reporter;
   readonly #engine: Engine;
+  readonly #adaptive: AdaptiveLimit;
   #closing: Promise<void> | null = null;
 
   constructor(options: SchedulerOptions = {}) {
     this.#options = resolveOptions(options);
     this.#raw = {
       ...options,
-      priorities: options.priorities ?? defaultPriorities(this.#options.maxConcurrency),
+      priorities:
+        options.priorities ?? defaultPriorities(this.#options.adaptive?.max ?? this.#options.maxConcurrency),
     };
     this.#reporter = new Reporter(this.#options.clock, this.#options.priorities);
     this.#store = checkedStore(options.store) ?? new MemoryStore();
     this.#engine = new Engine(this.#options, this.#store, this.#reporter);
+    this.#adaptive = this.#adaptiveLimit();
+    this.#configureAdaptive(undefined);
+  }
+
+  /** The adaptive limit's ties to this scheduler: its clock, its store, its events. */
+  #adaptiveLimit(): AdaptiveLimit {
+    const store = this.#store;
+    const engine = this.#engine;
+    const reporter = this.#reporter;
+    const adjust = store.adjustLimit;
+    return new AdaptiveLimit({
+      clock: this.#options.clock,
+      // A shared store counts every instance's running tasks; this instance's own count otherwise.
+      running: adjust === undefined ? () => engine.runningUnits : () => store.snapshot(0).running,
+      apply: (limit) => engine.setLive({ maxConcurrency: limit }),
+      share: adjust === undefined ? undefined : (proposal) => adjust.call(store, proposal),
+      emit: (event) => {
+        if (reporter.events.has("limit")) reporter.events.emit("limit", event);
+      },
+      error: (error) => reporter.error(error),
+    });
+  }
+
+  #configureAdaptive(setTo: number | undefined): void {
+    this.#adaptive.configure(this.#options.adaptive, setTo);
+    this.#reporter.observer = this.#adaptive.active ? this.#adaptive : null;
   }
 
   /**
@@ -116,8 +146,14 @@ export class Scheduler {
 
   /** A plain snapshot of counts, wait-time quantiles and rejections, total and per priority and tenant. */
   metrics(): MetricsSnapshot {
-    const { maxConcurrency, metricsTenantLimit } = this.#options;
-    return this.#reporter.metrics(this.closed, maxConcurrency, this.#store.snapshot(metricsTenantLimit));
+    const { metricsTenantLimit } = this.#options;
+    const limit = this.maxConcurrency;
+    return this.#reporter.metrics(this.closed, limit, this.#store.snapshot(metricsTenantLimit));
+  }
+
+  /** The limit in force: the fixed `maxConcurrency`, or where the adaptive limit stands now. */
+  get maxConcurrency(): number {
+    return this.#adaptive.limit ?? this.#options.maxConcurrency;
   }
 
   /** The options in force, after defaults. */
@@ -131,18 +167,23 @@ export class Scheduler {
 
   /**
    * Changes limits and priorities while running; nothing queued or running is lost. Invalid values throw
-   * (`INVALID_OPTION`) and change nothing. Queue deadlines already set stay as they were.
+   * (`INVALID_OPTION`) and change nothing. Queue deadlines already set stay as they were. While the
+   * limit is adaptive, `maxConcurrency: 10` sets the limit in force (within the range; adaptation goes
+   * on from there) and `maxConcurrency: { min, max }` sets a new range.
    *
    * @example
    * scheduler.update({ maxConcurrency: 12, priorities: { batch: { weight: 2 } } });
    */
   update(update: SchedulerUpdate): Promise<void> {
-    const raw = mergeUpdate(this.#raw, update);
+    const { update: rest, setTo } = splitLimitUpdate(this.#raw, update);
+    const raw = mergeUpdate(this.#raw, rest);
     const resolved = resolveOptions(raw);
     this.#raw = raw;
     this.#options = resolved;
     this.#reporter.addPriorities(resolved.priorities);
-    return this.#engine.configure(resolved);
+    const configured = this.#engine.configure(resolved);
+    this.#configureAdaptive(setTo);
+    return configured;
   }
 
   /**

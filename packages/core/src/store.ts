@@ -56,7 +56,13 @@ export interface TokenUsage {
  */
 export interface StoreConfig {
   readonly clock: Clock;
+  /** The limit in force (with an adaptive limit, the one it last set). */
   readonly maxConcurrency: number;
+  /**
+   * True when the limit is adaptive: a shared store then keeps a global limit already set through
+   * `adjustLimit` instead of overwriting it from `configure`. Absent otherwise.
+   */
+  readonly adaptiveLimit?: true;
   /** Waiting tasks over all priorities; `Infinity` for no bound. */
   readonly maxQueue: number;
   /** In configuration order (most urgent first). */
@@ -178,10 +184,39 @@ export interface Store {
    * start rate, which is about N times too slow with N instances. Cheap: called on every rejection.
    */
   drainRate?(priority: string): number | undefined;
+  /**
+   * Optional, for stores shared by several schedulers: changes the one global limit of an adaptive
+   * scheduler atomically (see {@link LimitProposal}) and answers the global limit in force after it.
+   * Without it, each scheduler's adaptive limit is its own and reaches the store through `configure`.
+   */
+  adjustLimit?(proposal: LimitProposal): MaybePromise<LimitState>;
   /** Counts for `metrics()`; a shared store may answer from its last known state. */
   snapshot(tenantLimit: number): StoreSnapshot;
   /** The owning scheduler is closed; stop timers and subscriptions. Shared connections stay the user's. */
   detach(): MaybePromise<void>;
+}
+
+/**
+ * A change of a shared adaptive limit. It applies only when `epoch` is the global limit's epoch (so N
+ * instances seeing one overload cut once), or when `force` (a limit set by `update()`); the result is
+ * held in `[floor, max]` and at most `maxIncrease` above the global limit. `limit` equal to the global
+ * one changes nothing (a read).
+ */
+export interface LimitProposal {
+  readonly epoch: number;
+  readonly limit: number;
+  readonly floor: number;
+  readonly max: number;
+  readonly maxIncrease: number;
+  readonly force: boolean;
+}
+
+/** The global limit and its epoch (incremented by every change), after a proposal. */
+export interface LimitState {
+  readonly limit: number;
+  readonly epoch: number;
+  /** True when this proposal made the change (false: refused as stale, or nothing to change). */
+  readonly changed: boolean;
 }
 
 /** True when `value` is a promise (or any thenable): the caller must wait for it. */

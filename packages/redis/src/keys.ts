@@ -9,7 +9,8 @@ import { createHash } from "node:crypto";
  * one slot.
  *
  * - `state` HASH, read once and written once per script: the configuration (the last `configure()`
- *   wins): `max` (maxConcurrency), `mq` (maxQueue, -1 = none), `pn` and `pn|1`.. (the priorities in
+ *   wins, except an adaptive limit that limit.lua set): `max` (maxConcurrency), `le` (how many times
+ *   limit.lua changed `max`: the adaptive limit's epoch), `mq` (maxQueue, -1 = none), `pn` and `pn|1`.. (the priorities in
  *   configuration order), per priority `cw|<name>` (weight), `cr|<name>` (reserved), `cm|<name>`
  *   (maxConcurrency), `cq|<name>` (maxQueue), `ca|<name>` (maxWaitMs, -1 = no aging); the counters:
  *   `running`, `queued` (totals), `vt` (stride virtual time), `seq` (arrival counter), per priority

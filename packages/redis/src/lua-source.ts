@@ -2,7 +2,16 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 
 /** One Lua script per store operation, each under `src/lua/<name>.lua`. */
-export type ScriptName = "enqueue" | "release" | "remove" | "step" | "configure" | "tick" | "adopt" | "leave";
+export type ScriptName =
+  | "enqueue"
+  | "release"
+  | "remove"
+  | "step"
+  | "configure"
+  | "tick"
+  | "adopt"
+  | "leave"
+  | "limit";
 
 export const SCRIPT_NAMES: readonly ScriptName[] = [
   "enqueue",
@@ -13,6 +22,7 @@ export const SCRIPT_NAMES: readonly ScriptName[] = [
   "tick",
   "adopt",
   "leave",
+  "limit",
 ];
 /** The shared functions, concatenated in this order where a script says `--@include lib`. */
 export const LIBRARY_PARTS = ["base", "quotas", "fair", "ring", "upkeep", "pick", "finish", "ops"];

@@ -1,5 +1,7 @@
 import type {
   EnqueueResult,
+  LimitProposal,
+  LimitState,
   MaybePromise,
   Store,
   StoreConfig,
@@ -16,6 +18,7 @@ import { Link } from "./link.js";
 import { type RedisStoreOptions, type RedisStoreStatus, resolveRedisOptions } from "./options.js";
 import { Remote } from "./remote.js";
 import { RemotePath } from "./remote-path.js";
+import { Status } from "./replies.js";
 import { StoreState } from "./state.js";
 import { TenantFiguresCache } from "./tenant-figures.js";
 
@@ -157,6 +160,25 @@ export class RedisStore implements Store {
     const tickets = entries.map((entry) => entry.ticket);
     if (!state.up || tickets.length === 0) return tickets;
     return this.#path.removeAll(tickets);
+  }
+
+  /**
+   * Changes the one global limit of adaptive schedulers sharing the prefix, atomically (see limit.lua):
+   * a change applies only from the current epoch, so instances that see one overload cut once. Answers
+   * the global limit after the call; fails while Redis is down (the limit then stays as it is).
+   */
+  adjustLimit(proposal: LimitProposal): Promise<LimitState> {
+    const state = this.#state;
+    if (!state.up) return Promise.reject(new Error("Redis is unavailable: the global limit stays as it is"));
+    return state.remote.limit(proposal).then((reply) => {
+      this.#grants.absorb(reply);
+      if (reply.status === Status.UNCONFIGURED) {
+        this.#link.resync();
+        throw new Error("The Redis store is not configured yet: the global limit stays as it is");
+      }
+      const [limit, epoch, changed] = reply.extra;
+      return { limit: Number(limit), epoch: Number(epoch), changed: changed === "1" };
+    });
   }
 
   depth(priority: string): number {

@@ -1,5 +1,5 @@
 import type { Clock } from "@llm-scheduler/core";
-import type { ResolvedTenant, StoreConfig, Ticket, TokenUsage } from "@llm-scheduler/core/kit";
+import type { LimitProposal, ResolvedTenant, StoreConfig, Ticket, TokenUsage } from "@llm-scheduler/core/kit";
 import { type BatchArgs, Batcher, type BatchKind } from "./batcher.js";
 import { type Connection, within } from "./connection.js";
 import { fixedKeys, keyList, tenantInRedis, ticketId } from "./keys.js";
@@ -44,6 +44,7 @@ function configJson(options: StoreConfig): string {
       q: finite(p.maxQueue),
       a: finite(p.maxWaitMs),
     })),
+    ...(options.adaptiveLimit === true ? { ad: 1 } : {}),
   });
 }
 
@@ -200,6 +201,12 @@ export class Remote {
       tenantInRedis(t.tenant),
     ]);
     return this.#run("adopt", [this.#config.leaseMs, this.#checkIn ? "1" : "0", ...groups]);
+  }
+
+  /** Proposes a change of the global adaptive limit (see limit.lua); the reply's extra is { limit, epoch }. */
+  limit(proposal: LimitProposal): Promise<Reply> {
+    const { epoch, limit, floor, max, maxIncrease, force } = proposal;
+    return this.#run("limit", [epoch, limit, floor, max, maxIncrease, force ? "1" : "0"]);
   }
 
   leave(): Promise<Reply> {

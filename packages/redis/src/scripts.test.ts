@@ -15,6 +15,7 @@ describe("Lua scripts", () => {
       "configure",
       "enqueue",
       "leave",
+      "limit",
       "release",
       "remove",
       "step",

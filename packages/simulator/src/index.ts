@@ -1,3 +1,9 @@
+export {
+  Capacity,
+  type CapacityChange,
+  type CapacityOptions,
+  UpstreamOverloaded,
+} from "./capacity.js";
 export { parseDurationFlag, type SimulateCommand } from "./cli-args.js";
 export { type DemoScenarioOptions, demoScenario } from "./demo-scenario.js";
 export { ClientTimeout, Driver, type DriverOptions } from "./driver.js";

@@ -170,6 +170,7 @@ export class Recorder implements WaitSink {
   }
 
   sample(snapshot: LoadSnapshot): void {
-    this.samples.push({ at: this.now(), queued: { ...snapshot.queued }, running: { ...snapshot.running } });
+    const { queued, running, limit } = snapshot;
+    this.samples.push({ at: this.now(), queued: { ...queued }, running: { ...running }, limit });
   }
 }

@@ -1,4 +1,5 @@
 import { timeUnit } from "./chart-axis.js";
+import { hasLimits, limitChart, maxLimitOf } from "./limit-chart.js";
 import { makespanBars } from "./makespan-bars.js";
 import type { ResolvedScenario } from "./scenario.js";
 import type { RunResult } from "./stats.js";
@@ -98,6 +99,18 @@ function niceCeilTime(ms: number): number {
   return niceCeil(ms / unit) * unit;
 }
 
+/** The gateways' limits over time, when one moved (an adaptive limit; a fixed one is a flat line). */
+function limitSection(
+  results: readonly RunResult[],
+  maxTime: number,
+  row: (charts: string[]) => string,
+): string {
+  if (!hasLimits(results)) return "";
+  const max = niceCeil(maxLimitOf(results));
+  return `<h2>Concurrency limit over time (and what was in flight)</h2>
+${row(results.map((r) => limitChart(r, maxTime, max)))}`;
+}
+
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#111;max-width:1120px}
 pre{background:#f6f6f4;padding:12px;overflow-x:auto;font-size:12.5px}
 .row{display:flex;flex-wrap:wrap;gap:16px}
@@ -135,6 +148,7 @@ ${row(results.map((r) => waitChart(r, maxWait)))}
 ${row(results.map((r) => loadChart(r, "queued", maxTime, maxOfField("queued"))))}
 <h2>In flight upstream over time</h2>
 ${row(results.map((r) => loadChart(r, "running", maxTime, maxOfField("running"))))}
+${limitSection(results, maxTime, row)}
 </body></html>
 `;
 }

@@ -8,6 +8,7 @@ import type {
   ResolvedScenario,
   Scenario,
 } from "./scenario.js";
+import { capacityAt, gatewayLimitAt } from "./scenario-capacity.js";
 import { invalidField, ScenarioError } from "./scenario-error.js";
 import { schedulerOptionsAt } from "./scenario-scheduler.js";
 
@@ -24,7 +25,7 @@ const TOP_KEYS = [
   "batch",
   "goal",
 ];
-const UPSTREAM_KEYS = ["parallel", "ttftMs", "prefillMsPerToken", "tokenMs", "slowdown"];
+const UPSTREAM_KEYS = ["parallel", "ttftMs", "prefillMsPerToken", "tokenMs", "slowdown", "capacity"];
 const CHAT_KEYS = [
   "ratePerSec",
   "priority",
@@ -161,14 +162,15 @@ export function resolveScenario(input: Scenario | unknown): ResolvedScenario {
   const durationMs = numberAt("durationMs", top.durationMs, 0, { min: 0, exclusive: true, max: 365 * DAY });
   const upstream = resolveUpstream(top.upstream);
   const gateway = objectAt("gateway", top.gateway, ["maxConcurrency"]);
-  const maxConcurrency = numberAt("gateway.maxConcurrency", gateway.maxConcurrency, upstream.parallel, SLOTS);
+  const limit = gatewayLimitAt(gateway.maxConcurrency, upstream.parallel);
+  const capacity = capacityAt((top.upstream as { capacity?: unknown } | undefined)?.capacity);
   const chat = resolveChat(top.chat);
   const batch = resolveBatch(top.batch, chat.tenant);
   if (batch.priority === chat.priority) {
     throw invalidField("batch.priority", `a priority other than chat's (${chat.priority})`, batch.priority);
   }
   checkSize(top, durationMs, chat, batch);
-  const scheduler = schedulerOptionsAt(top.scheduler, maxConcurrency, [
+  const scheduler = schedulerOptionsAt(top.scheduler, limit.option, [
     { field: "chat.priority", name: chat.priority },
     { field: "batch.priority", name: batch.priority },
   ]);
@@ -178,7 +180,8 @@ export function resolveScenario(input: Scenario | unknown): ResolvedScenario {
     seed: numberAt("seed", top.seed, 1, { integer: true, min: 0, max: 2 ** 32 - 1 }),
     durationMs,
     upstream,
-    maxConcurrency,
+    capacity,
+    maxConcurrency: limit.fixed,
     scheduler,
     chat,
     batch,

@@ -12,6 +12,7 @@ const SCHEDULER_KEYS = [
   "maxQueue",
   "retryWindowMs",
   "abortGraceMs",
+  "adaptive",
 ] as const;
 const PRIORITY_KEYS = [
   "weight",
@@ -82,7 +83,7 @@ function fromCore(error: Error): ScenarioError {
  */
 export function schedulerOptionsAt(
   value: unknown,
-  maxConcurrency: number,
+  maxConcurrency: SchedulerOptions["maxConcurrency"],
   required: readonly { readonly field: string; readonly name: string }[],
 ): SchedulerOptions {
   const raw = withInfinity(objectAt("scheduler", value, SCHEDULER_KEYS));

@@ -1,5 +1,7 @@
 import type { PriorityOptions, SchedulerOptions, TenantOptions } from "@llm-scheduler/core";
 import type { ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
+import type { CapacityOptions } from "./capacity.js";
+import type { ScenarioCapacity } from "./scenario-capacity.js";
 
 /**
  * A whole-number amount: a plain number is fixed, `{ min, max }` is drawn uniformly from `min..max`
@@ -22,12 +24,22 @@ export interface ScenarioUpstream {
   readonly tokenMs?: number;
   /** Extra step time with a full batch: `1` makes a full batch twice as slow. @default 1 */
   readonly slowdown?: number;
+  /**
+   * What the server can really take, which the gateway is not told: steep slowdown past a knee, 503 past
+   * a hard limit, and changes mid-run (for the adaptive limit). @default none (it never refuses)
+   */
+  readonly capacity?: ScenarioCapacity;
 }
 
 /** The gateway in front of the server; both the FIFO baseline and llm-scheduler get the same limit. */
 export interface ScenarioGateway {
-  /** Requests in flight upstream at once. @default `upstream.parallel` */
-  readonly maxConcurrency?: number;
+  /**
+   * Requests in flight upstream at once; or `{ initial, min, max }` for the scheduler's adaptive limit
+   * (the FIFO baseline then gets `initial`). @default `upstream.parallel`
+   */
+  readonly maxConcurrency?:
+    | number
+    | { readonly initial?: number; readonly min: number; readonly max: number };
 }
 
 /**
@@ -49,6 +61,8 @@ export interface ScenarioScheduler {
   readonly maxQueue?: number;
   readonly retryWindowMs?: number;
   readonly abortGraceMs?: number;
+  /** Tunables of the adaptive limit (with `gateway.maxConcurrency: { initial, min, max }`). */
+  readonly adaptive?: SchedulerOptions["adaptive"];
 }
 
 /** Chat users: Poisson arrivals, short prompts, a front end that gives up and retries. */
@@ -190,6 +204,9 @@ export interface ResolvedScenario {
   readonly seed: number;
   readonly durationMs: number;
   readonly upstream: ResolvedLatencyOptions;
+  /** The server's real capacity, when the scenario sets one. */
+  readonly capacity: CapacityOptions | undefined;
+  /** The FIFO baseline's limit (an adaptive range's `initial`). */
   readonly maxConcurrency: number;
   /** Ready for `createScheduler({ ...scheduler, clock })`; includes `maxConcurrency`. */
   readonly scheduler: SchedulerOptions;

@@ -1,5 +1,6 @@
 import { createScheduler, type Scheduler, VirtualClock } from "@llm-scheduler/core";
 import { createLatencyModel } from "@llm-scheduler/upstream-sim";
+import { Capacity } from "./capacity.js";
 import { Driver } from "./driver.js";
 import { LightAbortController } from "./light-abort.js";
 import { Recorder } from "./recorder.js";
@@ -64,7 +65,8 @@ function defaultSampleEvery(durationMs: number): number {
  */
 export async function simulate(scenario: ResolvedScenario, options: SimulateOptions): Promise<RunResult> {
   const clock = new VirtualClock(0);
-  const upstream = new VirtualUpstream(createLatencyModel(scenario.upstream), clock);
+  const serverCapacity = scenario.capacity === undefined ? undefined : new Capacity(scenario.capacity);
+  const upstream = new VirtualUpstream(createLatencyModel(scenario.upstream), clock, serverCapacity);
   const capacity = scenario.maxConcurrency;
   let scheduler: Scheduler | undefined;
   let recorder: Recorder;

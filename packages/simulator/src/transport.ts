@@ -38,6 +38,8 @@ export interface Transport {
 export interface LoadSnapshot {
   readonly queued: Readonly<Record<string, number>>;
   readonly running: Readonly<Record<string, number>>;
+  /** The gateway's concurrency limit in force (it moves with an adaptive limit). */
+  readonly limit?: number;
 }
 
 /** The load of a scheduler, per priority, from its metrics. */
@@ -48,7 +50,7 @@ export function schedulerLoad(scheduler: Scheduler): LoadSnapshot {
     queued[name] = stats.queued;
     running[name] = stats.running;
   }
-  return { queued, running };
+  return { queued, running, limit: scheduler.maxConcurrency };
 }
 
 /**

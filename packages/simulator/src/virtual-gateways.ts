@@ -13,7 +13,8 @@ import type { VirtualUpstream } from "./virtual-upstream.js";
 
 /**
  * A status for whatever ended an attempt that did not complete: core's status for a `SchedulerError`
- * (429 for a full queue or a queue timeout), 499 for anything else (a cancelled call).
+ * (429 for a full queue or a queue timeout), the upstream's own `status` (503 over capacity), 499 for
+ * anything else (a cancelled call).
  *
  * @example
  * attemptFailureOf(new SchedulerError(ErrorCode.QUEUE_TIMEOUT, "waited too long")).status; // 429
@@ -22,7 +23,10 @@ export function attemptFailureOf(error: unknown): AttemptFailure {
   if (isSchedulerError(error)) {
     return { status: httpStatusFor(error.code), retryAfterMs: error.retryAfterMs, message: error.message };
   }
-  return { status: 499, message: error instanceof Error ? error.message : String(error) };
+  // The server's own refusal (the capacity model's 503) keeps its status; anything else was cancelled.
+  const status = (error as { status?: unknown } | null)?.status;
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: typeof status === "number" ? status : 499, message };
 }
 
 /**
@@ -83,7 +87,7 @@ export function createVirtualFifoGateway(
         attempt.signal,
       );
     },
-    snapshot: () => fifo.snapshot(),
+    snapshot: () => ({ ...fifo.snapshot(), limit }),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from "@llm-scheduler/core";
 import { IndexedHeap } from "@llm-scheduler/core/kit";
 import type { LatencyModel } from "@llm-scheduler/upstream-sim";
+import { type Capacity, UpstreamOverloaded } from "./capacity.js";
 
 /** One generation asked of the virtual server. */
 export interface GenerationJob {
@@ -73,11 +74,31 @@ export class VirtualUpstream {
   #order = 0;
   readonly #milestones = new IndexedHeap<Sequence>(before);
   #timer: TimerHandle | null = null;
+  readonly #capacity: Capacity | undefined;
 
-  constructor(model: LatencyModel, clock: Clock) {
+  /**
+   * With a `capacity`, the server also slows down past its knee, refuses (503) past its hard limit, and
+   * changes capacity at the given times (counted from now); its `parallel` should then be at least the
+   * hard limit, so that nothing waits inside it.
+   */
+  constructor(model: LatencyModel, clock: Clock, capacity?: Capacity) {
     this.#model = model;
     this.#clock = clock;
     this.#workAt = clock.now();
+    this.#capacity = capacity;
+    for (const { atMs, scale } of capacity?.options.changes ?? []) {
+      clock.setTimer(() => {
+        this.#advance(); // the work so far at the old speed
+        capacity!.scale = scale;
+        this.#arm();
+      }, atMs);
+    }
+  }
+
+  /** The slowdown factor with `active` busy sequences. */
+  #load(active: number): number {
+    const base = this.#model.load(active);
+    return this.#capacity === undefined ? base : base * this.#capacity.factor(active);
   }
 
   /** Sequences busy now. */
@@ -93,6 +114,10 @@ export class VirtualUpstream {
   /** Resolves when the last token is out; rejects with the signal's reason if it aborts first. */
   generate(job: GenerationJob): Promise<void> {
     if (job.signal.aborted) return Promise.reject(job.signal.reason);
+    const capacity = this.#capacity;
+    if (capacity !== undefined && this.#active + this.#waiting >= capacity.hardLimit) {
+      return Promise.reject(new UpstreamOverloaded());
+    }
     const sequence = new Sequence(job, this.#order++, this);
     const done = new Promise<void>((resolve, reject) => {
       sequence.resolve = resolve;
@@ -108,7 +133,7 @@ export class VirtualUpstream {
   /** Brings the work counter up to now at the current speed. */
   #advance(): void {
     const now = this.#clock.now();
-    if (this.#active > 0) this.#work += (now - this.#workAt) / this.#model.load(this.#active);
+    if (this.#active > 0) this.#work += (now - this.#workAt) / this.#load(this.#active);
     this.#workAt = now;
   }
 
@@ -144,7 +169,7 @@ export class VirtualUpstream {
       next = this.#milestones.peek();
     }
     if (next === undefined) return;
-    const delay = Math.max(0, (next.target - this.#work) * this.#model.load(this.#active));
+    const delay = Math.max(0, (next.target - this.#work) * this.#load(this.#active));
     this.#timer = this.#clock.setTimer(() => this.#reach(), delay);
   }
 

@@ -14,8 +14,9 @@ only while its own heartbeat is current (renewed within leaseMs): one whose hear
 the loss was not in anyone's count and must not stand in for one that was.
 KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 configuration JSON
-      { max, mq, p: [{ n, w, r, m, q, a }], bk, td, mt, fa, ow, tq: { tenant: quota } } (-1 =
-      Infinity), written as fields of the state hash and the `tq` hash (see keys.ts, quotas.lua), 5 leaseMs of the instance, 6 the epoch the instance last saw ("" = none), 7 "1" when the
+      { max, mq, p: [{ n, w, r, m, q, a }], ad, bk, td, mt, fa, ow, tq: { tenant: quota } } (-1 =
+      Infinity; ad = 1 for an adaptive limit, which keeps a global limit set by limit.lua), written as
+      fields of the state hash and the `tq` hash (see keys.ts, quotas.lua), 5 leaseMs of the instance, 6 the epoch the instance last saw ("" = none), 7 "1" when the
       instance runs tasks that it will re-register, else "0", 8 "1" when its heartbeat is current, else
       "0", 9 how many instances it last saw live ("0" = unknown), 10.. tenant, weight pairs
 Returns: { 0, counts, granted ids of the calling instance, { epoch }, instances live now }
@@ -50,7 +51,10 @@ local old = redis.call("HGET", K_STATE, "pn")
 if old then
   for i = 1, tonumber(old) do redis.call("HDEL", K_STATE, "pn|" .. i) end
 end
-local fields = { "max", config.max, "mq", config.mq, "pn", #config.p }
+-- An adaptive limit (config.ad) that limit.lua has changed (`le`) is kept: it is global, not this caller's.
+local max = config.max
+if config.ad == 1 and redis.call("HEXISTS", K_STATE, "le") == 1 then max = tonumber(redis.call("HGET", K_STATE, "max")) or max end
+local fields = { "max", max, "mq", config.mq, "pn", #config.p }
 for i, p in ipairs(config.p) do
   local n = #fields
   fields[n + 1], fields[n + 2] = "pn|" .. i, p.n

@@ -1,0 +1,79 @@
+import type { Clock } from "../clock.js";
+import type { LimitEvent } from "../events.js";
+import type { LimitProposal, LimitState, MaybePromise, TokenUsage } from "../store.js";
+import { LimitController, type ObservedTask } from "./controller.js";
+import type { ResolvedAdaptive } from "./options.js";
+
+/** What the reporter tells an observer of running tasks (only while one is set). */
+export interface RunObserver {
+  started(task: ObservedTask): void;
+  /** The upstream's first byte, `ms` after the task's start. */
+  firstByte(task: ObservedTask, ms: number): void;
+  usage(task: ObservedTask, usage: TokenUsage): void;
+  ended(task: ObservedTask, ok: boolean, value: unknown): void;
+}
+
+/** The scheduler's side of the adaptive limit. */
+export interface AdaptiveHost {
+  readonly clock: Clock;
+  running(): number;
+  /** The limit the store must work with now; `undefined` when the limit is no longer adaptive. */
+  apply(limit: number | undefined): void;
+  readonly share: ((proposal: LimitProposal) => MaybePromise<LimitState>) | undefined;
+  emit(event: LimitEvent): void;
+  error(error: unknown): void;
+}
+
+/**
+ * The adaptive limit of one scheduler: a {@link LimitController} while `maxConcurrency` is a range, none
+ * otherwise, fed with the tasks' starts, first bytes, usage and endings.
+ */
+export class AdaptiveLimit implements RunObserver {
+  readonly #host: AdaptiveHost;
+  #controller: LimitController | null = null;
+  readonly #outputTokens = new WeakMap<ObservedTask, number>();
+
+  constructor(host: AdaptiveHost) {
+    this.#host = host;
+  }
+
+  /** True while the limit is adaptive. */
+  get active(): boolean {
+    return this.#controller !== null;
+  }
+
+  /** The adaptive limit in force, or `undefined` when the limit is fixed. */
+  get limit(): number | undefined {
+    return this.#controller?.limit;
+  }
+
+  /** From the options (at creation and on each `update()`); `setTo` is a limit the update names. */
+  configure(adaptive: ResolvedAdaptive | null, setTo: number | undefined): void {
+    if (adaptive === null) {
+      this.#controller = null;
+      this.#host.apply(undefined);
+    } else if (this.#controller === null) {
+      const initial = Math.min(adaptive.max, Math.max(adaptive.floor, setTo ?? adaptive.initial));
+      this.#controller = new LimitController({ ...adaptive, initial }, this.#host);
+      this.#host.apply(initial);
+    } else {
+      this.#controller.reconfigure(adaptive, setTo);
+    }
+  }
+
+  started(task: ObservedTask): void {
+    this.#controller?.started(task);
+  }
+
+  firstByte(task: ObservedTask, ms: number): void {
+    this.#controller?.firstByte(task, ms);
+  }
+
+  usage(task: ObservedTask, usage: TokenUsage): void {
+    this.#outputTokens.set(task, usage.outputTokens);
+  }
+
+  ended(task: ObservedTask, ok: boolean, value: unknown): void {
+    this.#controller?.ended(task, ok, value, this.#outputTokens.get(task));
+  }
+}
