@@ -225,7 +225,9 @@ describe("pnpm demo --duration 10", () => {
     expect(stdout).toContain(`HTML report: ${report}`);
     const html = await readFile(report, "utf8");
     expect(html).toMatch(/^<!doctype html>/);
-    expect((html.match(/<svg /g) ?? []).length).toBe(6);
+    // six charts over time, and the bars that split each run's batch makespan (FIFO's, chat's own work, idle)
+    expect((html.match(/<svg /g) ?? []).length).toBe(7);
+    expect(html).toContain("idle slots and caps");
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
   }, 120_000);
 });
