@@ -7,6 +7,7 @@ import { Intake } from "./intake.js";
 import { type ResolvedOptions, storeConfigOf } from "./options.js";
 import { Permit, type PermitControl } from "./permit.js";
 import type { Reporter } from "./reporter.js";
+import { RunningTasks } from "./running-tasks.js";
 import { SignalListeners } from "./signal-listeners.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
 import { DONE, PENDING, QUEUED, RUNNING, RunContext, type Task, type TaskFunction } from "./task.js";
@@ -27,7 +28,7 @@ export class Engine {
   readonly #deadlines: Deadlines<Task>;
   readonly #intake: Intake;
   readonly #endings: Endings;
-  readonly #running = new Set<Task>();
+  readonly #running = new RunningTasks();
   readonly #signals = new SignalListeners();
   #live = 0;
   #closed = false;
@@ -91,6 +92,11 @@ export class Engine {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Cost units of `priority` running on this instance now. */
+  runningCost(priority: string): number {
+    return this.#running.costOf(priority);
   }
 
   /** New options from `update()`: the store re-evaluates what waits. */

@@ -1,3 +1,4 @@
+import { resolveWaitTargets } from "./adaptive/wait-target-options.js";
 import { systemClock } from "./clock.js";
 import {
   defaultPriorities,
@@ -41,6 +42,7 @@ const OPTION_KEYS: readonly (keyof SchedulerOptions)[] = [
   "retryWindowMs",
   "retryMemory",
   "metricsTenantLimit",
+  "waitTargets",
   "store",
   "clock",
 ];
@@ -51,6 +53,7 @@ const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
   "queueTimeoutMs",
   "maxQueue",
   "maxWaitMs",
+  "targetWaitMs",
 ];
 const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
   "maxConcurrency",
@@ -62,6 +65,7 @@ const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
   "fairness",
   "outputTokenWeight",
   "abortGraceMs",
+  "waitTargets",
 ];
 
 const CLOCK_METHODS = ["now", "setTimer", "clearTimer"] as const;
@@ -222,6 +226,7 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
     retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),
     retryMemory: integerIn("retryMemory", given.retryMemory ?? 10_000, 0, 1_000_000),
     metricsTenantLimit: integerIn("metricsTenantLimit", given.metricsTenantLimit ?? 50, 0, 10_000),
+    waitTargets: resolveWaitTargets(given.waitTargets, rawPriorities),
     clock: given.clock === undefined ? systemClock : methods("clock", given.clock, CLOCK_METHODS),
   };
 }
@@ -244,6 +249,10 @@ export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate):
     ...patch,
     priorities,
     tenantDefaults: { ...current.tenantDefaults, ...definedOnly(patch.tenantDefaults ?? {}) },
+    waitTargets:
+      patch.waitTargets === undefined
+        ? current.waitTargets
+        : { ...current.waitTargets, ...definedOnly(plainObject("waitTargets", patch.waitTargets)) },
     tenants: mergeTenants(current.tenants ?? {}, patch.tenants),
   };
 }

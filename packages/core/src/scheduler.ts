@@ -1,3 +1,5 @@
+import { withShares } from "./adaptive/share-metrics.js";
+import { WaitTargets } from "./adaptive/wait-targets.js";
 import type { TaskOptions } from "./admission.js";
 import type { Listener } from "./emitter.js";
 import { Engine } from "./engine.js";
@@ -51,6 +53,7 @@ export class Scheduler {
   readonly #store: Store;
   readonly #reporter: Reporter;
   readonly #engine: Engine;
+  readonly #targets: WaitTargets;
   #closing: Promise<void> | null = null;
 
   constructor(options: SchedulerOptions = {}) {
@@ -62,6 +65,18 @@ export class Scheduler {
     this.#reporter = new Reporter(this.#options.clock, this.#options.priorities);
     this.#store = checkedStore(options.store) ?? new MemoryStore();
     this.#engine = new Engine(this.#options, this.#store, this.#reporter);
+    this.#targets = new WaitTargets(
+      {
+        clock: this.#options.clock,
+        events: this.#reporter.events,
+        configured: () => this.#options,
+        runningCost: (priority) => this.#engine.runningCost(priority),
+        apply: (effective) => {
+          if (!this.closed) this.#engine.configure(effective).catch((error) => this.#reporter.error(error));
+        },
+      },
+      this.#options.waitTargets,
+    );
   }
 
   /**
@@ -122,10 +137,15 @@ export class Scheduler {
   /** A plain snapshot of counts, wait-time quantiles and rejections, total and per priority and tenant. */
   metrics(): MetricsSnapshot {
     const { maxConcurrency, metricsTenantLimit } = this.#options;
-    return this.#reporter.metrics(this.closed, maxConcurrency, this.#store.snapshot(metricsTenantLimit));
+    const snapshot = this.#reporter.metrics(
+      this.closed,
+      maxConcurrency,
+      this.#store.snapshot(metricsTenantLimit),
+    );
+    return withShares(snapshot, this.#options, this.#targets.effective, this.#targets.targets);
   }
 
-  /** The options in force, after defaults. */
+  /** The options as configured, after defaults (a wait target's effective share is in `metrics()`). */
   get options(): ResolvedOptions {
     return this.#options;
   }
@@ -147,7 +167,7 @@ export class Scheduler {
     this.#raw = raw;
     this.#options = resolved;
     this.#reporter.addPriorities(resolved.priorities);
-    return this.#engine.configure(resolved);
+    return this.#engine.configure(this.#targets.reconfigure(resolved.waitTargets));
   }
 
   /**
@@ -183,6 +203,7 @@ export class Scheduler {
     } catch (error) {
       return Promise.reject(error);
     }
+    this.#targets.dispose();
     this.#closing = this.#engine.close(resolved.drain, resolved.timeoutMs);
     return this.#closing;
   }
