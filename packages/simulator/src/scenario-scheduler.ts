@@ -12,8 +12,17 @@ const SCHEDULER_KEYS = [
   "maxQueue",
   "retryWindowMs",
   "abortGraceMs",
+  "waitTargets",
 ] as const;
-const PRIORITY_KEYS = ["weight", "reserved", "maxConcurrency", "queueTimeoutMs", "maxQueue", "maxWaitMs"];
+const PRIORITY_KEYS = [
+  "weight",
+  "reserved",
+  "maxConcurrency",
+  "queueTimeoutMs",
+  "maxQueue",
+  "maxWaitMs",
+  "targetWaitMs",
+];
 const INFINITE_KEYS = new Set([
   "queueTimeoutMs",
   "maxQueue",
