@@ -20,6 +20,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   redis: () => import("./parts/redis.js"),
   fleet: () => import("./parts/fleet.js"),
   fairness: () => import("./parts/fairness.js"),
+  targets: () => import("./parts/targets.js"),
 };
 
 const argv = process.argv.slice(2);

@@ -12,6 +12,7 @@ export const PARTS = [
   "redis",
   "fleet",
   "fairness",
+  "targets",
 ] as const;
 export type PartName = (typeof PARTS)[number];
 
