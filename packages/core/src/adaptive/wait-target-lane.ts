@@ -31,6 +31,8 @@ export class WaitTargetLane {
   boost = 1;
   extra = 0;
   #window = new WaitSketch();
+  /** Samples in `#window` (so a window short of samples is passed over without reading the sketch). */
+  #samples = 0;
   #windowStart: number;
   #changedAt = Number.NEGATIVE_INFINITY;
   #calm = 0;
@@ -50,6 +52,7 @@ export class WaitTargetLane {
     if (running > this.#peak) this.#peak = running;
     if (now - waitMs < this.#changedAt) return;
     this.#window.record(waitMs);
+    this.#samples++;
   }
 
   /**
@@ -57,11 +60,10 @@ export class WaitTargetLane {
    * changes). `reserved` is the priority's current effective reserve, used to size a raise.
    */
   judge(now: number, settings: ResolvedWaitTargets, reserved: number): WaitTargetVerdict | undefined {
-    if (now - this.#windowStart < settings.windowMs) return undefined;
-    const sketch = this.#window;
-    const { count: samples, p95: p95Ms, max: maxMs } = sketch.snapshot();
-    if (samples < settings.minSamples) return undefined;
+    if (now - this.#windowStart < settings.windowMs || this.#samples < settings.minSamples) return undefined;
+    const { count: samples, p95: p95Ms, max: maxMs } = this.#window.snapshot();
     this.#window = new WaitSketch();
+    this.#samples = 0;
     this.#windowStart = now;
     let step: WaitTargetStep = "hold";
     if (p95Ms > this.targetMs) {
