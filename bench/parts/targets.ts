@@ -15,6 +15,7 @@ function row(measure: DayMeasure, holds: string): string[] {
     measure.label,
     ms(measure.worstHourP95),
     ms(measure.dayP95),
+    `${measure.batchDayPerSec.toFixed(3)} /s`,
     `${measure.batchPerSec.toFixed(3)} /s`,
     hours(measure.makespanMs),
     String(measure.unanswered),
@@ -24,7 +25,7 @@ function row(measure: DayMeasure, holds: string): string[] {
 
 /** The fixed configuration with the most batch throughput among those that pass `ok`. */
 function bestOf(measures: readonly DayMeasure[], ok: (m: DayMeasure) => boolean): DayMeasure | undefined {
-  return measures.filter(ok).sort((a, b) => b.batchPerSec - a.batchPerSec)[0];
+  return measures.filter(ok).sort((a, b) => b.batchDayPerSec - a.batchDayPerSec)[0];
 }
 
 export const run: Part = async ({ quick, log }) => {
@@ -37,9 +38,9 @@ export const run: Part = async ({ quick, log }) => {
     measureDay(result, stepMs, scenario.durationMs);
   const started = performance.now();
   const target = day(await simulate(scenario, { gateway: "scheduler", workload, label: "targetWaitMs 500" }));
-  log(`wait target: worst hour p95 ${ms(target.worstHourP95)}, batch ${target.batchPerSec.toFixed(3)}/s`);
+  log(`wait target: worst hour p95 ${ms(target.worstHourP95)}, batch ${target.batchDayPerSec.toFixed(3)}/s`);
   const weights = quick ? [5] : [5, 50];
-  const reserves = quick ? [0, 4, 8, 12] : [0, 2, 4, 6, 8, 10, 12];
+  const reserves = quick ? [0, 4, 8, 12] : [0, 4, 8, 9, 10, 11, 12, 14];
   const fixed: DayMeasure[] = [];
   for (const weight of weights) {
     for (const reserved of reserves) {
@@ -47,7 +48,7 @@ export const run: Part = async ({ quick, log }) => {
       const label = `fixed weight ${weight}, reserved ${reserved}`;
       fixed.push(day(await simulate(variant, { gateway: "scheduler", workload, label })));
       log(
-        `${label}: worst hour p95 ${ms(fixed.at(-1)!.worstHourP95)}, batch ${fixed.at(-1)!.batchPerSec.toFixed(3)}/s`,
+        `${label}: worst hour p95 ${ms(fixed.at(-1)!.worstHourP95)}, batch ${fixed.at(-1)!.batchDayPerSec.toFixed(3)}/s`,
       );
     }
   }
@@ -57,9 +58,9 @@ export const run: Part = async ({ quick, log }) => {
   const bestHourly = bestOf(fixed, everyHour);
   const bestDaily = bestOf(fixed, wholeDay);
   const gain =
-    bestHourly === undefined ? Number.POSITIVE_INFINITY : target.batchPerSec / bestHourly.batchPerSec;
+    bestHourly === undefined ? Number.POSITIVE_INFINITY : target.batchDayPerSec / bestHourly.batchDayPerSec;
   const gainDaily =
-    bestDaily === undefined ? Number.POSITIVE_INFINITY : target.batchPerSec / bestDaily.batchPerSec;
+    bestDaily === undefined ? Number.POSITIVE_INFINITY : target.batchDayPerSec / bestDaily.batchDayPerSec;
   const holds = (m: DayMeasure) => (everyHour(m) ? "every hour" : wholeDay(m) ? "whole day only" : "no");
   const goals: Goal[] = [
     {
@@ -69,12 +70,12 @@ export const run: Part = async ({ quick, log }) => {
       holds: everyHour(target),
     },
     {
-      name: "batch throughput with the target above the best fixed weight and reserve that also hold it in every hour (same-run ratio)",
+      name: "batch throughput over the day with the target above the best fixed weight and reserve that also hold it in every hour (same-run ratio)",
       target: "> 1.00x",
       measured:
         bestHourly === undefined
           ? "no fixed configuration held it"
-          : `${ratio(gain)} (${target.batchPerSec.toFixed(3)}/s vs ${bestHourly.batchPerSec.toFixed(3)}/s, ${bestHourly.label})`,
+          : `${ratio(gain)} (${target.batchDayPerSec.toFixed(3)}/s vs ${bestHourly.batchDayPerSec.toFixed(3)}/s, ${bestHourly.label})`,
       holds: gain > 1,
     },
   ];
@@ -84,7 +85,7 @@ export const run: Part = async ({ quick, log }) => {
     method: [
       `The real core in the simulator (VirtualClock, upstream-sim latency model) on examples/scenarios/day-targets.json${quick ? `, scaled down ${scale}x (an "hour" of ${num(stepMs / 1000)} s, ${num(scenario.batch.tenants[0]!.items)} batch items)` : ""}: 16 sequences, chat Poisson at a rate that changes every hour (0.2/s at night to 4.5/s in the afternoon), a backfill of ${num(scenario.batch.tenants[0]!.items)} long batch generations (200-600 output tokens) from the start.`,
       `One run with interactive { weight: 5, targetWaitMs: ${TARGET_MS} } and the controller's defaults; then a sweep of fixed interactive settings (weight ${weights.join(", ")} × reserved ${reserves.join(", ")}) on the same workload, same seed.`,
-      "An hour's p95 is over the queue waits of chat attempts that ended in that hour; batch throughput is items done per second of batch makespan.",
+      "An hour's p95 is over the queue waits of chat attempts that ended in that hour. Batch throughput over the day: batch items started during the 24 hours of chat, per second (the backlog outlasts the day in every run, so this is the share of the server batch got); beside it, items done per second of the whole batch makespan, whose tail after the day has no chat at all.",
       `Simulated ${fixed.length + 1} days in ${num(seconds, 1)} s of real time.`,
     ],
     tables: [
@@ -94,13 +95,14 @@ export const run: Part = async ({ quick, log }) => {
           "configuration",
           "worst hour p95",
           "day p95",
-          "batch",
+          "batch over the day",
+          "batch over its makespan",
           "batch makespan",
           "unanswered",
           `p95 <= ${TARGET_MS} ms`,
         ],
         rows: [row(target, holds(target)), ...fixed.map((m) => row(m, holds(m)))],
-        note: `best fixed holding the target every hour: ${bestHourly?.label ?? "none"}; over the whole day only: ${bestDaily?.label ?? "none"} (the target run's batch throughput is ${ratio(gainDaily)} of it)`,
+        note: `best fixed holding the target every hour: ${bestHourly?.label ?? "none"}; over the whole day only: ${bestDaily?.label ?? "none"} (the target run's batch throughput over the day is ${ratio(gainDaily)} of it)`,
       },
       {
         title: "Interactive p95 queue wait per hour (ms)",

@@ -39,6 +39,9 @@ export interface DayMeasure {
   readonly hourlyP95: readonly number[];
   readonly worstHourP95: number;
   readonly dayP95: number;
+  /** Batch items started during the chat period, per second of it (every run still has a backlog then). */
+  readonly batchDayPerSec: number;
+  /** Items done per second of batch makespan (the tail after the day included). */
   readonly batchPerSec: number;
   readonly makespanMs: number;
   readonly unanswered: number;
@@ -52,12 +55,15 @@ export function measureDay(result: RunResult, stepMs: number, durationMs: number
   timeline.at.forEach((at, i) => {
     if (at < durationMs) buckets[Math.floor(at / stepMs)]!.push(timeline.waitMs[i]!);
   });
+  const batch = result.waitTimeline[result.priorities.batch] ?? { at: [], waitMs: [] };
+  const batchStarted = batch.at.filter((at) => at < durationMs).length;
   const hourlyP95 = buckets.map((waits) => percentiles(waits.sort((a, b) => a - b)).p95);
   return {
     label: result.label,
     hourlyP95,
     worstHourP95: Math.max(...hourlyP95),
     dayP95: result.interactive.waitMs.p95,
+    batchDayPerSec: batchStarted / (durationMs / 1_000),
     batchPerSec: result.batch.throughputPerSec,
     makespanMs: result.batch.makespanMs,
     unanswered: result.interactive.unanswered + result.batch.unanswered,
