@@ -84,7 +84,7 @@ export const run: Part = async ({ quick, log }) => {
     title: "Wait-time targets: a 500 ms chat target through a day of changing load, in virtual time",
     method: [
       `The real core in the simulator (VirtualClock, upstream-sim latency model) on examples/scenarios/day-targets.json${quick ? `, scaled down ${scale}x (an "hour" of ${num(stepMs / 1000)} s, ${num(scenario.batch.tenants[0]!.items)} batch items)` : ""}: 16 sequences, chat Poisson at a rate that changes every hour (0.2/s at night to 4.5/s in the afternoon), a backfill of ${num(scenario.batch.tenants[0]!.items)} long batch generations (200-600 output tokens) from the start.`,
-      `One run with interactive { weight: 5, targetWaitMs: ${TARGET_MS} } and the controller's defaults; then a sweep of fixed interactive settings (weight ${weights.join(", ")} × reserved ${reserves.join(", ")}) on the same workload, same seed.`,
+      `One run with interactive ${JSON.stringify(raw.scheduler?.priorities?.interactive)} and the controller's defaults; then a sweep of fixed interactive settings (weight ${weights.join(", ")} × reserved ${reserves.join(", ")}) on the same workload, same seed.`,
       "An hour's p95 is over the queue waits of chat attempts that ended in that hour. Batch throughput over the day: batch items started during the 24 hours of chat, per second (the backlog outlasts the day in every run, so this is the share of the server batch got); beside it, items done per second of the whole batch makespan, whose tail after the day has no chat at all.",
       `Simulated ${fixed.length + 1} days in ${num(seconds, 1)} s of real time.`,
     ],
