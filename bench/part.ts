@@ -22,6 +22,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   fairness: () => import("./parts/fairness.js"),
   preemption: () => import("./parts/preemption.js"),
   adaptive: () => import("./parts/adaptive.js"),
+  targets: () => import("./parts/targets.js"),
 };
 
 const argv = process.argv.slice(2);

@@ -14,6 +14,7 @@ export const PARTS = [
   "fairness",
   "preemption",
   "adaptive",
+  "targets",
 ] as const;
 export type PartName = (typeof PARTS)[number];
 

@@ -16,9 +16,7 @@ export interface Books {
   readonly credits: TenantCredits;
   readonly deadlines: Deadlines<Task>;
   /** Tasks holding a slot. */
-  readonly running: ReadonlySet<Task>;
-  /** The task no longer holds a slot of this scheduler's (it leaves `running`). */
-  leftSlot(task: Task): void;
+  readonly running: Set<Task>;
   /** Frees a running task's slot, exactly once. */
   release(task: Task): void;
   /** Takes a task off the books: no deadline, no listener, no references. */
@@ -174,7 +172,7 @@ export class Endings {
   storeRevoked(task: Task, cause: unknown): void {
     if (task.phase !== RUNNING) return;
     this.abortRunning(task, this.#storeError(task, cause, "The scheduler's store revoked the task's slot"));
-    this.#books.leftSlot(task);
+    this.#books.running.delete(task);
     this.#books.retire(task);
   }
 

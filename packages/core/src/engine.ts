@@ -10,6 +10,7 @@ import { pending, takeResolve } from "./pending.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { Preemption } from "./preemption.js";
 import type { Reporter } from "./reporter.js";
+import { RunningTasks } from "./running-tasks.js";
 import { SignalListeners } from "./signal-listeners.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
 import { DONE, PENDING, QUEUED, RUNNING, RunContext, type Task, type TaskFunction } from "./task.js";
@@ -32,11 +33,9 @@ export class Engine {
   readonly #intake: Intake;
   readonly #endings: Endings;
   readonly #preemption: Preemption;
-  readonly #running = new Set<Task>();
+  readonly #running = new RunningTasks();
   readonly #signals = new SignalListeners();
   #live = 0;
-  /** Units of running tasks of this instance. */
-  #runningUnits = 0;
   /** What the automatic controls set over the options (see `effectiveStoreConfig`). */
   #settings: LiveSettings = {};
   #closed = false;
@@ -93,7 +92,6 @@ export class Engine {
       credits: this.#intake.credits,
       deadlines: this.#deadlines,
       running: this.#running,
-      leftSlot: (task) => this.#leftSlot(task),
       release: (task) => {
         if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
         else this.#release(task);
@@ -111,7 +109,6 @@ export class Engine {
       get rejectsQueued() {
         return engine.#closed && !engine.#draining;
       },
-      leftSlot: (task) => this.#leftSlot(task),
       giveBack: (task) => this.#giveBack(task),
       retire: (task) => this.#retire(task),
       requeue: (task) => this.#requeue(task),
@@ -127,11 +124,16 @@ export class Engine {
 
   /** Units running on this instance now. */
   get runningUnits(): number {
-    return this.#runningUnits;
+    return this.#running.totalCost;
   }
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Cost units of `priority` running on this instance now. */
+  runningCost(priority: string): number {
+    return this.#running.costOf(priority);
   }
 
   /** New options from `update()`: the store re-evaluates what waits. */
@@ -380,7 +382,6 @@ export class Engine {
       task.fn === null ? new Permit(task, waitMs, control) : new RunContext(task, waitMs, control.usage);
     task.run = context;
     this.#running.add(task);
-    this.#runningUnits += task.cost;
     const { timeoutMs } = task;
     if (timeoutMs !== Number.POSITIVE_INFINITY) this.#deadlines.set(task, now + timeoutMs);
     this.#reporter.started(task, now, waitMs);
@@ -404,14 +405,9 @@ export class Engine {
   /** Frees the slot, exactly once. */
   #release(task: Task): void {
     if (task.phase !== RUNNING) return;
-    this.#leftSlot(task);
+    this.#running.delete(task);
     this.#retire(task);
     this.#giveBack(task);
-  }
-
-  #leftSlot(task: Task): void {
-    this.#running.delete(task);
-    this.#runningUnits -= task.cost;
   }
 
   /** Hands a slot back to the store; a store failure is reported, never thrown into the caller. */

@@ -50,6 +50,25 @@ export interface SchedulerEvents {
   preempted: TaskEventBase & { readonly runMs: number; readonly preemptions: number; readonly by: string };
   /** The adaptive limit changed (see `maxConcurrency: { initial, min, max }`). */
   limit: LimitEvent;
+  /**
+   * The wait-target controller gave a priority with `targetWaitMs` a new effective share: raised because
+   * its p95 queue wait went above the target, or given back because its waits stayed well under it.
+   */
+  share: {
+    readonly priority: string;
+    /** The effective weight and reserved slots now. */
+    readonly weight: number;
+    readonly reserved: number;
+    readonly previousWeight: number;
+    readonly previousReserved: number;
+    /** What the options say (the floor of the effective values). */
+    readonly configuredWeight: number;
+    readonly configuredReserved: number;
+    readonly targetWaitMs: number;
+    /** The p95 queue wait of the window that was judged, in ms. */
+    readonly p95Ms: number;
+    readonly reason: "above-target" | "under-target";
+  };
   /** Nothing waits and nothing runs. */
   idle: { readonly at: number };
   /** A listener threw, or the store failed in the background. */

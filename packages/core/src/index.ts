@@ -1,4 +1,5 @@
 export type { AdaptiveOptions, ConcurrencyRange } from "./adaptive/options.js";
+export type { ResolvedWaitTargets, WaitTargetOptions } from "./adaptive/wait-target-options.js";
 export type { TaskOptions } from "./admission.js";
 export { type Clock, systemClock, type TimerHandle, VirtualClock } from "./clock.js";
 export type { Listener } from "./emitter.js";
@@ -22,7 +23,7 @@ export { Permit } from "./permit.js";
 export type { PreemptibleOptions, ResolvedPreemption } from "./preemption-options.js";
 export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
 export { shortKey } from "./short-key.js";
-export type { MetricsSnapshot, PriorityMetrics, TaskCounts } from "./stats.js";
+export type { MetricsSnapshot, PriorityMetrics, PriorityShare, TaskCounts } from "./stats.js";
 export type { ResolvedPriority, ResolvedTenant, TokenUsage } from "./store.js";
 export type { TaskContext, TaskFunction } from "./task.js";
 export type { Quantiles } from "./wait-sketch.js";

@@ -1,4 +1,5 @@
 import type { AdaptiveOptions, ConcurrencyRange, ResolvedAdaptive } from "./adaptive/options.js";
+import type { ResolvedWaitTargets, WaitTargetOptions } from "./adaptive/wait-target-options.js";
 import type { Clock } from "./clock.js";
 import type { PreemptibleOptions, ResolvedPreemption } from "./preemption-options.js";
 import type { ResolvedPriority, Store, StoreConfig } from "./store.js";
@@ -63,6 +64,14 @@ export interface PriorityOptions {
    * @default { maxPerTask: 2 } when another priority preempts this one
    */
   readonly preemptible?: PreemptibleOptions;
+  /**
+   * Wait-time target: the scheduler raises this priority's EFFECTIVE weight and reserved slots while its
+   * p95 queue wait is above this many ms, and gives them back gently while its waits stay well under,
+   * so it gets as much of the server as it needs and the others get the rest. The configured `weight`
+   * and `reserved` are the floor. Above 0 and at most one hour; tune it with `waitTargets`.
+   * @default none (the share stays as configured)
+   */
+  readonly targetWaitMs?: number;
 }
 
 /** The largest token figure an option or a call takes (`maxTokensInFlight`, `tokens`, bucket sizes). */
@@ -208,6 +217,8 @@ export interface SchedulerOptions {
    * @default 50
    */
   readonly metricsTenantLimit?: number;
+  /** How the wait-target controller judges and bounds its changes (see `PriorityOptions.targetWaitMs`). */
+  readonly waitTargets?: WaitTargetOptions;
   /**
    * Where the queues and counts live. The in-memory store is the default; `@llm-scheduler/redis`
    * shares them across instances.
@@ -235,6 +246,7 @@ export interface ResolvedOptions extends StoreConfig {
   readonly retryWindowMs: number;
   readonly retryMemory: number;
   readonly metricsTenantLimit: number;
+  readonly waitTargets: ResolvedWaitTargets;
 }
 
 /**
@@ -290,4 +302,6 @@ export interface SchedulerUpdate {
   /** Fields to change per tenant (merged over its current entry). */
   readonly tenants?: Readonly<Record<string, TenantOptions>>;
   readonly abortGraceMs?: number;
+  /** Replaces the wait-target settings it names. */
+  readonly waitTargets?: WaitTargetOptions;
 }

@@ -12,9 +12,7 @@ export interface PreemptionHost {
   readonly reporter: Reporter;
   readonly deadlines: Deadlines<Task>;
   /** Tasks holding a slot. */
-  readonly running: ReadonlySet<Task>;
-  /** The task no longer holds a slot of this scheduler's (it leaves `running`). */
-  leftSlot(task: Task): void;
+  readonly running: Set<Task>;
   /** True once `close()` began without draining: a preempted task is then answered `CLOSED`, not queued. */
   readonly rejectsQueued: boolean;
   /** Hands a slot back to the store (failures reported). */
@@ -104,7 +102,7 @@ export class Preemption {
     if (this.#victim !== task) return;
     const host = this.#host;
     this.#victim = null;
-    host.leftSlot(task);
+    host.running.delete(task);
     host.deadlines.clear(task);
     this.#counts.set(task, (this.#counts.get(task) ?? 0) + 1);
     const arrival = this.#waiting(this.#arrival) ? this.#arrival : this.#takeOwed();

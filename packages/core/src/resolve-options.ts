@@ -1,4 +1,5 @@
 import { resolveLimit, withFloor } from "./adaptive/options.js";
+import { resolveWaitTargets } from "./adaptive/wait-target-options.js";
 import { systemClock } from "./clock.js";
 import {
   defaultPriorities,
@@ -44,6 +45,7 @@ const OPTION_KEYS: readonly (keyof SchedulerOptions)[] = [
   "retryWindowMs",
   "retryMemory",
   "metricsTenantLimit",
+  "waitTargets",
   "store",
   "clock",
 ];
@@ -56,6 +58,7 @@ const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
   "maxWaitMs",
   "preempts",
   "preemptible",
+  "targetWaitMs",
 ];
 const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
   "maxConcurrency",
@@ -68,6 +71,7 @@ const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
   "fairness",
   "outputTokenWeight",
   "abortGraceMs",
+  "waitTargets",
 ];
 
 const CLOCK_METHODS = ["now", "setTimer", "clearTimer"] as const;
@@ -233,6 +237,7 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
     retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),
     retryMemory: integerIn("retryMemory", given.retryMemory ?? 10_000, 0, 1_000_000),
     metricsTenantLimit: integerIn("metricsTenantLimit", given.metricsTenantLimit ?? 50, 0, 10_000),
+    waitTargets: resolveWaitTargets(given.waitTargets, rawPriorities),
     clock: given.clock === undefined ? systemClock : methods("clock", given.clock, CLOCK_METHODS),
   };
 }
@@ -255,6 +260,10 @@ export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate):
     ...patch,
     priorities,
     tenantDefaults: { ...current.tenantDefaults, ...definedOnly(patch.tenantDefaults ?? {}) },
+    waitTargets:
+      patch.waitTargets === undefined
+        ? current.waitTargets
+        : { ...current.waitTargets, ...definedOnly(plainObject("waitTargets", patch.waitTargets)) },
     tenants: mergeTenants(current.tenants ?? {}, patch.tenants),
     ...mergeAdaptive(current, patch),
   };

@@ -1,5 +1,7 @@
 import { AdaptiveLimit } from "./adaptive/observer.js";
+import { withShares } from "./adaptive/share-metrics.js";
 import { splitLimitUpdate } from "./adaptive/update.js";
+import { WaitTargets } from "./adaptive/wait-targets.js";
 import type { TaskOptions } from "./admission.js";
 import type { Listener } from "./emitter.js";
 import { Engine } from "./engine.js";
@@ -54,6 +56,7 @@ export class Scheduler {
   readonly #reporter: Reporter;
   readonly #engine: Engine;
   readonly #adaptive: AdaptiveLimit;
+  readonly #targets: WaitTargets;
   #closing: Promise<void> | null = null;
 
   constructor(options: SchedulerOptions = {}) {
@@ -68,6 +71,18 @@ export class Scheduler {
     this.#engine = new Engine(this.#options, this.#store, this.#reporter);
     this.#adaptive = this.#adaptiveLimit();
     this.#configureAdaptive(undefined);
+    this.#targets = new WaitTargets(
+      {
+        clock: this.#options.clock,
+        events: this.#reporter.events,
+        configured: () => this.#options,
+        runningCost: (priority) => this.#engine.runningCost(priority),
+        apply: (effective) => {
+          if (!this.closed) this.#engine.configure(effective).catch((error) => this.#reporter.error(error));
+        },
+      },
+      this.#options.waitTargets,
+    );
   }
 
   /** The adaptive limit's ties to this scheduler: its clock, its store, its events. */
@@ -148,7 +163,8 @@ export class Scheduler {
   metrics(): MetricsSnapshot {
     const { metricsTenantLimit } = this.#options;
     const limit = this.maxConcurrency;
-    return this.#reporter.metrics(this.closed, limit, this.#store.snapshot(metricsTenantLimit));
+    const snapshot = this.#reporter.metrics(this.closed, limit, this.#store.snapshot(metricsTenantLimit));
+    return withShares(snapshot, this.#options, this.#targets.effective, this.#targets.targets);
   }
 
   /** The limit in force: the fixed `maxConcurrency`, or where the adaptive limit stands now. */
@@ -156,7 +172,7 @@ export class Scheduler {
     return this.#adaptive.limit ?? this.#options.maxConcurrency;
   }
 
-  /** The options in force, after defaults. */
+  /** The options as configured, after defaults (a wait target's effective share is in `metrics()`). */
   get options(): ResolvedOptions {
     return this.#options;
   }
@@ -181,7 +197,7 @@ export class Scheduler {
     this.#raw = raw;
     this.#options = resolved;
     this.#reporter.addPriorities(resolved.priorities);
-    const configured = this.#engine.configure(resolved);
+    const configured = this.#engine.configure(this.#targets.reconfigure(resolved.waitTargets));
     this.#configureAdaptive(setTo);
     return configured;
   }
@@ -219,6 +235,7 @@ export class Scheduler {
     } catch (error) {
       return Promise.reject(error);
     }
+    this.#targets.dispose();
     this.#closing = this.#engine.close(resolved.drain, resolved.timeoutMs);
     return this.#closing;
   }

@@ -29,6 +29,18 @@ export interface PriorityMetrics extends TaskCounts {
   readonly lastStartedAt: number | null;
   /** Starts per second over the last 32 starts. */
   readonly startRate: number;
+  /** Weight and reserved slots, configured and in force (they differ while a wait target moves them). */
+  readonly share?: PriorityShare;
+}
+
+/** A priority's share as configured and as in force (see `PriorityOptions.targetWaitMs`). */
+export interface PriorityShare {
+  readonly weight: number;
+  readonly reserved: number;
+  readonly effectiveWeight: number;
+  readonly effectiveReserved: number;
+  /** The priority's `targetWaitMs`, or `null` without one. */
+  readonly targetWaitMs: number | null;
 }
 
 /** What `scheduler.metrics()` returns: a plain object, safe to serialize. */

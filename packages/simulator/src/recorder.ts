@@ -30,6 +30,8 @@ export interface KindCounters {
 export interface PriorityWaits {
   /** One per attempt that reached the gateway: the queue wait, or the wait before it left unserved. */
   readonly waits: number[];
+  /** When each of `waits` ended (started or left), ms after the start of the run. */
+  readonly at: number[];
   started: number;
   left: number;
 }
@@ -147,10 +149,11 @@ export class Recorder implements WaitSink {
   queueWait(priority: string, waitMs: number, started: boolean): void {
     let entry = this.waits.get(priority);
     if (entry === undefined) {
-      entry = { waits: [], started: 0, left: 0 };
+      entry = { waits: [], at: [], started: 0, left: 0 };
       this.waits.set(priority, entry);
     }
     entry.waits.push(Math.max(0, waitMs));
+    entry.at.push(this.now());
     if (started) entry.started++;
     else entry.left++;
     this.#meter.dequeued(priority, this.now(), started);

@@ -7,6 +7,7 @@ import type {
   ResolvedGoal,
   ResolvedScenario,
   Scenario,
+  ScenarioRateSchedule,
 } from "./scenario.js";
 import { capacityAt, gatewayLimitAt } from "./scenario-capacity.js";
 import { invalidField, ScenarioError } from "./scenario-error.js";
@@ -28,6 +29,7 @@ const TOP_KEYS = [
 const UPSTREAM_KEYS = ["parallel", "ttftMs", "prefillMsPerToken", "tokenMs", "slowdown", "capacity"];
 const CHAT_KEYS = [
   "ratePerSec",
+  "rateSchedule",
   "priority",
   "tenant",
   "promptTokens",
@@ -64,10 +66,36 @@ function resolveUpstream(value: unknown): ResolvedScenario["upstream"] {
   });
 }
 
+const RATE = { min: 0, max: 100_000 } as const;
+
+function resolveSchedule(value: unknown): ScenarioRateSchedule | null {
+  if (value === undefined) return null;
+  const raw = objectAt("chat.rateSchedule", value, ["stepMs", "ratesPerSec"]);
+  if (raw.stepMs === undefined) throw invalidField("chat.rateSchedule.stepMs", "a number > 0", raw.stepMs);
+  const stepMs = numberAt("chat.rateSchedule.stepMs", raw.stepMs, 0, { min: 1, max: 365 * DAY });
+  const list = raw.ratesPerSec;
+  if (!Array.isArray(list) || list.length === 0 || list.length > 10_000) {
+    throw invalidField("chat.rateSchedule.ratesPerSec", "an array of 1 to 10000 rates", list);
+  }
+  const ratesPerSec = list.map((rate: unknown, i) =>
+    numberAt(`chat.rateSchedule.ratesPerSec[${i}]`, rate ?? Number.NaN, 0, RATE),
+  );
+  return { stepMs, ratesPerSec };
+}
+
 function resolveChat(value: unknown): ResolvedChat {
   const raw = objectAt("chat", value, CHAT_KEYS);
+  const rateSchedule = resolveSchedule(raw.rateSchedule);
+  if (rateSchedule !== null && raw.ratePerSec !== undefined) {
+    throw invalidField("chat.ratePerSec", "left out when `chat.rateSchedule` is given", raw.ratePerSec);
+  }
+  const mean = rateSchedule?.ratesPerSec.reduce((sum, rate) => sum + rate, 0);
   return {
-    ratePerSec: numberAt("chat.ratePerSec", raw.ratePerSec, 1, { min: 0, max: 100_000 }),
+    ratePerSec:
+      rateSchedule === null
+        ? numberAt("chat.ratePerSec", raw.ratePerSec, 1, RATE)
+        : mean! / rateSchedule.ratesPerSec.length,
+    rateSchedule,
     priority: stringAt("chat.priority", raw.priority, "interactive"),
     tenant: stringAt("chat.tenant", raw.tenant, "chat"),
     promptTokens: rangeAt("chat.promptTokens", raw.promptTokens, { min: 20, max: 200 }),

@@ -13,6 +13,7 @@ const SCHEDULER_KEYS = [
   "retryWindowMs",
   "abortGraceMs",
   "adaptive",
+  "waitTargets",
 ] as const;
 const PRIORITY_KEYS = [
   "weight",
@@ -23,6 +24,7 @@ const PRIORITY_KEYS = [
   "maxWaitMs",
   "preempts",
   "preemptible",
+  "targetWaitMs",
 ];
 const INFINITE_KEYS = new Set([
   "queueTimeoutMs",

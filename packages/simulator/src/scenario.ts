@@ -1,4 +1,9 @@
-import type { PriorityOptions, SchedulerOptions, TenantOptions } from "@llm-scheduler/core";
+import type {
+  PriorityOptions,
+  SchedulerOptions,
+  TenantOptions,
+  WaitTargetOptions,
+} from "@llm-scheduler/core";
 import type { ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
 import type { CapacityOptions } from "./capacity.js";
 import type { ScenarioCapacity } from "./scenario-capacity.js";
@@ -63,12 +68,28 @@ export interface ScenarioScheduler {
   readonly abortGraceMs?: number;
   /** Tunables of the adaptive limit (with `gateway.maxConcurrency: { initial, min, max }`). */
   readonly adaptive?: SchedulerOptions["adaptive"];
+  /** How the wait-target controller works, for priorities with `targetWaitMs`. */
+  readonly waitTargets?: WaitTargetOptions;
+}
+
+/**
+ * A chat load that changes through the run: `ratesPerSec[k]` during step `k` (each `stepMs` long),
+ * starting again from the first rate after the last one.
+ *
+ * @example
+ * const day: ScenarioRateSchedule = { stepMs: 3_600_000, ratesPerSec: [0.2, 0.2, 0.5, 2, 4, 4, 3, 1] };
+ */
+export interface ScenarioRateSchedule {
+  readonly stepMs: number;
+  readonly ratesPerSec: readonly number[];
 }
 
 /** Chat users: Poisson arrivals, short prompts, a front end that gives up and retries. */
 export interface ScenarioChat {
   /** Mean arrivals per second (Poisson); `0` means no chat traffic. @default 1 */
   readonly ratePerSec?: number;
+  /** A rate that changes every `stepMs` instead of `ratePerSec` (give one or the other). */
+  readonly rateSchedule?: ScenarioRateSchedule;
   /** The scheduler priority chat requests ask for. @default "interactive" */
   readonly priority?: string;
   /** The tenant (API key) of chat requests. @default "chat" */
@@ -164,7 +185,9 @@ export interface ResolvedRange {
 }
 
 export interface ResolvedChat {
+  /** The mean rate over the run (with a schedule, the mean of its rates). */
   readonly ratePerSec: number;
+  readonly rateSchedule: ScenarioRateSchedule | null;
   readonly priority: string;
   readonly tenant: string;
   readonly promptTokens: ResolvedRange;

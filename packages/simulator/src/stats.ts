@@ -93,6 +93,10 @@ export interface RunResult {
   readonly tenants: readonly TenantResult[];
   /** Sorted queue waits of every attempt, by priority (for CDF charts). */
   readonly waits: Readonly<Record<string, readonly number[]>>;
+  /** The same waits in the order they ended, with when (ms after the start): for waits over time. */
+  readonly waitTimeline: Readonly<
+    Record<string, { readonly at: readonly number[]; readonly waitMs: readonly number[] }>
+  >;
   readonly samples: readonly LoadSample[];
   readonly priorities: { readonly chat: string; readonly batch: string };
 }
@@ -213,6 +217,9 @@ export function summarize(label: string, recorder: Recorder, scenario: ResolvedS
     slots: slotsOf(recorder, scenario),
     tenants: tenantsOf(recorder.records),
     waits,
+    waitTimeline: Object.fromEntries(
+      [...recorder.waits].map(([priority, entry]) => [priority, { at: entry.at, waitMs: entry.waits }]),
+    ),
     samples: recorder.samples,
     priorities: { chat: scenario.chat.priority, batch: scenario.batch.priority },
   };

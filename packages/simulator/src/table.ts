@@ -52,11 +52,17 @@ function chatShare(result: RunResult): number | undefined {
  * @example
  * describeScenario(scenario); // "demo: 15.0 s of chat at 3/s (front-end timeout 5000 ms, 2 retries), ..."
  */
+function chatRate({ chat }: ResolvedScenario): string {
+  if (chat.rateSchedule === null) return `${chat.ratePerSec}/s`;
+  const mean = Math.round(chat.ratePerSec * 100) / 100;
+  return `${mean}/s on average (changing every ${formatDuration(chat.rateSchedule.stepMs)})`;
+}
+
 export function describeScenario(scenario: ResolvedScenario): string {
   const items = scenario.batch.tenants.reduce((sum, tenant) => sum + tenant.items, 0);
   const tenants = scenario.batch.tenants.length;
   return (
-    `${scenario.name}: ${formatDuration(scenario.durationMs)} of chat at ${scenario.chat.ratePerSec}/s ` +
+    `${scenario.name}: ${formatDuration(scenario.durationMs)} of chat at ${chatRate(scenario)} ` +
     `(front-end timeout ${formatDuration(scenario.chat.timeoutMs)}, ${scenario.chat.retries} retries), ` +
     `${items} batch items from ${tenants} tenant${tenants === 1 ? "" : "s"}, ` +
     `${scenario.upstream.parallel} upstream sequences, gateway limit ${scenario.maxConcurrency}, seed ${scenario.seed}`

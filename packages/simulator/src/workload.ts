@@ -48,25 +48,37 @@ export function exponentialMs(random: Random, ratePerSec: number): number {
   return (-Math.log(1 - random()) / ratePerSec) * 1_000;
 }
 
-function chatRequests(scenario: ResolvedScenario): RequestSpec[] {
+/** Chat arrival times: Poisson at the chat rate, or at each step's rate of its schedule. */
+function chatArrivals(scenario: ResolvedScenario): number[] {
   const { chat, durationMs, seed } = scenario;
-  const requests: RequestSpec[] = [];
-  if (chat.ratePerSec === 0) return requests;
+  const times: number[] = [];
   const arrivals = createRandom(mixSeed(seed, CHAT_ARRIVALS));
-  const sizes = createRandom(mixSeed(seed, CHAT_SIZES));
-  for (let at = exponentialMs(arrivals, chat.ratePerSec); at < durationMs; ) {
-    requests.push({
-      key: `chat-${requests.length}`,
-      kind: "chat",
-      at,
-      priority: chat.priority,
-      tenant: chat.tenant,
-      promptTokens: drawRange(sizes, chat.promptTokens),
-      maxTokens: drawRange(sizes, chat.maxTokens),
-    });
-    at += exponentialMs(arrivals, chat.ratePerSec);
+  const steps = chat.rateSchedule ?? { stepMs: durationMs, ratesPerSec: [chat.ratePerSec] };
+  for (let step = 0, from = 0; from < durationMs; step++, from += steps.stepMs) {
+    const rate = steps.ratesPerSec[step % steps.ratesPerSec.length]!;
+    const until = Math.min(durationMs, from + steps.stepMs);
+    // Memoryless: starting each step afresh at its own rate is the same process.
+    for (let at = from + (rate === 0 ? until : exponentialMs(arrivals, rate)); at < until; ) {
+      times.push(at);
+      at += exponentialMs(arrivals, rate);
+    }
   }
-  return requests;
+  return times;
+}
+
+function chatRequests(scenario: ResolvedScenario): RequestSpec[] {
+  const { chat, seed } = scenario;
+  if (chat.ratePerSec === 0) return [];
+  const sizes = createRandom(mixSeed(seed, CHAT_SIZES));
+  return chatArrivals(scenario).map((at, index) => ({
+    key: `chat-${index}`,
+    kind: "chat",
+    at,
+    priority: chat.priority,
+    tenant: chat.tenant,
+    promptTokens: drawRange(sizes, chat.promptTokens),
+    maxTokens: drawRange(sizes, chat.maxTokens),
+  }));
 }
 
 function batchRequests(scenario: ResolvedScenario): RequestSpec[] {

@@ -12,7 +12,14 @@ const files = (await readdir(folder)).filter((name) => name.endsWith(".json")).s
 
 describe("examples/scenarios", () => {
   it("has the documented examples", () => {
-    expect(files).toEqual(["adaptive.json", "busy-hour.json", "day.json", "demo.json", "minimal.json"]);
+    expect(files).toEqual([
+      "adaptive.json",
+      "busy-hour.json",
+      "day-targets.json",
+      "day.json",
+      "demo.json",
+      "minimal.json",
+    ]);
   });
 
   it.each(files)("%s is a valid scenario", async (name) => {

@@ -1,0 +1,60 @@
+import { PRIORITY_WEIGHT, type ResolvedOptions, type ResolvedPriority } from "../options.js";
+import type { WaitTargetLane } from "./wait-target-lane.js";
+import type { ResolvedWaitTargets } from "./wait-target-options.js";
+
+/** A priority's share: its weight and its reserved slots. */
+export interface Share {
+  readonly weight: number;
+  readonly reserved: number;
+}
+
+/**
+ * The options the store works from: `options` (what the user configured, or what another controller
+ * made of it) with each wait-target priority's weight and reserve raised by its lane, within bounds:
+ * - weight from the configured one to `maxBoost` times it (and at most 1,000,000);
+ * - reserved from the configured one to the smallest of the priority's `maxConcurrency`,
+ *   `maxReservedShare` of the scheduler's `maxConcurrency`, and what the other priorities' reserves
+ *   leave of `maxConcurrency` (so the reserves together never exceed it).
+ * Each lane is clamped to what was applied. Pure apart from that clamp; returns `options` itself when
+ * nothing differs.
+ *
+ * @example
+ * store.configure(storeConfigOf(effectiveOptions(configured, lanes, settings)));
+ */
+export function effectiveOptions(
+  options: ResolvedOptions,
+  lanes: ReadonlyMap<string, WaitTargetLane>,
+  settings: ResolvedWaitTargets,
+): ResolvedOptions {
+  const { maxConcurrency } = options;
+  let reservedLeft = maxConcurrency - options.priorities.reduce((sum, p) => sum + p.reserved, 0);
+  let changed = false;
+  const priorities = options.priorities.map((priority): ResolvedPriority => {
+    const lane = lanes.get(priority.name);
+    if (lane === undefined) return priority;
+    const weightCap = Math.max(
+      priority.weight,
+      Math.min(PRIORITY_WEIGHT.max, priority.weight * settings.maxBoost),
+    );
+    const weight = Math.min(weightCap, priority.weight * lane.boost);
+    const shareCap = Math.floor(settings.maxReservedShare * maxConcurrency);
+    const reserveCap = Math.min(
+      priority.maxConcurrency,
+      shareCap,
+      priority.reserved + Math.max(0, reservedLeft),
+    );
+    const reserved = Math.max(priority.reserved, Math.min(reserveCap, priority.reserved + lane.extra));
+    reservedLeft -= reserved - priority.reserved;
+    lane.clampTo(weight / priority.weight, reserved - priority.reserved);
+    if (weight === priority.weight && reserved === priority.reserved) return priority;
+    changed = true;
+    return { ...priority, weight, reserved };
+  });
+  if (!changed) return options;
+  return { ...options, priorities, priorityByName: new Map(priorities.map((p) => [p.name, p])) };
+}
+
+/** Each priority's share in `options`, by name. */
+export function sharesOf(options: ResolvedOptions): Map<string, Share> {
+  return new Map(options.priorities.map((p) => [p.name, { weight: p.weight, reserved: p.reserved }]));
+}
