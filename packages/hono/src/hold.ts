@@ -1,5 +1,11 @@
 import type { RequestSlot, ResponseWatch } from "@llm-scheduler/adapter-kit";
-import { failureForStatus, type NodeWritableLike, watchNodeUsage } from "@llm-scheduler/adapter-kit";
+import {
+  countsTokens,
+  failureForStatus,
+  type NodeWritableLike,
+  watchNodeUsage,
+} from "@llm-scheduler/adapter-kit";
+import type { Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { Context } from "hono";
 import type { LlmSchedulerEnv } from "./env.js";
@@ -15,7 +21,7 @@ export type Release = (failure?: unknown) => void;
  *
  * @example
  * await next();
- * holdResponse(c, slot, release, false, watch !== undefined);
+ * holdResponse(c, slot, release, false, watch !== undefined, scheduler);
  */
 export function holdResponse(
   c: Context<LlmSchedulerEnv>,
@@ -23,6 +29,7 @@ export function holdResponse(
   release: Release,
   timedOut: boolean,
   onNode: boolean,
+  scheduler: Scheduler,
 ): undefined {
   if (timedOut) {
     release(c.error); // the middleware's 504 went out instead of this response
@@ -44,8 +51,9 @@ export function holdResponse(
   c.res = undefined; // replace the response rather than merge its headers into a copy
   const { permit } = slot;
   const firstByte = permit.wantsFirstByte ? () => permit.firstByte() : undefined;
-  // On Node the usage is read from what Node writes (`holdPermit`); elsewhere from the body as it passes.
-  const read = onNode ? response : usageReading(response, slot);
+  // On Node the usage is read from what Node writes (`holdPermit`); elsewhere from the body as it passes,
+  // and only while the scheduler counts tokens.
+  const read = onNode || !countsTokens(scheduler) ? response : usageReading(response, slot);
   c.res = heldResponse(read, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
     release(broken ?? failure),
   );
@@ -59,14 +67,24 @@ export function holdResponse(
  * cost the fast path); any other response answers `false` and has its body held.
  */
 function inMemoryBody(response: Response): boolean {
+  const cached = (response as unknown as Record<symbol, unknown>)[cacheKeyOf(response) ?? NONE];
+  if (!Array.isArray(cached)) return false;
+  const body: unknown = cached[1];
+  return body === null || typeof body === "string" || body instanceof Uint8Array;
+}
+
+const NONE: unique symbol = Symbol("none");
+/** The server's `cache` symbol, once seen (one property read a request rather than a list of symbols). */
+let cacheKey: symbol | undefined;
+
+function cacheKeyOf(response: Response): symbol | undefined {
+  if (cacheKey !== undefined && cacheKey in response) return cacheKey;
   for (const key of Object.getOwnPropertySymbols(response)) {
     if (key.description !== "cache") continue;
-    const cached = (response as unknown as Record<symbol, unknown>)[key];
-    if (!Array.isArray(cached)) return false;
-    const body: unknown = cached[1];
-    return body === null || typeof body === "string" || body instanceof Uint8Array;
+    cacheKey = key;
+    return key;
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -75,19 +93,21 @@ function inMemoryBody(response: Response): boolean {
  * ended: on Node, not before Node has also closed the response.
  *
  * @example
- * const release = holdPermit(c, slot, watch);
+ * const release = holdPermit(c, slot, watch, scheduler);
  */
 export function holdPermit(
   c: Context<LlmSchedulerEnv>,
   slot: RequestSlot,
   watch: ResponseWatch | undefined,
+  scheduler: Scheduler,
 ): Release {
   const { permit } = slot;
   if (watch !== undefined) {
     watch.hold(permit);
     const { outgoing } = c.env as NodeBindings;
     outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
-    watchNodeUsage(outgoing as unknown as NodeWritableLike, (usage) => slot.reportUsage(usage));
+    if (countsTokens(scheduler))
+      watchNodeUsage(outgoing as unknown as NodeWritableLike, (usage) => slot.reportUsage(usage));
     return (failure) => watch.releaseAtEnd(failure);
   }
   const { signal } = c.req.raw;

@@ -30,7 +30,8 @@ export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonl
  * handler has not answered yet. Rejections are answered with core's status (429, 503, 400),
  * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body that never echoes a credential. The
  * request body is never read by the middleware: a JSON body is read from a copy for the token estimate (the
- * handler still reads all of it); the `usage` of a JSON or SSE answer corrects the estimate.
+ * handler still reads all of it); the `usage` of a JSON or SSE answer corrects the estimate. Both only
+ * while the scheduler counts tokens (`countsTokens`: token fairness, budget or buckets).
  *
  * @example
  * const app = new Hono<LlmSchedulerEnv>();
@@ -43,7 +44,7 @@ export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonl
  */
 export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMiddleware {
   const config = resolveHonoOptions(options);
-  const { onRejected } = config;
+  const { onRejected, scheduler } = config;
   const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
   const timed = config.timeoutMs !== undefined;
 
@@ -60,11 +61,11 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
   // Not `async`: a request that gets its slot at once costs no extra promise or tick before `next()`.
   // `watch` follows Node's response on `@hono/node-server`; elsewhere there is none.
   function run(c: Context<LlmSchedulerEnv>, next: Next, slot: RequestSlot, watch: ResponseWatch | undefined) {
-    const release = holdPermit(c, slot, watch);
+    const release = holdPermit(c, slot, watch, scheduler);
     c.set("llmScheduler", slot);
     let timedOut = false;
     const downstream = (within === undefined ? next() : within(slot.permit, next)).then(
-      () => holdResponse(c, slot, release, timedOut, watch !== undefined),
+      () => holdResponse(c, slot, release, timedOut, watch !== undefined, scheduler),
       (error: unknown): undefined => {
         release(error);
         if (!timedOut) throw error;
