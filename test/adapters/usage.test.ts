@@ -6,7 +6,13 @@ import express from "express";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContractApp } from "./contract.js";
-import { type StartGateway, startExpressGateway, startHonoGateway, startKoaGateway } from "./gateways.js";
+import {
+  type StartGateway,
+  startExpressGateway,
+  startHonoGateway,
+  startHonoScheduledGateway,
+  startKoaGateway,
+} from "./gateways.js";
 import { until } from "./probe.js";
 import { serveListener } from "./serve.js";
 
@@ -26,6 +32,7 @@ const gateways: Array<[string, StartGateway]> = [
   ["Express", startExpressGateway],
   ["Koa", startKoaGateway],
   ["Hono", startHonoGateway],
+  ["Hono scheduled(app)", startHonoScheduledGateway],
 ];
 
 describe.each(gateways)("usage correction through a %s gateway", (name, startGateway) => {
@@ -69,7 +76,7 @@ describe.each(gateways)("usage correction through a %s gateway", (name, startGat
       outputTokens: last!.usage!.completion_tokens,
     });
     // Hono reads a copy of the JSON body for the estimate; the Node gateways forward an unparsed stream.
-    const expected = name === "Hono" ? Math.ceil(content.length / 4) + 12 : 0;
+    const expected = name.startsWith("Hono") ? Math.ceil(content.length / 4) + 12 : 0;
     expect(store.reports[0]!.estimate).toBe(expected);
   });
 });
