@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { schedulerMiddleware as expressScheduler } from "@llm-scheduler/express";
-import { schedulerMiddleware as honoScheduler } from "@llm-scheduler/hono";
+import { schedulerMiddleware as honoScheduler, scheduled } from "@llm-scheduler/hono";
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
 import { Hono } from "hono";
 import PQueue from "p-queue";
@@ -16,8 +16,13 @@ import { express, Koa, type KoaContext } from "./untyped.js";
 export const FRAMEWORKS = ["express", "koa", "hono"] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 
-export const MODES = ["bare", "no-op", "scheduled", "p-queue"] as const;
+export const MODES = ["bare", "no-op", "scheduled", "p-queue", "scheduled-app"] as const;
 export type Mode = (typeof MODES)[number];
+
+/** The ways `framework` is served: Hono also as `scheduled(app)`, the wrapper around `app.fetch`. */
+export function modesOf(framework: Framework): readonly Mode[] {
+  return framework === "hono" ? MODES : MODES.filter((mode) => mode !== "scheduled-app");
+}
 
 export const PATH = "/v1/ping";
 const BODY = { ok: true };
@@ -68,7 +73,7 @@ function koaApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): 
 function honoApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): Hono {
   const app = new Hono();
   if (mode === "no-op") app.use("/v1/*", (_c, next) => next());
-  if (scheduler !== null) app.use("/v1/*", honoScheduler({ scheduler }));
+  if (scheduler !== null && mode === "scheduled") app.use("/v1/*", honoScheduler({ scheduler }));
   if (queue === null) app.get(PATH, (c) => c.json(BODY));
   else app.get(PATH, (c) => queue.add(() => c.json(BODY)));
   return app;
@@ -99,13 +104,16 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
 
 /**
  * Starts `framework` on a free port; `scheduled` puts schedulerMiddleware() with `slots` slots in front,
- * `p-queue` wraps the route handler in a p-queue of `slots` concurrency.
+ * `p-queue` wraps the route handler in a p-queue of `slots` concurrency, `scheduled-app` (Hono only)
+ * serves `scheduled(app)`.
  */
 export async function start(framework: Framework, mode: Mode, slots = 64): Promise<Running> {
-  const scheduler = mode === "scheduled" ? freeScheduler(slots) : null;
+  const scheduler = mode === "scheduled" || mode === "scheduled-app" ? freeScheduler(slots) : null;
   const queue = mode === "p-queue" ? new PQueue({ concurrency: slots }) : null;
   if (framework === "hono") {
-    const fetch = honoApp(mode, scheduler, queue).fetch;
+    const app = honoApp(mode, scheduler, queue);
+    // `scheduled-app`: no middleware; the whole app is wrapped, as `serve(scheduled(app))`.
+    const fetch = mode === "scheduled-app" ? scheduled(app, { scheduler: scheduler! }).fetch : app.fetch;
     const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }) as Server;
     return listening(server, scheduler);
   }

@@ -1,7 +1,7 @@
 // Part 4: HTTP overhead of schedulerMiddleware() while slots are free, against the bare framework,
 // against a middleware that does nothing, and against the route handler wrapped in p-queue. Servers run in this process; autocannon runs in a separate
 // one (probes/load.ts).
-import { FRAMEWORKS, type Framework, MODES, type Mode, type Running, start } from "../http/apps.js";
+import { FRAMEWORKS, type Framework, type Mode, modesOf, type Running, start } from "../http/apps.js";
 import { CpuWindows } from "../http/cpu-windows.js";
 import { num, ratio, spread } from "../lib/format.js";
 import { runProbe } from "../lib/node-child.js";
@@ -33,7 +33,7 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
   const configs: Config[] = [];
   const windows = new CpuWindows<Config>();
   for (const framework of FRAMEWORKS) {
-    for (const mode of MODES) {
+    for (const mode of modesOf(framework)) {
       const config: Config = {
         framework,
         mode,
@@ -88,6 +88,7 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
   const rows: string[][] = [];
   const latencyRows: string[][] = [];
   const cpuRows: string[][] = [];
+  const wrapperRows: string[][] = [];
   for (const framework of FRAMEWORKS) {
     const of = (mode: Mode) => configs.find((c) => c.framework === framework && c.mode === mode)!;
     const bare = of("bare");
@@ -115,6 +116,7 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
       notes.push(`${framework}: the scheduler saw no request; the middleware was not in the path.`);
     const rps = (config: Config) =>
       spread(summarize(config.results.map((result) => result.requestsPerSecond)));
+    const cpu = (config: Config) => median(config.cpu);
     rows.push([
       framework,
       rps(bare),
@@ -135,7 +137,6 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
       lat(scheduled, "p99"),
       signed(p99Delta, 2),
     ]);
-    const cpu = (config: Config) => median(config.cpu);
     const added = scheduled.cpu.length > 0 ? cpu(scheduled) - cpu(noop) : Number.NaN;
     if (scheduled.cpu.length > 0) {
       cpuRows.push([
@@ -147,6 +148,32 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
         signed(cpu(noop) - cpu(bare), 1),
         signed(added, 1),
       ]);
+    }
+    const app = configs.find((c) => c.framework === framework && c.mode === "scheduled-app");
+    if (app !== undefined) {
+      const appStarted = app.server.scheduler?.metrics().started ?? 0;
+      const appFailures = app.results.reduce((sum, result) => sum + result.failures, 0);
+      if (appFailures > 0) notes.push(`${framework} scheduled(app): ${appFailures} responses failed.`);
+      const paired = (base: Config) =>
+        median(base.results.map((r, i) => app.results[i]!.requestsPerSecond / r.requestsPerSecond));
+      const overBare = app.cpu.length > 0 ? cpu(app) - cpu(bare) : Number.NaN;
+      const cpuCell = (value: number) => (Number.isNaN(value) ? "n/a" : signed(value, 1));
+      wrapperRows.push([
+        framework,
+        rps(app),
+        ratio(paired(scheduled)),
+        ratio(paired(bare)),
+        ratio(paired(queued)),
+        app.cpu.length > 0 ? num(cpu(app), 1) : "n/a",
+        cpuCell(overBare),
+        cpuCell(app.cpu.length > 0 ? cpu(app) - cpu(scheduled) : Number.NaN),
+      ]);
+      goals.push({
+        name: `${framework}: server CPU scheduled(app) adds over the bare app (no middleware either way)`,
+        target: `<= ${GOAL_CPU_MICROS} µs per request`,
+        measured: Number.isNaN(overBare) ? "not measured (quick)" : `${signed(overBare, 1)} µs`,
+        holds: overBare <= GOAL_CPU_MICROS && appFailures === 0 && appStarted > 0,
+      });
     }
     goals.push(
       {
@@ -173,8 +200,8 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
     part: "http",
     title: "HTTP: schedulerMiddleware() against the bare framework",
     method: [
-      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in four ways: bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); and with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative.`,
-      `The twelve servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round.`,
+      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in four ways (Hono in a fifth: the whole app wrapped in scheduled(app), no middleware): bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); and with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative.`,
+      `The thirteen servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round.`,
       `${settings.warmSeconds > 0 ? `A ${settings.warmSeconds} s warm-up per server, then ` : ""}${settings.runs} round(s). Ratios and the p99 difference are medians over rounds of the paired figures (same round, same framework).`,
       "Server CPU per request is this process's user plus system time (all threads, gc included) while one server was under load, divided by the requests it answered; median over rounds.",
     ],
@@ -216,6 +243,20 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
               note: "On a 2-core machine the server and autocannon share the cores, so every µs of server CPU costs requests per second; with 10 connections a microsecond added per request shows as more than its share, since the two processes also wait on each other.",
             },
           ]),
+      {
+        title: "Hono: scheduled(app), the wrapper around app.fetch (no middleware)",
+        columns: [
+          "framework",
+          "req/s",
+          "vs schedulerMiddleware",
+          "vs bare",
+          "vs p-queue",
+          "CPU µs/request",
+          "CPU over bare",
+          "CPU vs schedulerMiddleware",
+        ],
+        rows: wrapperRows,
+      },
     ],
     goals,
     notes,
