@@ -4,23 +4,37 @@
 
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { schedulerMiddleware as expressScheduler } from "@llm-scheduler/express";
-import { schedulerMiddleware as honoScheduler } from "@llm-scheduler/hono";
+import { schedulerMiddleware as honoScheduler, scheduled } from "@llm-scheduler/hono";
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
 import { Hono } from "hono";
 import PQueue from "p-queue";
+import { holdUntilClosed } from "./floor.js";
 import { express, Koa, type KoaContext } from "./untyped.js";
 
 export const FRAMEWORKS = ["express", "koa", "hono"] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 
-export const MODES = ["bare", "no-op", "scheduled", "p-queue"] as const;
+export const MODES = ["bare", "no-op", "scheduled", "p-queue", "floor", "scheduled-app"] as const;
 export type Mode = (typeof MODES)[number];
+
+/** The ways `framework` is served: Hono also as `scheduled(app)`, the wrapper around `app.fetch`. */
+export function modesOf(framework: Framework): readonly Mode[] {
+  return framework === "hono" ? MODES : MODES.filter((mode) => mode !== "scheduled-app");
+}
 
 export const PATH = "/v1/ping";
 const BODY = { ok: true };
+/** Slots of the floor middleware: as many as the scheduler's, never all taken. */
+const FLOOR_SLOTS = 64;
+
+interface NodeResponse {
+  once(event: "close", listener: () => void): unknown;
+  writeHead(status: number): { end(): void };
+}
 
 /** A server listening on 127.0.0.1 and a function that closes it (and its scheduler). */
 export interface Running {
@@ -29,6 +43,8 @@ export interface Running {
   readonly scheduler: Scheduler | null;
   /** Calls `listener` on every request, before the app sees it. */
   onRequest(listener: () => void): void;
+  /** Hands the server a connection of the caller's (an in-memory socket; see `in-memory.ts`). */
+  connect(socket: Duplex): void;
   close(): Promise<void>;
 }
 
@@ -40,6 +56,10 @@ export function freeScheduler(slots: number): Scheduler {
 function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = express();
   if (mode === "no-op") app.use("/v1", (_req: unknown, _res: unknown, next: () => void) => next());
+  if (mode === "floor")
+    app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>
+      holdUntilClosed(res, FLOOR_SLOTS) ? next() : res.writeHead(429).end(),
+    );
   if (scheduler !== null) app.use("/v1", expressScheduler({ scheduler }));
   const handler = (res: { json(body: unknown): void }): void => res.json(BODY);
   if (queue === null) app.get(PATH, (_req, res) => handler(res));
@@ -53,6 +73,12 @@ function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | nul
 function koaApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = new Koa();
   if (mode === "no-op") app.use((_ctx: KoaContext, next: () => Promise<void>) => next());
+  if (mode === "floor")
+    app.use((ctx: KoaContext, next: () => Promise<void>) => {
+      if (holdUntilClosed(ctx.res, FLOOR_SLOTS)) return next();
+      ctx.status = 429;
+      return undefined;
+    });
   if (scheduler !== null) app.use(koaScheduler({ scheduler }));
   const handler = (ctx: KoaContext): void => {
     ctx.body = BODY;
@@ -68,7 +94,13 @@ function koaApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): 
 function honoApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): Hono {
   const app = new Hono();
   if (mode === "no-op") app.use("/v1/*", (_c, next) => next());
-  if (scheduler !== null) app.use("/v1/*", honoScheduler({ scheduler }));
+  if (mode === "floor")
+    app.use("/v1/*", async (c, next) => {
+      const { outgoing } = c.env as { outgoing: NodeResponse };
+      if (holdUntilClosed(outgoing, FLOOR_SLOTS)) return next();
+      return c.text("busy", 429);
+    });
+  if (scheduler !== null && mode === "scheduled") app.use("/v1/*", honoScheduler({ scheduler }));
   if (queue === null) app.get(PATH, (c) => c.json(BODY));
   else app.get(PATH, (c) => queue.add(() => c.json(BODY)));
   return app;
@@ -83,6 +115,9 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
         scheduler,
         onRequest: (listener) => {
           server.prependListener("request", listener);
+        },
+        connect: (socket) => {
+          server.emit("connection", socket);
         },
         close: async () => {
           server.closeAllConnections();
@@ -99,13 +134,16 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
 
 /**
  * Starts `framework` on a free port; `scheduled` puts schedulerMiddleware() with `slots` slots in front,
- * `p-queue` wraps the route handler in a p-queue of `slots` concurrency.
+ * `p-queue` wraps the route handler in a p-queue of `slots` concurrency, `scheduled-app` (Hono only)
+ * serves `scheduled(app)`.
  */
 export async function start(framework: Framework, mode: Mode, slots = 64): Promise<Running> {
-  const scheduler = mode === "scheduled" ? freeScheduler(slots) : null;
+  const scheduler = mode === "scheduled" || mode === "scheduled-app" ? freeScheduler(slots) : null;
   const queue = mode === "p-queue" ? new PQueue({ concurrency: slots }) : null;
   if (framework === "hono") {
-    const fetch = honoApp(mode, scheduler, queue).fetch;
+    const app = honoApp(mode, scheduler, queue);
+    // `scheduled-app`: no middleware; the whole app is wrapped, as `serve(scheduled(app))`.
+    const fetch = mode === "scheduled-app" ? scheduled(app, { scheduler: scheduler! }).fetch : app.fetch;
     const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }) as Server;
     return listening(server, scheduler);
   }

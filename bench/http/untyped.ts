@@ -19,6 +19,8 @@ export interface KoaApp {
 }
 export interface KoaContext {
   readonly path: string;
+  readonly res: import("node:http").ServerResponse;
+  status: number;
   body: unknown;
 }
 export const Koa = require("koa") as new () => KoaApp;

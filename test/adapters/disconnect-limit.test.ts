@@ -3,7 +3,13 @@ import express4 from "express4";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContractApp } from "./contract.js";
 import { startCountingUpstream } from "./counting-upstream.js";
-import { type StartGateway, startExpressGateway, startHonoGateway, startKoaGateway } from "./gateways.js";
+import {
+  type StartGateway,
+  startExpressGateway,
+  startHonoGateway,
+  startHonoScheduledGateway,
+  startKoaGateway,
+} from "./gateways.js";
 import { until } from "./probe.js";
 import {
   startWindingExpressGateway,
@@ -15,6 +21,7 @@ const gateways: ReadonlyArray<readonly [string, StartGateway]> = [
   ["express, upstream fetch aborted by the signal", startExpressGateway],
   ["koa, upstream fetch aborted by the signal", startKoaGateway],
   ["hono, upstream fetch aborted by the signal", startHonoGateway],
+  ["hono scheduled(app), upstream fetch aborted by the signal", startHonoScheduledGateway],
   ["express, abort noticed between chunks", startWindingExpressGateway()],
   ["express 4, abort noticed between chunks", startWindingExpressGateway(express4)],
   ["koa, abort noticed between chunks", startWindingKoaGateway],

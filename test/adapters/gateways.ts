@@ -3,7 +3,12 @@ import { getRequestListener } from "@hono/node-server";
 import Router from "@koa/router";
 import type { Scheduler } from "@llm-scheduler/core";
 import { schedulerMiddleware as expressScheduler } from "@llm-scheduler/express";
-import { schedulerMiddleware as honoScheduler, type LlmSchedulerEnv } from "@llm-scheduler/hono";
+import {
+  schedulerMiddleware as honoScheduler,
+  type LlmSchedulerEnv,
+  scheduled,
+  slotOf,
+} from "@llm-scheduler/hono";
 import { schedulerMiddleware as koaScheduler, type LlmSchedulerState } from "@llm-scheduler/koa";
 import express from "express";
 import { Hono } from "hono";
@@ -88,4 +93,16 @@ export const startHonoGateway: StartGateway = (scheduler, upstreamUrl) => {
     return new Response(upstream.body, { status: upstream.status, headers: { "content-type": type } });
   });
   return serveListener(getRequestListener(app.fetch));
+};
+
+/** The Hono gateway scheduled from outside the app, with `scheduled(app)`. */
+export const startHonoScheduledGateway: StartGateway = (scheduler, upstreamUrl) => {
+  const app = new Hono();
+  app.post(ROUTE, async (c) => {
+    const { signal } = slotOf(c);
+    const upstream = await forward(upstreamUrl, c.req.raw.body, (name) => c.req.header(name), signal);
+    const type = upstream.headers.get("content-type") ?? "application/json";
+    return new Response(upstream.body, { status: upstream.status, headers: { "content-type": type } });
+  });
+  return serveListener(getRequestListener(scheduled(app, { scheduler }).fetch));
 };

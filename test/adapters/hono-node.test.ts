@@ -4,7 +4,7 @@ import { type LlmSchedulerEnv, schedulerMiddleware } from "@llm-scheduler/hono";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { runAdapterContract } from "./contract.js";
-import { honoContractApp } from "./hono-app.js";
+import { honoContractApp, honoScheduledContractApp } from "./hono-app.js";
 import { hangUpInHandler, until } from "./probe.js";
 import { serveListener } from "./serve.js";
 
@@ -81,4 +81,15 @@ describe("hono on @hono/node-server with Node bindings: a body already in memory
       await scheduler.close();
     }
   });
+});
+
+// `scheduled(app)`: the same contract with the app scheduled from outside, on Node and web standards only.
+runAdapterContract("hono scheduled(app) on @hono/node-server", async (setup) => {
+  const app = honoScheduledContractApp(setup);
+  return serveListener(getRequestListener(app.fetch));
+});
+
+runAdapterContract("hono scheduled(app) on @hono/node-server, web standards only", async (setup) => {
+  const app = honoScheduledContractApp(setup);
+  return serveListener(getRequestListener((request) => app.fetch(request)));
 });

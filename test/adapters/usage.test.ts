@@ -6,7 +6,13 @@ import express from "express";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContractApp } from "./contract.js";
-import { type StartGateway, startExpressGateway, startHonoGateway, startKoaGateway } from "./gateways.js";
+import {
+  type StartGateway,
+  startExpressGateway,
+  startHonoGateway,
+  startHonoScheduledGateway,
+  startKoaGateway,
+} from "./gateways.js";
 import { until } from "./probe.js";
 import { serveListener } from "./serve.js";
 
@@ -26,6 +32,7 @@ const gateways: Array<[string, StartGateway]> = [
   ["Express", startExpressGateway],
   ["Koa", startKoaGateway],
   ["Hono", startHonoGateway],
+  ["Hono scheduled(app)", startHonoScheduledGateway],
 ];
 
 describe.each(gateways)("usage correction through a %s gateway", (name, startGateway) => {
@@ -69,7 +76,7 @@ describe.each(gateways)("usage correction through a %s gateway", (name, startGat
       outputTokens: last!.usage!.completion_tokens,
     });
     // Hono reads a copy of the JSON body for the estimate; the Node gateways forward an unparsed stream.
-    const expected = name === "Hono" ? Math.ceil(content.length / 4) + 12 : 0;
+    const expected = name.startsWith("Hono") ? Math.ceil(content.length / 4) + 12 : 0;
     expect(store.reports[0]!.estimate).toBe(expected);
   });
 });
@@ -83,13 +90,14 @@ describe("the Express estimate from a parsed body", () => {
     await scheduler?.close({ timeoutMs: 100 });
   });
 
-  it("estimates from req.body, and a handler's own reportUsage counts over the answer's", async () => {
+  /** An Express gateway whose handler reports `handlerUsage` itself (when given), then answers with a usage. */
+  async function post(options: Parameters<typeof createScheduler>[0], handlerUsage?: TokenUsage) {
     const store = new RecordingStore();
-    scheduler = createScheduler({ store });
+    scheduler = createScheduler({ ...options, store });
     const server = express();
     server.use(express.json());
     server.post("/v1/chat/completions", expressScheduler({ scheduler }), (req, res) => {
-      req.llmScheduler!.reportUsage({ inputTokens: 7, outputTokens: 8 });
+      if (handlerUsage !== undefined) req.llmScheduler!.reportUsage(handlerUsage);
       res.json({ id: "x", choices: [], usage: { prompt_tokens: 1, completion_tokens: 2 } });
     });
     const started = await serveListener(server);
@@ -99,7 +107,24 @@ describe("the Express estimate from a parsed body", () => {
       model: "m",
       messages: [{ role: "user", content: "x".repeat(40) }],
     });
+    return store;
+  }
+
+  it("estimates from req.body, and a handler's own reportUsage counts over the answer's", async () => {
+    const store = await post({ fairness: "tokens" }, { inputTokens: 7, outputTokens: 8 });
     await until(() => store.reports.length === 1, "the handler's report");
     expect(store.reports).toEqual([{ estimate: 10 + 1_024, inputTokens: 7, outputTokens: 8 }]);
+  });
+
+  it("neither estimates nor reads the answer's usage while the scheduler counts no tokens", async () => {
+    const store = await post({});
+    await until(() => scheduler!.metrics().completed === 1, "the slot's release");
+    expect(store.reports).toEqual([]);
+    await app?.close();
+    await scheduler?.close({ timeoutMs: 100 });
+    // The handler's own report still reaches the store, without an estimate to correct.
+    const reported = await post({}, { inputTokens: 3, outputTokens: 4 });
+    await until(() => reported.reports.length === 1, "the handler's report");
+    expect(reported.reports).toEqual([{ estimate: 0, inputTokens: 3, outputTokens: 4 }]);
   });
 });

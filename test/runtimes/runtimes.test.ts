@@ -70,11 +70,19 @@ function start(binary: string, args: readonly string[]): Promise<string> {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(runtimes)("core and the Hono middleware under %s", (_name, binary, args) => {
+const shapes = [
+  ["the middleware", "/v1"],
+  ["scheduled(app)", "/app/v1"],
+] as const;
+const cases = runtimes.flatMap(([name, binary, args]) =>
+  shapes.map(([shape, prefix]) => [name, shape, binary, args, prefix] as const),
+);
+
+describe.each(cases)("core and the Hono adapter under %s, %s", (_name, _shape, binary, args, v1) => {
   it("serves an interactive request before the waiting batch ones, and gives every slot back", async () => {
     const url = await start(binary, args);
     const work = (id: string, priority: string, ms: number) =>
-      fetch(`${url}/v1/work?ms=${ms}`, { headers: { "x-request-id": id, "x-priority": priority } }).then(
+      fetch(`${url}${v1}/work?ms=${ms}`, { headers: { "x-request-id": id, "x-priority": priority } }).then(
         async (response) => ({ status: response.status, body: await response.json() }),
       );
     const state = async () => (await (await fetch(`${url}/state`)).json()) as State;
@@ -98,12 +106,12 @@ describe.each(runtimes)("core and the Hono middleware under %s", (_name, binary,
     const url = await start(binary, args);
     const state = async () => (await (await fetch(`${url}/state`)).json()) as State;
     const holder = new AbortController();
-    const holding = fetch(`${url}/v1/work?ms=5000`, { signal: holder.signal }).catch(
+    const holding = fetch(`${url}${v1}/work?ms=5000`, { signal: holder.signal }).catch(
       (error: Error) => error.name,
     );
     await pause(150);
     const waiter = new AbortController();
-    const waiting = fetch(`${url}/v1/work?ms=10`, { signal: waiter.signal }).catch(
+    const waiting = fetch(`${url}${v1}/work?ms=10`, { signal: waiter.signal }).catch(
       (error: Error) => error.name,
     );
     await pause(150);
@@ -119,7 +127,7 @@ describe.each(runtimes)("core and the Hono middleware under %s", (_name, binary,
       now = await state();
     }
     expect(now).toMatchObject({ running: 0, queued: 0, failed: 1 });
-    const after = await fetch(`${url}/v1/work?ms=10`, { headers: { "x-request-id": "after" } });
+    const after = await fetch(`${url}${v1}/work?ms=10`, { headers: { "x-request-id": "after" } });
     expect(await after.json()).toEqual({ id: "after", priority: "interactive" });
   });
 });

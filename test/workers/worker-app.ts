@@ -1,11 +1,12 @@
 import { createScheduler } from "@llm-scheduler/core";
-import { type LlmSchedulerEnv, schedulerMiddleware } from "@llm-scheduler/hono";
-import { Hono } from "hono";
+import { type LlmSchedulerEnv, scheduled, schedulerMiddleware, slotOf } from "@llm-scheduler/hono";
+import { type Context, Hono } from "hono";
 
 /**
  * The Worker under test: a Hono app with the scheduler middleware and one module-level scheduler (so one
  * per isolate), limit 2. `/v1/stream` streams `chunks` chunks `gapMs` apart from timers of its own, as an
- * upstream model would; `/metrics` reads the scheduler outside the middleware.
+ * upstream model would; `/metrics` reads the scheduler outside the middleware. `/app/v1/stream` is the
+ * same stream through `scheduled(app)`, with `/app-metrics`.
  */
 const scheduler = createScheduler({
   maxConcurrency: 2,
@@ -42,10 +43,12 @@ app.get("/short/wait", async (c) => {
   return c.text("done");
 });
 
-app.get("/v1/stream", (c) => {
+app.get("/v1/stream", (c) => stream(c, c.get("llmScheduler").signal));
+
+/** Streams `chunks` chunks `gapMs` apart, stopping when `signal` aborts. */
+function stream(c: Context, signal: AbortSignal): Response {
   const chunks = Number(c.req.query("chunks") ?? "5");
   const gapMs = Number(c.req.query("gapMs") ?? "40");
-  const { signal } = c.get("llmScheduler");
   let sent = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   streaming += 1;
@@ -74,6 +77,24 @@ app.get("/v1/stream", (c) => {
     cancel: end,
   });
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
-});
+}
 
-export default app;
+/** The same stream under `/app`, in an app scheduled from outside with `scheduled(app)` (its own limit of 2). */
+const appScheduler = createScheduler({
+  maxConcurrency: 2,
+  priorities: { interactive: { weight: 5, queueTimeoutMs: 30_000 } },
+});
+app.get("/app-metrics", (c) => {
+  const { running, queued, completed, failed, rejected } = appScheduler.metrics();
+  return c.json({ running, queued, completed, failed, rejected, streaming, maxStreaming });
+});
+const inner = new Hono();
+inner.get("/app/v1/stream", (c) => stream(c, slotOf(c).signal));
+const wrapped = scheduled(inner, { scheduler: appScheduler });
+
+export default {
+  fetch(request: Request, env: unknown, ctx: Parameters<typeof app.fetch>[2]): Response | Promise<Response> {
+    const inApp = new URL(request.url).pathname.startsWith("/app/");
+    return inApp ? wrapped.fetch(request, env, ctx) : app.fetch(request, env, ctx);
+  },
+};

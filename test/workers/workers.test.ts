@@ -27,6 +27,7 @@ afterEach(async () => {
 /** Starts the Worker; `flags` are workerd compatibility flags (`enable_request_signal` tells it of a client that left). */
 async function startWorker(
   flags: string[] = [],
+  metricsPath = "/metrics",
 ): Promise<{ base: string; metrics: () => Promise<WorkerMetrics> }> {
   miniflare = new Miniflare({
     modules: true,
@@ -35,7 +36,7 @@ async function startWorker(
     compatibilityFlags: flags,
   });
   const base = String(await miniflare.ready).replace(/\/$/, "");
-  const metrics = async () => (await (await fetch(`${base}/metrics`)).json()) as WorkerMetrics;
+  const metrics = async () => (await (await fetch(`${base}${metricsPath}`)).json()) as WorkerMetrics;
   return { base, metrics };
 }
 
@@ -48,24 +49,30 @@ async function eventually(check: () => Promise<boolean>, what: string, timeoutMs
 }
 
 describe("schedulerMiddleware in workerd", () => {
-  it("finishes six concurrent streamed requests two at a time, and running comes back to 0", async () => {
-    const { base, metrics } = await startWorker();
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, async () => {
-        const response = await fetch(`${base}/v1/stream?chunks=5&gapMs=40`);
-        return { status: response.status, chunks: (await response.text()).split("\n\n").length - 1 };
-      }),
-    );
-    expect(answers).toEqual(Array.from({ length: 6 }, () => ({ status: 200, chunks: 5 })));
-    await eventually(async () => (await metrics()).completed === 6, "six completions");
-    expect(await metrics()).toMatchObject({
-      running: 0,
-      queued: 0,
-      completed: 6,
-      failed: 0,
-      maxStreaming: 2,
-    });
-  });
+  it.each([
+    ["schedulerMiddleware", "/v1", "/metrics"],
+    ["scheduled(app)", "/app/v1", "/app-metrics"],
+  ])(
+    "%s finishes six concurrent streamed requests two at a time, and running comes back to 0",
+    async (_shape, v1, metricsPath) => {
+      const { base, metrics } = await startWorker([], metricsPath);
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          const response = await fetch(`${base}${v1}/stream?chunks=5&gapMs=40`);
+          return { status: response.status, chunks: (await response.text()).split("\n\n").length - 1 };
+        }),
+      );
+      expect(answers).toEqual(Array.from({ length: 6 }, () => ({ status: 200, chunks: 5 })));
+      await eventually(async () => (await metrics()).completed === 6, "six completions");
+      expect(await metrics()).toMatchObject({
+        running: 0,
+        queued: 0,
+        completed: 6,
+        failed: 0,
+        maxStreaming: 2,
+      });
+    },
+  );
 
   it("with enable_request_signal, gives the slot of a client that leaves mid-stream or queued to the next request", async () => {
     const { base, metrics } = await startWorker(["enable_request_signal"]);

@@ -41,7 +41,9 @@ export interface AdapterOptions<R> {
    * The request's estimated tokens (charged against the tenant's `tokensPerMinute` and the scheduler's
    * `maxTokensInFlight`, counted by `fairness: "tokens"`).
    * @default an estimate from the OpenAI-style JSON body, where the adapter can see it without consuming
-   * it: prompt characters / 4, plus `max_tokens` or `max_completion_tokens`, or `defaultMaxTokens`
+   * it: prompt characters / 4, plus `max_tokens` or `max_completion_tokens`, or `defaultMaxTokens`; made
+   * only while the scheduler counts tokens (`fairness: "tokens"`, `maxTokensInFlight` or a
+   * `tokensPerMinute` bucket), like the reading of the answer's `usage`
    */
   readonly tokens?: (request: R) => Awaitable<number>;
   /**
@@ -67,6 +69,8 @@ export interface ResolvedAdapterOptions<R, H> {
   readonly cost: ((request: R) => Awaitable<number>) | undefined;
   /** The user's `tokens`, or the estimate from the body the adapter reads; undefined for neither. */
   readonly tokens: ((request: R) => Awaitable<number>) | undefined;
+  /** True when `tokens` is the adapter's estimate (run only while the scheduler counts tokens). */
+  readonly tokensEstimated: boolean;
   readonly timeoutMs: number | undefined;
   readonly onRejected: H | undefined;
 }
@@ -158,6 +162,7 @@ export function resolveAdapterOptions<R, H>(
     id: options.id,
     cost: options.cost,
     tokens: tokensMapping(options.tokens, options.defaultMaxTokens, bodyOf),
+    tokensEstimated: options.tokens === undefined && bodyOf !== undefined,
     timeoutMs,
     onRejected: options.onRejected,
   };

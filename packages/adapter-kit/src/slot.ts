@@ -7,6 +7,7 @@ import {
   lowerOnlyPriority,
 } from "@llm-scheduler/core/kit";
 import type { ResolvedAdapterOptions } from "./options.js";
+import { countsTokens } from "./token-accounting.js";
 import { joinOf } from "./within.js";
 
 /**
@@ -90,7 +91,7 @@ function taskOptionsFor<R, H>(
   const tenant = config.tenant?.(request);
   const id = config.id === undefined ? givenRequestId(header) : config.id(request);
   const cost = config.cost?.(request);
-  const tokens = config.tokens?.(request);
+  const tokens = estimating(config) ? config.tokens?.(request) : undefined;
   const { timeoutMs } = config;
   const claimedRetry = isRetryRequest(header);
   if (
@@ -111,6 +112,11 @@ function taskOptionsFor<R, H>(
     timeoutMs,
     claimedRetry,
   }));
+}
+
+/** True unless `tokens` is the adapter's own estimate and the scheduler counts no tokens. */
+function estimating<R, H>(config: ResolvedAdapterOptions<R, H>): boolean {
+  return !config.tokensEstimated || countsTokens(config.scheduler);
 }
 
 /** Where the client's abort signal is read from, only when the request has to wait (`ResponseWatch`, `Request`). */

@@ -1,8 +1,47 @@
 import type { ResponseWatch } from "@llm-scheduler/adapter-kit";
 import type { Response } from "express";
 
-/** Sends a complete response without it counting as the handler's own end (the middleware's 504). */
-export type RawEnd = (status: number, headers: Readonly<Record<string, string>>, body: string) => void;
+type End = (this: Response, ...args: unknown[]) => Response;
+type Destroy = (this: Response, error?: Error) => Response;
+
+/** Where a wrapped response keeps its originals and its watch (one object, no closure per request). */
+const HANDLER_END: unique symbol = Symbol("llm-scheduler handler end");
+
+class HandlerEnd {
+  readonly end: End;
+  readonly destroy: Destroy;
+  readonly watch: ResponseWatch;
+  ended = false;
+
+  constructor(res: Response, watch: ResponseWatch) {
+    this.end = res.end as unknown as End;
+    this.destroy = res.destroy as Destroy;
+    this.watch = watch;
+  }
+
+  workEnded(failure?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.watch.releaseAtEnd(failure); // without a failure, a 5xx sent counts as failed
+  }
+}
+
+type Wrapped = Response & { [HANDLER_END]: HandlerEnd };
+
+// Shared by every response: `this` is the response, its state is under `HANDLER_END`.
+function endThenRelease(this: Wrapped, ...args: unknown[]): Response {
+  const state = this[HANDLER_END];
+  const result = state.end.apply(this, args);
+  state.workEnded();
+  return result;
+}
+
+function destroyThenRelease(this: Wrapped, error?: Error): Response {
+  const state = this[HANDLER_END];
+  const result = state.destroy.call(this, error);
+  state.workEnded(error ?? new Error("The handler destroyed the response"));
+  return result;
+}
 
 /**
  * Express cannot tell a middleware when the route handler's work is over (its promise is the router's),
@@ -10,31 +49,30 @@ export type RawEnd = (status: number, headers: Readonly<Record<string, string>>,
  * handler all call) or `res.destroy()` (a response broken midway) stands for it: the watch releases the
  * slot once that has happened and the response has been sent or the client has gone. A handler that
  * never ends its response after an abort (or throws after it began streaming: Express then drops the
- * connection without either call) keeps the slot until the scheduler's `abortGraceMs`. Returns how to send a response without that meaning.
+ * connection without either call) keeps the slot until the scheduler's `abortGraceMs`. The wrappers are
+ * shared functions; a request costs one small object.
  *
  * @example
- * const rawEnd = releaseWhenHandlerEnds(res, watch);
+ * releaseWhenHandlerEnds(res, watch);
  */
-export function releaseWhenHandlerEnds(res: Response, watch: ResponseWatch): RawEnd {
-  const { end, destroy } = res;
-  let ended = false;
-  const workEnded = (failure?: unknown): void => {
-    if (ended) return;
-    ended = true;
-    watch.releaseAtEnd(failure); // without a failure, a 5xx sent counts as failed
-  };
-  res.end = function endThenRelease(this: Response, ...args: unknown[]) {
-    const result = (end as (...given: unknown[]) => Response).apply(this, args);
-    workEnded();
-    return result;
-  } as Response["end"];
-  res.destroy = function destroyThenRelease(this: Response, error?: Error) {
-    const result = destroy.call(this, error);
-    workEnded(error ?? new Error("The handler destroyed the response"));
-    return result;
-  };
-  return (status, headers, body) => {
-    res.writeHead(status, headers);
-    (end as (chunk: string) => Response).call(res, body);
-  };
+export function releaseWhenHandlerEnds(res: Response, watch: ResponseWatch): void {
+  (res as Wrapped)[HANDLER_END] = new HandlerEnd(res, watch);
+  res.end = endThenRelease as unknown as Response["end"];
+  res.destroy = destroyThenRelease as unknown as Response["destroy"];
+}
+
+/**
+ * Sends a complete response (the middleware's 504) without it counting as the handler's own end.
+ *
+ * @example
+ * rawEnd(res, 504, headers, body);
+ */
+export function rawEnd(
+  res: Response,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+): void {
+  res.writeHead(status, headers);
+  (res as Wrapped)[HANDLER_END].end.call(res, body);
 }

@@ -1,5 +1,6 @@
 import {
   acquireSlot,
+  countsTokens,
   isThenable,
   nodeHeaderReader,
   onRunTimeout,
@@ -12,7 +13,7 @@ import {
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { releaseWhenHandlerEnds } from "./handler-end.js";
+import { rawEnd, releaseWhenHandlerEnds } from "./handler-end.js";
 import { type ExpressSchedulerOptions, resolveExpressOptions } from "./options.js";
 
 declare global {
@@ -47,6 +48,7 @@ export interface SchedulerRequestHandler extends RequestHandler {
  * answered with core's status (429, 503, 400), `Retry-After`, `retry-after-ms` and an OpenAI-style JSON
  * body that never echoes a credential. The request body is never read (the token estimate uses
  * `req.body` when a JSON parser ran first); the `usage` of a JSON or SSE answer corrects the estimate.
+ * Both only while the scheduler counts tokens (`countsTokens`: token fairness, budget or buckets).
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
@@ -80,14 +82,15 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
   function proceed(slot: RequestSlot, req: Request, res: Response, next: NextFunction, watch: ResponseWatch) {
     watch.hold(slot.permit);
     if (watch.ended) return watch.releaseAtEnd(); // granted just as the client left
-    watchNodeUsage(res, (usage) => slot.reportUsage(usage));
-    const rawEnd = releaseWhenHandlerEnds(res, watch);
+    // The answer's usage only matters while the scheduler counts tokens (see `countsTokens`).
+    if (countsTokens(config.scheduler)) watchNodeUsage(res, (usage) => slot.reportUsage(usage));
+    releaseWhenHandlerEnds(res, watch);
     // Only with a run timeout or preemption: reading `slot.signal` makes the permit's AbortController.
     if (timed || slot.permit.preemptible)
       onRunTimeout(slot.signal, true, (error) => {
         if (res.headersSent || watch.ended) return; // the handler has started its answer: it ends it
         const { status, headers, body } = rejectionFor(error);
-        rawEnd(status, headers, body);
+        rawEnd(res, status, headers, body);
       });
     req.llmScheduler = slot;
     res.locals.llmScheduler = slot;

@@ -1,55 +1,53 @@
 import type { RequestSlot, ResponseWatch } from "@llm-scheduler/adapter-kit";
 import { failureForStatus, type NodeWritableLike, watchNodeUsage } from "@llm-scheduler/adapter-kit";
 import { serverTiming } from "@llm-scheduler/core/kit";
-import type { Context } from "hono";
-import type { LlmSchedulerEnv } from "./env.js";
 import { heldResponse } from "./held-response.js";
-import type { NodeBindings } from "./node-bindings.js";
+import type { NodeOutgoing } from "./node-bindings.js";
 import { usageReading } from "./usage-stream.js";
 
 /** Gives the slot back, with the failure if the work failed. */
 export type Release = (failure?: unknown) => void;
 
+/** How the slot of one answered request is held: shared by the middleware and `scheduled(app)`. */
+export interface Holding {
+  readonly slot: RequestSlot;
+  readonly release: Release;
+  /** True on `@hono/node-server`: Node's response is watched, and its `write`/`end` read for usage. */
+  readonly onNode: boolean;
+  /** Read the answer's `usage` (only while the scheduler counts tokens). */
+  readonly readUsage: boolean;
+}
+
 /**
- * After the handler: holds the slot until its response body has been sent, cancelled or has failed.
+ * After the app answered `request` with `response` (`error`: what the app caught, when known): returns
+ * the response to send, which holds the slot until its body has been sent, cancelled or has failed. The
+ * same response when nothing needs holding (on Node, a body already in memory: released when Node has
+ * sent it; an upgrade), otherwise a copy with `Server-Timing` whose body holds the slot.
  *
  * @example
- * await next();
- * holdResponse(c, slot, release, false, watch !== undefined);
+ * const sent = holdAnswer(response, request, undefined, holding);
  */
-export function holdResponse(
-  c: Context<LlmSchedulerEnv>,
-  slot: RequestSlot,
-  release: Release,
-  timedOut: boolean,
-  onNode: boolean,
-): undefined {
-  if (timedOut) {
-    release(c.error); // the middleware's 504 went out instead of this response
-    return undefined;
-  }
-  const response = c.res;
+export function holdAnswer(response: Response, request: Request, error: unknown, holding: Holding): Response {
+  const { slot, release, onNode } = holding;
   if (onNode && inMemoryBody(response)) {
     // Nothing upstream still streams into it: Node's own end of the response is the end of the work
     // (`release` waits for it; the status sent decides a failure), and the body keeps the fast path.
-    release(c.error);
-    return undefined;
+    release(error);
+    return response;
   }
-  const failure = c.error ?? failureForStatus(response.status);
+  const failure = error ?? failureForStatus(response.status);
   if (response.status < 200) {
     release(failure); // an upgrade: no body of ours to follow
-    return undefined;
+    return response;
   }
-  const unread = c.req.raw.signal.aborted || c.req.method === "HEAD"; // Hono drops a HEAD body unread
-  c.res = undefined; // replace the response rather than merge its headers into a copy
+  const unread = request.signal.aborted || request.method === "HEAD"; // Hono drops a HEAD body unread
   const { permit } = slot;
   const firstByte = permit.wantsFirstByte ? () => permit.firstByte() : undefined;
   // On Node the usage is read from what Node writes (`holdPermit`); elsewhere from the body as it passes.
-  const read = onNode ? response : usageReading(response, slot);
-  c.res = heldResponse(read, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
+  const read = onNode || !holding.readUsage ? response : usageReading(response, slot);
+  return heldResponse(read, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
     release(broken ?? failure),
   );
-  return undefined;
 }
 
 /**
@@ -59,38 +57,51 @@ export function holdResponse(
  * cost the fast path); any other response answers `false` and has its body held.
  */
 function inMemoryBody(response: Response): boolean {
+  const key = cacheKeyOf(response);
+  if (key === undefined) return false;
+  const cached = (response as unknown as Record<symbol, unknown>)[key];
+  if (!Array.isArray(cached)) return false;
+  const body: unknown = cached[1];
+  return body === null || typeof body === "string" || body instanceof Uint8Array;
+}
+
+/** The server's `cache` symbol, once seen (one property check a request rather than a list of symbols). */
+let cacheKey: symbol | undefined;
+
+function cacheKeyOf(response: Response): symbol | undefined {
+  if (cacheKey !== undefined && cacheKey in response) return cacheKey;
   for (const key of Object.getOwnPropertySymbols(response)) {
     if (key.description !== "cache") continue;
-    const cached = (response as unknown as Record<symbol, unknown>)[key];
-    if (!Array.isArray(cached)) return false;
-    const body: unknown = cached[1];
-    return body === null || typeof body === "string" || body instanceof Uint8Array;
+    cacheKey = key;
+    return key;
   }
-  return false;
+  return undefined;
 }
 
 /**
  * From the grant on: the permit's signal aborts at once when the client leaves (Node's response closes,
  * or the request's own signal aborts). Returns how to release the permit once the handler's work has
- * ended: on Node, not before Node has also closed the response.
+ * ended: on Node (`outgoing` and its `watch`), not before Node has also closed the response.
  *
  * @example
- * const release = holdPermit(c, slot, watch);
+ * const release = holdPermit(c.req.raw, slot, node?.outgoing, watch, countsTokens(scheduler));
  */
 export function holdPermit(
-  c: Context<LlmSchedulerEnv>,
+  request: Request,
   slot: RequestSlot,
+  outgoing: NodeOutgoing | undefined,
   watch: ResponseWatch | undefined,
+  readUsage: boolean,
 ): Release {
   const { permit } = slot;
-  if (watch !== undefined) {
+  if (watch !== undefined && outgoing !== undefined) {
     watch.hold(permit);
-    const { outgoing } = c.env as NodeBindings;
     outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
-    watchNodeUsage(outgoing as unknown as NodeWritableLike, (usage) => slot.reportUsage(usage));
+    if (readUsage)
+      watchNodeUsage(outgoing as unknown as NodeWritableLike, (usage) => slot.reportUsage(usage));
     return (failure) => watch.releaseAtEnd(failure);
   }
-  const { signal } = c.req.raw;
+  const { signal } = request;
   if (signal.aborted)
     permit.abort(signal.reason); // granted just as the client left
   else signal.addEventListener("abort", () => permit.abort(signal.reason), { once: true });

@@ -1,5 +1,6 @@
 import {
   acquireSlot,
+  countsTokens,
   isThenable,
   nodeHeaderReader,
   type RequestSlot,
@@ -12,9 +13,9 @@ import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import type { HeaderReader } from "@llm-scheduler/core/kit";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import type { LlmSchedulerEnv } from "./env.js";
-import { holdPermit, holdResponse } from "./hold.js";
+import { type Holding, holdAnswer, holdPermit } from "./hold.js";
 import { inWorkerd, type Lifeline, Lifelines } from "./lifeline.js";
-import { nodeBindingsOf } from "./node-bindings.js";
+import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveHonoOptions } from "./options.js";
 
 /** The middleware, with the scheduler it uses (its own when none was given) for metrics and `close()`. */
@@ -30,7 +31,8 @@ export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonl
  * handler has not answered yet. Rejections are answered with core's status (429, 503, 400),
  * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body that never echoes a credential. The
  * request body is never read by the middleware: a JSON body is read from a copy for the token estimate (the
- * handler still reads all of it); the `usage` of a JSON or SSE answer corrects the estimate.
+ * handler still reads all of it); the `usage` of a JSON or SSE answer corrects the estimate. Both only
+ * while the scheduler counts tokens (`countsTokens`: token fairness, budget or buckets).
  *
  * @example
  * const app = new Hono<LlmSchedulerEnv>();
@@ -43,7 +45,7 @@ export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonl
  */
 export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMiddleware {
   const config = resolveHonoOptions(options);
-  const { onRejected } = config;
+  const { onRejected, scheduler } = config;
   const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
   const timed = config.timeoutMs !== undefined;
 
@@ -58,13 +60,26 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     return new Response(body, { status, headers });
   }
   // Not `async`: a request that gets its slot at once costs no extra promise or tick before `next()`.
-  // `watch` follows Node's response on `@hono/node-server`; elsewhere there is none.
-  function run(c: Context<LlmSchedulerEnv>, next: Next, slot: RequestSlot, watch: ResponseWatch | undefined) {
-    const release = holdPermit(c, slot, watch);
+  // `node` and `watch` follow Node's response on `@hono/node-server`; elsewhere there are none.
+  function run(
+    c: Context<LlmSchedulerEnv>,
+    next: Next,
+    slot: RequestSlot,
+    node: NodeBindings | undefined,
+    watch: ResponseWatch | undefined,
+  ) {
+    const readUsage = countsTokens(scheduler);
+    const release = holdPermit(c.req.raw, slot, node?.outgoing, watch, readUsage);
+    const holding: Holding = { slot, release, onNode: watch !== undefined, readUsage };
     c.set("llmScheduler", slot);
     let timedOut = false;
     const downstream = (within === undefined ? next() : within(slot.permit, next)).then(
-      () => holdResponse(c, slot, release, timedOut, watch !== undefined),
+      (): undefined => {
+        if (timedOut)
+          release(c.error); // the middleware's 504 went out instead of this response
+        else holdContextResponse(c, holding);
+        return undefined;
+      },
       (error: unknown): undefined => {
         release(error);
         if (!timedOut) throw error;
@@ -91,7 +106,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     return Promise.resolve(slot).then(
       (granted) => {
         line.hold(granted.permit);
-        return run(c, next, granted, undefined);
+        return run(c, next, granted, undefined, undefined);
       },
       (error: unknown) => {
         line.close();
@@ -107,11 +122,20 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     const line = lifelines?.open(c.req.raw.signal); // workerd only: see lifeline.ts
     const slot = acquireSlot(config, c, header, watch ?? line ?? c.req.raw);
     if (line !== undefined) return lifelineRun(c, next, slot, line, header);
-    if (!isThenable(slot)) return run(c, next, slot, watch);
+    if (!isThenable(slot)) return run(c, next, slot, node, watch);
     return Promise.resolve(slot).then(
-      (granted) => run(c, next, granted, watch),
+      (granted) => run(c, next, granted, node, watch),
       (error: unknown) => reject(error, c, header),
     );
   }
   return Object.assign(llmScheduler, { scheduler: config.scheduler });
+}
+
+/** Puts the response that holds the slot in place of the handler's (replaced, so no headers are merged). */
+function holdContextResponse(c: Context<LlmSchedulerEnv>, holding: Holding): void {
+  const response = c.res;
+  const sent = holdAnswer(response, c.req.raw, c.error, holding);
+  if (sent === response) return;
+  c.res = undefined;
+  c.res = sent;
 }

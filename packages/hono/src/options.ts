@@ -6,7 +6,9 @@ import {
 } from "@llm-scheduler/adapter-kit";
 import type { SchedulerError } from "@llm-scheduler/core";
 import type { Context } from "hono";
-import { nodeBindingsOf } from "./node-bindings.js";
+
+/** Where `@hono/node-server` keeps Node's parsed request headers (`c.env.incoming.headers`). */
+type NodeEnv = { readonly incoming?: { readonly headers?: Readonly<Record<string, unknown>> } } | null;
 
 /**
  * Returns the response for a rejected request in place of the default JSON error. `error.code` says why
@@ -59,9 +61,9 @@ function jsonBodyOf(c: Context): Promise<unknown> | undefined {
   if (method === "GET" || method === "HEAD") return undefined;
   // On @hono/node-server, read Node's parsed headers first: touching `c.req.raw.headers` or `.body`
   // turns its light request into a full web Request, which most requests never need.
-  const node = nodeBindingsOf(c.env);
+  const nodeHeaders = (c.env as NodeEnv | undefined)?.incoming?.headers;
   const type =
-    node === undefined ? c.req.raw.headers.get("content-type") : node.incoming.headers["content-type"];
+    nodeHeaders === undefined ? c.req.raw.headers.get("content-type") : nodeHeaders["content-type"];
   if (typeof type !== "string" || !type.includes("json")) return undefined;
   const request = c.req.raw;
   if (request.body === null) return undefined;

@@ -1,5 +1,6 @@
 import {
   acquireSlot,
+  countsTokens,
   isThenable,
   nodeHeaderReader,
   type RequestSlot,
@@ -43,7 +44,8 @@ function answer(ctx: Context, error: SchedulerError): void {
  * answers 504 when nothing has been sent yet. Rejections are answered with core's status (429, 503, 400),
  * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body that never echoes a credential. The
  * request body is never read (the token estimate uses `ctx.request.body` when a body parser ran first);
- * the `usage` of a JSON or SSE answer corrects the estimate.
+ * the `usage` of a JSON or SSE answer corrects the estimate. Both only while the scheduler counts tokens
+ * (`countsTokens`: token fairness, budget or buckets).
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
@@ -74,7 +76,8 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
       watch.releaseAtEnd(); // granted just as the client left
       return undefined;
     }
-    watchNodeUsage(ctx.res, (usage) => slot.reportUsage(usage));
+    // The answer's usage only matters while the scheduler counts tokens (see `countsTokens`).
+    if (countsTokens(config.scheduler)) watchNodeUsage(ctx.res, (usage) => slot.reportUsage(usage));
     ctx.state.llmScheduler = slot;
     ctx.res.setHeader("server-timing", serverTiming(slot.waitMs));
     let timedOut = false;

@@ -1,0 +1,29 @@
+// The floor of a middleware that holds a slot until the last byte and watches for disconnects, on Node:
+// a counter taken before the chain and given back on the response's `close` (Node emits it once the
+// response has been handed to the operating system, or the connection has dropped). No queue, no
+// priorities, no metrics, no usage, no run timeout: the least code that could hold a slot at all.
+
+/** A Node response, as far as the floor needs it. */
+interface Closing {
+  once(event: "close", listener: () => void): unknown;
+}
+
+/** Slots in use, over every floor middleware of this process. */
+let inFlight = 0;
+/** Shared by every response: no closure per request. */
+const giveBack = (): void => {
+  inFlight--;
+};
+
+/**
+ * Takes a slot for `response` until Node closes it; false when none is free (the caller answers 429).
+ *
+ * @example
+ * if (!holdUntilClosed(res, 64)) return res.status(429).end();
+ */
+export function holdUntilClosed(response: Closing, slots: number): boolean {
+  if (inFlight >= slots) return false;
+  inFlight++;
+  response.once("close", giveBack);
+  return true;
+}
