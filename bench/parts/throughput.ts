@@ -30,12 +30,34 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
   const size = quick ? 2_000 : 20_000;
   const runs = asked ?? (quick ? 2 : 7);
   const warmups = quick ? 1 : 2;
-  const entries: Entry[] = [core, pQueuePlain, pQueuePriorities, bottleneck, floor].map((contender) => ({
+  const entries = entriesOf([core, pQueuePlain, pQueuePriorities, bottleneck, floor], size);
+  await measure(entries, warmups, runs, (round) => log(`N = ${num(size)}: ${round}`));
+  // The issue's own size, 10 times larger: the gc share grows with the tasks kept alive at once.
+  const large = entriesOf([core, pQueuePlain, floor], size * 10);
+  const largeRuns = quick ? 1 : Math.max(3, Math.ceil(runs / 2));
+  await measure(large, 1, largeRuns, (round) => log(`N = ${num(size * 10)}: ${round}`));
+  const [ours, plain] = entries;
+  const ratios = ours!.rates.map((rate, index) => rate / plain!.rates[index]!);
+  const goalRatio = median(ratios);
+  return report(entries, large, ratios, goalRatio, runs, warmups);
+};
+
+function entriesOf(contenders: readonly Contender[], size: number): Entry[] {
+  return contenders.map((contender) => ({
     contender,
     size: contender === bottleneck ? size / 20 : size,
     rates: [],
     cpuRates: [],
   }));
+}
+
+/** Rounds of one run per entry, in an order that rotates each round; warm-up rounds are not kept. */
+async function measure(
+  entries: Entry[],
+  warmups: number,
+  runs: number,
+  log: (round: string) => void,
+): Promise<void> {
   for (let round = 0; round < warmups + runs; round++) {
     // Rotate the order every round so that no library always runs right after the same one.
     const order = entries.map((_, index) => entries[(index + round) % entries.length]!);
@@ -48,11 +70,7 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
     }
     log(round < warmups ? `warm-up round ${round + 1} done` : `round ${round - warmups + 1}/${runs} done`);
   }
-  const [ours, plain] = entries;
-  const ratios = ours!.rates.map((rate, index) => rate / plain!.rates[index]!);
-  const goalRatio = median(ratios);
-  return report(entries, ratios, goalRatio, runs, warmups);
-};
+}
 
 /** Each entry's rate over another's (plain p-queue, the floor) in the same round, median over rounds. */
 function pairedRatio(entry: Entry, other: Entry, rates: (entry: Entry) => number[]): number {
@@ -60,17 +78,11 @@ function pairedRatio(entry: Entry, other: Entry, rates: (entry: Entry) => number
   return median(rates(entry).map((rate, index) => rate / theirs[index]!));
 }
 
-function report(
-  entries: Entry[],
-  ratios: number[],
-  goalRatio: number,
-  runs: number,
-  warmups: number,
-): PartReport {
-  const [ours, plain, , , floorEntry] = entries as [Entry, Entry, Entry, Entry, Entry];
-  const wall = (e: Entry): number[] => e.rates;
-  const cpu = (e: Entry): number[] => e.cpuRates;
-  const rows = entries.map((entry) => [
+/** One row per entry: rates, and paired ratios to plain p-queue and to the floor (the last entry). */
+function rowsOf(entries: Entry[]): string[][] {
+  const plain = entries[1]!;
+  const floorEntry = entries.at(-1)!;
+  return entries.map((entry) => [
     entry.contender.name,
     num(entry.size),
     spread(summarize(entry.rates)),
@@ -80,6 +92,31 @@ function report(
     entry.size === floorEntry.size ? ratio(pairedRatio(entry, floorEntry, wall)) : "",
     entry.size === floorEntry.size ? ratio(pairedRatio(entry, floorEntry, cpu)) : "",
   ]);
+}
+
+const wall = (e: Entry): number[] => e.rates;
+const cpu = (e: Entry): number[] => e.cpuRates;
+
+const COLUMNS = [
+  "library",
+  "N per run",
+  "tasks/s",
+  "vs p-queue",
+  "tasks per CPU-s",
+  "vs p-queue (CPU)",
+  "vs floor",
+  "vs floor (CPU)",
+];
+
+function report(
+  entries: Entry[],
+  large: Entry[],
+  ratios: number[],
+  goalRatio: number,
+  runs: number,
+  warmups: number,
+): PartReport {
+  const [ours, plain, , , floorEntry] = entries as [Entry, Entry, Entry, Entry, Entry];
   const cpuRatio = pairedRatio(ours, plain, cpu);
   const floorRatio = pairedRatio(floorEntry, plain, wall);
   const floorCpuRatio = pairedRatio(floorEntry, plain, cpu);
@@ -102,18 +139,15 @@ function report(
     tables: [
       {
         title: "Tasks per second, median (min–max)",
-        columns: [
-          "library",
-          "N per run",
-          "tasks/s",
-          "vs p-queue",
-          "tasks per CPU-s",
-          "vs p-queue (CPU)",
-          "vs floor",
-          "vs floor (CPU)",
-        ],
-        rows,
+        columns: COLUMNS,
+        rows: rowsOf(entries),
         note: "Bottleneck runs N/20 tasks: it hands every job through a setTimeout, so its rate does not depend on N and a full N would take minutes.",
+      },
+      {
+        title: `At N = ${num(large[0]!.size)}, ten times the N above (200,000 in a full run: the issue's size), median (min–max)`,
+        columns: COLUMNS,
+        rows: rowsOf(large),
+        note: `Rounds: ${large[0]!.rates.length}, after 1 warm-up round, with the same rotation and gc as above.`,
       },
     ],
     goals: [
@@ -131,6 +165,12 @@ function report(
     raw: {
       ratiosToPlainPQueue: ratios,
       floorRatiosToPlainPQueue: floorEntry.rates.map((rate, index) => rate / plain.rates[index]!),
+      large: Object.fromEntries(
+        large.map((entry) => [
+          entry.contender.name,
+          { n: entry.size, runs: entry.rates, cpu: entry.cpuRates },
+        ]),
+      ),
       tasksPerCpuSecond: Object.fromEntries(entries.map((entry) => [entry.contender.name, entry.cpuRates])),
       tasksPerSecond: Object.fromEntries(
         entries.map((entry) => [entry.contender.name, { n: entry.size, runs: entry.rates }]),
