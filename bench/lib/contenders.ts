@@ -3,6 +3,7 @@
 import { type Clock, createScheduler, type Scheduler } from "@llm-scheduler/core";
 import Bottleneck from "bottleneck";
 import PQueue from "p-queue";
+import { FloorQueue } from "./floor-queue.js";
 
 export const CONCURRENCY = 8;
 export const TENANTS = Array.from({ length: 16 }, (_, index) => `tenant-${index}`);
@@ -43,6 +44,28 @@ export const core: Contender = {
           tenant: TENANTS[i & 15]!,
         }),
       close: () => scheduler.close(),
+    };
+  },
+};
+
+/**
+ * The floor: the least code with the same features on (see floor-queue.ts), set up like `core`. What
+ * any code with these features costs in this runtime; llm-scheduler's distance to it is what its own
+ * structure costs.
+ */
+export const floor: Contender = {
+  name: "floor",
+  create() {
+    const queue = new FloorQueue({
+      concurrency: CONCURRENCY,
+      priorities: [
+        { weight: 5, reserved: 1, queueTimeoutMs: 600_000 },
+        { weight: 1, reserved: 0, queueTimeoutMs: 600_000 },
+      ],
+    });
+    return {
+      submit: (i) => queue.run(noop, isInteractive(i) ? 0 : 1, TENANTS[i & 15]!),
+      close: () => queue.close(),
     };
   },
 };

@@ -8,6 +8,7 @@ import PQueue from "p-queue";
 import {
   type Contender,
   core,
+  floor,
   noop,
   pQueuePlain,
   pQueuePriorities,
@@ -18,6 +19,7 @@ import { collectGarbage, never, timeIt } from "../lib/timing.js";
 
 const contenders: Record<string, Contender> = {
   core,
+  floor,
   "p-queue": pQueuePlain,
   "p-queue-priorities": pQueuePriorities,
 };

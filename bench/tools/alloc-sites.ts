@@ -1,9 +1,10 @@
 // Where a workload allocates: V8's sampling heap profiler, keeping the samples of objects that the
 // gc has already collected, so short-lived garbage shows too. Bytes are per task.
-// Usage: node --expose-gc --conditions=source --import tsx bench/tools/alloc-sites.ts [throughput|cancel|timeouts] [rows]
+// Usage: node --expose-gc --conditions=source --import tsx bench/tools/alloc-sites.ts [throughput|floor|cancel|timeouts] [rows]
+// (`floor`: the throughput workload through the floor of bench/lib/floor-queue.ts)
 import { Session } from "node:inspector/promises";
 import { createScheduler, VirtualClock } from "@llm-scheduler/core";
-import { core, noop, submitAndAwait } from "../lib/contenders.js";
+import { core, floor, noop, submitAndAwait } from "../lib/contenders.js";
 import { never } from "../lib/timing.js";
 
 interface SampleNode {
@@ -17,6 +18,7 @@ const ROUNDS = 10;
 
 const workloads: Record<string, () => Promise<void>> = {
   throughput: () => submitAndAwait(core, SIZE),
+  floor: () => submitAndAwait(floor, SIZE),
   cancel: async () => {
     const scheduler = createScheduler({ maxConcurrency: 1, priorities: { batch: { maxQueue: SIZE } } });
     void scheduler.run(never);
