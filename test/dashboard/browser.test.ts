@@ -19,6 +19,8 @@ const SCREENSHOTS = new URL("./screenshots/", import.meta.url);
 
 let browser: Browser;
 let scheduler: Scheduler;
+/** A scheduler with a wait target and preemption, shown at /adjusting/dashboard. */
+let adjusting: Scheduler;
 let server: { url: string; close: () => Promise<void> };
 let stopLoad: () => Promise<void>;
 const dashboards: Dashboard[] = [];
@@ -38,10 +40,20 @@ beforeAll(async () => {
     path: "/admin/dashboard",
     authorize: () => true, // in this test, whoever reaches /admin is an operator
   });
-  dashboards.push(readOnly, admin);
+  adjusting = createScheduler({
+    maxConcurrency: 1,
+    priorities: { interactive: { targetWaitMs: 800, preempts: ["batch"] }, batch: { weight: 1 } },
+  });
+  const adjustingView = createDashboard({
+    scheduler: adjusting,
+    intervalMs: 250,
+    path: "/adjusting/dashboard",
+  });
+  dashboards.push(readOnly, admin, adjustingView);
   const app = express();
   app.use(toNodeHandler(readOnly));
   app.use(toNodeHandler(admin));
+  app.use(toNodeHandler(adjustingView));
   server = await listen(createServer(app));
   stopLoad = startLoad(scheduler);
   browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
@@ -53,6 +65,7 @@ afterAll(async () => {
   await server?.close();
   await stopLoad?.();
   await scheduler?.close();
+  await adjusting?.close();
 });
 
 /** Opens a page and records console errors, uncaught errors and dialogs (an XSS would open one). */
@@ -155,6 +168,36 @@ describe("dashboard in a real browser", () => {
     expect(problems).toEqual([
       "console: Failed to load resource: the server responded with a status of 403 (Forbidden)",
     ]);
+    await page.close();
+  });
+
+  it("shows wait targets, shares in force and preemptions per priority", async () => {
+    let runs = 0;
+    const batch = adjusting.run(
+      ({ signal }) =>
+        new Promise((resolve, reject) => {
+          runs++;
+          if (runs === 1) signal.addEventListener("abort", () => reject(signal.reason));
+          else resolve("done");
+        }),
+      { priority: "batch" },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await adjusting.run(async () => "chat", { priority: "interactive" });
+    await batch;
+    const { page, problems } = await openPage("/adjusting/dashboard");
+    expect(await page.locator("#priorities th").allTextContents()).toEqual(
+      expect.arrayContaining(["weight", "reserved", "wait target", "preempted"]),
+    );
+    await page.waitForFunction(() => document.getElementById("total-preempted")?.textContent === "1");
+    const rows = await page.locator("#priorities tbody tr").allInnerTexts();
+    expect(rows).toEqual([
+      expect.stringMatching(/^interactive\s+0\s+0\s+1\s+1\s+0\s+800 ms\s+0\s/),
+      expect.stringMatching(/^batch\s+0\s+0\s+1\s+1\s+0\s+–\s+1 \(\d+\.\d s lost\)\s/),
+    ]);
+    expect(await text(page, "#total-limit")).toBe("1");
+    await page.screenshot({ path: new URL("adjusting.png", SCREENSHOTS).pathname, fullPage: true });
+    expect(problems).toEqual([]);
     await page.close();
   });
 

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { createScheduler } from "@llm-scheduler/core";
+import { createScheduler, VirtualClock } from "@llm-scheduler/core";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import OpenAI from "openai";
@@ -34,6 +34,34 @@ function references(expr: string): { metrics: string[]; labels: string[] } {
   const matched = [...expr.matchAll(/([a-z_]+)(?:=~|!~|!=|=)"/g)].map((match) => match[1]!);
   const labels = [...grouped, ...matched].filter((label) => label !== "le" && label !== "instance");
   return { metrics, labels };
+}
+
+/** A scrape of a scheduler with a wait target, after one preemption (on a virtual clock). */
+async function preemptingScrape(): Promise<Sample[]> {
+  const clock = new VirtualClock();
+  const scheduler = createScheduler({
+    clock,
+    maxConcurrency: 1,
+    priorities: { interactive: { preempts: ["batch"], targetWaitMs: 500 }, batch: {} },
+  });
+  const registry = new Registry();
+  collectMetrics(scheduler, { registry });
+  let runs = 0;
+  const batch = scheduler.run(
+    ({ signal }) =>
+      new Promise((resolve, reject) => {
+        runs++;
+        if (runs === 1) signal.addEventListener("abort", () => reject(signal.reason));
+        else resolve("done");
+      }),
+    { priority: "batch" },
+  );
+  clock.advance(1_000);
+  await scheduler.run(() => "chat", { priority: "interactive" });
+  await batch;
+  const scrape = parseScrape(await registry.metrics());
+  await scheduler.close();
+  return scrape;
 }
 
 describe("the Grafana dashboard in examples/grafana", () => {
@@ -77,6 +105,10 @@ describe("the Grafana dashboard in examples/grafana", () => {
     const batches = { statusCounts: () => ({ batches: { in_progress: 1 }, items: { completed: 3 } }) };
     collectMetrics(createScheduler(), { registry, batches });
     samples.push(...parseScrape(await registry.metrics()).filter((sample) => sample.name.includes("batch")));
+    // Nor does it use preemption or wait targets: their series come from a scheduler that does.
+    samples.push(
+      ...(await preemptingScrape()).filter((sample) => /preempt|wait_target|share_/.test(sample.name)),
+    );
   });
 
   afterAll(async () => {

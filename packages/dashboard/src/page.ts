@@ -35,6 +35,7 @@ export function pageHtml(path: string): string {
     <div><dt>running</dt><dd id="total-running">–</dd></div>
     <div><dt>queued</dt><dd id="total-queued">–</dd></div>
     <div><dt>limit</dt><dd id="total-limit">–</dd></div>
+    <div><dt>preempted</dt><dd id="total-preempted">–</dd></div>
     <div><dt>started</dt><dd id="total-started">–</dd></div>
     <div><dt>rejected</dt><dd id="total-rejected">–</dd></div>
   </dl>
@@ -49,8 +50,8 @@ export function pageHtml(path: string): string {
     <svg id="chart-wait" class="chart" role="img" aria-label="Queue wait quantiles per priority over time"></svg>
   </section>
   <section class="full">
-    <h2>Priorities <small>wait in ms, starts in the window</small></h2>
-    <table id="priorities"><thead><tr><th>priority</th><th>running</th><th>queued</th><th>limit</th><th>weight</th><th>reserved</th><th>wait p50 / p95 / p99</th></tr></thead><tbody></tbody></table>
+    <h2>Priorities <small>weight and reserved in force (configured in brackets while a wait target moves them); wait in ms, starts in the window</small></h2>
+    <table id="priorities"><thead><tr><th>priority</th><th>running</th><th>queued</th><th>limit</th><th>weight</th><th>reserved</th><th>wait target</th><th>preempted</th><th>wait p50 / p95 / p99</th></tr></thead><tbody></tbody></table>
   </section>
   <section class="wide">
     <h2>Rejections by reason <small>tasks refused per second, last 2 minutes; totals in the legend</small></h2>

@@ -11,8 +11,17 @@ export interface PriorityView {
   readonly queued: number;
   /** This priority's own concurrency limit (the global one when it has none). */
   readonly limit: number;
+  /** The configured weight and reserved slots (what the controls change). */
   readonly weight: number;
   readonly reserved: number;
+  /** The weight and reserved slots in force: above the configured ones while a wait target raises them. */
+  readonly effectiveWeight: number;
+  readonly effectiveReserved: number;
+  /** The priority's `targetWaitMs`, or `null` without one. */
+  readonly targetWaitMs: number | null;
+  /** Running tasks of this priority preempted since the scheduler started, and the run time lost (ms). */
+  readonly preempted: number;
+  readonly preemptedRunMs: number;
   /** Queue waits of the starts within the window, in ms. */
   readonly waitMs: WindowQuantiles;
   readonly started: number;
@@ -25,6 +34,7 @@ export interface DashboardSnapshot {
   /** The scheduler's clock time, ms. */
   readonly at: number;
   readonly closed: boolean;
+  /** The limit in force (`metrics().maxConcurrency`): it moves with `update()` and the adaptive limit. */
   readonly maxConcurrency: number;
   readonly running: number;
   readonly queued: number;
@@ -58,6 +68,7 @@ export async function buildSnapshot(
   const resolved = scheduler.options;
   const priorities = resolved.priorities.map((priority): PriorityView => {
     const counts = metrics.priorities[priority.name];
+    const share = counts?.share;
     return {
       name: priority.name,
       running: counts?.running ?? 0,
@@ -65,6 +76,11 @@ export async function buildSnapshot(
       limit: Math.min(priority.maxConcurrency, metrics.maxConcurrency),
       weight: priority.weight,
       reserved: priority.reserved,
+      effectiveWeight: share?.effectiveWeight ?? priority.weight,
+      effectiveReserved: share?.effectiveReserved ?? priority.reserved,
+      targetWaitMs: share?.targetWaitMs ?? null,
+      preempted: counts?.preempted ?? 0,
+      preemptedRunMs: counts?.preemptedRunMs ?? 0,
       waitMs: window.quantiles(priority.name, metrics.at),
       started: counts?.started ?? 0,
       completed: counts?.completed ?? 0,

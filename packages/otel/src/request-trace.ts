@@ -1,4 +1,4 @@
-import { isSchedulerError, type TaskOptions } from "@llm-scheduler/core";
+import { ErrorCode, isSchedulerError, type TaskOptions } from "@llm-scheduler/core";
 import { failedOutcome } from "@llm-scheduler/core/kit";
 import { type Context, type Span, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { ResolvedTraceOptions } from "./options.js";
@@ -24,6 +24,9 @@ export const Names = {
   firstByte: "llm_scheduler.first_byte",
   code: "llm_scheduler.code",
   retryAfterMs: "llm_scheduler.retry_after_ms",
+  preempted: "llm_scheduler.preempted",
+  preemptedBy: "llm_scheduler.preempted_by",
+  preemptions: "llm_scheduler.preemptions",
 } as const;
 
 /** Codes that name how a started request ended (as in `@llm-scheduler/prometheus`); others are `failed`. */
@@ -82,6 +85,20 @@ export class RequestTrace {
     this.span.addEvent(Names.retry);
   }
 
+  /**
+   * The running task was stopped for a more urgent arrival: a span event with the run time thrown away,
+   * the arrival's priority and this request's preemptions so far, which the span also keeps as an
+   * attribute. A `run()` task then runs again inside this span; a permit's request ends.
+   */
+  preempted(runMs: number, by: string, preemptions: number): void {
+    this.span.addEvent(Names.preempted, {
+      [Names.runMs]: runMs,
+      [Names.preemptedBy]: by,
+      [Names.preemptions]: preemptions,
+    });
+    this.span.setAttribute(Names.preemptions, preemptions);
+  }
+
   firstByte(ttfbMs: number): void {
     this.span.addEvent(Names.firstByte, { [Names.ttfbMs]: ttfbMs });
   }
@@ -92,7 +109,7 @@ export class RequestTrace {
     if (this.#queue !== null) {
       this.#rejected(error, code);
     } else {
-      const outcome = ok ? "completed" : failedOutcome(code);
+      const outcome = ok ? "completed" : code === ErrorCode.PREEMPTED ? "preempted" : failedOutcome(code);
       span.setAttributes({ [Names.outcome]: outcome, [Names.runMs]: performance.now() - this.#ranAt });
       if (!ok) span.setStatus({ code: SpanStatusCode.ERROR, message: code ?? nameOf(error) });
     }

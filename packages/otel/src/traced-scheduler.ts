@@ -1,4 +1,11 @@
-import type { Permit, Scheduler, SchedulerEvents, TaskFunction, TaskOptions } from "@llm-scheduler/core";
+import {
+  ErrorCode,
+  type Permit,
+  type Scheduler,
+  type SchedulerEvents,
+  type TaskFunction,
+  type TaskOptions,
+} from "@llm-scheduler/core";
 import { type Context, context } from "@opentelemetry/api";
 import { facadeOf } from "./facade.js";
 import { type ResolvedTraceOptions, resolveTraceOptions, type TraceOptions } from "./options.js";
@@ -41,7 +48,7 @@ class OpenTraces {
 export class TracedScheduler {
   readonly #scheduler: Scheduler;
   readonly #options: ResolvedTraceOptions;
-  /** Traces waiting or running with a known id: for retries, first bytes and permits' endings. */
+  /** Traces waiting or running with a known id: for retries, first bytes, preemptions and permits' endings. */
   readonly #open = new OpenTraces();
   /** Permits' traces, whose endings come as events. */
   readonly #permits = new WeakMap<Permit, RequestTrace>();
@@ -59,7 +66,7 @@ export class TracedScheduler {
   }
 
   /**
-   * Listens for retries, first bytes and permits' endings. Deferred to the first recording span, so
+   * Listens for retries, first bytes, preemptions and permits' endings. Deferred to the first recording span, so
    * that with no SDK installed (or everything sampled out) the scheduler has no listener to build
    * events for, and the adapters measure no first byte.
    */
@@ -71,6 +78,7 @@ export class TracedScheduler {
         if (event.retry) this.#open.first(event.id)?.retried();
       }),
       scheduler.on("firstByte", (event) => this.#open.first(event.id)?.firstByte(event.ttfbMs)),
+      scheduler.on("preempted", (event) => this.#preempted(event)),
       scheduler.on("completed", (event) => this.#permitEnded(event.id, true, undefined)),
       scheduler.on("failed", (event) => this.#permitEnded(event.id, false, event)),
     ];
@@ -92,18 +100,29 @@ export class TracedScheduler {
     }
     const given = options?.id;
     if (given !== undefined) this.#open.add(given, trace);
+    // Also known by the id the scheduler gave it (its own number, or a long id hashed), which the
+    // events carry, once it starts: a preemption names that one.
+    let own: string | undefined;
+    const forget = (): void => {
+      if (given !== undefined) this.#open.remove(given, trace);
+      if (own !== undefined) this.#open.remove(own, trace);
+    };
     const traced: TaskFunction<T> = (task) => {
+      if (own === undefined && task.id !== given) {
+        own = task.id;
+        this.#open.add(own, trace);
+      }
       trace.started(task.waitMs, task.priority, task.id);
       return context.with(trace.context, fn, undefined, task);
     };
     return this.#scheduler.run(traced, options).then(
       (value) => {
-        if (given !== undefined) this.#open.remove(given, trace);
+        forget();
         trace.ended(true);
         return value;
       },
       (error: unknown) => {
-        if (given !== undefined) this.#open.remove(given, trace);
+        forget();
         trace.ended(false, error);
         throw error;
       },
@@ -181,6 +200,21 @@ export class TracedScheduler {
     this.#open.add(permit.id, trace);
     this.#permitIds.add(trace);
     return permit;
+  }
+
+  /**
+   * A running task was preempted: a span event on its request span. A `run()` task runs again inside
+   * that span; a permit's request is over (its holder answers 503 and releases it, which emits no
+   * further event), so its span ends now, with outcome `preempted`.
+   */
+  #preempted(event: SchedulerEvents["preempted"]): void {
+    const trace = this.#open.first(event.id);
+    if (trace === undefined) return;
+    trace.preempted(event.runMs, event.by, event.preemptions);
+    if (!this.#permitIds.has(trace)) return;
+    this.#open.remove(event.id, trace);
+    this.#permitIds.delete(trace);
+    trace.ended(false, undefined, ErrorCode.PREEMPTED);
   }
 
   /** A permit's task completed or failed (events carry its id): its span ends. */

@@ -1,10 +1,12 @@
 import type { Scheduler } from "@llm-scheduler/core";
 import type { Metric } from "prom-client";
+import { AdaptiveCounters } from "./adaptive-counters.js";
 import { EventSeries } from "./event-series.js";
 import { scrapedGauges } from "./gauges.js";
 import { type CollectMetricsOptions, resolveCollectOptions } from "./options.js";
 import { preemptionCounters } from "./preemption-counters.js";
 import { ScrapeSnapshot } from "./scrape.js";
+import { shareGauges } from "./share-gauges.js";
 import { TenantRanking } from "./tenant-ranking.js";
 
 /**
@@ -30,6 +32,10 @@ export interface MetricsCollector {
  *   `llm_scheduler_concurrency_limit`, gauges;
  * - `llm_scheduler_preemptions_total{priority}` and `llm_scheduler_preempted_seconds_total{priority}`,
  *   counters read from `metrics()` (requests of that priority preempted, and the run time lost);
+ * - `llm_scheduler_limit_changes_total{reason}` and `llm_scheduler_share_changes_total{priority,reason}`,
+ *   counters fed by the `limit` and `share` events (the adaptive limit and wait targets);
+ * - `llm_scheduler_effective_weight{priority}`, `llm_scheduler_effective_reserved{priority}` and
+ *   `llm_scheduler_wait_target_seconds{priority}`, gauges: each priority's share in force;
  * - with `batches`: `llm_scheduler_batch_items{status}` and `llm_scheduler_batches{status}`, gauges.
  * With `tenantLabel: { top }`, `requests_total`, `running` and `queued` also carry `tenant`, capped.
  * Throws `INVALID_OPTION` for a wrong option, and prom-client's error if the names are taken.
@@ -48,24 +54,32 @@ export function collectMetrics(scheduler: Scheduler, options: CollectMetricsOpti
     if (ranking !== undefined) fed.requests.retain(ranking.rank(snapshot));
   });
   const fed = new EventSeries(scheduler, prefix, ranking, scrape);
+  const adaptive = new AdaptiveCounters(scheduler, prefix);
+  const stopListening = () => {
+    fed.stop();
+    adaptive.stop();
+  };
   const names: string[] = [];
   try {
     const gauges = [
       ...scrapedGauges(resolved, scrape, ranking),
       ...preemptionCounters(prefix, scrape),
+      ...shareGauges(prefix, scrape),
+      adaptive.limitChanges,
+      adaptive.shareChanges,
     ] as unknown as Metric[];
     for (const metric of [fed.requests, fed.wait, fed.run, fed.ttfb, ...gauges] as unknown as Metric[]) {
       registry.registerMetric(metric);
       names.push((metric as unknown as { name: string }).name);
     }
   } catch (error) {
-    fed.stop();
+    stopListening();
     for (const name of names) registry.removeSingleMetric(name);
     throw error;
   }
   return {
     stop() {
-      fed.stop();
+      stopListening();
       for (const name of names) registry.removeSingleMetric(name);
     },
   };

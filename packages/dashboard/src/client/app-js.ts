@@ -40,6 +40,7 @@ function renderTotals(s) {
   $("total-limit").textContent = String(s.maxConcurrency);
   $("total-started").textContent = String(s.priorities.reduce((a, p) => a + p.started, 0));
   $("total-rejected").textContent = String(sum(s.rejected));
+  $("total-preempted").textContent = String(s.priorities.reduce((a, p) => a + p.preempted, 0));
   $("status").textContent = s.closed ? "scheduler closed" : "live";
   $("status").className = "status " + (s.closed ? "closed" : "live");
 }
@@ -123,10 +124,19 @@ function tenantSeries() {
   }));
 }
 
+/** A share in force, with the configured value in brackets when a wait target moved it. */
+function inForce(effective, configured) {
+  const shown = String(Number(effective.toPrecision(3)));
+  return effective === configured ? shown : shown + " (" + configured + ")";
+}
+
 function renderTables(s) {
   $("wait-window").textContent = "ms, p50 / p95 / p99 of the starts in the last " + s.waitWindowMs / 1000 + " s";
   fillRows($("priorities").tBodies[0], s.priorities.map((p) => [
-    p.name, p.running, p.queued, p.limit, p.weight, p.reserved,
+    p.name, p.running, p.queued, p.limit,
+    inForce(p.effectiveWeight, p.weight), inForce(p.effectiveReserved, p.reserved),
+    p.targetWaitMs === null ? "–" : p.targetWaitMs + " ms",
+    p.preempted === 0 ? "0" : p.preempted + " (" + (p.preemptedRunMs / 1000).toFixed(1) + " s lost)",
     Math.round(p.waitMs.p50) + " / " + Math.round(p.waitMs.p95) + " / " + Math.round(p.waitMs.p99),
   ]));
   fillRows($("tenants").tBodies[0], s.tenants.map((t) => [t.tenant, t.priority, t.running, t.queued]));

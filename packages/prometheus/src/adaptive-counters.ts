@@ -1,0 +1,53 @@
+import type { LimitReason, Scheduler } from "@llm-scheduler/core";
+import { Counter } from "prom-client";
+
+/** Every reason a `limit` event can give: the label's values are known up front, so they start at 0. */
+const LIMIT_REASONS: readonly LimitReason[] = ["increase", "overload", "latency", "update", "shared"];
+
+/**
+ * Counters fed by the scheduler's `limit` and `share` events (not registered yet), and the listeners
+ * that feed them: changes of the adaptive limit by reason, and changes of a wait target's effective
+ * share by priority and reason. Both events are rare (at most one per window), so prom-client's own
+ * counters serve.
+ *
+ * @example
+ * const adaptive = new AdaptiveCounters(scheduler, "llm_scheduler_");
+ * registry.registerMetric(adaptive.limitChanges);
+ * adaptive.stop();
+ */
+export class AdaptiveCounters {
+  readonly limitChanges: Counter<"reason">;
+  readonly shareChanges: Counter<"priority" | "reason">;
+  readonly #stops: Array<() => void>;
+
+  constructor(scheduler: Scheduler, prefix: string) {
+    this.limitChanges = new Counter({
+      name: `${prefix}limit_changes_total`,
+      help: "Changes of the adaptive concurrency limit seen by this instance, by reason (increase, overload, latency, update, shared)",
+      labelNames: ["reason"],
+      registers: [],
+    });
+    for (const reason of LIMIT_REASONS) this.limitChanges.inc({ reason }, 0);
+    this.shareChanges = new Counter({
+      name: `${prefix}share_changes_total`,
+      help: "Changes of a wait-time target's effective share on this instance, by priority and reason (above_target, under_target)",
+      labelNames: ["priority", "reason"],
+      registers: [],
+    });
+    for (const [priority, metrics] of Object.entries(scheduler.metrics().priorities)) {
+      if (metrics.share?.targetWaitMs == null) continue;
+      for (const reason of ["above_target", "under_target"]) this.shareChanges.inc({ priority, reason }, 0);
+    }
+    this.#stops = [
+      scheduler.on("limit", (event) => this.limitChanges.inc({ reason: event.reason })),
+      scheduler.on("share", (event) =>
+        this.shareChanges.inc({ priority: event.priority, reason: event.reason.replace("-", "_") }),
+      ),
+    ];
+  }
+
+  /** Removes the listeners. */
+  stop(): void {
+    for (const stop of this.#stops) stop();
+  }
+}
