@@ -108,7 +108,11 @@ export class Preemption {
     const arrival = this.#waiting(this.#arrival) ? this.#arrival : this.#takeOwed();
     this.#arrival = null;
     if (arrival === null || !this.#handOver(task, arrival)) host.giveBack(task);
-    if (task.fn === null || task.settled) {
+    if (task.fn === null) {
+      // A permit cannot run again: its holder answered the PREEMPTED its signal carries (an HTTP 503).
+      host.reporter.failed(task, task.run?.signal.reason);
+      host.retire(task);
+    } else if (task.settled) {
       host.retire(task);
     } else if (host.rejectsQueued) {
       task.settled = true;

@@ -261,6 +261,8 @@ describe("preemption", () => {
 
   it("preempts a permit before its first byte, never after", async () => {
     const { h } = harness({ maxConcurrency: 1 });
+    const failed: Array<string | undefined> = [];
+    h.scheduler.on("failed", (event) => failed.push(event.code));
     const permit = await h.scheduler.acquire({ priority: "batch" });
     expect(permit.wantsFirstByte).toBe(true);
     permit.signal.addEventListener("abort", () => permit.release());
@@ -268,6 +270,9 @@ describe("preemption", () => {
     await flush();
     expect(permit.signal.reason.code).toBe("PREEMPTED");
     expect(h.startOrder).toEqual(["chat"]);
+    // A permit cannot run again: it ends as failed with PREEMPTED, so request counts stay whole.
+    expect(failed).toEqual(["PREEMPTED"]);
+    expect(h.scheduler.metrics().priorities.batch!.failed).toBe(1);
     await h.finish("chat");
 
     const streaming = await h.scheduler.acquire({ priority: "batch" });

@@ -1,4 +1,4 @@
-import { ErrorCode, isSchedulerError, type TaskOptions } from "@llm-scheduler/core";
+import { isSchedulerError, type TaskOptions } from "@llm-scheduler/core";
 import { failedOutcome } from "@llm-scheduler/core/kit";
 import { type Context, type Span, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { ResolvedTraceOptions } from "./options.js";
@@ -109,7 +109,7 @@ export class RequestTrace {
     if (this.#queue !== null) {
       this.#rejected(error, code);
     } else {
-      const outcome = ok ? "completed" : code === ErrorCode.PREEMPTED ? "preempted" : failedOutcome(code);
+      const outcome = ok ? "completed" : failedOutcome(code);
       span.setAttributes({ [Names.outcome]: outcome, [Names.runMs]: performance.now() - this.#ranAt });
       if (!ok) span.setStatus({ code: SpanStatusCode.ERROR, message: code ?? nameOf(error) });
     }
