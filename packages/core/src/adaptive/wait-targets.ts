@@ -120,13 +120,18 @@ export class WaitTargets {
 
   /** Recomputes the effective options from the configured ones, the lanes and the limit in force. */
   #recompute(): ShareChange[] {
-    const before = sharesOf(this.#effective);
+    const previous = this.#effective;
+    const before = sharesOf(previous);
     const configured = this.#host.configured();
     this.#effective = effectiveOptions(configured, this.#lanes, this.#settings, this.#host.limit());
     const after = sharesOf(this.#effective);
-    return [...after]
+    const changed = [...after]
       .filter(([name, share]) => !same(share, before.get(name)))
       .map(([name, share]) => ({ name, share, before: before.get(name), configured }));
+    // The same shares: keep the object, so the store is not configured again for nothing (`update()`
+    // computes afresh through `reconfigure` first, so `previous` holds its other fields).
+    if (changed.length === 0) this.#effective = previous;
+    return changed;
   }
 
   #announce(change: ShareChange, reason: "limit" | undefined): void {
