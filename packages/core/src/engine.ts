@@ -152,13 +152,17 @@ export class Engine {
   }
 
   /**
-   * A value an automatic control set (the adaptive limit): the store is configured with it at once, a
-   * store failure is reported. `undefined` fields fall back to the options.
+   * A value an automatic control set (the adaptive limit), with the effective options that go with it
+   * when they changed too (the wait targets' reserves, bounded by the new limit): the store is
+   * configured with both at once, in one call, a store failure is reported. `undefined` fields fall
+   * back to the options.
    */
-  setLive(settings: LiveSettings): void {
+  setLive(settings: LiveSettings, options: ResolvedOptions = this.#options): void {
     const before = this.#settings.maxConcurrency ?? this.#options.maxConcurrency;
+    const sameOptions = options === this.#options;
+    this.#options = options;
     this.#settings = { ...this.#settings, ...settings };
-    if ((this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before) return;
+    if (sameOptions && (this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before) return;
     try {
       this.#settleStore(this.#store.configure(effectiveStoreConfig(this.#options, this.#settings)));
     } catch (error) {

@@ -52,7 +52,9 @@ export interface SchedulerEvents {
   limit: LimitEvent;
   /**
    * The wait-target controller gave a priority with `targetWaitMs` a new effective share: raised because
-   * its p95 queue wait went above the target, or given back because its waits stayed well under it.
+   * its p95 queue wait went above the target, given back because its waits stayed well under it, or
+   * bounded afresh because the adaptive limit moved (`reason: "limit"`: a reserve never exceeds the
+   * limit in force).
    */
   share: {
     readonly priority: string;
@@ -67,7 +69,7 @@ export interface SchedulerEvents {
     readonly targetWaitMs: number;
     /** The p95 queue wait of the window that was judged, in ms. */
     readonly p95Ms: number;
-    readonly reason: "above-target" | "under-target";
+    readonly reason: "above-target" | "under-target" | "limit";
   };
   /** Nothing waits and nothing runs. */
   idle: { readonly at: number };

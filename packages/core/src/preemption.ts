@@ -29,8 +29,11 @@ export interface PreemptionHost {
  * lets go (its function settles, its permit is released, or its abort grace ends), never earlier, so
  * the limit holds while a victim winds down. One victim at a time: arrivals that come meanwhile wait
  * their turn (each gets at most one victim). Victims: the least urgent priority first, then the task
- * that ran the shortest (of equals, the last started); never a permit whose response has sent its first byte, never a task already
- * stopped, never one preempted `maxPerTask` times, never one its priority's `reserved` needs.
+ * that ran the shortest (of equals, the last started), among those whose slot the arrival could take
+ * (the store says so by every limit a start checks: a victim of the arrival's own tenant when that
+ * tenant is at its `maxConcurrency`, one holding enough tokens when the token budget is spent); never a
+ * permit whose response has sent its first byte, never a task already stopped, never one preempted
+ * `maxPerTask` times, never one its priority's `reserved` needs. No such victim: nobody is stopped.
  *
  * A preempted `run()` task goes back to the front of its queue with its original arrival time (aging
  * keeps counting) and runs again; its caller sees one settlement. Each run has a generation (how many
@@ -191,12 +194,31 @@ export class Preemption {
     for (const task of running) {
       if (!targets.has(task.priority) || !this.#mayStop(task, arrival, load)) continue;
       const index = options.priorityByName.get(task.priority)!.index;
-      if (index > bestIndex || (index === bestIndex && task.startedAt >= best!.startedAt)) {
+      const better = index > bestIndex || (index === bestIndex && task.startedAt >= best!.startedAt);
+      // Asked only of a better candidate, so at most once per running task.
+      if (better && this.#makesRoom(arrival, task)) {
         best = task;
         bestIndex = index;
       }
     }
     return best;
+  }
+
+  /**
+   * True when the arrival would start in `victim`'s slot (the store's answer, by every limit a start
+   * checks): stopping a victim whose slot the arrival could not take (its tenant at its
+   * `maxConcurrency`, the token budget spent) would only throw work away. A store that cannot tell is
+   * trusted; one that throws is reported and answers no.
+   */
+  #makesRoom(arrival: Task, victim: Task): boolean {
+    const { store } = this.#host;
+    if (store.canStartAfterFreeing === undefined) return true;
+    try {
+      return store.canStartAfterFreeing(arrival, victim);
+    } catch (error) {
+      this.#host.reporter.error(error);
+      return false;
+    }
   }
 
   #mayStop(task: Task, arrival: Task, load: ReadonlyMap<string, number>): boolean {

@@ -1,3 +1,4 @@
+import { reservedTotal } from "./adaptive/effective-priorities.js";
 import { AdaptiveLimit } from "./adaptive/observer.js";
 import { withShares } from "./adaptive/share-metrics.js";
 import { splitLimitUpdate } from "./adaptive/update.js";
@@ -76,8 +77,10 @@ export class Scheduler {
         clock: this.#options.clock,
         events: this.#reporter.events,
         configured: () => this.#options,
+        limit: () => this.maxConcurrency,
         runningCost: (priority) => this.#engine.runningCost(priority),
         apply: (effective) => {
+          this.#adaptive.setReserved(reservedTotal(effective));
           if (!this.closed) this.#engine.configure(effective).catch((error) => this.#reporter.error(error));
         },
       },
@@ -95,7 +98,7 @@ export class Scheduler {
       clock: this.#options.clock,
       // A shared store counts every instance's running tasks; this instance's own count otherwise.
       running: adjust === undefined ? () => engine.runningUnits : () => store.snapshot(0).running,
-      apply: (limit) => engine.setLive({ maxConcurrency: limit }),
+      apply: (limit) => this.#limitMoved(limit),
       share: adjust === undefined ? undefined : (proposal) => adjust.call(store, proposal),
       emit: (event) => {
         if (reporter.events.has("limit")) reporter.events.emit("limit", event);
@@ -107,6 +110,18 @@ export class Scheduler {
   #configureAdaptive(setTo: number | undefined): void {
     this.#adaptive.configure(this.#options.adaptive, setTo);
     this.#reporter.observer = this.#adaptive.active ? this.#adaptive : null;
+  }
+
+  /**
+   * The adaptive limit moved (or stopped being adaptive: `undefined`): the wait targets' reserves are
+   * bounded by the new limit, the store gets both in one `configure`, and the limit's floor follows the
+   * reserves. (At construction the wait targets do not exist yet: nothing is raised then.)
+   */
+  #limitMoved(limit: number | undefined): void {
+    const targets = this.#targets as WaitTargets | undefined;
+    const effective = targets?.limitMoved();
+    this.#engine.setLive({ maxConcurrency: limit }, effective);
+    if (effective !== undefined) this.#adaptive.setReserved(reservedTotal(effective));
   }
 
   /**
@@ -199,6 +214,7 @@ export class Scheduler {
     this.#reporter.addPriorities(resolved.priorities);
     const configured = this.#engine.configure(this.#targets.reconfigure(resolved.waitTargets));
     this.#configureAdaptive(setTo);
+    this.#adaptive.setReserved(reservedTotal(this.#targets.effective));
     return configured;
   }
 

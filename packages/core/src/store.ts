@@ -167,6 +167,13 @@ export interface Store {
    */
   handOver?(from: Ticket, to: Ticket): boolean;
   /**
+   * Optional, synchronous stores only (preemption asks it when present): whether the waiting ticket
+   * `arrival` would start if the running ticket `victim` let go of its slot now, by every limit a start
+   * checks (total, reserves, priority cap, tenant `maxConcurrency`, token budget). Changes nothing.
+   * Without it, preemption checks only the arrival's priority cap.
+   */
+  canStartAfterFreeing?(arrival: Ticket, victim: Ticket): boolean;
+  /**
    * Optional, synchronous stores only (preemption needs it): a released ticket whose run was preempted
    * waits again, at the front of its tenant's queue and of its priority's aging order, with no admission
    * check (bounds, quotas); what its preempted start was charged (tokens, fairness) is given back.

@@ -68,6 +68,8 @@ export class LimitController {
   #streak = 0;
   /** The limit the last decrease started from (0 before the first). */
   #cutFrom = 0;
+  /** The effective reserves in force (wait targets may raise them over the configured ones). */
+  #reserved = 0;
 
   constructor(config: ResolvedAdaptive, host: LimitHost) {
     this.#config = config;
@@ -79,6 +81,14 @@ export class LimitController {
   /** The limit in force. */
   get limit(): number {
     return this.#limit;
+  }
+
+  /**
+   * The effective reserves in force changed (the wait-target controller moved them, always within the
+   * limit in force): a decrease stops at them (see `#decrease`). The limit itself does not move.
+   */
+  setReserved(total: number): void {
+    this.#reserved = total;
   }
 
   /** New bounds or tunables from `update()`: the limit is kept, moved into the new range. */
@@ -133,7 +143,11 @@ export class LimitController {
   #decrease(target: number, reason: LimitReason, now: number, details: Partial<LimitEvent> = {}): void {
     this.#decreasedAt = now;
     this.#cutFrom = this.#limit;
-    this.#propose(Math.max(this.#config.floor, Math.min(target, this.#limit - 1)), reason, details);
+    // The floor: the configured one (`min`, the configured reserves), raised to the effective reserves
+    // (a wait target's slots are not cut away), but always at least one slot of progress: reserves
+    // that hold the whole limit shrink with it (the wait targets bound them by the new limit).
+    const floor = Math.max(this.#config.floor, Math.min(this.#reserved, this.#limit - 1));
+    this.#propose(Math.max(floor, Math.min(target, this.#limit - 1)), reason, details);
   }
 
   #maybeCloseWindow(): void {

@@ -13,21 +13,23 @@ export interface Share {
  * made of it) with each wait-target priority's weight and reserve raised by its lane, within bounds:
  * - weight from the configured one to `maxBoost` times it (and at most 1,000,000);
  * - reserved from the configured one to the smallest of the priority's `maxConcurrency`,
- *   `maxReservedShare` of the scheduler's `maxConcurrency`, and what the other priorities' reserves
- *   leave of `maxConcurrency` (so the reserves together never exceed it).
- * Each lane is clamped to what was applied. Pure apart from that clamp; returns `options` itself when
- * nothing differs.
+ *   `maxReservedShare` of `limit`, and what the other priorities' reserves leave of `limit` (so the
+ *   reserves together never exceed it).
+ * `limit` is the limit in force: the fixed `maxConcurrency`, or where the adaptive limit stands now (its
+ * floor covers the configured reserves, so they always fit). Each lane is clamped to what was applied.
+ * Pure apart from that clamp; returns `options` itself when nothing differs.
  *
  * @example
- * store.configure(storeConfigOf(effectiveOptions(configured, lanes, settings)));
+ * store.configure(storeConfigOf(effectiveOptions(configured, lanes, settings, scheduler.maxConcurrency)));
  */
 export function effectiveOptions(
   options: ResolvedOptions,
   lanes: ReadonlyMap<string, WaitTargetLane>,
   settings: ResolvedWaitTargets,
+  limit: number,
 ): ResolvedOptions {
-  const { maxConcurrency } = options;
-  let reservedLeft = maxConcurrency - options.priorities.reduce((sum, p) => sum + p.reserved, 0);
+  const maxConcurrency = limit;
+  let reservedLeft = maxConcurrency - reservedTotal(options);
   let changed = false;
   const priorities = options.priorities.map((priority): ResolvedPriority => {
     const lane = lanes.get(priority.name);
@@ -52,6 +54,11 @@ export function effectiveOptions(
   });
   if (!changed) return options;
   return { ...options, priorities, priorityByName: new Map(priorities.map((p) => [p.name, p])) };
+}
+
+/** The reserved slots of every priority in `options`, together. */
+export function reservedTotal(options: ResolvedOptions): number {
+  return options.priorities.reduce((sum, p) => sum + p.reserved, 0);
 }
 
 /** Each priority's share in `options`, by name. */

@@ -61,6 +61,11 @@ export class AdaptiveLimit implements RunObserver {
     }
   }
 
+  /** The effective reserves in force now (their sum): the limit's floor follows them. */
+  setReserved(total: number): void {
+    this.#controller?.setReserved(total);
+  }
+
   started(task: ObservedTask): void {
     this.#controller?.started(task);
   }

@@ -117,7 +117,12 @@ describe("effectiveOptions", () => {
     const lane = new WaitTargetLane(500, 0);
     lane.boost = 4;
     lane.extra = 2;
-    const effective = effectiveOptions(options, new Map([["interactive", lane]]), options.waitTargets);
+    const effective = effectiveOptions(
+      options,
+      new Map([["interactive", lane]]),
+      options.waitTargets,
+      options.maxConcurrency,
+    );
     expect(effective.priorityByName.get("interactive")).toMatchObject({ weight: 20, reserved: 3 });
     expect(effective.priorityByName.get("batch")).toMatchObject({ weight: 1, reserved: 2 });
     expect(options.priorityByName.get("interactive")).toMatchObject({ weight: 5, reserved: 1 });
@@ -127,7 +132,12 @@ describe("effectiveOptions", () => {
     const lane = new WaitTargetLane(500, 0);
     lane.boost = 1_000;
     lane.extra = 50;
-    const effective = effectiveOptions(options, new Map([["interactive", lane]]), options.waitTargets);
+    const effective = effectiveOptions(
+      options,
+      new Map([["interactive", lane]]),
+      options.waitTargets,
+      options.maxConcurrency,
+    );
     // 0.75 of 8 = 6; batch keeps its 2, so at most 6 for interactive (6 + 2 = 8).
     expect(effective.priorityByName.get("interactive")).toMatchObject({ weight: 5 * 64, reserved: 6 });
     expect(lane.boost).toBe(64);
@@ -136,6 +146,13 @@ describe("effectiveOptions", () => {
 
   it("returns the configured options themselves when nothing is raised", () => {
     const lane = new WaitTargetLane(500, 0);
-    expect(effectiveOptions(options, new Map([["interactive", lane]]), options.waitTargets)).toBe(options);
+    expect(
+      effectiveOptions(
+        options,
+        new Map([["interactive", lane]]),
+        options.waitTargets,
+        options.maxConcurrency,
+      ),
+    ).toBe(options);
   });
 });

@@ -53,7 +53,7 @@ describe("wait-target bounds (property)", () => {
             lane.record(now, step.waitMs, step.running);
             lane.judge(now, options.waitTargets, options.priorityByName.get(name)!.reserved + lane.extra);
           }
-          const effective = effectiveOptions(options, lanes, options.waitTargets);
+          const effective = effectiveOptions(options, lanes, options.waitTargets, options.maxConcurrency);
           let total = 0;
           for (const own of options.priorities) {
             const now = effective.priorityByName.get(own.name)!;

@@ -13,6 +13,8 @@ export interface WaitTargetHost {
   readonly events: Emitter<SchedulerEvents>;
   /** The options as configured (what `update()` edits): the floor of every effective value. */
   configured(): ResolvedOptions;
+  /** The limit in force (the adaptive limit where it stands now): every effective reserve fits in it. */
+  limit(): number;
   /** Cost units of `priority` running on this instance now. */
   runningCost(priority: string): number;
   /** Hands effective options to the store; a failure is the host's to report. */
@@ -67,7 +69,18 @@ export class WaitTargets {
       if (!this.#lanes.has(name)) this.#lanes.set(name, new WaitTargetLane(target, now));
     }
     this.#listen(this.#lanes.size > 0);
-    this.#effective = effectiveOptions(this.#host.configured(), this.#lanes, settings);
+    this.#effective = effectiveOptions(this.#host.configured(), this.#lanes, settings, this.#host.limit());
+    return this.#effective;
+  }
+
+  /**
+   * The limit in force moved (the adaptive limit): the effective reserves are bounded afresh by it (a
+   * reserve cut this way stays cut until the target raises it again; `share` event, reason `"limit"`).
+   * Returns the effective options, for the host to hand to the store together with the new limit.
+   */
+  limitMoved(): ResolvedOptions {
+    const changed = this.#recompute();
+    for (const change of changed) this.#announce(change, "limit");
     return this.#effective;
   }
 
@@ -99,18 +112,30 @@ export class WaitTargets {
 
   #applyNow(): void {
     this.#pending = false;
-    const before = sharesOf(this.#effective);
-    const configured = this.#host.configured();
-    const effective = effectiveOptions(configured, this.#lanes, this.#settings);
-    this.#effective = effective;
-    const after = sharesOf(effective);
-    const changed = [...after].filter(([name, share]) => !same(share, before.get(name)));
+    const changed = this.#recompute();
     if (changed.length === 0) return;
-    this.#host.apply(effective);
-    for (const [name, share] of changed) this.#announce(name, share, before.get(name), configured);
+    this.#host.apply(this.#effective);
+    for (const change of changed) this.#announce(change, undefined);
   }
 
-  #announce(name: string, share: Share, before: Share | undefined, configured: ResolvedOptions): void {
+  /** Recomputes the effective options from the configured ones, the lanes and the limit in force. */
+  #recompute(): ShareChange[] {
+    const previous = this.#effective;
+    const before = sharesOf(previous);
+    const configured = this.#host.configured();
+    this.#effective = effectiveOptions(configured, this.#lanes, this.#settings, this.#host.limit());
+    const after = sharesOf(this.#effective);
+    const changed = [...after]
+      .filter(([name, share]) => !same(share, before.get(name)))
+      .map(([name, share]) => ({ name, share, before: before.get(name), configured }));
+    // The same shares: keep the object, so the store is not configured again for nothing (`update()`
+    // computes afresh through `reconfigure` first, so `previous` holds its other fields).
+    if (changed.length === 0) this.#effective = previous;
+    return changed;
+  }
+
+  #announce(change: ShareChange, reason: "limit" | undefined): void {
+    const { name, share, before, configured } = change;
     const { events } = this.#host;
     if (!events.has("share")) return;
     const own = configured.priorityByName.get(name)!;
@@ -125,7 +150,7 @@ export class WaitTargets {
       configuredReserved: own.reserved,
       targetWaitMs: this.#settings.targets.get(name) ?? Number.NaN,
       p95Ms: verdict?.p95Ms ?? 0,
-      reason: verdict?.step === "raise" ? "above-target" : "under-target",
+      reason: reason ?? (verdict?.step === "raise" ? "above-target" : "under-target"),
     });
   }
 
@@ -144,6 +169,14 @@ export class WaitTargets {
       }),
     ];
   }
+}
+
+/** One priority's share as it moved. */
+interface ShareChange {
+  readonly name: string;
+  readonly share: Share;
+  readonly before: Share | undefined;
+  readonly configured: ResolvedOptions;
 }
 
 function same(a: Share | undefined, b: Share | undefined): boolean {

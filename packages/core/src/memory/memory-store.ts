@@ -7,6 +7,7 @@ import type {
   Ticket,
   TokenUsage,
 } from "../store.js";
+import { fitsAfterFreeing } from "./fit-after-freeing.js";
 import { Lane } from "./lane.js";
 import type { Linked } from "./links.js";
 import { type Choice, pick } from "./picker.js";
@@ -163,6 +164,27 @@ export class MemoryStore implements Store {
     if (started) this.#start(lane, to as Linked, true, this.#host!.clock.now());
     this.#pump();
     return started;
+  }
+
+  canStartAfterFreeing(arrival: Ticket, victim: Ticket): boolean {
+    const lane = this.#byName.get(arrival.priority);
+    const victimLane = this.#byName.get(victim.priority);
+    const state = this.#books.peek(arrival.tenant);
+    const victimState = this.#books.peek(victim.tenant);
+    if (lane === undefined || victimLane === undefined || state === undefined || victimState === undefined) {
+      return false;
+    }
+    const totals = {
+      running: this.#running,
+      tokensInFlight: this.#tokensInFlight,
+      reservedIdle: this.#reservedIdle,
+    };
+    return fitsAfterFreeing(
+      this.#options!,
+      totals,
+      { ticket: arrival, lane, state },
+      { ticket: victim, lane: victimLane, state: victimState },
+    );
   }
 
   requeue(ticket: Ticket): void {
