@@ -30,13 +30,14 @@ export class AdaptiveCounters {
     for (const reason of LIMIT_REASONS) this.limitChanges.inc({ reason }, 0);
     this.shareChanges = new Counter({
       name: `${prefix}share_changes_total`,
-      help: "Changes of a wait-time target's effective share on this instance, by priority and reason (above_target, under_target)",
+      help: "Changes of a wait-time target's effective share on this instance, by priority and reason (above_target, under_target, limit)",
       labelNames: ["priority", "reason"],
       registers: [],
     });
     for (const [priority, metrics] of Object.entries(scheduler.metrics().priorities)) {
       if (metrics.share?.targetWaitMs == null) continue;
-      for (const reason of ["above_target", "under_target"]) this.shareChanges.inc({ priority, reason }, 0);
+      for (const reason of ["above_target", "under_target", "limit"])
+        this.shareChanges.inc({ priority, reason }, 0);
     }
     this.#stops = [
       scheduler.on("limit", (event) => this.limitChanges.inc({ reason: event.reason })),
