@@ -1,38 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { flush, Harness } from "../test/harness.js";
-import type { SchedulerEvents } from "./events.js";
-import type { TaskOptions } from "./index.js";
-
-const lanes = {
-  interactive: { weight: 5, preempts: ["batch"] },
-  batch: { weight: 1, queueTimeoutMs: 3_600_000, preemptible: { maxPerTask: 2 } },
-};
-
-function harness(options: ConstructorParameters<typeof Harness>[0] = {}) {
-  const h = new Harness({ maxConcurrency: 2, priorities: lanes, abortGraceMs: 5_000, ...options });
-  const preempted: string[] = [];
-  h.scheduler.on("preempted", (event: SchedulerEvents["preempted"]) => preempted.push(event.id));
-  return { h, preempted };
-}
-
-/** A task that stops as soon as its signal fires; every run is recorded in `h.startOrder`. */
-function polite(h: Harness, name: string, options: TaskOptions) {
-  return h.scheduler.run(
-    (context) =>
-      new Promise((resolve, reject) => {
-        h.startOrder.push(name);
-        context.signal.addEventListener("abort", () => reject(context.signal.reason));
-        h.gates.set(name, {
-          name,
-          started: true,
-          signal: context.signal,
-          finish: (value?: unknown) => resolve(value ?? name),
-          fail: reject,
-        });
-      }),
-    { id: name, ...options },
-  );
-}
+import { flush } from "../test/harness.js";
+import { preemptionHarness as harness, polite } from "../test/preemption-harness.js";
 
 describe("preemption only where the arrival can take the slot", () => {
   it("stops a task of the arrival's own tenant when that tenant is at its maxConcurrency", async () => {
@@ -45,7 +13,7 @@ describe("preemption only where the arrival can take the slot", () => {
     polite(h, "chat", { priority: "interactive", tenant: "a" });
     await flush();
     // b1's slot would not let tenant a start (it holds its one slot with a1): a1 is the victim.
-    expect(preempted).toEqual(["a1"]);
+    expect(preempted.map((event) => event.id)).toEqual(["a1"]);
     expect(h.gates.get("b1")!.signal!.aborted).toBe(false);
     expect(h.startOrder).toEqual(["a1", "b1", "chat"]);
     await h.finish("chat");
@@ -63,7 +31,7 @@ describe("preemption only where the arrival can take the slot", () => {
     await flush();
     polite(h, "a-chat2", { priority: "interactive", tenant: "a" });
     await flush();
-    expect(preempted).toEqual([]);
+    expect(preempted.map((event) => event.id)).toEqual([]);
     expect(h.gates.get("b1")!.signal!.aborted).toBe(false);
     await h.finish("a-chat");
     expect(h.startOrder).toEqual(["a-chat", "b1", "a-chat2"]);
@@ -79,7 +47,7 @@ describe("preemption only where the arrival can take the slot", () => {
     h.clock.advance(100);
     polite(h, "chat", { priority: "interactive", tokens: 500 });
     await flush();
-    expect(preempted).toEqual(["big"]);
+    expect(preempted.map((event) => event.id)).toEqual(["big"]);
     expect(h.startOrder).toEqual(["big", "small", "chat"]);
   });
 
@@ -90,7 +58,7 @@ describe("preemption only where the arrival can take the slot", () => {
     await flush();
     polite(h, "chat", { priority: "interactive", tokens: 800 });
     await flush();
-    expect(preempted).toEqual([]);
+    expect(preempted.map((event) => event.id)).toEqual([]);
     expect(h.startOrder).toEqual(["c1", "c2"]);
   });
 });

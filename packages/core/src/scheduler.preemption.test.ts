@@ -1,40 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { flush, Harness } from "../test/harness.js";
-import type { SchedulerEvents } from "./events.js";
+import {
+  preemptionHarness as harness,
+  preemptionLanes as lanes,
+  polite,
+} from "../test/preemption-harness.js";
 import { createScheduler } from "./scheduler.js";
 import type { Store } from "./store.js";
-
-const lanes = {
-  interactive: { weight: 5, preempts: ["batch"] },
-  batch: { weight: 1, queueTimeoutMs: 3_600_000, preemptible: { maxPerTask: 2 } },
-};
-
-/** A harness whose task functions settle (reject) as soon as their signal aborts. */
-function harness(options: ConstructorParameters<typeof Harness>[0] = {}) {
-  const h = new Harness({ maxConcurrency: 2, priorities: lanes, abortGraceMs: 5_000, ...options });
-  const preempted: Array<SchedulerEvents["preempted"]> = [];
-  h.scheduler.on("preempted", (event) => preempted.push(event));
-  return { h, preempted };
-}
-
-/** A task that stops as soon as its signal fires (what a well-behaved upstream call does). */
-function polite(h: Harness, name: string) {
-  return h.scheduler.run(
-    (context) =>
-      new Promise((resolve, reject) => {
-        h.startOrder.push(name);
-        context.signal.addEventListener("abort", () => reject(context.signal.reason));
-        h.gates.set(name, {
-          name,
-          started: true,
-          signal: context.signal,
-          finish: (value?: unknown) => resolve(value ?? name),
-          fail: reject,
-        });
-      }),
-    { priority: "batch", id: name },
-  );
-}
 
 describe("preemption", () => {
   it("stops the batch task that ran the shortest, hands its slot to the arrival and runs it again", async () => {
