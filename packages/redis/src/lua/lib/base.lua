@@ -66,7 +66,7 @@ local function load_lane(name, configured)
   local cursor, last, starts = S["c|" .. name], tonumber(S["l|" .. name]), tonumber(S["n|" .. name])
   local lane = {
     name = name, pass = pass or 0, queued = queued or 0, running = running or 0, cursor = cursor or "",
-    ring = {}, dirty = {}, last = last, starts = starts or 0,
+    ring = {}, dirty = {}, heads = {}, last = last, starts = starts or 0,
     read = { pass = pass, queued = queued, running = running, cursor = cursor, last = last, starts = starts },
   }
   if configured then
@@ -124,6 +124,16 @@ end
 local function register(lease_ms)
   redis.call("ZADD", K_INSTANCES, LEASE_NOW + lease_ms, ME)
   LIVE[ME] = true
+end
+
+-- A tenant's weight (1 unless configured), read on first use in a call.
+local function weight(tenant)
+  local w = WEIGHTS[tenant]
+  if w == nil then
+    w = tonumber(redis.call("HGET", K_TW, tenant)) or 1
+    WEIGHTS[tenant] = w
+  end
+  return w
 end
 
 local function owner_of(id)
