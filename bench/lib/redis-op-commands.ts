@@ -3,7 +3,7 @@
 // machine) and the CPU of the call (usec per FCALL), without tenant options and with quotas and token
 // fairness on. One instance calls the store's Function library directly, one ticket per call, with a
 // global limit of 1 so that the second ticket waits.
-import { fixedKeys, functionLibrary, keyList } from "@llm-scheduler/redis/layout";
+import { type FunctionLibrary, fixedKeys, functionLibrary, keyList } from "@llm-scheduler/redis/layout";
 import { Redis } from "ioredis";
 
 /** One operation's cost: commands per call and usec per call. */
@@ -28,6 +28,7 @@ const OPS = [
   "release, granting the waiter",
   "remove a waiting ticket",
   "release of an unknown id",
+  "release, nothing waiting",
 ] as const;
 
 function config(quotas: boolean): string {
@@ -60,10 +61,15 @@ async function read(admin: Redis, named: Map<string, number>): Promise<[commands
   return [commands, usec];
 }
 
-async function measure(url: string, quotas: boolean, rounds: number): Promise<OpCosts> {
+async function measure(
+  url: string,
+  quotas: boolean,
+  rounds: number,
+  library: FunctionLibrary,
+): Promise<OpCosts> {
   const prefix = `ops${quotas ? "q" : "p"}${Date.now()}:`;
   const admin = new Redis(url);
-  const { source, functions } = functionLibrary();
+  const { source, functions } = library;
   await admin.call("FUNCTION", "LOAD", "REPLACE", source);
   const keys = keyList(fixedKeys(prefix));
   const call = (op: string, ...args: Array<string | number>) =>
@@ -78,6 +84,7 @@ async function measure(url: string, quotas: boolean, rounds: number): Promise<Op
     (seq) => call("release", `b:${seq}`),
     (seq) => call("remove", `b:${seq + 2}`),
     () => call("release", "b:0"),
+    (seq) => call("release", `b:${seq + 1}`), // the waiter granted by the release
   ];
   try {
     for (let round = 0; round < rounds; round++) {
@@ -92,7 +99,6 @@ async function measure(url: string, quotas: boolean, rounds: number): Promise<Op
         sums[i]![0]! += commands;
         sums[i]![1]! += usec;
       }
-      await call("release", `b:${seq + 1}`); // the waiter granted by the release
     }
   } finally {
     await admin.quit();
@@ -109,7 +115,14 @@ async function measure(url: string, quotas: boolean, rounds: number): Promise<Op
   return { name: quotas ? "with quotas" : "without quotas", fixed: ops[4]!.commands, ops };
 }
 
-/** Both configurations on the Redis at `url`, `rounds` rounds of the four operations each. */
-export async function opCommandCosts(url: string, rounds: number): Promise<OpCosts[]> {
-  return [await measure(url, false, rounds), await measure(url, true, rounds)];
+/**
+ * Both configurations on the Redis at `url`, `rounds` rounds of the four operations each; `library`:
+ * the store's, or another version of it (to compare two in one run).
+ */
+export async function opCommandCosts(
+  url: string,
+  rounds: number,
+  library: FunctionLibrary = functionLibrary(),
+): Promise<OpCosts[]> {
+  return [await measure(url, false, rounds, library), await measure(url, true, rounds, library)];
 }

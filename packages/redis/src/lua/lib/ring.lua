@@ -86,8 +86,15 @@ local function in_turns(lane, tenant)
   return rget(lane, "n:" .. tenant) ~= nil
 end
 
--- Queues a ticket: FIFO per tenant, a retry at the front of its tenant's queue; every ticket also
--- joins its priority's arrival order (for aging).
+-- Whether the priority keeps its arrival order (`age:<priority>`): only while it ages (maxWaitMs set;
+-- configure.lua builds the order when aging is turned on and drops it when turned off). A priority no
+-- longer configured may still have one: its tickets leave it.
+local function keeps_ages(lane)
+  return lane.conf == nil or lane.conf.a >= 0
+end
+
+-- Queues a ticket: FIFO per tenant, a retry at the front of its tenant's queue; with aging, every
+-- ticket also joins its priority's arrival order.
 local function push(lane, id, tenant, retry)
   G.seq = G.seq + 1
   local qk = qkey(lane, tenant)
@@ -95,7 +102,7 @@ local function push(lane, id, tenant, retry)
   if retry then position = -G.seq end
   redis.call("ZADD", qk, position, id)
   lane.heads[tenant] = nil
-  redis.call("ZADD", PREFIX .. "age:" .. lane.name, G.seq, id)
+  if keeps_ages(lane) then redis.call("ZADD", PREFIX .. "age:" .. lane.name, G.seq, id) end
   lane.queued = lane.queued + 1
   G.queued = G.queued + 1
   if keeps_books() then
@@ -105,14 +112,14 @@ local function push(lane, id, tenant, retry)
   end
 end
 
--- Takes a waiting ticket out of its tenant's queue and the arrival order.
+-- Takes a waiting ticket out of its tenant's queue (and the arrival order).
 local function unqueue(lane, id, tenant)
   local qk = qkey(lane, tenant)
   -- head() saw whether `id` was the tenant's only ticket; otherwise ask Redis once it is gone
   local seen = lane.heads[tenant]
   lane.heads[tenant] = nil
   redis.call("ZREM", qk, id)
-  redis.call("ZREM", PREFIX .. "age:" .. lane.name, id)
+  if keeps_ages(lane) then redis.call("ZREM", PREFIX .. "age:" .. lane.name, id) end
   redis.call("SREM", PREFIX .. "owned:" .. owner_of(id), id)
   lane.queued = lane.queued - 1
   G.queued = G.queued - 1
