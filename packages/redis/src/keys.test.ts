@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { tenantInRedis } from "./keys.js";
+import { LAYOUT_VERSION, tenantInRedis } from "./keys.js";
+import { libraryCode } from "./lua-source.js";
+
+describe("LAYOUT_VERSION", () => {
+  it("is the version the Lua writes and checks", () => {
+    expect(libraryCode()).toContain(`local LAYOUT = ${LAYOUT_VERSION}\n`);
+  });
+});
 
 describe("tenantInRedis", () => {
   it("keeps names of up to 256 characters as they are, whatever they hold", () => {

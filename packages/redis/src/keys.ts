@@ -1,6 +1,15 @@
 import { createHash } from "node:crypto";
 
 /**
+ * The version of the key layout below, kept as `lv` in the state hash (written by every configure).
+ * A store call that finds another version there fails with an error that says so, instead of reading
+ * keys it does not understand. A new layout means a new version: instances of the old one must be
+ * stopped before (or while) instances of the new one start; the two cannot share a prefix.
+ * Version 2: the arrival order `age:<priority>` is kept only for priorities that age.
+ */
+export const LAYOUT_VERSION = 2;
+
+/**
  * Every Redis key and channel the store uses, with its type (five keys, three for tenant quotas, plus a
  * few per priority, tenant and instance). All start with the store's `prefix`.
  * The fixed keys travel as KEYS to every script; the per-priority, per-tenant and per-instance keys
@@ -8,7 +17,8 @@ import { createHash } from "node:crypto";
  * carries a hash tag (`"{llm}:"`; one without is wrapped in one, see `keyPrefix`) to keep them all in
  * one slot.
  *
- * - `state` HASH, read once and written once per script: the configuration (the last `configure()`
+ * - `state` HASH, read once and written once per script: `lv` (the layout version, see
+ *   {@link LAYOUT_VERSION}); the configuration (the last `configure()`
  *   wins, except an adaptive limit that limit.lua set): `max` (maxConcurrency), `le` (how many times
  *   limit.lua changed `max`: the adaptive limit's epoch), `mq` (maxQueue, -1 = none), `pn` and `pn|1`.. (the priorities in
  *   configuration order), per priority `cw|<name>` (weight), `cr|<name>` (reserved), `cm|<name>`
@@ -22,12 +32,15 @@ import { createHash } from "node:crypto";
  *   (how many tenants have quotas of their own), `mt`
  *   (maxTokensInFlight, -1 = none), `fa` ("1" for fairness "tokens"), `ow` (outputTokenWeight), `tf`
  *   (estimated tokens in flight), per priority `fl|<name>` (fairness "tokens": the last start's counter).
- * - `tw` HASH: tenant -> weight, for tenants with a configured weight.
+ * - `tw` HASH: tenant -> weight, for tenants with a configured weight; `twn` in `state` counts them
+ *   (while it is "0" no call reads `tw`).
  * - `tickets` HASH: ticket id -> "cost at leaseMs tokens booked len(priority) priority..tenant", while
  *   queued or leased (booked: "1" when its tenant's books count it).
  * - `leases` ZSET: ticket id -> lease expiry (ms, Redis clock); a member holds a slot.
  * - `instances` ZSET: instance id -> heartbeat expiry (ms, Redis clock).
- * - `age:<priority>` ZSET: ticket id -> arrival number; the priority's tickets, oldest first (aging).
+ * - `age:<priority>` ZSET: ticket id -> arrival number; the priority's tickets, oldest first, kept only
+ *   while the priority ages (maxWaitMs set): built by the configure that turns aging on, dropped by
+ *   the one that turns it off.
  * - `ring:<priority>` HASH: `n:<tenant>` / `p:<tenant>` ring links and `c:<tenant>` turn credit of the
  *   tenants with waiting tickets.
  * - `q:<bytes(priority)>:<priority>:<tenant>` ZSET: ticket id -> position (arrival number, negated for

@@ -8,7 +8,7 @@
  * console.log(keyList(keys)); // every fixed key, in the order the Lua scripts receive them
  */
 export { batchKeys } from "./batches/keys.js";
-export { fixedKeys, type Keys, keyList } from "./keys.js";
+export { fixedKeys, type Keys, keyList, LAYOUT_VERSION } from "./keys.js";
 export {
   type FunctionLibrary,
   functionLibrary,

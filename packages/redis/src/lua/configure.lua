@@ -54,7 +54,12 @@ end
 -- An adaptive limit (config.ad) that limit.lua has changed (`le`) is kept: it is global, not this caller's.
 local max = config.max
 if config.ad == 1 and redis.call("HEXISTS", K_STATE, "le") == 1 then max = tonumber(redis.call("HGET", K_STATE, "max")) or max end
-local fields = { "max", max, "mq", config.mq, "pn", #config.p }
+-- Which priorities aged before this call (their arrival order exists), for build_ages() below.
+local aged_before = {}
+for _, p in ipairs(config.p) do
+  aged_before[p.n] = (tonumber(redis.call("HGET", K_STATE, "ca|" .. p.n)) or -1) >= 0
+end
+local fields = { "lv", LAYOUT, "max", max, "mq", config.mq, "pn", #config.p }
 for i, p in ipairs(config.p) do
   local n = #fields
   fields[n + 1], fields[n + 2] = "pn|" .. i, p.n
@@ -67,7 +72,7 @@ end
 local n = #fields
 fields[n + 1], fields[n + 2], fields[n + 3], fields[n + 4] = "bk", config.bk, "td", config.td
 fields[n + 5], fields[n + 6], fields[n + 7], fields[n + 8] = "mt", num(config.mt), "fa", config.fa
-fields[n + 9], fields[n + 10] = "ow", num(config.ow)
+fields[n + 9], fields[n + 10], fields[n + 11], fields[n + 12] = "ow", num(config.ow), "twn", (#ARGV - 9) / 2
 hset_all(K_STATE, fields)
 redis.call("DEL", K_TQUOTA)
 local quotas = {}
@@ -84,6 +89,31 @@ for i = 10, #ARGV, 2 do
 end
 register(lease)
 begin()
+
+-- A priority keeps its arrival order only while it ages (see keeps_ages in ring.lua). Aging turned on
+-- builds it from the priority's waiting tickets (each is in its instance's owned set; its position in
+-- its tenant's queue is its arrival number, negated for a retry); aging off drops it.
+local function build_ages(lane)
+  local key = PREFIX .. "age:" .. lane.name
+  redis.call("DEL", key)
+  if lane.queued == 0 then return end
+  for _, instance in ipairs(redis.call("ZRANGE", K_INSTANCES, 0, -1)) do
+    for _, id in ipairs(redis.call("SMEMBERS", PREFIX .. "owned:" .. instance)) do
+      local t = ticket(id)
+      if t ~= nil and t.p == lane.name then
+        local position = redis.call("ZSCORE", qkey(lane, t.t), id)
+        if position then redis.call("ZADD", key, math.abs(tonumber(position)), id) end
+      end
+    end
+  end
+end
+for _, lane in ipairs(LANES) do
+  if lane.conf.a < 0 then
+    redis.call("DEL", PREFIX .. "age:" .. lane.name)
+  elseif not aged_before[lane.name] then
+    build_ages(lane)
+  end
+end
 
 -- The tenants taking turns in a priority under one fairness rule.
 local function members(lane, tokens)

@@ -17,6 +17,10 @@ local function hset_all(key, flat)
   for i = 1, #flat, 500 do redis.call("HSET", key, unpack(flat, i, math.min(i + 499, #flat))) end
 end
 
+-- The key layout's version (`lv` in the state hash, see keys.ts LAYOUT_VERSION): written by configure;
+-- a call that finds another refuses to run, so that instances of two layouts never share the keys.
+local LAYOUT = 2
+
 local PREFIX, ME
 local K_STATE, K_TW, K_TICKETS, K_LEASES, K_INSTANCES
 local LEASE_NOW, NOW
@@ -66,7 +70,7 @@ local function load_lane(name, configured)
   local cursor, last, starts = S["c|" .. name], tonumber(S["l|" .. name]), tonumber(S["n|" .. name])
   local lane = {
     name = name, pass = pass or 0, queued = queued or 0, running = running or 0, cursor = cursor or "",
-    ring = {}, dirty = {}, last = last, starts = starts or 0,
+    ring = {}, dirty = {}, heads = {}, last = last, starts = starts or 0,
     read = { pass = pass, queued = queued, running = running, cursor = cursor, last = last, starts = starts },
   }
   if configured then
@@ -83,6 +87,9 @@ local function begin()
   local flat = redis.call("HGETALL", K_STATE)
   for i = 1, #flat, 2 do S[flat[i]] = flat[i + 1] end
   if S.max == nil then return false end
+  if S.lv ~= nil and tonumber(S.lv) ~= LAYOUT then
+    error({ err = "ERR llm-scheduler: the keys under this prefix are of layout " .. S.lv .. ", this instance uses " .. LAYOUT .. ": stop the instances of the other version" })
+  end
   CFG = { max = tonumber(S.max), mq = tonumber(S.mq) }
   RECOVERING = S.rec ~= nil and tonumber(S.rec) > LEASE_NOW
   G = { running = tonumber(S.running) or 0, queued = tonumber(S.queued) or 0, vt = tonumber(S.vt) or 0, seq = tonumber(S.seq) or 0 }
@@ -124,6 +131,18 @@ end
 local function register(lease_ms)
   redis.call("ZADD", K_INSTANCES, LEASE_NOW + lease_ms, ME)
   LIVE[ME] = true
+end
+
+-- A tenant's weight (1 unless configured), read on first use in a call; not read at all while no
+-- tenant has a weight (`twn`, written by configure, is "0").
+local function weight(tenant)
+  local w = WEIGHTS[tenant]
+  if w == nil then
+    w = 1
+    if S.twn ~= "0" then w = tonumber(redis.call("HGET", K_TW, tenant)) or 1 end
+    WEIGHTS[tenant] = w
+  end
+  return w
 end
 
 local function owner_of(id)

@@ -31,10 +31,12 @@ local function floor_of(lane)
   return lane.floor
 end
 
--- The waiting tenant with the fewest tokens served, or "" when none waits (cached per call).
+-- The waiting tenant with the fewest tokens served, or "" when none waits; with its counter (the
+-- string Redis gave) in lane.top_score. Cached per call until the heap changes.
 local function heap_top(lane)
   if lane.top == nil then
-    lane.top = redis.call("ZRANGE", heap_key(lane), 0, 0)[1] or ""
+    local top = redis.call("ZRANGE", heap_key(lane), 0, 0, "WITHSCORES")
+    lane.top, lane.top_score = top[1] or "", top[2]
   end
   return lane.top
 end
@@ -62,16 +64,21 @@ end
 
 -- The turn's start: the floor becomes its tenant's counter; counters at or below it are forgotten.
 local function heap_started(lane, tenant)
-  lane.floor = tonumber(redis.call("ZSCORE", heap_key(lane), tenant))
+  if heap_top(lane) == tenant then
+    lane.floor = tonumber(lane.top_score)
+  else
+    lane.floor = tonumber(redis.call("ZSCORE", heap_key(lane), tenant))
+  end
   redis.call("ZREMRANGEBYSCORE", kept_key(lane), "-inf", "(" .. num(lane.floor))
 end
 
--- Counts `tokens` (weighted, may be negative for a correction) as served to `tenant` in `lane`.
-local function heap_charge(lane, tenant, tokens, w)
+-- Counts `tokens` (weighted, may be negative for a correction) as served to `tenant` in `lane`, divided
+-- by its weight. A waiting tenant's counter is raised in place (ZADD XX INCR: Redis adds the same
+-- doubles the in-memory store does); otherwise its kept counter, if any.
+local function heap_charge(lane, tenant, tokens)
   if not fair_tokens() then return end
-  local score = redis.call("ZSCORE", heap_key(lane), tenant)
-  if score ~= false then
-    redis.call("ZADD", heap_key(lane), num(tonumber(score) + tokens / w), tenant)
+  local w = weight(tenant)
+  if redis.call("ZADD", heap_key(lane), "XX", "INCR", num(tokens / w), tenant) ~= false then
     lane.top = nil
     return
   end

@@ -57,7 +57,7 @@ local function usage_ids(from, to)
     local lane = BY_NAME[p]
     local charged = tokens
     if charged == 0 then charged = 1 end
-    if lane ~= nil then heap_charge(lane, tenant, weighted - charged, weight(tenant)) end
+    if lane ~= nil then heap_charge(lane, tenant, weighted - charged) end
   end
 end
 

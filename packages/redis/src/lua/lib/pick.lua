@@ -82,7 +82,7 @@ local function charge_start(lane, t)
   if booked ~= t.booked then put_ticket(t.id, t.cost, t.at, t.lease, t.p, t.t, t.tokens, booked) end
   local charge = t.tokens
   if charge == 0 then charge = 1 end
-  heap_charge(lane, t.t, charge, weight(t.t))
+  heap_charge(lane, t.t, charge)
   check_cap(t.t)
 end
 

@@ -10,12 +10,22 @@ end
 
 local DELETED = {}
 
+-- A ring field ("n:", "p:" or "c:" and a tenant); the first read of a tenant's field reads all three of
+-- its fields in one HMGET (the turns move along links and credit together).
 local function rget(lane, field)
   local value = lane.ring[field]
   if value == nil then
-    value = redis.call("HGET", PREFIX .. "ring:" .. lane.name, field)
-    if value == false then value = DELETED end
-    lane.ring[field] = value
+    local tenant = string.sub(field, 3)
+    local fields = { "n:" .. tenant, "p:" .. tenant, "c:" .. tenant }
+    local values = redis.call("HMGET", PREFIX .. "ring:" .. lane.name, unpack(fields))
+    for i = 1, 3 do
+      if lane.ring[fields[i]] == nil then
+        local read = values[i]
+        if read == false then read = DELETED end
+        lane.ring[fields[i]] = read
+      end
+    end
+    value = lane.ring[field]
   end
   if value == DELETED then return nil end
   return value
@@ -24,15 +34,6 @@ end
 local function rset(lane, field, value)
   lane.ring[field] = value
   lane.dirty[field] = true
-end
-
-local function weight(tenant)
-  local w = WEIGHTS[tenant]
-  if w == nil then
-    w = tonumber(redis.call("HGET", K_TW, tenant)) or 1
-    WEIGHTS[tenant] = w
-  end
-  return w
 end
 
 -- The turn reaches `tenant`: it earns its weight; tenants still short of one start are passed over.
@@ -85,15 +86,23 @@ local function in_turns(lane, tenant)
   return rget(lane, "n:" .. tenant) ~= nil
 end
 
--- Queues a ticket: FIFO per tenant, a retry at the front of its tenant's queue; every ticket also
--- joins its priority's arrival order (for aging).
+-- Whether the priority keeps its arrival order (`age:<priority>`): only while it ages (maxWaitMs set;
+-- configure.lua builds the order when aging is turned on and drops it when turned off). A priority no
+-- longer configured may still have one: its tickets leave it.
+local function keeps_ages(lane)
+  return lane.conf == nil or lane.conf.a >= 0
+end
+
+-- Queues a ticket: FIFO per tenant, a retry at the front of its tenant's queue; with aging, every
+-- ticket also joins its priority's arrival order.
 local function push(lane, id, tenant, retry)
   G.seq = G.seq + 1
   local qk = qkey(lane, tenant)
   local position = G.seq
   if retry then position = -G.seq end
   redis.call("ZADD", qk, position, id)
-  redis.call("ZADD", PREFIX .. "age:" .. lane.name, G.seq, id)
+  lane.heads[tenant] = nil
+  if keeps_ages(lane) then redis.call("ZADD", PREFIX .. "age:" .. lane.name, G.seq, id) end
   lane.queued = lane.queued + 1
   G.queued = G.queued + 1
   if keeps_books() then
@@ -103,20 +112,37 @@ local function push(lane, id, tenant, retry)
   end
 end
 
--- Takes a waiting ticket out of its tenant's queue and the arrival order.
+-- Takes a waiting ticket out of its tenant's queue (and the arrival order).
 local function unqueue(lane, id, tenant)
   local qk = qkey(lane, tenant)
+  -- head() saw whether `id` was the tenant's only ticket; otherwise ask Redis once it is gone
+  local seen = lane.heads[tenant]
+  lane.heads[tenant] = nil
   redis.call("ZREM", qk, id)
-  redis.call("ZREM", PREFIX .. "age:" .. lane.name, id)
+  if keeps_ages(lane) then redis.call("ZREM", PREFIX .. "age:" .. lane.name, id) end
   redis.call("SREM", PREFIX .. "owned:" .. owner_of(id), id)
   lane.queued = lane.queued - 1
   G.queued = G.queued - 1
   quota_queue(ticket(id), false)
-  if redis.call("ZCARD", qk) == 0 and (not keeps_books() or in_turns(lane, tenant)) then leave(lane, tenant) end
+  local empty
+  if seen ~= nil and seen.id == id then
+    empty = not seen.more
+  else
+    empty = redis.call("ZCARD", qk) == 0
+  end
+  if empty and (not keeps_books() or in_turns(lane, tenant)) then leave(lane, tenant) end
 end
 
+-- The tenant's first waiting ticket in the priority; read with the one after it, so that taking it
+-- out knows whether the queue empties, and kept until the queue changes in this call.
 local function head(lane, tenant)
-  return redis.call("ZRANGE", qkey(lane, tenant), 0, 0)[1]
+  local seen = lane.heads[tenant]
+  if seen == nil then
+    local ids = redis.call("ZRANGE", qkey(lane, tenant), 0, 1)
+    seen = { id = ids[1], more = ids[2] ~= nil }
+    lane.heads[tenant] = seen
+  end
+  return seen.id
 end
 
 -- Whose turn it is in the priority ("" when nobody's).

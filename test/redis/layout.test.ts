@@ -1,0 +1,81 @@
+import { fixedKeys, functionLibrary, keyList, LAYOUT_VERSION } from "@llm-scheduler/redis/layout";
+import { describe, expect, it } from "vitest";
+import { useRedisServer } from "./helpers.js";
+
+const redis = useRedisServer({ admin: true });
+const { source, functions } = functionLibrary();
+
+/** ZRANGE key 0 -1 [WITHSCORES], as one flat list whichever protocol the client speaks. */
+const zrange = async (key: string, ...withScores: string[]): Promise<unknown[]> =>
+  ((await redis.admin.call("ZRANGE", key, 0, -1, ...withScores)) as unknown[]).flat();
+
+/** The store's functions called directly as instance "b" under `prefix`. */
+async function calls(prefix: string) {
+  await redis.admin.call("FUNCTION", "LOAD", "REPLACE", source);
+  const keys = keyList(fixedKeys(prefix));
+  const call = (op: string, ...args: Array<string | number>) =>
+    redis.admin.fcall(functions[op]!, keys.length, ...keys, prefix, "b", "", ...args);
+  const configure = (maxWaitMs: number) =>
+    call(
+      "configure",
+      JSON.stringify({
+        bk: "0",
+        td: "-1 -1 -1 -1",
+        mt: -1,
+        fa: "0",
+        ow: 1,
+        tq: {},
+        max: 1,
+        mq: -1,
+        p: [{ n: "p", w: 1, r: 0, m: 1, q: -1, a: maxWaitMs }],
+      }),
+      30_000,
+      "",
+      "0",
+      "1",
+      "0",
+    );
+  const enqueue = (seq: number, tenant: string, retry = false) =>
+    call("enqueue", 30_000, `b:${seq}`, "p", tenant, 1, 0, retry ? "1" : "0", "", 0);
+  return { call, configure, enqueue };
+}
+
+describe("key layout", () => {
+  it("keeps a priority's arrival order only while it ages, built from its waiting tickets when aging is turned on", async () => {
+    const prefix = "layout-age:";
+    const { call, configure, enqueue } = await calls(prefix);
+    await configure(-1);
+    await enqueue(1, "t1"); // granted: the limit is 1
+    await enqueue(2, "t1");
+    await enqueue(3, "t2", true); // a retry: first in its tenant's queue, negated position
+    await enqueue(4, "t1");
+    expect(await redis.admin.exists(`${prefix}age:p`)).toBe(0);
+    const positions = await zrange(`${prefix}q:1:p:t1`, "WITHSCORES");
+    expect(positions).toEqual(["b:2", "1", "b:4", "3"]);
+    expect(await redis.admin.zscore(`${prefix}q:1:p:t2`, "b:3")).toBe("-2");
+
+    await configure(1_000);
+    expect(await zrange(`${prefix}age:p`, "WITHSCORES")).toEqual(["b:2", "1", "b:3", "2", "b:4", "3"]);
+    await call("release", "b:1"); // grants b:2 and takes it out of the order
+    await enqueue(5, "t2"); // joins the order while the priority ages
+    expect(await zrange(`${prefix}age:p`)).toEqual(["b:3", "b:4", "b:5"]);
+
+    await configure(-1);
+    expect(await redis.admin.exists(`${prefix}age:p`)).toBe(0);
+    await call("release", "b:2"); // the queues work on without it
+    expect(await redis.admin.zscore(`${prefix}leases`, "b:3")).not.toBeNull();
+  });
+
+  it("writes its version with the configuration and refuses keys of another version", async () => {
+    const prefix = "layout-version:";
+    const { call, configure, enqueue } = await calls(prefix);
+    await configure(-1);
+    expect(await redis.admin.hget(`${prefix}state`, "lv")).toBe(String(LAYOUT_VERSION));
+    await enqueue(1, "t1");
+    await redis.admin.hset(`${prefix}state`, "lv", LAYOUT_VERSION + 1);
+    await expect(call("release", "b:1")).rejects.toThrow(
+      `layout ${LAYOUT_VERSION + 1}, this instance uses ${LAYOUT_VERSION}: stop the instances of the other version`,
+    );
+    expect(await redis.admin.zscore(`${prefix}leases`, "b:1")).not.toBeNull(); // nothing changed
+  });
+});
