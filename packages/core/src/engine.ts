@@ -115,7 +115,7 @@ export class Engine {
     });
     const host: StoreHost = {
       clock: options.clock,
-      grant: (ticket) => this.#granted(ticket as Task),
+      grant: (ticket, now) => this.#granted(ticket as Task, now),
       fail: (ticket, error) => this.#endings.storeDropped(ticket as Task, error),
       revoke: (ticket, error) => this.#endings.storeRevoked(ticket as Task, error),
     };
@@ -273,7 +273,9 @@ export class Engine {
       return;
     }
     if (!isPromise(result)) {
-      this.#enqueued(task, result);
+      // A synchronous grant comes in the moment the task arrived: its arrival time is its start time.
+      if (result === "granted") this.#granted(task, task.enqueuedAt);
+      else this.#enqueued(task, result);
       return;
     }
     this.#queue(task);
@@ -315,8 +317,11 @@ export class Engine {
     this.#reporter.queued(task);
   }
 
-  /** The store granted a slot. Start the task, or give the slot straight back if nobody waits for it. */
-  #granted(task: Task): void {
+  /**
+   * The store granted a slot (at clock time `now`, when it read the clock for the grant). Start the task,
+   * or give the slot straight back if nobody waits for it.
+   */
+  #granted(task: Task, now?: number): void {
     if (task.phase === RUNNING) return;
     if (task.phase === DONE) {
       this.#giveBack(task); // a late grant for a task already given up
@@ -328,7 +333,7 @@ export class Engine {
       this.#release(task);
       return;
     }
-    const context = this.#begin(task);
+    const context = this.#begin(task, now);
     const fn = task.fn;
     if (fn === null) {
       task.settled = true;

@@ -22,7 +22,8 @@ export const IN_FIFO = -2;
  * fifo.remove(task);
  */
 export class DeadlineFifo<T extends Deadlined> {
-  #items: T[] = [];
+  /** Entries from `#head` on; the slots before it are emptied, so that they keep no task alive. */
+  #items: Array<T | undefined> = [];
   #head = 0;
   #live = 0;
 
@@ -73,7 +74,12 @@ export class DeadlineFifo<T extends Deadlined> {
   #skipRemoved(): void {
     const items = this.#items;
     let head = this.#head;
-    while (head < items.length && items[head]!.heapIndex !== IN_FIFO) head++;
+    while (head < items.length && items[head]!.heapIndex !== IN_FIFO) {
+      // A started task's entry lets go of it now: kept until the next compaction, a deep queue's
+      // finished tasks would all live on into the old generation, and cost the collector far more.
+      items[head] = undefined;
+      head++;
+    }
     if (head === items.length) {
       this.#items = [];
       this.#head = 0;

@@ -96,8 +96,11 @@ export type EnqueueResult =
 /** What the scheduler offers the store it is attached to. */
 export interface StoreHost {
   readonly clock: Clock;
-  /** The ticket now holds a slot. Called at most once per ticket. */
-  grant(ticket: Ticket): void;
+  /**
+   * The ticket now holds a slot. Called at most once per ticket. `now`: the clock time the store read
+   * for this grant, if it read one (the scheduler then counts the start from it instead of reading again).
+   */
+  grant(ticket: Ticket, now?: number): void;
   /**
    * The store dropped a waiting ticket on its own (for example a re-send after an outage found the queue
    * full, or the store failed closed): the scheduler rejects its caller with `error`.

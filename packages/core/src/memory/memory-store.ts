@@ -31,6 +31,8 @@ export class MemoryStore implements Store {
   /** Estimated tokens of every running ticket. */
   #tokensInFlight = 0;
   readonly #books = new TenantBooks();
+  /** Some tenant has a quota (see `TenantBooks.limited`); without one, tenant checks are skipped. */
+  #limited = false;
   /** Slots held back for priorities running below their `reserved`. */
   #reservedIdle = 0;
   /** Stride scheduling's virtual time: the pass of the last start. */
@@ -58,7 +60,8 @@ export class MemoryStore implements Store {
       return lane;
     });
     this.#books.configure(options);
-    for (const state of this.#books.values()) this.#checkCap(state);
+    this.#limited = this.#books.limited;
+    for (const state of this.#books.values()) this.#setCapped(state);
     this.#reservedIdle = this.#lanes.reduce((sum, lane) => sum + idleReserve(lane), 0);
     this.#pump();
   }
@@ -68,7 +71,7 @@ export class MemoryStore implements Store {
     const options = this.#options!;
     if (lane.queued >= lane.config.maxQueue || this.#queued >= options.maxQueue) return "full";
     const state = this.#books.get(ticket.tenant, ticket.enqueuedAt);
-    const refusal = this.#quotaRefusal(state, ticket);
+    const refusal = this.#limited ? this.#quotaRefusal(state, ticket) : null;
     if (refusal !== null) {
       state.throttled++;
       this.#books.settled(state);
@@ -96,7 +99,7 @@ export class MemoryStore implements Store {
   tryGrant(ticket: Ticket): boolean {
     const state = this.#books.get(ticket.tenant, ticket.enqueuedAt);
     const granted =
-      this.#quotaRefusal(state, ticket) === null &&
+      (!this.#limited || this.#quotaRefusal(state, ticket) === null) &&
       this.#grantAtOnce(this.#lane(ticket.priority), ticket, state);
     if (!granted) this.#books.settled(state);
     return granted;
@@ -234,8 +237,13 @@ export class MemoryStore implements Store {
     this.#books.settled(state);
   }
 
-  /** Parks the tenant's queues in every priority at its `maxConcurrency`, and brings them back below. */
+  /** After a start or a release of the tenant's: see {@link #setCapped}; nothing to do without quotas. */
   #checkCap(state: TenantState): void {
+    if (this.#limited) this.#setCapped(state);
+  }
+
+  /** Parks the tenant's queues in every priority at its `maxConcurrency`, and brings them back below. */
+  #setCapped(state: TenantState): void {
     const capped = !state.hasRoom(1);
     if (capped === state.capped) return;
     state.capped = capped;
@@ -315,7 +323,7 @@ export class MemoryStore implements Store {
     return (
       lane.running + cost <= lane.config.maxConcurrency &&
       this.#running + cost + reservedByOthers <= options.maxConcurrency &&
-      state.hasRoom(cost) &&
+      (!this.#limited || state.hasRoom(cost)) &&
       // A ticket larger than the whole budget starts only when nothing at all runs, and so runs alone.
       (this.#tokensInFlight + tokens <= options.maxTokensInFlight || this.#running === 0)
     );
@@ -333,9 +341,10 @@ export class MemoryStore implements Store {
     this.#tokensInFlight += tokens;
     state.running += cost;
     state.tokensInFlight += tokens;
+    state.served += tokens;
+    if (!this.#limited) return; // every bucket is unlimited: its level stays infinite
     state.refill(now);
     state.level -= tokens;
-    state.served += tokens;
   }
 
   /** Grants slots while something waits that fits. Re-entrant calls (from a grant) fold into the loop. */
@@ -368,7 +377,7 @@ export class MemoryStore implements Store {
     this.#queued--;
     this.#virtualTime = lane.pass;
     lane.pass += 1 / lane.config.weight;
-    this.#host!.grant(ticket);
+    this.#host!.grant(ticket, now);
   }
 }
 

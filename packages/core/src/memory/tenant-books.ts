@@ -70,6 +70,15 @@ export class TenantState {
   }
 }
 
+/** True when `quota` can refuse, throttle or park its tenant. */
+function limits(quota: ResolvedTenant): boolean {
+  return (
+    quota.maxConcurrency !== Number.POSITIVE_INFINITY ||
+    quota.maxQueue !== Number.POSITIVE_INFINITY ||
+    quota.tokensPerMinute !== Number.POSITIVE_INFINITY
+  );
+}
+
 /**
  * Every tenant's {@link TenantState}, created on first use. Idle tenants whose bucket is full again are
  * dropped once they outnumber both the active ones and {@link KEEP_IDLE}, so memory follows the active
@@ -79,9 +88,19 @@ export class TenantBooks {
   readonly #states = new Map<string, TenantState>();
   #config: Pick<StoreConfig, "clock" | "tenantDefaults" | "tenantQuotas"> | null = null;
   #idle = 0;
+  #limited = false;
+
+  /**
+   * True when some tenant has a `maxConcurrency`, `maxQueue` or token bucket. When none has (the
+   * default), no tenant can be refused, throttled or parked, and the store skips those checks.
+   */
+  get limited(): boolean {
+    return this.#limited;
+  }
 
   configure(config: Pick<StoreConfig, "clock" | "tenantDefaults" | "tenantQuotas">): void {
     this.#config = config;
+    this.#limited = limits(config.tenantDefaults) || [...config.tenantQuotas.values()].some(limits);
     for (const state of this.#states.values()) {
       const before = state.quota;
       state.quota = this.quotaOf(state.name);
