@@ -5,20 +5,21 @@ import type { TaskOptions } from "./admission.js";
  * construction, so admission skips the unknown-key check for them (it still checks every value). An
  * adapter grants a permit on every request, and this check was a fixed share of it. Options of any
  * other shape (a plain object, a spread copy of one of these) are checked key by key as before.
+ * Fields are `declare`d and assigned in the constructor (no class-field initializers), as in `Task`.
  *
  * @example
  * const options = new KnownTaskOptions("interactive", tenant, id, undefined, undefined, undefined, false);
  * const permit = scheduler.tryAcquire(options);
  */
 export class KnownTaskOptions implements TaskOptions {
-  readonly priority: string | undefined;
-  readonly tenant: string | undefined;
-  readonly id: string | undefined;
-  readonly cost: number | undefined;
-  readonly tokens: number | undefined;
-  readonly timeoutMs: number | undefined;
-  readonly claimedRetry: boolean;
-  readonly signal: AbortSignal | undefined;
+  declare readonly priority: string | undefined;
+  declare readonly tenant: string | undefined;
+  declare readonly id: string | undefined;
+  declare readonly cost: number | undefined;
+  declare readonly tokens: number | undefined;
+  declare readonly timeoutMs: number | undefined;
+  declare readonly claimedRetry: boolean;
+  declare readonly signal: AbortSignal | undefined;
 
   constructor(
     priority: string | undefined,
