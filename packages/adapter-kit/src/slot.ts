@@ -1,9 +1,10 @@
-import type { Permit, Scheduler, TaskOptions, TokenUsage } from "@llm-scheduler/core";
+import type { Permit, Scheduler, TokenUsage } from "@llm-scheduler/core";
 import {
   givenRequestId,
   HeaderNames,
   type HeaderReader,
   isRetryRequest,
+  KnownTaskOptions,
   lowerOnlyPriority,
 } from "@llm-scheduler/core/kit";
 import type { ResolvedAdapterOptions } from "./options.js";
@@ -83,11 +84,8 @@ function taskOptionsFor<R, H>(
   config: ResolvedAdapterOptions<R, H>,
   request: R,
   header: HeaderReader,
-): TaskOptions | Promise<TaskOptions> {
-  const priority =
-    config.priority === undefined
-      ? lowerOnlyPriority(config.scheduler.options, header(HeaderNames.priority))
-      : config.priority(request);
+): KnownTaskOptions | Promise<KnownTaskOptions> {
+  const priority = config.priority === undefined ? headerPriority(config, header) : config.priority(request);
   const tenant = config.tenant?.(request);
   const id = config.id === undefined ? givenRequestId(header) : config.id(request);
   const cost = config.cost?.(request);
@@ -101,17 +99,24 @@ function taskOptionsFor<R, H>(
     !isThenable(cost) &&
     !isThenable(tokens)
   ) {
-    return { priority, tenant, id, cost, tokens, timeoutMs, claimedRetry };
+    return new KnownTaskOptions(priority, tenant, id, cost, tokens, timeoutMs, claimedRetry);
   }
-  return Promise.all([priority, tenant, id, cost, tokens]).then(([p, t, i, c, k]) => ({
-    priority: p,
-    tenant: t,
-    id: i,
-    cost: c,
-    tokens: k,
-    timeoutMs,
-    claimedRetry,
-  }));
+  return Promise.all([priority, tenant, id, cost, tokens]).then(
+    ([p, t, i, c, k]) => new KnownTaskOptions(p, t, i, c, k, timeoutMs, claimedRetry),
+  );
+}
+
+/**
+ * The priority a request asks for with `x-priority` (lowered only, see `lowerOnlyPriority`); undefined
+ * without the header, so that admission takes the default priority without a second lookup.
+ */
+function headerPriority<R, H>(
+  config: ResolvedAdapterOptions<R, H>,
+  header: HeaderReader,
+): string | undefined {
+  const requested = header(HeaderNames.priority);
+  if (requested === null || requested === undefined) return undefined;
+  return lowerOnlyPriority(config.scheduler.options, requested);
 }
 
 /** True unless `tokens` is the adapter's own estimate and the scheduler counts no tokens. */
@@ -165,8 +170,12 @@ function slotFor<R, H>(
 }
 
 /** Waits in the queue with the client's signal (read only now: the fast path never needs it). */
-function queue(scheduler: Scheduler, options: TaskOptions, client: ClientSignalSource): Promise<RequestSlot> {
-  return scheduler.acquire({ ...options, signal: client.signal }).then(toSlot);
+function queue(
+  scheduler: Scheduler,
+  options: KnownTaskOptions,
+  client: ClientSignalSource,
+): Promise<RequestSlot> {
+  return scheduler.acquire(options.withSignal(client.signal)).then(toSlot);
 }
 
 type NodeHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;

@@ -1,4 +1,5 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
+import { isKnownShape } from "./known-options.js";
 import { MAX_TOKENS, type ResolvedOptions, type ResolvedPriority } from "./options.js";
 import { shortKey } from "./short-key.js";
 import { UNLIMITED_TENANT } from "./tenant-options.js";
@@ -64,6 +65,7 @@ const TASK_KEYS = new Set<string>([
 
 /** Throws `INVALID_OPTION` for a key `TaskOptions` does not have (no allocation when all are known). */
 function checkKeys(options: TaskOptions): void {
+  if (isKnownShape(options)) return; // an adapter's options: known keys by construction
   for (const key in options) {
     if (!TASK_KEYS.has(key)) rejectUnknownKeys("", options, [...TASK_KEYS]);
   }

@@ -47,8 +47,12 @@ export class Engine {
       this.#preemption.firstByte(task);
       if (task.phase === RUNNING) this.#reporter.firstByte(task, waitMs);
     },
-    wantsFirstByte: (task) => this.#reporter.wantsFirstByte || this.#preemption.preemptible(task.priority),
-    preemptible: (task) => this.#preemption.preemptible(task.priority),
+    // Asked by every permit's holder (the adapters, on every request): a scheduler without preemption
+    // answers without going through the preemption books.
+    wantsFirstByte: (task) =>
+      this.#reporter.wantsFirstByte ||
+      (this.#options.preemption !== null && this.#preemption.preemptible(task.priority)),
+    preemptible: (task) => this.#options.preemption !== null && this.#preemption.preemptible(task.priority),
     release: (task, failure) => {
       if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
       else this.#finish(task, failure === undefined, failure);

@@ -3,13 +3,15 @@
  * that it stays the documented API for users.
  *
  * - adapters: the header names every adapter reads and the functions that turn them into per-call
- *   options (`lowerOnlyPriority`, `isRetryRequest`, `givenRequestId`, `requestIdOf`, `serverTiming`);
+ *   options (`lowerOnlyPriority`, `isRetryRequest`, `givenRequestId`, `requestIdOf`, `serverTiming`),
+ *   and `KnownTaskOptions`, the per-request options shape whose keys admission need not check;
  * - stores: the `Store` seam, the in-memory default (`MemoryStore`) and the heap the core orders its
  *   deadlines with;
  * - exporters (metrics, traces): `failedOutcome`, one label for how a started task ended;
  * - both: the one validation message shape (`invalidOption`, `integerIn`, `rejectUnknownKeys`, `nearest`).
  */
 export { type HeapItem, IndexedHeap } from "./heap.js";
+export { KnownTaskOptions } from "./known-options.js";
 export { MemoryStore } from "./memory/memory-store.js";
 export { failedOutcome } from "./outcome.js";
 export {

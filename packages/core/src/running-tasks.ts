@@ -1,24 +1,33 @@
 import type { Task } from "./task.js";
 
+/** The cost units of one priority running now (a mutable cell, so a start or an end is one map lookup). */
+interface CostCell {
+  units: number;
+}
+
 /**
  * The tasks that hold a slot, with their cost summed per priority as they come and go, so that "how
- * much of priority P runs here" is O(1) (the wait-target controller asks at every start).
+ * much of priority P runs here" is O(1) (the wait-target controller asks at every start). A start and
+ * an end each cost one set operation and one map lookup (the priority's counter is a cell updated in
+ * place): a permit is granted and released on every request of the HTTP adapters.
  */
 export class RunningTasks extends Set<Task> {
-  readonly #cost = new Map<string, number>();
+  readonly #cost = new Map<string, CostCell>();
   #total = 0;
 
   override add(task: Task): this {
-    if (!this.has(task)) {
-      this.#cost.set(task.priority, (this.#cost.get(task.priority) ?? 0) + task.cost);
+    const before = this.size;
+    super.add(task);
+    if (this.size !== before) {
+      this.#cellOf(task.priority).units += task.cost;
       this.#total += task.cost;
     }
-    return super.add(task);
+    return this;
   }
 
   override delete(task: Task): boolean {
     if (!super.delete(task)) return false;
-    this.#cost.set(task.priority, (this.#cost.get(task.priority) ?? 0) - task.cost);
+    this.#cellOf(task.priority).units -= task.cost;
     this.#total -= task.cost;
     return true;
   }
@@ -36,6 +45,15 @@ export class RunningTasks extends Set<Task> {
 
   /** Cost units of `priority` running on this instance. */
   costOf(priority: string): number {
-    return this.#cost.get(priority) ?? 0;
+    return this.#cost.get(priority)?.units ?? 0;
+  }
+
+  #cellOf(priority: string): CostCell {
+    let cell = this.#cost.get(priority);
+    if (cell === undefined) {
+      cell = { units: 0 };
+      this.#cost.set(priority, cell);
+    }
+    return cell;
   }
 }
