@@ -8,13 +8,23 @@ import { Intake } from "./intake.js";
 import type { ResolvedOptions } from "./options.js";
 import { pending, takeResolve } from "./pending.js";
 import { Permit, type PermitControl } from "./permit.js";
+import { permitControl } from "./permit-control.js";
 import { Preemption } from "./preemption.js";
+import { checkPreemptionStore } from "./preemption-options.js";
 import type { Reporter } from "./reporter.js";
 import { RunningTasks } from "./running-tasks.js";
 import { SignalListeners } from "./signal-listeners.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
-import { DONE, PENDING, QUEUED, RUNNING, RunContext, type Task, type TaskFunction } from "./task.js";
-import { invalidOption } from "./validate.js";
+import {
+  callTaskFunction,
+  DONE,
+  PENDING,
+  QUEUED,
+  RUNNING,
+  RunContext,
+  type Task,
+  type TaskFunction,
+} from "./task.js";
 
 const noop = (): void => {};
 
@@ -42,40 +52,10 @@ export class Engine {
   #draining = false;
   #idleWaiters: Array<() => void> = [];
   readonly #onAbort = (task: Task): void => this.#endings.callerAborted(task);
-  readonly #permitControl: PermitControl = {
-    firstByte: (task, waitMs) => {
-      this.#preemption.firstByte(task);
-      if (task.phase === RUNNING) this.#reporter.firstByte(task, waitMs);
-    },
-    // Asked by every permit's holder (the adapters, on every request): a scheduler without preemption
-    // answers without going through the preemption books.
-    wantsFirstByte: (task) =>
-      this.#reporter.wantsFirstByte ||
-      (this.#options.preemption !== null && this.#preemption.preemptible(task.priority)),
-    preemptible: (task) => this.#options.preemption !== null && this.#preemption.preemptible(task.priority),
-    release: (task, failure) => {
-      if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
-      else this.#finish(task, failure === undefined, failure);
-    },
-    abort: (task, reason) => {
-      if (task.phase !== RUNNING) return;
-      this.#endings.abortRunning(
-        task,
-        rejection(ErrorCode.ABORTED, "The permit was aborted", { ...about(task), cause: reason }),
-      );
-    },
-    usage: (task, usage) => {
-      this.#reporter.observer?.usage(task, usage);
-      try {
-        this.#settleStore(this.#store.reportUsage?.(task, usage));
-      } catch (error) {
-        this.#reporter.error(error);
-      }
-    },
-  };
+  readonly #permitControl: PermitControl;
 
   constructor(options: ResolvedOptions, store: Store, reporter: Reporter) {
-    checkPreemption(options, store);
+    checkPreemptionStore(options.preemption, store);
     this.#options = options;
     this.#store = store;
     this.#reporter = reporter;
@@ -115,7 +95,18 @@ export class Engine {
       },
       giveBack: (task) => this.#giveBack(task),
       retire: (task) => this.#retire(task),
-      requeue: (task) => this.#requeue(task),
+      storeFailed: (task, error) => this.#endings.storeFailed(task, error),
+    });
+    this.#permitControl = permitControl({
+      get options() {
+        return engine.#options;
+      },
+      store,
+      reporter,
+      endings: this.#endings,
+      preemption: this.#preemption,
+      finish: (task, ok, value) => this.#finish(task as Task, ok, value),
+      settleStore: (result) => this.#settleStore(result),
     });
     const host: StoreHost = {
       clock: options.clock,
@@ -143,7 +134,7 @@ export class Engine {
   /** New options from `update()`: the store re-evaluates what waits. */
   configure(options: ResolvedOptions): Promise<void> {
     try {
-      checkPreemption(options, this.#store);
+      checkPreemptionStore(options.preemption, this.#store);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -344,44 +335,15 @@ export class Engine {
       task.resolve!(context);
       return;
     }
-    const run = this.#preemption.generation(task);
-    let result: unknown;
-    try {
-      result = fn(context);
-      if (isPromise(result)) {
-        // Promise.resolve adopts a foreign thenable safely: a `then` that throws becomes a rejection.
-        Promise.resolve(result).then(
-          (value) => this.#ran(task, run, true, value),
-          (error: unknown) => this.#ran(task, run, false, error),
-        );
-        return;
-      }
-    } catch (error) {
-      this.#ran(task, run, false, error);
-      return;
-    }
-    this.#ran(task, run, true, result);
+    callTaskFunction(fn, context, task, this.#preemption.generation(task), this.#ran);
   }
 
   /** Run number `run` of the task's function settled: finish the task, unless that run was preempted. */
-  #ran(task: Task, run: number, ok: boolean, value: unknown): void {
+  readonly #ran = (task: Task, run: number, ok: boolean, value: unknown): void => {
     if (this.#preemption.generation(task) !== run) return; // a preempted run that outlived its grace
     if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
     else this.#finish(task, ok, value);
-  }
-
-  /** A preempted task waits again (see `Preemption`): a fresh queue deadline, its old arrival time. */
-  #requeue(task: Task): void {
-    task.phase = QUEUED;
-    const priority = this.#options.priorityByName.get(task.priority)!;
-    this.#deadlines.queue(task, this.#options.clock.now() + priority.queueTimeoutMs);
-    this.#reporter.queued(task);
-    try {
-      this.#store.requeue!(task);
-    } catch (error) {
-      this.#endings.storeFailed(task, error);
-    }
-  }
+  };
 
   /**
    * Bookkeeping of a start: the run's context (a permit for a permit request), the run deadline,
@@ -456,18 +418,6 @@ export class Engine {
   #settleStore(result: MaybePromise<unknown>): void {
     if (isPromise(result)) result.then(undefined, (error: unknown) => this.#reporter.error(error));
   }
-}
-
-/** Preemption needs a store that hands a slot over and takes a preempted ticket back. */
-function checkPreemption(options: ResolvedOptions, store: Store): void {
-  const { preemption } = options;
-  if (preemption === null || (store.handOver !== undefined && store.requeue !== undefined)) return;
-  const [name] = preemption.preempts.keys();
-  throw invalidOption(
-    `priorities.${name}.preempts`,
-    "unset with this store (it cannot hand a slot over to the arrival; use the in-memory store)",
-    [...preemption.preempts.get(name!)!],
-  );
 }
 
 function about(task: Task): { id: string; priority: string } {

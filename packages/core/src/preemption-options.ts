@@ -1,3 +1,4 @@
+import type { Store } from "./store.js";
 import { integerIn, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
 /** How a priority's running tasks may be preempted (see `PriorityOptions.preemptible`). */
@@ -65,4 +66,15 @@ function maxPerTaskOf(name: string, value: unknown): number {
   rejectUnknownKeys(field, object, PREEMPTIBLE_KEYS);
   const given = (object as PreemptibleOptions).maxPerTask;
   return integerIn(`${field}.maxPerTask`, given ?? DEFAULT_MAX_PER_TASK, 1, 100);
+}
+
+/** Preemption needs a store that hands a slot over and takes a preempted ticket back. */
+export function checkPreemptionStore(preemption: ResolvedPreemption | null, store: Store): void {
+  if (preemption === null || (store.handOver !== undefined && store.requeue !== undefined)) return;
+  const [name] = preemption.preempts.keys();
+  throw invalidOption(
+    `priorities.${name}.preempts`,
+    "unset with this store (it cannot hand a slot over to the arrival; use the in-memory store)",
+    [...preemption.preempts.get(name!)!],
+  );
 }

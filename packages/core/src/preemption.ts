@@ -19,8 +19,8 @@ export interface PreemptionHost {
   giveBack(task: Task): void;
   /** Takes a task off the books. */
   retire(task: Task): void;
-  /** Puts a preempted task back in its queue (the store's `requeue`), with a fresh queue deadline. */
-  requeue(task: Task): void;
+  /** The store failed to take a task back: its caller is answered. */
+  storeFailed(task: Task, error: unknown): void;
 }
 
 /**
@@ -128,9 +128,23 @@ export class Preemption {
       host.retire(task);
     } else {
       task.run = null; // the next run gets a context and a signal of its own
-      host.requeue(task);
+      this.#requeue(task);
     }
     this.#nextOwed();
+  }
+
+  /** A preempted task waits again: a fresh queue deadline (or it could time out at once), its old arrival time. */
+  #requeue(task: Task): void {
+    const host = this.#host;
+    task.phase = QUEUED;
+    const priority = host.options.priorityByName.get(task.priority)!;
+    host.deadlines.queue(task, host.options.clock.now() + priority.queueTimeoutMs);
+    host.reporter.queued(task);
+    try {
+      host.store.requeue!(task);
+    } catch (error) {
+      host.storeFailed(task, error);
+    }
   }
 
   /** True when the store took `from`'s slot back (whether or not `to` got it). */

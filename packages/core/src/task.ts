@@ -1,7 +1,7 @@
 import type { Admitted } from "./admission.js";
 import type { Deadlined } from "./deadlines.js";
 import type { Linked, QueueLinks } from "./memory/links.js";
-import type { Ticket } from "./store.js";
+import { isPromise, type Ticket } from "./store.js";
 import { checkedUsage, type TokenUsage } from "./usage.js";
 
 /** How a task's context hands reported usage to its scheduler (one function per scheduler). */
@@ -269,4 +269,35 @@ export class RunContext implements TaskContext {
   get tenant(): string {
     return this.#task.tenant;
   }
+}
+
+/**
+ * Calls a task's function with its run's context and hands the outcome to `settled` once, whether the
+ * function returns, throws, or returns a promise (or any thenable) that settles later. `run` is passed
+ * through, so one shared `settled` serves every task.
+ */
+export function callTaskFunction(
+  fn: TaskFunction<unknown>,
+  context: RunContext,
+  task: Task,
+  run: number,
+  settled: (task: Task, run: number, ok: boolean, value: unknown) => void,
+): void {
+  let result: unknown;
+  try {
+    result = fn(context);
+    if (isPromise(result)) {
+      // Promise.resolve adopts a foreign thenable safely: a `then` that throws becomes a rejection.
+      Promise.resolve(result).then(
+        (value) => settled(task, run, true, value),
+        (error: unknown) => settled(task, run, false, error),
+      );
+      return;
+    }
+  } catch (error) {
+    // the function threw, or reading its result's `then` did
+    settled(task, run, false, error);
+    return;
+  }
+  settled(task, run, true, result);
 }
