@@ -66,7 +66,9 @@ export class Engine {
     );
     this.#intake = new Intake(options, reporter, this.#onAbort);
     const engine = this;
-    this.#endings = new Endings({
+    // What the engine's parts (endings, preemption, the permits' control) share of it: one object
+    // serves each part's host interface.
+    const books = {
       get options() {
         return engine.#options;
       },
@@ -76,38 +78,28 @@ export class Engine {
       credits: this.#intake.credits,
       deadlines: this.#deadlines,
       running: this.#running,
-      release: (task) => {
-        if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
-        else this.#release(task);
+      get endings() {
+        return engine.#endings;
       },
-      retire: (task) => this.#retire(task),
-    });
-    this.#preemption = new Preemption({
-      get options() {
-        return engine.#options;
+      get preemption() {
+        return engine.#preemption;
       },
-      store,
-      reporter,
-      deadlines: this.#deadlines,
-      running: this.#running,
       get rejectsQueued() {
         return engine.#closed && !engine.#draining;
       },
-      giveBack: (task) => this.#giveBack(task),
-      retire: (task) => this.#retire(task),
-      storeFailed: (task, error) => this.#endings.storeFailed(task, error),
-    });
-    this.#permitControl = permitControl({
-      get options() {
-        return engine.#options;
+      release: (task: Task) => {
+        if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
+        else this.#release(task);
       },
-      store,
-      reporter,
-      endings: this.#endings,
-      preemption: this.#preemption,
-      finish: (task, ok, value) => this.#finish(task as Task, ok, value),
-      settleStore: (result) => this.#settleStore(result),
-    });
+      retire: (task: Task) => this.#retire(task),
+      giveBack: (task: Task) => this.#giveBack(task),
+      storeFailed: (task: Task, error: unknown) => this.#endings.storeFailed(task, error),
+      finish: (task: Task, ok: boolean, value: unknown) => this.#finish(task, ok, value),
+      settleStore: (result: MaybePromise<unknown>) => this.#settleStore(result),
+    };
+    this.#endings = new Endings(books);
+    this.#preemption = new Preemption(books);
+    this.#permitControl = permitControl(books);
     const host: StoreHost = {
       clock: options.clock,
       grant: (ticket, now) => this.#granted(ticket as Task, now),
