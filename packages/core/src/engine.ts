@@ -126,12 +126,8 @@ export class Engine {
   /** New options from `update()`: the store re-evaluates what waits. */
   configure(options: ResolvedOptions): Promise<void> {
     try {
-      checkPreemptionStore(options.preemption, this.#store);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    this.#options = options;
-    try {
+      checkPreemptionStore(options.preemption, this.#store); // refused options are not taken
+      this.#options = options;
       return Promise.resolve(this.#store.configure(effectiveStoreConfig(options, this.#settings)));
     } catch (error) {
       return Promise.reject(error);
@@ -164,7 +160,7 @@ export class Engine {
   submit(fn: TaskFunction<unknown> | null, options: TaskOptions): Promise<unknown> {
     let task: Task;
     try {
-      task = this.#createTask(fn, options, noop);
+      task = this.#intake.create(this.#options, this.#closed, fn, options, noop, true);
       this.#admitted(task);
     } catch (error) {
       return Promise.reject(error);
@@ -182,22 +178,18 @@ export class Engine {
   /** A permit at once when the store grants one synchronously; see `Scheduler.tryAcquire`. */
   tryAcquire(options: TaskOptions): Permit | undefined {
     const tryGrant = this.#store.tryGrant;
-    const task = this.#createTask(null, options, noop, false);
-    if (tryGrant === undefined || !this.#tryGrant(tryGrant, task)) return undefined;
+    const task = this.#intake.create(this.#options, this.#closed, null, options, noop, false);
+    let granted = false;
+    try {
+      granted = tryGrant !== undefined && tryGrant.call(this.#store, task) === true;
+    } catch (error) {
+      this.#reporter.error(error); // a store that throws answers "not now"
+    }
+    if (!granted) return undefined;
     task.resolve = null;
     this.#admitted(task);
     task.settled = true;
     return this.#begin(task, task.enqueuedAt) as Permit; // granted when asked: no wait
-  }
-
-  /** The store's synchronous grant; a store that throws is reported and answers "not now". */
-  #tryGrant(tryGrant: (ticket: Task) => boolean, task: Task): boolean {
-    try {
-      return tryGrant.call(this.#store, task) === true;
-    } catch (error) {
-      this.#reporter.error(error);
-      return false;
-    }
   }
 
   /** See `Scheduler.rearm`. */
@@ -234,15 +226,6 @@ export class Engine {
           this.#reporter.error(error); // the scheduler is closed all the same
         }
       });
-  }
-
-  #createTask(
-    fn: TaskFunction<unknown> | null,
-    options: TaskOptions,
-    resolve: (v: unknown) => void,
-    mayQueue = true,
-  ): Task {
-    return this.#intake.create(this.#options, this.#closed, fn, options, resolve, mayQueue);
   }
 
   /** The task is on the books from here until it retires. */
@@ -289,7 +272,10 @@ export class Engine {
         // close() took the queue out before this answer came: this ticket was not in it.
         this.#endings.reject(
           task,
-          rejection(ErrorCode.CLOSED, "The scheduler closed before the task started", about(task)),
+          rejection(ErrorCode.CLOSED, "The scheduler closed before the task started", {
+            id: task.id,
+            priority: task.priority,
+          }),
         );
         this.#endings.dequeue(task);
       }
@@ -410,8 +396,4 @@ export class Engine {
   #settleStore(result: MaybePromise<unknown>): void {
     if (isPromise(result)) result.then(undefined, (error: unknown) => this.#reporter.error(error));
   }
-}
-
-function about(task: Task): { id: string; priority: string } {
-  return { id: task.id, priority: task.priority };
 }
