@@ -6,13 +6,14 @@ import { createHash } from "node:crypto";
  * keys it does not understand. A new layout means a new version: instances of the old one must be
  * stopped before (or while) instances of the new one start; the two cannot share a prefix.
  * Version 2: the arrival order `age:<priority>` is kept only for priorities that age.
+ * Version 3: each ticket's record is a key of its own (`tk:<id>`), no longer a field of one `tickets` hash.
  */
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 /**
- * Every Redis key and channel the store uses, with its type (five keys, three for tenant quotas, plus a
- * few per priority, tenant and instance). All start with the store's `prefix`.
- * The fixed keys travel as KEYS to every script; the per-priority, per-tenant and per-instance keys
+ * Every Redis key and channel the store uses, with its type (four keys, three for tenant quotas, plus a
+ * few per priority, tenant, instance and ticket). All start with the store's `prefix`.
+ * The fixed keys travel as KEYS to every script; the per-priority, per-tenant, per-instance and per-ticket keys
  * are built inside the scripts from the prefix (ARGV[1]) exactly as below, so on Redis Cluster the prefix
  * carries a hash tag (`"{llm}:"`; one without is wrapped in one, see `keyPrefix`) to keep them all in
  * one slot.
@@ -34,8 +35,10 @@ export const LAYOUT_VERSION = 2;
  *   (estimated tokens in flight), per priority `fl|<name>` (fairness "tokens": the last start's counter).
  * - `tw` HASH: tenant -> weight, for tenants with a configured weight; `twn` in `state` counts them
  *   (while it is "0" no call reads `tw`).
- * - `tickets` HASH: ticket id -> "cost at leaseMs tokens booked len(priority) priority..tenant", while
- *   queued or leased (booked: "1" when its tenant's books count it).
+ * - `tk:<ticket id>` STRING: the ticket's record, "cost at leaseMs tokens booked len(priority)
+ *   priority..tenant", while queued or leased (booked: "1" when its tenant's books count it). One key per
+ *   ticket, so that reading or writing a record costs the same however many tickets there are (a hash
+ *   of them all is, below the server's `hash-max-listpack-entries`, a list that every command scans).
  * - `leases` ZSET: ticket id -> lease expiry (ms, Redis clock); a member holds a slot.
  * - `instances` ZSET: instance id -> heartbeat expiry (ms, Redis clock).
  * - `age:<priority>` ZSET: ticket id -> arrival number; the priority's tickets, oldest first, kept only
@@ -64,7 +67,6 @@ export const LAYOUT_VERSION = 2;
 export interface Keys {
   readonly state: string;
   readonly tenantWeights: string;
-  readonly tickets: string;
   readonly leases: string;
   readonly instances: string;
 }
@@ -79,21 +81,20 @@ export function fixedKeys(prefix: string): Keys {
   return {
     state: `${prefix}state`,
     tenantWeights: `${prefix}tw`,
-    tickets: `${prefix}tickets`,
     leases: `${prefix}leases`,
     instances: `${prefix}instances`,
   };
 }
 
 /**
- * The fixed keys in the order every script receives them as KEYS[1..5].
+ * The fixed keys in the order every script receives them as KEYS[1..4].
  *
  * @example
  * const keys = keyList(fixedKeys("llm:"));
  * await redis.evalsha(sha, keys.length, ...keys, "llm:", instanceId, "", ...args);
  */
 export function keyList(keys: Keys): string[] {
-  return [keys.state, keys.tenantWeights, keys.tickets, keys.leases, keys.instances];
+  return [keys.state, keys.tenantWeights, keys.leases, keys.instances];
 }
 
 /**

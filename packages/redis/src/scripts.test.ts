@@ -27,7 +27,7 @@ describe("Lua scripts", () => {
     const text = readFileSync(new URL(`${name}.lua`, dir), "utf8");
     const header = text.slice(0, text.indexOf("]]"));
     expect(header.startsWith(`--[[ ${name}:`)).toBe(true);
-    expect(header).toMatch(/\nKEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances\n/);
+    expect(header).toMatch(/\nKEYS: 1 state, 2 tw, 3 leases, 4 instances\n/);
     expect(header).toMatch(/\nARGV: 1 prefix, 2 instance id, 3 now/);
     expect(header).toMatch(/\nReturns: /);
   });

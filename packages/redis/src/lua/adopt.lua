@@ -2,7 +2,7 @@
 lapsed during a stall or a Redis outage, or they were started by the local fallback), so that the global
 count includes them again. A ticket still waiting in Redis leaves its queue; one that holds a lease has it
 renewed. No limit is checked: the tasks already run; new grants wait until the count is below the limit.
-KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
+KEYS: 1 state, 2 tw, 3 leases, 4 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs, 5 "1" when the instance
       was live before Redis lost its state and checks in with these tasks (see configure.lua), else "0",
       6.. groups of five: ticket id, cost, estimated tokens, priority, tenant

@@ -12,7 +12,7 @@ them saw (`rex`) is how many must check in (back: a SET of their ids) for the re
 time: an instance checks in here when it runs nothing, or with its re-registered tasks (adopt.lua), and
 only while its own heartbeat is current (renewed within leaseMs): one whose heartbeat had lapsed before
 the loss was not in anyone's count and must not stand in for one that was.
-KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
+KEYS: 1 state, 2 tw, 3 leases, 4 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 configuration JSON
       { max, mq, p: [{ n, w, r, m, q, a }], ad, bk, td, mt, fa, ow, tq: { tenant: quota } } (-1 =
       Infinity; ad = 1 for an adaptive limit, which keeps a global limit set by limit.lua), written as

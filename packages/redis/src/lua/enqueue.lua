@@ -1,6 +1,6 @@
 --[[ enqueue: admits tickets of the calling instance, in order, exactly as if each came alone: each is
 granted a slot at once, queued (after which what fits is granted), or refused.
-KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
+KEYS: 1 state, 2 tw, 3 leases, 4 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs of the instance, then eight
       per ticket: id ("<instance>:<seq>"), priority, tenant, cost, estimated tokens, retry ("1" or "0"),
       enqueuedAt by the scheduler's clock ("" = measure by Redis: now - age), age in ms

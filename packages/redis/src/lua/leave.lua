@@ -1,5 +1,5 @@
 --[[ leave: the calling instance stops (its scheduler closed): its heartbeat, queued tickets and inbox go.
-KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
+KEYS: 1 state, 2 tw, 3 leases, 4 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME)
 Returns: { count of queued tickets dropped, counts, {} }, or { -9 }
 ]]

@@ -4,7 +4,7 @@ the caller saw the current epoch, or forces it (a limit set by update()): N inst
 overload cut the limit once, and the others learn the new limit from their answer. An unforced increase
 is at most maxIncrease above the global limit; the result is held in [floor, max]. A proposal equal to
 the global limit is a read. Grants follow an increase.
-KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
+KEYS: 1 state, 2 tw, 3 leases, 4 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 the epoch the caller saw,
       5 the proposed limit, 6 floor, 7 max, 8 maxIncrease, 9 "1" to force, else "0"
 Returns: { 0, counts, granted ids of the calling instance, { limit, epoch, "1" when this call changed it } }, or { -9 } when nothing is

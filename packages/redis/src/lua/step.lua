@@ -2,7 +2,7 @@
 call, applied in that order, each item exactly as if it came alone in its own script (see release.lua, enqueue.lua,
 remove.lua). A release always concerns a ticket granted by an earlier call, and a removal may concern
 a ticket admitted in this one, so the order keeps every item's meaning.
-KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
+KEYS: 1 state, 2 tw, 3 leases, 4 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs of the instance,
       5 count R of ids to release, 6 count M of ids to remove, 7 count U of usage reports, then the R
       ids, the M ids, five per usage report (priority, tenant, estimated tokens, input tokens, output

@@ -1,7 +1,7 @@
 --[[ tick: the calling instance's heartbeat, run every min(pollMs, leaseMs / 3): renews its heartbeat
 and the leases of its running tickets, drains its inbox of grants (the safety net under pub/sub), and
 does the housekeeping (expired leases, dead instances) that frees slots even when nothing else happens.
-KEYS: 1 state, 2 tw, 3 tickets, 4 leases, 5 instances
+KEYS: 1 state, 2 tw, 3 leases, 4 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs, 5.. ids of running tickets
 Returns: { lost, counts, granted ids (new grants and the drained inbox), ids whose lease was gone,
   instances live now }

@@ -1,5 +1,5 @@
 -- Shared by every script (included in this order: base, quotas, fair, ring, upkeep, pick, finish, ops).
--- Conventions: KEYS[1..5] = state, tw, tickets, leases, instances (see keys.ts);
+-- Conventions: KEYS[1..4] = state, tw, leases, instances (see keys.ts);
 -- ARGV[1] = key prefix, ARGV[2] = calling instance id, ARGV[3] = "now" for aging by the
 -- scheduler's clock, or "" to use Redis TIME. Leases and heartbeats always use Redis TIME.
 -- The library is defined once per Redis Function library (FUNCTION LOAD) and its functions serve every
@@ -19,10 +19,10 @@ end
 
 -- The key layout's version (`lv` in the state hash, see keys.ts LAYOUT_VERSION): written by configure;
 -- a call that finds another refuses to run, so that instances of two layouts never share the keys.
-local LAYOUT = 2
+local LAYOUT = 3
 
 local PREFIX, ME
-local K_STATE, K_TW, K_TICKETS, K_LEASES, K_INSTANCES
+local K_STATE, K_TW, K_LEASES, K_INSTANCES
 local LEASE_NOW, NOW
 local CFG, G
 -- True while grants are held after Redis lost its state (see configure.lua): until `rec` (Redis time).
@@ -46,7 +46,7 @@ local Q
 -- Starts a call: its arguments, Redis TIME, and nothing remembered from an earlier call.
 local function reset()
   PREFIX, ME = ARGV[1], ARGV[2]
-  K_STATE, K_TW, K_TICKETS, K_LEASES, K_INSTANCES = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+  K_STATE, K_TW, K_LEASES, K_INSTANCES = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
   local clock = redis.call("TIME")
   LEASE_NOW = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
   NOW = LEASE_NOW
@@ -149,6 +149,13 @@ local function owner_of(id)
   return string.match(id, "^([^:]+):")
 end
 
+-- A ticket's record is a key of its own (a string): reading, writing and deleting one costs the same
+-- however many tickets there are (one hash of every ticket, below the server's listpack limits, is a
+-- list that every command scans).
+local function ticket_key(id)
+  return PREFIX .. "tk:" .. id
+end
+
 local function encode_ticket(cost, at, lease, p, tenant, tokens, booked)
   local b = "0"
   if booked then b = "1" end
@@ -161,7 +168,7 @@ end
 local function ticket(id)
   local t = TICKETS[id]
   if t ~= nil then return t end
-  local raw = redis.call("HGET", K_TICKETS, id)
+  local raw = redis.call("GET", ticket_key(id))
   if not raw then return nil end
   local cost, at, lease, tokens, booked, plen, pos = string.match(raw, "^(%S+) (%S+) (%S+) (%S+) (%d) (%d+) ()")
   plen = tonumber(plen)
@@ -174,12 +181,12 @@ local function ticket(id)
 end
 
 local function put_ticket(id, cost, at, lease, p, tenant, tokens, booked)
-  redis.call("HSET", K_TICKETS, id, encode_ticket(cost, at, lease, p, tenant, tokens, booked))
+  redis.call("SET", ticket_key(id), encode_ticket(cost, at, lease, p, tenant, tokens, booked))
   TICKETS[id] = { id = id, cost = cost, at = at, lease = lease, p = p, t = tenant, tokens = tokens, booked = booked }
 end
 
 local function drop_ticket(id)
-  redis.call("HDEL", K_TICKETS, id)
+  redis.call("DEL", ticket_key(id))
   TICKETS[id] = nil
 end
 
