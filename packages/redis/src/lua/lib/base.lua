@@ -12,9 +12,14 @@ local function num(x)
   return string.format("%.17g", x)
 end
 
--- HSET of field, value pairs in chunks: one unpack() holds a few thousand values at most.
+-- One command over many values (HSET field, value pairs; SADD, SREM, HDEL members) in chunks: one
+-- unpack() holds a few thousand values at most.
+local function in_chunks(command, key, values)
+  for i = 1, #values, 500 do redis.call(command, key, unpack(values, i, math.min(i + 499, #values))) end
+end
+
 local function hset_all(key, flat)
-  for i = 1, #flat, 500 do redis.call("HSET", key, unpack(flat, i, math.min(i + 499, #flat))) end
+  in_chunks("HSET", key, flat)
 end
 
 -- The key layout's version (`lv` in the state hash, see keys.ts LAYOUT_VERSION): written by configure;
@@ -42,6 +47,9 @@ local LIVE
 local K_TQUOTA, K_TBOOKS, K_TIDLE
 local QUOTAS, BOOKS, BOOK_ORDER
 local Q
+-- The changes to the instances' owned sets (owner -> id -> true when queued, false when no longer),
+-- written once per owner by finish().
+local OWNED
 
 -- Starts a call: its arguments, Redis TIME, and nothing remembered from an earlier call.
 local function reset()
@@ -56,6 +64,7 @@ local function reset()
   TICKETS, WEIGHTS, LIVE = {}, {}, {}
   K_TQUOTA, K_TBOOKS, K_TIDLE = PREFIX .. "tq", PREFIX .. "tn", PREFIX .. "ti"
   QUOTAS, BOOKS, BOOK_ORDER, Q = {}, {}, {}, nil
+  OWNED = {}
 end
 
 -- A priority's counters live in the state hash as p|name (stride pass), q|name (queued),
@@ -165,17 +174,21 @@ end
 
 -- A ticket record is "cost at leaseMs tokens booked len(priority) priority..tenant": any bytes in
 -- either name; booked is 1 when its tenant's books count it (see quotas.lua).
+local function decode_ticket(id, raw)
+  local cost, at, lease, tokens, booked, plen, pos = string.match(raw, "^(%S+) (%S+) (%S+) (%S+) (%d) (%d+) ()")
+  plen = tonumber(plen)
+  return {
+    id = id, cost = tonumber(cost), at = tonumber(at), lease = tonumber(lease), tokens = tonumber(tokens),
+    booked = booked == "1", p = string.sub(raw, pos, pos + plen - 1), t = string.sub(raw, pos + plen),
+  }
+end
+
 local function ticket(id)
   local t = TICKETS[id]
   if t ~= nil then return t end
   local raw = redis.call("GET", ticket_key(id))
   if not raw then return nil end
-  local cost, at, lease, tokens, booked, plen, pos = string.match(raw, "^(%S+) (%S+) (%S+) (%S+) (%d) (%d+) ()")
-  plen = tonumber(plen)
-  t = {
-    id = id, cost = tonumber(cost), at = tonumber(at), lease = tonumber(lease), tokens = tonumber(tokens),
-    booked = booked == "1", p = string.sub(raw, pos, pos + plen - 1), t = string.sub(raw, pos + plen),
-  }
+  t = decode_ticket(id, raw)
   TICKETS[id] = t
   return t
 end
@@ -188,6 +201,37 @@ end
 local function drop_ticket(id)
   redis.call("DEL", ticket_key(id))
   TICKETS[id] = nil
+end
+
+-- Deletes a ticket's record and returns it (nil when there was none): one GETDEL unless it was read.
+local function take_ticket(id)
+  local t = TICKETS[id]
+  if t == nil then
+    local raw = redis.call("GETDEL", ticket_key(id))
+    if not raw then return nil end
+    t = decode_ticket(id, raw)
+  else
+    redis.call("DEL", ticket_key(id))
+    TICKETS[id] = nil
+  end
+  return t
+end
+
+-- A ticket joins (queued true) or leaves (false) its instance's owned set, the list of its queued
+-- tickets that the purge of a dead instance goes through. Applied by finish(), one SADD and one SREM
+-- per instance and call: a ticket queued and granted in the same call never enters it.
+local function own(id, queued)
+  local owner = owner_of(id)
+  local changes = OWNED[owner]
+  if changes == nil then
+    changes = {}
+    OWNED[owner] = changes
+  end
+  if not queued and changes[id] then
+    changes[id] = nil
+  else
+    changes[id] = queued
+  end
 end
 
 local function leased(id)

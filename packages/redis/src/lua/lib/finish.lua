@@ -40,7 +40,16 @@ local function finish()
     end
     local rk = PREFIX .. "ring:" .. name
     hset_all(rk, set)
-    for i = 1, #gone, 500 do redis.call("HDEL", rk, unpack(gone, i, math.min(i + 499, #gone))) end
+    in_chunks("HDEL", rk, gone)
+  end
+  for owner, changes in pairs(OWNED) do
+    local queued, gone = {}, {}
+    for id, now_queued in pairs(changes) do
+      if now_queued then queued[#queued + 1] = id else gone[#gone + 1] = id end
+    end
+    local key = PREFIX .. "owned:" .. owner
+    in_chunks("SADD", key, queued)
+    in_chunks("SREM", key, gone)
   end
   save_quotas(fields)
   hset_all(K_STATE, fields)

@@ -34,7 +34,7 @@ local function admit(from, lease)
         else
           quota_queue(t, true)
           push(lane, id, tenant, ARGV[i + 5] == "1")
-          redis.call("SADD", PREFIX .. "owned:" .. ME, id)
+          own(id, true)
           if lane.queued == 1 then lane.pass = math.max(lane.pass, G.vt) end
           pump()
         end

@@ -107,7 +107,8 @@ local function push(lane, id, tenant, retry)
   G.queued = G.queued + 1
   if keeps_books() then
     if not book(tenant, NOW).capped and not in_turns(lane, tenant) then join(lane, tenant) end
-  elseif redis.call("ZCARD", qk) == 1 then
+  elseif not in_turns(lane, tenant) then
+    -- without quotas a tenant takes part in the turns exactly while it has tickets waiting
     join(lane, tenant)
   end
 end
@@ -120,7 +121,7 @@ local function unqueue(lane, id, tenant)
   lane.heads[tenant] = nil
   redis.call("ZREM", qk, id)
   if keeps_ages(lane) then redis.call("ZREM", PREFIX .. "age:" .. lane.name, id) end
-  redis.call("SREM", PREFIX .. "owned:" .. owner_of(id), id)
+  own(id, false)
   lane.queued = lane.queued - 1
   G.queued = G.queued - 1
   quota_queue(ticket(id), false)

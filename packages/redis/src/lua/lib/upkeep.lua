@@ -4,9 +4,8 @@
 -- Gives a leased ticket's slot back; false (and nothing changes) when it holds no lease.
 local function free(id)
   if redis.call("ZREM", K_LEASES, id) == 0 then return false end
-  local t = ticket(id)
+  local t = take_ticket(id)
   if t == nil then return true end
-  drop_ticket(id)
   local lane = lane_of(t.p)
   lane.running = lane.running - t.cost
   G.running = G.running - t.cost
