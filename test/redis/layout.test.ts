@@ -78,4 +78,18 @@ describe("key layout", () => {
     );
     expect(await redis.admin.zscore(`${prefix}leases`, "b:1")).not.toBeNull(); // nothing changed
   });
+
+  it("keeps the configuration in one field, and drops the fields of a configuration of layout 2", async () => {
+    const prefix = "layout-config:";
+    const { configure, enqueue } = await calls(prefix);
+    const legacy = { pn: "1", "pn|1": "old", "cw|old": "1", "cm|old": "1", mq: "5", bk: "0", twn: "0" };
+    await redis.admin.hset(`${prefix}state`, { ...legacy, lv: "2", max: "1" });
+    await redis.admin.hdel(`${prefix}state`, "lv"); // as written before the version was checked
+    await configure(-1);
+    const state = await redis.admin.hgetall(`${prefix}state`);
+    for (const field of Object.keys(legacy)) expect(state).not.toHaveProperty(field);
+    expect(JSON.parse(state.cf!)).toMatchObject({ pn: "1", "pn|1": "p", "cm|p": "1", mq: "-1", twn: "0" });
+    expect(await enqueue(1, "t1")).toEqual([0, expect.anything(), [], [1]]); // granted at once
+    expect(await redis.admin.get(`${prefix}tk:b:1`)).toMatch(/^1 /); // the ticket's record: its cost first
+  });
 });

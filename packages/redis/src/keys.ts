@@ -6,7 +6,8 @@ import { createHash } from "node:crypto";
  * keys it does not understand. A new layout means a new version: instances of the old one must be
  * stopped before (or while) instances of the new one start; the two cannot share a prefix.
  * Version 2: the arrival order `age:<priority>` is kept only for priorities that age.
- * Version 3: each ticket's record is a key of its own (`tk:<id>`), no longer a field of one `tickets` hash.
+ * Version 3: each ticket's record is a key of its own (`tk:<id>`), no longer a field of one `tickets` hash,
+ * and the configuration is one field of the state hash (`cf`), no longer a field per setting.
  */
 export const LAYOUT_VERSION = 3;
 
@@ -19,21 +20,23 @@ export const LAYOUT_VERSION = 3;
  * one slot.
  *
  * - `state` HASH, read once and written once per script: `lv` (the layout version, see
- *   {@link LAYOUT_VERSION}); the configuration (the last `configure()`
- *   wins, except an adaptive limit that limit.lua set): `max` (maxConcurrency), `le` (how many times
- *   limit.lua changed `max`: the adaptive limit's epoch), `mq` (maxQueue, -1 = none), `pn` and `pn|1`.. (the priorities in
- *   configuration order), per priority `cw|<name>` (weight), `cr|<name>` (reserved), `cm|<name>`
- *   (maxConcurrency), `cq|<name>` (maxQueue), `ca|<name>` (maxWaitMs, -1 = no aging); the counters:
- *   `running`, `queued` (totals), `vt` (stride virtual time), `seq` (arrival counter), per priority
- *   `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `l|<name>` (time of its last
- *   start, for aging), `c|<name>` (whose turn it is); `ep` (epoch: "<Redis ms>-<instance>", written
- *   when the state is created), `rec` (while grants are held after Redis lost its state: until this
- *   Redis time, in ms) and `rex` (how many instances must check in to end that early); tenant quotas
- *   (see lua/lib/quotas.lua): `bk` ("1" when some tenant quota is set), `td` (tenantDefaults), `tqn`
- *   (how many tenants have quotas of their own), `mt`
- *   (maxTokensInFlight, -1 = none), `fa` ("1" for fairness "tokens"), `ow` (outputTokenWeight), `tf`
- *   (estimated tokens in flight), per priority `fl|<name>` (fairness "tokens": the last start's counter).
- * - `tw` HASH: tenant -> weight, for tenants with a configured weight; `twn` in `state` counts them
+ *   {@link LAYOUT_VERSION}); `cf`, the configuration (the last `configure()` wins), one JSON object
+ *   of string values, decoded once per change (see config_of in lua/lib/base.lua): `mq` (maxQueue,
+ *   -1 = none), `pn` and `pn|1`.. (the priorities in configuration order), per priority `cw|<name>`
+ *   (weight), `cr|<name>` (reserved), `cm|<name>` (maxConcurrency), `cq|<name>` (maxQueue),
+ *   `ca|<name>` (maxWaitMs, -1 = no aging); tenant quotas (see lua/lib/quotas.lua): `bk` ("1" when some
+ *   tenant quota is set), `td` (tenantDefaults), `tqn` (how many tenants have quotas of their own), `mt`
+ *   (maxTokensInFlight, -1 = none), `fa` ("1" for fairness "tokens"), `ow` (outputTokenWeight), `twn`
+ *   (how many tenants have a weight); `max` (maxConcurrency: configure's, except an adaptive limit that
+ *   limit.lua set), `le` (how many times limit.lua changed `max`: the adaptive limit's epoch); the
+ *   counters: `running`, `queued` (totals), `vt` (stride virtual time), `seq` (arrival counter), per
+ *   priority `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `l|<name>` (time of
+ *   its last start, for aging), `n|<name>` (starts so far), `c|<name>` (whose turn it is); `ep` (epoch:
+ *   "<Redis ms>-<instance>", written when the state is created), `rec` (while grants are held after
+ *   Redis lost its state: until this Redis time, in ms) and `rex` (how many instances must check in to
+ *   end that early); `tf` (estimated tokens in flight), per priority `fl|<name>` (fairness "tokens": the
+ *   last start's counter).
+ * - `tw` HASH: tenant -> weight, for tenants with a configured weight; `twn` in `cf` counts them
  *   (while it is "0" no call reads `tw`).
  * - `tk:<ticket id>` STRING: the ticket's record, "cost at leaseMs tokens booked len(priority)
  *   priority..tenant", while queued or leased (booked: "1" when its tenant's books count it). One key per

@@ -60,7 +60,9 @@ describe("Lua scripts", () => {
       .filter((line) => line.startsWith("local ") && !line.startsWith("local function "))
       .filter((line) => !constants.includes(line))
       .filter((line) => !/^local [A-Z_]+ = (\d+|1 \/ 0)( -- .*)?$/.test(line)); // a number constant
-    if (part === "base") expect(locals.filter((line) => line.includes("="))).toEqual([]);
+    // the decoded configuration is kept with the exact text it came from (config_of): not a call's state
+    const cache = "local CONFIG_TEXT, CONFIG = nil, nil";
+    if (part === "base") expect(locals.filter((line) => line.includes("=") && line !== cache)).toEqual([]);
     else expect(locals).toEqual([]);
   });
 });

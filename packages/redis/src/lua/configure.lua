@@ -46,10 +46,22 @@ if lost_state and redis.call("HEXISTS", K_STATE, "rec") == 1 then
   local expected = tonumber(redis.call("HGET", K_STATE, "rex")) or 0
   if saw > expected then redis.call("HSET", K_STATE, "rex", saw) end
 end
-local was_tokens, had_books = redis.call("HGET", K_STATE, "fa") == "1", redis.call("HGET", K_STATE, "bk") == "1"
+-- The configuration before this call (`cf`, see config_of in base.lua; {} when there was none).
+local before = redis.call("HGET", K_STATE, "cf")
+if before then before = config_of(before) else before = {} end
+local was_tokens, had_books = before.fa == "1", before.bk == "1"
+-- The state of a layout before 3 kept the configuration as fields of its own: they go.
 local old = redis.call("HGET", K_STATE, "pn")
 if old then
-  for i = 1, tonumber(old) do redis.call("HDEL", K_STATE, "pn|" .. i) end
+  local legacy = { "pn", "mq", "bk", "td", "mt", "fa", "ow", "twn", "tqn" }
+  for i = 1, tonumber(old) do
+    local name = redis.call("HGET", K_STATE, "pn|" .. i)
+    legacy[#legacy + 1] = "pn|" .. i
+    if name then
+      for _, kind in ipairs({ "cw|", "cr|", "cm|", "cq|", "ca|" }) do legacy[#legacy + 1] = kind .. name end
+    end
+  end
+  in_chunks("HDEL", K_STATE, legacy)
 end
 -- An adaptive limit (config.ad) that limit.lua has changed (`le`) is kept: it is global, not this caller's.
 local max = config.max
@@ -57,23 +69,8 @@ if config.ad == 1 and redis.call("HEXISTS", K_STATE, "le") == 1 then max = tonum
 -- Which priorities aged before this call (their arrival order exists), for build_ages() below.
 local aged_before = {}
 for _, p in ipairs(config.p) do
-  aged_before[p.n] = (tonumber(redis.call("HGET", K_STATE, "ca|" .. p.n)) or -1) >= 0
+  aged_before[p.n] = (tonumber(before["ca|" .. p.n]) or -1) >= 0
 end
-local fields = { "lv", LAYOUT, "max", max, "mq", config.mq, "pn", #config.p }
-for i, p in ipairs(config.p) do
-  local n = #fields
-  fields[n + 1], fields[n + 2] = "pn|" .. i, p.n
-  fields[n + 3], fields[n + 4] = "cw|" .. p.n, num(p.w)
-  fields[n + 5], fields[n + 6] = "cr|" .. p.n, p.r
-  fields[n + 7], fields[n + 8] = "cm|" .. p.n, p.m
-  fields[n + 9], fields[n + 10] = "cq|" .. p.n, p.q
-  fields[n + 11], fields[n + 12] = "ca|" .. p.n, num(p.a)
-end
-local n = #fields
-fields[n + 1], fields[n + 2], fields[n + 3], fields[n + 4] = "bk", config.bk, "td", config.td
-fields[n + 5], fields[n + 6], fields[n + 7], fields[n + 8] = "mt", num(config.mt), "fa", config.fa
-fields[n + 9], fields[n + 10], fields[n + 11], fields[n + 12] = "ow", num(config.ow), "twn", (#ARGV - 9) / 2
-hset_all(K_STATE, fields)
 redis.call("DEL", K_TQUOTA)
 local quotas = {}
 for tenant, quota in pairs(config.tq) do
@@ -81,7 +78,17 @@ for tenant, quota in pairs(config.tq) do
   quotas[#quotas + 1] = quota
 end
 hset_all(K_TQUOTA, quotas)
-redis.call("HSET", K_STATE, "tqn", #quotas / 2)
+-- The configuration, every value a string as a hash field's would be, packed into the one field `cf`.
+local cf = {
+  mq = num(config.mq), pn = num(#config.p), bk = config.bk, td = config.td, mt = num(config.mt), fa = config.fa,
+  ow = num(config.ow), twn = num((#ARGV - 9) / 2), tqn = num(#quotas / 2),
+}
+for i, p in ipairs(config.p) do
+  cf["pn|" .. i] = p.n
+  cf["cw|" .. p.n], cf["cr|" .. p.n], cf["cm|" .. p.n] = num(p.w), num(p.r), num(p.m)
+  cf["cq|" .. p.n], cf["ca|" .. p.n] = num(p.q), num(p.a)
+end
+redis.call("HSET", K_STATE, "lv", LAYOUT, "max", max, "cf", cjson.encode(cf))
 if config.bk ~= "1" then redis.call("DEL", K_TBOOKS, K_TIDLE) end
 redis.call("DEL", K_TW)
 for i = 10, #ARGV, 2 do

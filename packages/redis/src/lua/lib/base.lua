@@ -91,14 +91,28 @@ local function load_lane(name, configured)
   return lane
 end
 
+-- The configuration as configure wrote it: the JSON object in the state hash's field `cf` (field ->
+-- string, the fields listed in keys.ts), decoded once per change rather than on every call. The one
+-- decoded configuration kept between calls is that of the exact text it came from, so it carries
+-- nothing of one call into the next.
+local CONFIG_TEXT, CONFIG = nil, nil
+local function config_of(text)
+  if text ~= CONFIG_TEXT then
+    CONFIG_TEXT, CONFIG = text, cjson.decode(text)
+  end
+  return CONFIG
+end
+
 -- Reads the configuration, the totals and every lane in one call; false when nothing is configured.
+-- The state hash holds the counters and `cf`; the configuration's fields read through S as well.
 local function begin()
   local flat = redis.call("HGETALL", K_STATE)
   for i = 1, #flat, 2 do S[flat[i]] = flat[i + 1] end
-  if S.max == nil then return false end
   if S.lv ~= nil and tonumber(S.lv) ~= LAYOUT then
     error({ err = "ERR llm-scheduler: the keys under this prefix are of layout " .. S.lv .. ", this instance uses " .. LAYOUT .. ": stop the instances of the other version" })
   end
+  if S.max == nil or S.cf == nil then return false end
+  setmetatable(S, { __index = config_of(S.cf) })
   CFG = { max = tonumber(S.max), mq = tonumber(S.mq) }
   RECOVERING = S.rec ~= nil and tonumber(S.rec) > LEASE_NOW
   G = { running = tonumber(S.running) or 0, queued = tonumber(S.queued) or 0, vt = tonumber(S.vt) or 0, seq = tonumber(S.seq) or 0 }
