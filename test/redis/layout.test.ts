@@ -79,6 +79,20 @@ describe("key layout", () => {
     expect(await redis.admin.zscore(`${prefix}leases`, "b:1")).not.toBeNull(); // nothing changed
   });
 
+  it("writes a call's new leases once, at its end: one granted and taken back in the same call leaves none", async () => {
+    const prefix = "layout-leases:";
+    const { call, configure } = await calls(prefix);
+    await configure(-1);
+    const ticket = (seq: number) => [`b:${seq}`, "p", "t1", 1, 0, "0", "", 0];
+    // step: lease 30 s, no releases, one removal (b:1), no usage, then b:1 and b:2 enqueued
+    const reply = (await call("step", 30_000, 0, 1, 0, "b:1", ...ticket(1), ...ticket(2))) as unknown[];
+    expect(reply[3]).toEqual([1, 0]); // b:1 granted at once, b:2 queued (limit 1) ...
+    expect(reply[2]).toEqual(["b:2"]); // ... and granted when b:1 was taken back
+    expect(await zrange(`${prefix}leases`)).toEqual(["b:2"]);
+    expect(await redis.admin.exists(`${prefix}tk:b:1`)).toBe(0);
+    expect(await redis.admin.smembers(`${prefix}owned:b`)).toEqual([]); // queued and granted in one call
+  });
+
   it("keeps the configuration in one field, and drops the fields of a configuration of layout 2", async () => {
     const prefix = "layout-config:";
     const { configure, enqueue } = await calls(prefix);

@@ -50,6 +50,8 @@ local Q
 -- The changes to the instances' owned sets (owner -> id -> true when queued, false when no longer),
 -- written once per owner by finish().
 local OWNED
+-- The leases this call granted (id -> expiry, and their order), written in one ZADD by finish().
+local GRANTED, GRANT_ORDER
 
 -- Starts a call: its arguments, Redis TIME, and nothing remembered from an earlier call.
 local function reset()
@@ -64,7 +66,7 @@ local function reset()
   TICKETS, WEIGHTS, LIVE = {}, {}, {}
   K_TQUOTA, K_TBOOKS, K_TIDLE = PREFIX .. "tq", PREFIX .. "tn", PREFIX .. "ti"
   QUOTAS, BOOKS, BOOK_ORDER, Q = {}, {}, {}, nil
-  OWNED = {}
+  OWNED, GRANTED, GRANT_ORDER = {}, {}, {}
 end
 
 -- A priority's counters live in the state hash as p|name (stride pass), q|name (queued),
@@ -249,5 +251,24 @@ local function own(id, queued)
 end
 
 local function leased(id)
+  local granted = GRANTED[id]
+  if granted ~= nil then return granted ~= false end
   return redis.call("ZSCORE", K_LEASES, id) ~= false
+end
+
+-- A new lease (the ticket held none): kept in GRANTED (false once ended again) until finish() writes
+-- the ones still held in one ZADD.
+local function lease_until(id, expiry)
+  if GRANTED[id] == nil then GRANT_ORDER[#GRANT_ORDER + 1] = id end
+  GRANTED[id] = expiry
+end
+
+-- Ends a lease; false when the ticket held none.
+local function unlease(id)
+  local granted = GRANTED[id]
+  if granted ~= nil then
+    GRANTED[id] = false
+    return granted ~= false
+  end
+  return redis.call("ZREM", K_LEASES, id) == 1
 end

@@ -51,6 +51,15 @@ local function finish()
     in_chunks("SADD", key, queued)
     in_chunks("SREM", key, gone)
   end
+  local leases = {}
+  for _, id in ipairs(GRANT_ORDER) do
+    local expiry = GRANTED[id]
+    if expiry then
+      leases[#leases + 1] = expiry
+      leases[#leases + 1] = id
+    end
+  end
+  in_chunks("ZADD", K_LEASES, leases)
   save_quotas(fields)
   hset_all(K_STATE, fields)
   for _, owner in ipairs(OTHER_ORDER) do

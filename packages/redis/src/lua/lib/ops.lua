@@ -29,7 +29,7 @@ local function admit(from, lease)
         if G.queued == 0 and not RECOVERING and fits(lane, t) then
           take(lane, cost)
           charge_start(lane, t)
-          redis.call("ZADD", K_LEASES, LEASE_NOW + lease, id)
+          lease_until(id, LEASE_NOW + lease)
           status = 1
         else
           quota_queue(t, true)

@@ -53,7 +53,7 @@ end
 -- The ticket holds a slot now: a lease, and a grant for its instance (returned to the caller, or
 -- pushed to the owner's inbox and announced on its channel by finish()).
 local function grant(id, t)
-  redis.call("ZADD", K_LEASES, LEASE_NOW + t.lease, id)
+  lease_until(id, LEASE_NOW + t.lease)
   local owner = owner_of(id)
   if owner == ME then
     MINE[#MINE + 1] = id

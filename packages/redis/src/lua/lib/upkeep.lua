@@ -3,7 +3,7 @@
 -- lapsed are purged, a bounded batch per call.
 -- Gives a leased ticket's slot back; false (and nothing changes) when it holds no lease.
 local function free(id)
-  if redis.call("ZREM", K_LEASES, id) == 0 then return false end
+  if not unlease(id) then return false end
   local t = take_ticket(id)
   if t == nil then return true end
   local lane = lane_of(t.p)
