@@ -1,0 +1,90 @@
+// What a decision costs inside Redis in a steady state like the 4-instance run's, without the Node
+// processes around it: one instance calls the store's Function library directly, each call releasing
+// 32 tickets and enqueuing 32 (so every release grants a waiting ticket), with 32 slots held and about
+// 450 tickets waiting over 4 tenants. Prints, per decision: Redis CPU (INFO cpu), the time inside the
+// calls and the commands they ran (INFO commandstats). With `--against <checkout>`, the library of
+// another checkout of this repository runs too, alternated with this one on the same redis-server.
+// Usage: node --conditions=source --import tsx bench/tools/redis-steady.ts [--rounds 5] [--calls 200] [--against <dir>]
+import { parseArgs } from "node:util";
+import * as here from "@llm-scheduler/redis/layout";
+import { startLocalRedis } from "@llm-scheduler/redis/local-server";
+import { Redis } from "ioredis";
+
+type Layout = Pick<typeof here, "functionLibrary" | "fixedKeys" | "keyList">;
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "5" },
+    calls: { type: "string", default: "200" },
+    against: { type: "string" },
+  },
+});
+const BATCH = 32;
+const WAITING = 450;
+const TENANTS = ["t1", "t2", "t3", "t4"];
+const CONFIG = JSON.stringify({
+  ...{ bk: "0", td: "-1 -1 -1 -1", mt: -1, fa: "0", ow: 1, tq: {}, max: BATCH, mq: -1 },
+  p: [{ n: "default", w: 1, r: 0, m: BATCH, q: -1, a: -1 }],
+});
+
+async function cpuSeconds(admin: Redis): Promise<number> {
+  const info = await admin.info("cpu");
+  return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+}
+
+/** One steady run of `calls` step calls under a fresh prefix; per decision: CPU µs, µs in calls, commands. */
+async function steady(admin: Redis, layout: Layout, prefix: string, calls: number): Promise<number[]> {
+  const { source, functions } = layout.functionLibrary();
+  await admin.call("FUNCTION", "LOAD", "REPLACE", source);
+  const keys = layout.keyList(layout.fixedKeys(prefix));
+  const call = (op: string, ...args: Array<string | number>) =>
+    admin.fcall(functions[op]!, keys.length, ...keys, prefix, "b", "", ...args) as Promise<unknown[]>;
+  await call("configure", CONFIG, 30_000, "", "0", "1", "0");
+  let seq = 0;
+  const running: string[] = [];
+  /** Enqueues `count` tickets after releasing `released` in one step call; remembers what was granted. */
+  const step = async (released: string[], count: number): Promise<void> => {
+    const ids = Array.from({ length: count }, () => `b:${++seq}`);
+    const tickets = ids.flatMap((id, i) => [id, "default", TENANTS[(seq + i) % 4]!, 1, 0, "0", "", 0]);
+    const reply = await call("step", 30_000, released.length, 0, 0, ...released, ...tickets);
+    running.push(...(reply[2] as string[]));
+    for (const [i, status] of (reply[3] as number[]).entries()) if (status === 1) running.push(ids[i]!);
+  };
+  await step([], WAITING);
+  await admin.config("RESETSTAT");
+  const cpuBefore = await cpuSeconds(admin);
+  for (let i = 0; i < calls; i++) await step(running.splice(0, BATCH), BATCH);
+  const cpu = (await cpuSeconds(admin)) - cpuBefore;
+  const stats = [...(await admin.info("commandstats")).matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)];
+  const decisions = calls * 2 * BATCH;
+  const inCalls = Number(stats.find((s) => s[1] === "fcall")?.[3] ?? 0);
+  const commands = stats
+    .filter((s) => !/^(fcall|config|info)/.test(s[1]!))
+    .reduce((sum, s) => sum + Number(s[2]), 0);
+  return [(cpu * 1e6) / decisions, inCalls / decisions, commands / decisions];
+}
+
+const median = (list: number[]): number => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+const layouts: Array<[string, Layout]> = [["this checkout", here]];
+if (values.against !== undefined) {
+  layouts.push([values.against, await import(`${values.against}/packages/redis/src/layout.ts`)]);
+}
+const redis = await startLocalRedis();
+const admin = new Redis(redis.url);
+try {
+  const results = layouts.map(() => [] as number[][]);
+  for (let round = 0; round < Number(values.rounds); round++) {
+    for (const [i, [, layout]] of layouts.entries()) {
+      results[i]!.push(await steady(admin, layout, `steady${round}-${i}:`, Number(values.calls)));
+    }
+  }
+  for (const [i, [name]] of layouts.entries()) {
+    const [cpu, inCalls, commands] = [0, 1, 2].map((k) => median(results[i]!.map((r) => r[k]!)));
+    console.log(
+      `${name}: per decision, medians of ${values.rounds}: Redis CPU ${cpu!.toFixed(1)} µs, in calls ${inCalls!.toFixed(1)} µs, ${commands!.toFixed(2)} commands`,
+    );
+  }
+} finally {
+  await admin.quit();
+  await redis.stop();
+}
