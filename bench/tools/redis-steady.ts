@@ -32,8 +32,14 @@ async function cpuSeconds(admin: Redis): Promise<number> {
   return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
 }
 
-/** One steady run of `calls` step calls under a fresh prefix; per decision: CPU µs, µs in calls, commands. */
-async function steady(admin: Redis, layout: Layout, prefix: string, calls: number): Promise<number[]> {
+/** One run's figures per decision: Redis CPU µs, µs inside the calls, commands, and µs by command. */
+interface Run {
+  readonly figures: number[];
+  readonly byCommand: Map<string, number>;
+}
+
+/** One steady run of `calls` step calls under a fresh prefix. */
+async function steady(admin: Redis, layout: Layout, prefix: string, calls: number): Promise<Run> {
   const { source, functions } = layout.functionLibrary();
   await admin.call("FUNCTION", "LOAD", "REPLACE", source);
   const keys = layout.keyList(layout.fixedKeys(prefix));
@@ -58,10 +64,10 @@ async function steady(admin: Redis, layout: Layout, prefix: string, calls: numbe
   const stats = [...(await admin.info("commandstats")).matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)];
   const decisions = calls * 2 * BATCH;
   const inCalls = Number(stats.find((s) => s[1] === "fcall")?.[3] ?? 0);
-  const commands = stats
-    .filter((s) => !/^(fcall|config|info)/.test(s[1]!))
-    .reduce((sum, s) => sum + Number(s[2]), 0);
-  return [(cpu * 1e6) / decisions, inCalls / decisions, commands / decisions];
+  const inside = stats.filter((s) => !/^(fcall|config|info)/.test(s[1]!));
+  const commands = inside.reduce((sum, s) => sum + Number(s[2]), 0);
+  const byCommand = new Map(inside.map((s) => [s[1]!, Number(s[3]) / decisions]));
+  return { figures: [(cpu * 1e6) / decisions, inCalls / decisions, commands / decisions], byCommand };
 }
 
 const median = (list: number[]): number => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
@@ -72,17 +78,24 @@ if (values.against !== undefined) {
 const redis = await startLocalRedis();
 const admin = new Redis(redis.url);
 try {
-  const results = layouts.map(() => [] as number[][]);
+  const results = layouts.map(() => [] as Run[]);
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const [i, [, layout]] of layouts.entries()) {
       results[i]!.push(await steady(admin, layout, `steady${round}-${i}:`, Number(values.calls)));
     }
   }
   for (const [i, [name]] of layouts.entries()) {
-    const [cpu, inCalls, commands] = [0, 1, 2].map((k) => median(results[i]!.map((r) => r[k]!)));
+    const runs = results[i]!;
+    const [cpu, inCalls, commands] = [0, 1, 2].map((k) => median(runs.map((r) => r.figures[k]!)));
     console.log(
       `${name}: per decision, medians of ${values.rounds}: Redis CPU ${cpu!.toFixed(1)} µs, in calls ${inCalls!.toFixed(1)} µs, ${commands!.toFixed(2)} commands`,
     );
+    const names = [...runs[0]!.byCommand.keys()];
+    const usec = names.map(
+      (command) => [command, median(runs.map((r) => r.byCommand.get(command) ?? 0))] as const,
+    );
+    const top = usec.sort((a, b) => b[1] - a[1]).filter(([, us]) => us >= 0.05);
+    console.log(`  µs per decision by command: ${top.map(([c, us]) => `${c} ${us.toFixed(2)}`).join(", ")}`);
   }
 } finally {
   await admin.quit();
