@@ -1,4 +1,3 @@
-import type { Admitted } from "./admission.js";
 import type { Deadlined } from "./deadlines.js";
 import type { Linked, QueueLinks } from "./memory/links.js";
 import { isPromise, type Ticket } from "./store.js";
@@ -37,7 +36,8 @@ export type Phase = typeof PENDING | typeof QUEUED | typeof RUNNING | typeof DON
 /**
  * Per-call settings that many calls leave at their defaults (an id, a signal, a run timeout, a cost, a
  * token estimate, a place at the front as a retry): kept off the task record, in one object made only
- * when the call has one of them, so that a plain `run(fn, { priority, tenant })` costs no field for them.
+ * when the call has one of them (see `admitExtras`), so that a plain `run(fn, { priority, tenant })`
+ * costs no field for them.
  */
 export class CallExtras {
   readonly id: string | undefined;
@@ -46,30 +46,31 @@ export class CallExtras {
   readonly timeoutMs: number;
   readonly cost: number;
   readonly tokens: number;
-  readonly retry: boolean;
+  /** Goes to the front: a trusted retry, or (set by the intake) a claimed one that was backed. */
+  retry: boolean;
+  /** The client claims a retry; the intake decides whether it counts (see `TaskOptions.claimedRetry`). */
+  readonly claimedRetry: boolean;
   /** The scheduler's handler for a caller's abort (one function per scheduler, shared by its tasks). */
   readonly onAbort: (task: Task) => void;
 
-  constructor(call: Admitted, retry: boolean, onAbort: (task: Task) => void) {
-    this.id = call.id;
-    this.signal = call.signal;
-    this.timeoutMs = call.timeoutMs;
-    this.cost = call.cost;
-    this.tokens = call.tokens;
+  constructor(
+    id: string | undefined,
+    signal: AbortSignal | null,
+    timeoutMs: number,
+    cost: number,
+    tokens: number,
+    retry: boolean,
+    claimedRetry: boolean,
+    onAbort: (task: Task) => void,
+  ) {
+    this.id = id;
+    this.signal = signal;
+    this.timeoutMs = timeoutMs;
+    this.cost = cost;
+    this.tokens = tokens;
     this.retry = retry;
+    this.claimedRetry = claimedRetry;
     this.onAbort = onAbort;
-  }
-
-  /** True when the call leaves every one of these settings at its default: the task needs no extras. */
-  static unneeded(call: Admitted, retry: boolean): boolean {
-    return (
-      !retry &&
-      call.id === undefined &&
-      call.signal === null &&
-      call.timeoutMs === Number.POSITIVE_INFINITY &&
-      call.cost === 1 &&
-      call.tokens === 0
-    );
   }
 }
 
@@ -113,17 +114,17 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   constructor(
     seq: number,
     enqueuedAt: number,
-    call: Admitted,
-    retry: boolean,
+    priority: string,
+    tenant: string,
+    extras: CallExtras | null,
     fn: TaskFunction<unknown> | null,
     resolve: (value: unknown) => void,
-    onAbort: (task: Task) => void,
   ) {
     this.seq = seq;
-    this.priority = call.priority.name;
-    this.tenant = call.tenant;
+    this.priority = priority;
+    this.tenant = tenant;
     this.enqueuedAt = enqueuedAt;
-    this.extras = CallExtras.unneeded(call, retry) ? null : new CallExtras(call, retry, onAbort);
+    this.extras = extras;
     this.fn = fn;
     this.resolve = resolve;
     this.phase = PENDING;
