@@ -52,13 +52,13 @@ describe("Task", () => {
     expect([task.startedAt, task.aborted]).toEqual([0, false]);
     task.abort(new Error("before the start")); // nothing to abort yet
     expect(task.aborted).toBe(false);
-    task.run = new RunContext(task, 250, noUsage);
+    task.job = new RunContext(task, task.fn, 250, noUsage);
     expect(task.startedAt).toBe(1_250.5);
-    expect(task.run.signal.aborted).toBe(false);
+    expect(task.run?.signal.aborted).toBe(false);
     const reason = new Error("stop");
     task.abort(reason);
     expect(task.aborted).toBe(true);
-    expect(task.run.signal.reason).toBe(reason);
+    expect(task.run?.signal.reason).toBe(reason);
   });
 });
 
