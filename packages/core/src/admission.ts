@@ -2,6 +2,7 @@ import { ErrorCode, SchedulerError } from "./errors.js";
 import { isKnownShape } from "./known-options.js";
 import { MAX_TOKENS, type ResolvedOptions, type ResolvedPriority } from "./options.js";
 import { shortKey } from "./short-key.js";
+import { CallExtras, type Task } from "./task.js";
 import { UNLIMITED_TENANT } from "./tenant-options.js";
 import { duration, integerIn, invalidOption, rejectUnknownKeys } from "./validate.js";
 
@@ -71,19 +72,6 @@ function checkKeys(options: TaskOptions): void {
   }
 }
 
-/** Per-call options after validation. */
-export interface Admitted {
-  readonly priority: ResolvedPriority;
-  readonly tenant: string;
-  readonly cost: number;
-  readonly tokens: number;
-  readonly timeoutMs: number;
-  readonly id: string | undefined;
-  readonly signal: AbortSignal | null;
-  readonly retry: boolean;
-  readonly claimedRetry: boolean;
-}
-
 /** True for an `AbortSignal` of this or another realm (checked by shape, as `instanceof` misses those). */
 function isAbortSignal(value: unknown): value is AbortSignal {
   const signal = value as Partial<AbortSignal> | null;
@@ -126,16 +114,46 @@ function lowered(priority: ResolvedPriority, tenant: string, config: ResolvedOpt
   return most !== undefined && most.index > priority.index ? most : priority;
 }
 
-/** Validates one call's options against the configuration; throws a typed error naming the field. */
-export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
+/**
+ * Validates one call's options against the configuration, field by field in a fixed order (the options
+ * object and its keys, then `tenant`, `priority`, `tokens`, `cost`, `timeoutMs`, `id`, `signal`,
+ * `retry`, `claimedRetry`), and throws a typed error naming the first bad one. In three steps, so that a
+ * call with only a priority and a tenant allocates nothing on the way: {@link admitTenant},
+ * {@link admitPriority}, {@link admitExtras}.
+ *
+ * @example
+ * const tenant = admitTenant(options, config);
+ * const priority = admitPriority(options, config, tenant);
+ * const extras = admitExtras(options, priority, onAbort); // null for a plain call
+ */
+export function admitTenant(options: TaskOptions, config: ResolvedOptions): string {
   if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
   checkKeys(options);
   const given = options.tenant;
   if (given !== undefined && (typeof given !== "string" || given.length === 0)) {
     throw invalidOption("tenant", "a non-empty string", given);
   }
-  const tenant = given === undefined ? config.defaultTenant : shortKey(given);
-  const priority = lowered(priorityOf(options, config), tenant, config);
+  return given === undefined ? config.defaultTenant : shortKey(given);
+}
+
+/** The call's priority (see {@link admitTenant}), lowered to its tenant's `maxPriority`. */
+export function admitPriority(
+  options: TaskOptions,
+  config: ResolvedOptions,
+  tenant: string,
+): ResolvedPriority {
+  return lowered(priorityOf(options, config), tenant, config);
+}
+
+/**
+ * The call's other settings, validated (see {@link admitTenant}): null when each is at its default,
+ * as for most calls.
+ */
+export function admitExtras(
+  options: TaskOptions,
+  priority: ResolvedPriority,
+  onAbort: (task: Task) => void,
+): CallExtras | null {
   const tokens = integerIn("tokens", options.tokens ?? 0, 0, MAX_TOKENS);
   const cost = options.cost ?? 1;
   if (!Number.isInteger(cost) || cost < 1 || cost > priority.maxConcurrency) {
@@ -154,7 +172,15 @@ export function admit(options: TaskOptions, config: ResolvedOptions): Admitted {
   if (signal !== null && !isAbortSignal(signal)) throw invalidOption("signal", "an AbortSignal", signal);
   const retry = flag("retry", options.retry);
   const claimedRetry = flag("claimedRetry", options.claimedRetry);
-  return { priority, tenant, cost, tokens, timeoutMs, id, signal, retry, claimedRetry };
+  const plain =
+    id === undefined &&
+    signal === null &&
+    timeoutMs === Number.POSITIVE_INFINITY &&
+    cost === 1 &&
+    tokens === 0 &&
+    !retry &&
+    !claimedRetry;
+  return plain ? null : new CallExtras(id, signal, timeoutMs, cost, tokens, retry, claimedRetry, onAbort);
 }
 
 const FALLBACK_RETRY_MS = 1_000;

@@ -74,17 +74,17 @@ export class Endings {
     if (task.aborted) {
       // Already stopped: only a preempted task winding down can still have a caller waiting (it would
       // have run again); a caller's abort or close() answers it now.
-      if (!task.settled && task.fn !== null) {
-        task.settled = true;
+      const resolve = task.fn === null ? null : task.answer();
+      if (resolve !== null) {
         this.#books.reporter.failed(task, error);
-        task.rejectWith(error);
+        resolve(Promise.reject(error));
       }
       return;
     }
-    if (!task.settled) {
-      task.settled = true;
+    const resolve = task.answer();
+    if (resolve !== null) {
       this.#books.reporter.failed(task, error);
-      task.rejectWith(error);
+      resolve(Promise.reject(error));
     } else if (task.fn === null) {
       this.#books.reporter.failed(task, error); // a permit: its holder already has it, the work failed all the same
     }
@@ -126,8 +126,8 @@ export class Endings {
 
   /** Answers a caller whose task never started. */
   reject(task: Task, codeOrError: ErrorCode | SchedulerError, message = ""): void {
-    if (task.settled) return;
-    task.settled = true;
+    const resolve = task.answer();
+    if (resolve === null) return;
     const now = this.#books.options.clock.now();
     const error =
       typeof codeOrError === "string"
@@ -140,7 +140,7 @@ export class Endings {
     if (error.code === ErrorCode.QUEUE_FULL || error.code === ErrorCode.QUEUE_TIMEOUT)
       this.#remember(task, now);
     this.#books.reporter.rejected(task, error, now);
-    task.rejectWith(error);
+    resolve(Promise.reject(error));
   }
 
   /** The store refused the ticket at admission: a full queue, the tenant's queue bound or its bucket. */

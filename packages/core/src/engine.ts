@@ -186,9 +186,8 @@ export class Engine {
       this.#reporter.error(error); // a store that throws answers "not now"
     }
     if (!granted) return undefined;
-    task.resolve = null;
+    task.resolve = null; // nobody waits for a promise: the caller has the permit at once
     this.#admitted(task);
-    task.settled = true;
     return this.#begin(task, task.enqueuedAt) as Permit; // granted when asked: no wait
   }
 
@@ -307,10 +306,9 @@ export class Engine {
       return;
     }
     const context = this.#begin(task, now);
-    const fn = task.fn;
+    const fn = context.fn;
     if (fn === null) {
-      task.settled = true;
-      task.resolve!(context);
+      task.resolveWith(context);
       return;
     }
     callTaskFunction(fn, context, task, this.#preemption.generation(task), this.#ran);
@@ -331,9 +329,10 @@ export class Engine {
     task.phase = RUNNING;
     const waitMs = now - task.enqueuedAt;
     const control = this.#permitControl;
+    const fn = task.fn;
     const context =
-      task.fn === null ? new Permit(task, waitMs, control) : new RunContext(task, waitMs, control.usage);
-    task.run = context;
+      fn === null ? new Permit(task, waitMs, control) : new RunContext(task, fn, waitMs, control.usage);
+    task.job = context;
     this.#running.add(task);
     const { timeoutMs } = task;
     if (timeoutMs !== Number.POSITIVE_INFINITY) this.#deadlines.set(task, now + timeoutMs);
@@ -347,11 +346,8 @@ export class Engine {
     const aborted = task.aborted;
     if (ok && !aborted) this.#reporter.completed(task, value);
     else if (!aborted) this.#reporter.failed(task, value);
-    if (!task.settled) {
-      task.settled = true;
-      if (ok) task.resolve!(value);
-      else task.rejectWith(value);
-    }
+    if (ok) task.resolveWith(value);
+    else task.rejectWith(value);
     this.#release(task);
   }
 
@@ -379,7 +375,7 @@ export class Engine {
     this.#deadlines.clear(task);
     this.#preemption.forget(task);
     if (task.signal !== null) this.#signals.remove(task.signal, task);
-    task.fn = null;
+    if (typeof task.job === "function") task.job = null; // a task that never started keeps no function
     task.resolve = null;
     if (--this.#live === 0) this.#becameIdle();
   }

@@ -1,9 +1,9 @@
-import { type Admitted, admit, type TaskOptions } from "./admission.js";
+import { admitExtras, admitPriority, admitTenant, type TaskOptions } from "./admission.js";
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import { RecentIds } from "./recent-ids.js";
 import type { Reporter } from "./reporter.js";
-import { Task, type TaskFunction } from "./task.js";
+import { type CallExtras, Task, type TaskFunction } from "./task.js";
 import { TenantCredits } from "./tenant-credits.js";
 
 /**
@@ -42,26 +42,29 @@ export class Intake {
     const given = options ?? {};
     try {
       if (closed) throw new SchedulerError(ErrorCode.CLOSED, "The scheduler is closed");
-      const admitted = admit(given, config);
-      const signal = admitted.signal;
+      const tenant = admitTenant(given, config);
+      const priority = admitPriority(given, config, tenant);
+      const extras = admitExtras(given, priority, this.#onAbort);
+      const signal = extras === null ? null : extras.signal;
       if (signal?.aborted) {
         throw new SchedulerError(ErrorCode.ABORTED, "The task's signal was aborted before it was queued", {
           cause: signal.reason,
-          id: admitted.id,
-          priority: admitted.priority.name,
+          id: extras!.id,
+          priority: priority.name,
         });
       }
       const now = config.clock.now();
-      const retry = admitted.retry || (mayQueue && this.#isRetry(admitted, now));
-      return new Task(++this.#seq, now, admitted, retry, fn, resolve, this.#onAbort);
+      if (extras !== null && !extras.retry && mayQueue && this.#isRetry(extras, tenant, now))
+        extras.retry = true;
+      return new Task(++this.#seq, now, priority.name, tenant, extras, fn, resolve);
     } catch (error) {
       if (error instanceof SchedulerError) this.#reporter.refused(error, given.priority);
       throw error;
     }
   }
 
-  #isRetry(admitted: Admitted, now: number): boolean {
-    if (admitted.id !== undefined && this.recent.take(admitted.id, now)) return true;
-    return admitted.claimedRetry && this.credits.take(admitted.tenant, now);
+  #isRetry(extras: CallExtras, tenant: string, now: number): boolean {
+    if (extras.id !== undefined && this.recent.take(extras.id, now)) return true;
+    return extras.claimedRetry && this.credits.take(tenant, now);
   }
 }

@@ -118,16 +118,16 @@ export class Preemption {
     } else if (task.settled) {
       host.retire(task);
     } else if (host.rejectsQueued) {
-      task.settled = true;
+      const resolve = task.answer()!;
       const error = rejection(ErrorCode.CLOSED, "The scheduler closed before the task could run again", {
         id: task.id,
         priority: task.priority,
       });
       host.reporter.failed(task, error);
-      task.rejectWith(error);
+      resolve(Promise.reject(error));
       host.retire(task);
     } else {
-      task.run = null; // the next run gets a context and a signal of its own
+      task.job = task.fn; // the next run gets a context and a signal of its own
       this.#requeue(task);
     }
     this.#nextOwed();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { admit } from "./admission.js";
+import { admitExtras, admitPriority, admitTenant, type TaskOptions } from "./admission.js";
 import { VirtualClock } from "./clock.js";
 import { pending, takeResolve } from "./pending.js";
 import { resolveOptions } from "./resolve-options.js";
@@ -9,8 +9,11 @@ const config = resolveOptions({ clock: new VirtualClock(), priorities: { batch: 
 const onAbort = (): void => {};
 const noUsage = (): void => {};
 
-function taskFor(options: Parameters<typeof admit>[0], retry = false): Task {
-  return new Task(7, 1_000.5, admit(options, config), retry, () => "done", noUsage, onAbort);
+function taskFor(options: TaskOptions, retry = false): Task {
+  const tenant = admitTenant(options, config);
+  const priority = admitPriority(options, config, tenant);
+  const extras = admitExtras(retry ? { ...options, retry } : options, priority, onAbort);
+  return new Task(7, 1_000.5, priority.name, tenant, extras, () => "done", noUsage);
 }
 
 describe("Task", () => {
@@ -49,13 +52,13 @@ describe("Task", () => {
     expect([task.startedAt, task.aborted]).toEqual([0, false]);
     task.abort(new Error("before the start")); // nothing to abort yet
     expect(task.aborted).toBe(false);
-    task.run = new RunContext(task, 250, noUsage);
+    task.job = new RunContext(task, task.fn, 250, noUsage);
     expect(task.startedAt).toBe(1_250.5);
-    expect(task.run.signal.aborted).toBe(false);
+    expect(task.run?.signal.aborted).toBe(false);
     const reason = new Error("stop");
     task.abort(reason);
     expect(task.aborted).toBe(true);
-    expect(task.run.signal.reason).toBe(reason);
+    expect(task.run?.signal.reason).toBe(reason);
   });
 });
 

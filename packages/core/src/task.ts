@@ -1,4 +1,3 @@
-import type { Admitted } from "./admission.js";
 import type { Deadlined } from "./deadlines.js";
 import type { Linked, QueueLinks } from "./memory/links.js";
 import { isPromise, type Ticket } from "./store.js";
@@ -37,7 +36,8 @@ export type Phase = typeof PENDING | typeof QUEUED | typeof RUNNING | typeof DON
 /**
  * Per-call settings that many calls leave at their defaults (an id, a signal, a run timeout, a cost, a
  * token estimate, a place at the front as a retry): kept off the task record, in one object made only
- * when the call has one of them, so that a plain `run(fn, { priority, tenant })` costs no field for them.
+ * when the call has one of them (see `admitExtras`), so that a plain `run(fn, { priority, tenant })`
+ * costs no field for them.
  */
 export class CallExtras {
   readonly id: string | undefined;
@@ -46,30 +46,33 @@ export class CallExtras {
   readonly timeoutMs: number;
   readonly cost: number;
   readonly tokens: number;
-  readonly retry: boolean;
+  /** The task's number (see `Ticket.seq`), set when the task is made. */
+  seq = 0;
+  /** Goes to the front: a trusted retry, or (set by the intake) a claimed one that was backed. */
+  retry: boolean;
+  /** The client claims a retry; the intake decides whether it counts (see `TaskOptions.claimedRetry`). */
+  readonly claimedRetry: boolean;
   /** The scheduler's handler for a caller's abort (one function per scheduler, shared by its tasks). */
   readonly onAbort: (task: Task) => void;
 
-  constructor(call: Admitted, retry: boolean, onAbort: (task: Task) => void) {
-    this.id = call.id;
-    this.signal = call.signal;
-    this.timeoutMs = call.timeoutMs;
-    this.cost = call.cost;
-    this.tokens = call.tokens;
+  constructor(
+    id: string | undefined,
+    signal: AbortSignal | null,
+    timeoutMs: number,
+    cost: number,
+    tokens: number,
+    retry: boolean,
+    claimedRetry: boolean,
+    onAbort: (task: Task) => void,
+  ) {
+    this.id = id;
+    this.signal = signal;
+    this.timeoutMs = timeoutMs;
+    this.cost = cost;
+    this.tokens = tokens;
     this.retry = retry;
+    this.claimedRetry = claimedRetry;
     this.onAbort = onAbort;
-  }
-
-  /** True when the call leaves every one of these settings at its default: the task needs no extras. */
-  static unneeded(call: Admitted, retry: boolean): boolean {
-    return (
-      !retry &&
-      call.id === undefined &&
-      call.signal === null &&
-      call.timeoutMs === Number.POSITIVE_INFINITY &&
-      call.cost === 1 &&
-      call.tokens === 0
-    );
   }
 }
 
@@ -83,24 +86,30 @@ export class CallExtras {
  *
  * The record holds what every waiting task needs; settings few calls give live in {@link CallExtras},
  * and what only a started task needs (its start, its abort controller) lives in its {@link RunContext},
- * made at the start. Fields are `declare`d and assigned in the constructor, all of them in one order:
+ * made at the start. A field does two jobs where they never overlap: `call` is the task's number or
+ * its extras (which then hold the number), `job` its function or, once started, its run's context
+ * (which then holds the function), and `resolve` is null exactly when the caller is answered. Fields are `declare`d and assigned in the constructor, all of them in one order:
  * class-field initializers (define semantics) made construction the hottest spot of the throughput
  * benchmark, and fields assigned as `this.x = ...` are the ones V8 counts to size the record, so every
  * field sits in the object itself.
  */
 export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject {
-  declare readonly seq: number;
   declare readonly priority: string;
   declare readonly tenant: string;
   declare readonly enqueuedAt: number;
-  /** The call's id, signal, run timeout, cost, token estimate and retry, or null when all are defaults. */
-  declare readonly extras: CallExtras | null;
-  declare fn: TaskFunction<unknown> | null;
+  /**
+   * The task's number when the call left every per-call setting at its default; otherwise its
+   * {@link CallExtras}, which then hold the number: see {@link seq}, {@link extras}.
+   */
+  declare readonly call: number | CallExtras;
+  /**
+   * Its work: the task's function while it waits (null for a permit request), then from its start the
+   * run's context, which holds the function (a {@link Permit} for a permit); see {@link fn}, {@link run}.
+   */
+  declare job: TaskFunction<unknown> | RunContext | null;
+  /** Resolves the caller's promise; null once the caller is answered (see {@link settled}). */
   declare resolve: ((value: unknown) => void) | null;
   declare phase: Phase;
-  declare settled: boolean;
-  /** The context of its run (a {@link Permit} for a permit), from its start on; null before. */
-  declare run: RunContext | null;
   // The memory store's links (declared here so every task has one shape) and the deadlines' fields.
   declare prev: Linked | null;
   declare next: Linked | null;
@@ -113,22 +122,20 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   constructor(
     seq: number,
     enqueuedAt: number,
-    call: Admitted,
-    retry: boolean,
+    priority: string,
+    tenant: string,
+    extras: CallExtras | null,
     fn: TaskFunction<unknown> | null,
     resolve: (value: unknown) => void,
-    onAbort: (task: Task) => void,
   ) {
-    this.seq = seq;
-    this.priority = call.priority.name;
-    this.tenant = call.tenant;
+    if (extras !== null) extras.seq = seq;
+    this.call = extras ?? seq;
+    this.priority = priority;
+    this.tenant = tenant;
     this.enqueuedAt = enqueuedAt;
-    this.extras = CallExtras.unneeded(call, retry) ? null : new CallExtras(call, retry, onAbort);
-    this.fn = fn;
+    this.job = fn;
     this.resolve = resolve;
     this.phase = PENDING;
-    this.settled = false;
-    this.run = null;
     this.prev = null;
     this.next = null;
     this.olderPrev = null;
@@ -136,6 +143,30 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     this.queuedIn = null;
     this.heapIndex = -1;
     this.deadline = -1;
+  }
+
+  /** Unique among this scheduler's tasks, in the order they were made. */
+  get seq(): number {
+    const call = this.call;
+    return typeof call === "number" ? call : call.seq;
+  }
+
+  /** The call's id, signal, run timeout, cost, token estimate and retry, or null when all are defaults. */
+  get extras(): CallExtras | null {
+    const call = this.call;
+    return typeof call === "number" ? null : call;
+  }
+
+  /** The task's function: null for a permit, and for a task retired before it started. */
+  get fn(): TaskFunction<unknown> | null {
+    const job = this.job;
+    return typeof job === "function" ? job : job === null ? null : job.fn;
+  }
+
+  /** The context of its run (a {@link Permit} for a permit), from its start on; null before. */
+  get run(): RunContext | null {
+    const job = this.job;
+    return typeof job === "object" ? job : null;
   }
 
   get id(): string {
@@ -192,12 +223,30 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     this.run?.abortSignal(reason);
   }
 
-  /** Rejects the caller's promise (by resolving it with a rejected one). */
-  rejectWith(error: unknown): void {
+  /** True once the caller's promise is answered (or nobody waits for one: a `tryAcquire` permit). */
+  get settled(): boolean {
+    return this.resolve === null;
+  }
+
+  /**
+   * Marks the caller answered and hands over the function that answers it, or null when it was
+   * answered already: take it before anything that could call back in (events, a custom clock).
+   */
+  answer(): ((value: unknown) => void) | null {
     const resolve = this.resolve;
-    if (resolve === null) return;
-    const rejected = Promise.reject(error);
-    resolve(rejected);
+    this.resolve = null;
+    return resolve;
+  }
+
+  /** Fulfils the caller's promise with `value`, unless the caller was answered already. */
+  resolveWith(value: unknown): void {
+    this.answer()?.(value);
+  }
+
+  /** Rejects the caller's promise (by resolving it with a rejected one), unless it was answered already. */
+  rejectWith(error: unknown): void {
+    const resolve = this.answer();
+    if (resolve !== null) resolve(Promise.reject(error));
   }
 
   /** Called when the caller's signal fires: the record itself is the listener, no closure per task. */
@@ -213,15 +262,22 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
  */
 export class RunContext implements TaskContext {
   readonly #task: Task;
+  readonly #fn: TaskFunction<unknown> | null;
   readonly #usage: UsageSink;
   #reported = false;
   #controller: AbortController | null = null;
   readonly waitMs: number;
 
-  constructor(task: Task, waitMs: number, usage: UsageSink) {
+  constructor(task: Task, fn: TaskFunction<unknown> | null, waitMs: number, usage: UsageSink) {
     this.#task = task;
+    this.#fn = fn;
     this.#usage = usage;
     this.waitMs = waitMs;
+  }
+
+  /** @internal The function this run calls (null for a permit); see {@link Task.fn}. */
+  get fn(): TaskFunction<unknown> | null {
+    return this.#fn;
   }
 
   /** Bound to this context, so it may be destructured (`({ signal, reportUsage }) => ...`). */
