@@ -35,6 +35,8 @@ export class MemoryStore implements Store {
   #limited = false;
   /** Slots held back for priorities running below their `reserved`. */
   #reservedIdle = 0;
+  /** Some priority has a finite `maxWaitMs`: only then does a pick need the time (the aging rule). */
+  #aging = false;
   /** Stride scheduling's virtual time: the pass of the last start. */
   #virtualTime = 0;
   #pumping = false;
@@ -59,6 +61,7 @@ export class MemoryStore implements Store {
       lane.setFairness(options.fairness === "tokens");
       return lane;
     });
+    this.#aging = this.#lanes.some((lane) => Number.isFinite(lane.config.maxWaitMs));
     this.#books.configure(options);
     this.#limited = this.#books.limited;
     for (const state of this.#books.values()) this.#setCapped(state);
@@ -353,10 +356,12 @@ export class MemoryStore implements Store {
     this.#pumping = true;
     try {
       const { clock } = this.#host;
+      const choice = this.#pick;
       while (this.#queued > 0 && this.#running < this.#options!.maxConcurrency) {
-        const now = clock.now();
-        if (!pick(this.#lanes, now, this.#fits, this.#pick)) break;
-        this.#start(this.#pick.lane!, this.#pick.ticket!, this.#pick.aged, now);
+        // Without aging, a pick needs no time: the clock is read for a start only.
+        const agingNow = this.#aging ? clock.now() : undefined;
+        if (!pick(this.#lanes, agingNow, this.#fits, choice)) break;
+        this.#start(choice.lane!, choice.ticket!, choice.aged, agingNow ?? clock.now());
       }
     } finally {
       this.#pumping = false;

@@ -22,8 +22,15 @@ export type Fits = (lane: Lane, ticket: Linked) => boolean;
  * 2. otherwise stride scheduling: among priorities with a ticket that fits, the lowest `pass` (ties to the
  *    priority configured first) starts its tenant turn's ticket.
  * Cost per pick is O(k) in the number of configured priorities and O(1) in queue length and tenants.
+ * `now` is needed by the aging rule only: `undefined` when no priority has a `maxWaitMs` (rule 1 could
+ * never choose), so that a pick that finds nothing costs no clock read.
  */
-export function pick(lanes: readonly Lane[], now: number, fits: Fits, out: Choice): boolean {
+export function pick(lanes: readonly Lane[], now: number | undefined, fits: Fits, out: Choice): boolean {
+  return (now !== undefined && pickAged(lanes, now, fits, out)) || pickByStride(lanes, fits, out);
+}
+
+/** Rule 1 alone: the starved priority's oldest ticket, if some priority is starved and it fits. */
+function pickAged(lanes: readonly Lane[], now: number, fits: Fits, out: Choice): boolean {
   let aged: Lane | null = null;
   let agedSince = Number.POSITIVE_INFINITY;
   for (const lane of lanes) {
@@ -34,8 +41,11 @@ export function pick(lanes: readonly Lane[], now: number, fits: Fits, out: Choic
     aged = lane;
     agedSince = since;
   }
-  if (aged !== null) return choose(out, aged, aged.oldest!, true);
+  return aged !== null && choose(out, aged, aged.oldest!, true);
+}
 
+/** Rule 2 alone: the stride pick among priorities whose tenant turn's ticket fits. */
+function pickByStride(lanes: readonly Lane[], fits: Fits, out: Choice): boolean {
   let best: Lane | null = null;
   let bestLinked: Linked | null = null;
   for (const lane of lanes) {
