@@ -38,8 +38,6 @@ class BenchTicket implements Ticket {
   declare extras: { cost: number; tokens: number; retry: boolean } | null;
   declare prev: unknown;
   declare next: unknown;
-  declare olderPrev: unknown;
-  declare olderNext: unknown;
   declare queuedIn: unknown;
 
   constructor(seq: number, priority: string, tenant: string, enqueuedAt: number) {
@@ -50,8 +48,6 @@ class BenchTicket implements Ticket {
     this.extras = null;
     this.prev = null;
     this.next = null;
-    this.olderPrev = null;
-    this.olderNext = null;
     this.queuedIn = null;
   }
 

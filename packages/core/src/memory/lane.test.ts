@@ -17,8 +17,6 @@ function ticket(tenant: string): Linked {
     enqueuedAt: 0,
     prev: null,
     next: null,
-    olderPrev: null,
-    olderNext: null,
     queuedIn: null,
   };
 }
@@ -66,5 +64,23 @@ describe("Lane tenants", () => {
     // Ten tenants still wait: the map follows them, not the spike (and no new tenant had to come).
     expect(room.tenants.size).toBeLessThanOrEqual(10 + 64 + 10);
     expect(room.queued).toBe(10);
+  });
+});
+
+describe("Lane age order", () => {
+  it("keeps none while the priority does not age, and builds it by arrival when aging starts", () => {
+    const settings = resolveOptions({ priorities: { batch: { weight: 1 } } }).priorities[0]!;
+    const room = new Lane(settings);
+    const late = { ...ticket("b"), enqueuedAt: 20 };
+    const early = { ...ticket("a"), enqueuedAt: 10 };
+    room.push(late, room.tenant("b", weightOf));
+    room.push(early, room.tenant("a", weightOf));
+    expect(room.oldest).toBeNull();
+    room.configure({ ...settings, maxWaitMs: 1_000 });
+    expect(room.oldest).toBe(early);
+    room.remove(early);
+    expect(room.oldest).toBe(late);
+    room.configure(settings);
+    expect(room.oldest).toBeNull();
   });
 });

@@ -55,7 +55,7 @@ export class MemoryStore implements Store {
     this.#options = options;
     this.#lanes = options.priorities.map((config) => {
       const lane = this.#byName.get(config.name) ?? new Lane(config);
-      lane.config = config;
+      lane.configure(config);
       this.#byName.set(config.name, lane);
       for (const queue of lane.tenants.values()) queue.weight = this.#weightOf(queue.name);
       lane.setFairness(options.fairness === "tokens");

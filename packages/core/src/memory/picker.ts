@@ -32,6 +32,7 @@ export function pick(lanes: readonly Lane[], now: number | undefined, fits: Fits
 /** Rule 1 alone: the starved priority's oldest ticket, if some priority is starved and it fits. */
 function pickAged(lanes: readonly Lane[], now: number, fits: Fits, out: Choice): boolean {
   let aged: Lane | null = null;
+  let agedTicket: Linked | null = null;
   let agedSince = Number.POSITIVE_INFINITY;
   for (const lane of lanes) {
     const oldest = lane.oldest;
@@ -39,9 +40,10 @@ function pickAged(lanes: readonly Lane[], now: number, fits: Fits, out: Choice):
     const since = Math.max(oldest.enqueuedAt, lane.lastStartAt);
     if (now - since < lane.config.maxWaitMs || since >= agedSince || !fits(lane, oldest)) continue;
     aged = lane;
+    agedTicket = oldest;
     agedSince = since;
   }
-  return aged !== null && choose(out, aged, aged.oldest!, true);
+  return aged !== null && choose(out, aged, agedTicket!, true);
 }
 
 /** Rule 2 alone: the stride pick among priorities whose tenant turn's ticket fits. */

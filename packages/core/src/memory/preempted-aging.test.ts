@@ -17,8 +17,6 @@ function ticket(seq: number, tenant: string, enqueuedAt: number): Linked {
     enqueuedAt,
     prev: null,
     next: null,
-    olderPrev: null,
-    olderNext: null,
     queuedIn: null,
   };
 }
