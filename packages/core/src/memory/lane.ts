@@ -80,10 +80,10 @@ export class Lane {
    * and {@link KEEP_IDLE}, they are all dropped, so memory follows the active tenants (at most twice
    * their number, plus a few) right after a spike, not when the map grows again.
    */
-  tenant(name: string, weightOf: (tenant: string) => number): TenantQueue {
+  tenant(name: string, weights: ReadonlyMap<string, number>): TenantQueue {
     let queue = this.tenants.get(name);
     if (queue === undefined) {
-      queue = new TenantQueue(name, weightOf(name));
+      queue = new TenantQueue(name, weights.get(name) ?? 1);
       this.tenants.set(name, queue);
     } else if (queue.idle) {
       this.#idle--;

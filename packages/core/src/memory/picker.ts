@@ -10,7 +10,9 @@ export interface Choice {
 }
 
 /** Whether `ticket` of `lane` may take a slot now (all limits and other priorities' reserves). */
-export type Fits = (lane: Lane, ticket: Linked) => boolean;
+export interface Fits {
+  fits(lane: Lane, ticket: Linked): boolean;
+}
 
 /**
  * The picking rule, kept small enough to be written again in Lua for a shared store:
@@ -38,7 +40,7 @@ function pickAged(lanes: readonly Lane[], now: number, fits: Fits, out: Choice):
     const oldest = lane.oldest;
     if (oldest === null) continue;
     const since = Math.max(oldest.enqueuedAt, lane.lastStartAt);
-    if (now - since < lane.config.maxWaitMs || since >= agedSince || !fits(lane, oldest)) continue;
+    if (now - since < lane.config.maxWaitMs || since >= agedSince || !fits.fits(lane, oldest)) continue;
     aged = lane;
     agedTicket = oldest;
     agedSince = since;
@@ -52,7 +54,7 @@ function pickByStride(lanes: readonly Lane[], fits: Fits, out: Choice): boolean 
   let bestLinked: Linked | null = null;
   for (const lane of lanes) {
     const ticket = lane.peek();
-    if (ticket === null || (best !== null && lane.pass >= best.pass) || !fits(lane, ticket)) continue;
+    if (ticket === null || (best !== null && lane.pass >= best.pass) || !fits.fits(lane, ticket)) continue;
     best = lane;
     bestLinked = ticket;
   }
