@@ -113,8 +113,6 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   // The memory store's links (declared here so every task has one shape) and the deadlines' fields.
   declare prev: Linked | null;
   declare next: Linked | null;
-  declare olderPrev: Linked | null;
-  declare olderNext: Linked | null;
   declare queuedIn: object | null;
   declare heapIndex: number;
   declare deadline: number;
@@ -138,8 +136,6 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     this.phase = PENDING;
     this.prev = null;
     this.next = null;
-    this.olderPrev = null;
-    this.olderNext = null;
     this.queuedIn = null;
     this.heapIndex = -1;
     this.deadline = -1;

@@ -1,5 +1,6 @@
 import { IndexedHeap } from "../heap.js";
 import type { ResolvedPriority } from "../store.js";
+import { AgeOrder } from "./age-order.js";
 import type { Linked } from "./links.js";
 import { TenantQueue } from "./tenant-queue.js";
 
@@ -8,8 +9,9 @@ const KEEP_IDLE = 64;
 
 /**
  * One priority's waiting room: a queue per tenant, a ring that gives tenants turns (deficit round robin
- * with tenant weights), and a list of all its tickets oldest first, for aging. Every operation is O(1)
- * (amortized O(1/min tenant weight) for the turn, amortized O(1) for the sweep of idle tenants).
+ * with tenant weights), and, when the priority ages (a finite `maxWaitMs`), its tickets oldest first.
+ * Every operation is O(1) (amortized O(1/min tenant weight) for the turn, amortized O(1) for the sweep
+ * of idle tenants and for the age order).
  * The owner calls {@link Lane.settled} when a tenant's running count drops to 0.
  */
 export class Lane {
@@ -22,8 +24,8 @@ export class Lane {
   running = 0;
   /** Clock time of this priority's last start (aging counts from it). */
   lastStartAt = Number.NEGATIVE_INFINITY;
-  oldest: Linked | null = null;
-  newest: Linked | null = null;
+  /** Waiting tickets oldest first, kept only while the priority ages (a finite `maxWaitMs`). */
+  #ages: AgeOrder | null = null;
   /** Tenant queues by name: the active ones, plus idle ones until the next sweep. */
   readonly tenants = new Map<string, TenantQueue>();
   /** How many queues in `tenants` are idle. */
@@ -39,6 +41,36 @@ export class Lane {
 
   constructor(config: ResolvedPriority) {
     this.config = config;
+    this.#followAging();
+  }
+
+  /** New settings for this priority (waiting tickets stay). */
+  configure(config: ResolvedPriority): void {
+    this.config = config;
+    this.#followAging();
+  }
+
+  /**
+   * Keeps the age order while the priority ages, and only then. When it starts to age, the tickets
+   * already waiting enter the order by arrival time (ties by `seq`).
+   */
+  #followAging(): void {
+    const aging = Number.isFinite(this.config.maxWaitMs);
+    if (!aging) this.#ages = null;
+    if (!aging || this.#ages !== null) return;
+    const waiting: Linked[] = [];
+    for (const queue of this.tenants.values()) {
+      for (let ticket = queue.head; ticket !== null; ticket = ticket.next) waiting.push(ticket);
+    }
+    waiting.sort((a, b) => a.enqueuedAt - b.enqueuedAt || a.seq - b.seq);
+    const ages = new AgeOrder();
+    for (const ticket of waiting) ages.push(ticket, waiting.length);
+    this.#ages = ages;
+  }
+
+  /** The ticket that has waited longest, or null (always null while the priority does not age). */
+  get oldest(): Linked | null {
+    return this.#ages === null ? null : this.#ages.oldest();
   }
 
   /**
@@ -48,10 +80,10 @@ export class Lane {
    * and {@link KEEP_IDLE}, they are all dropped, so memory follows the active tenants (at most twice
    * their number, plus a few) right after a spike, not when the map grows again.
    */
-  tenant(name: string, weightOf: (tenant: string) => number): TenantQueue {
+  tenant(name: string, weights: ReadonlyMap<string, number>): TenantQueue {
     let queue = this.tenants.get(name);
     if (queue === undefined) {
-      queue = new TenantQueue(name, weightOf(name));
+      queue = new TenantQueue(name, weights.get(name) ?? 1);
       this.tenants.set(name, queue);
     } else if (queue.idle) {
       this.#idle--;
@@ -74,11 +106,7 @@ export class Lane {
   push(ticket: Linked, queue: TenantQueue): void {
     if (ticket.retry) queue.pushFront(ticket);
     else queue.pushBack(ticket);
-    ticket.olderPrev = this.newest;
-    ticket.olderNext = null;
-    if (this.newest === null) this.oldest = ticket;
-    else this.newest.olderNext = ticket;
-    this.newest = ticket;
+    if (this.#ages !== null) this.#ages.push(ticket, this.queued);
     this.queued++;
     if (!queue.inRing && !queue.parked) this.#join(queue);
   }
@@ -89,11 +117,7 @@ export class Lane {
    */
   pushPreempted(ticket: Linked, queue: TenantQueue): void {
     queue.pushFront(ticket);
-    ticket.olderPrev = null;
-    ticket.olderNext = this.oldest;
-    if (this.oldest === null) this.newest = ticket;
-    else this.oldest.olderPrev = ticket;
-    this.oldest = ticket;
+    if (this.#ages !== null) this.#ages.pushOldest(ticket);
     this.queued++;
     if (!queue.inRing && !queue.parked) this.#join(queue);
   }
@@ -152,16 +176,10 @@ export class Lane {
     return ticket;
   }
 
-  /** Takes `ticket`, which waits in this lane, out of its tenant queue and the age list; O(1). */
+  /** Takes `ticket`, which waits in this lane, out of its tenant queue (the age order follows); O(1). */
   remove(ticket: Linked): void {
     const queue = ticket.queuedIn as TenantQueue;
     queue.remove(ticket);
-    if (ticket.olderPrev === null) this.oldest = ticket.olderNext;
-    else ticket.olderPrev.olderNext = ticket.olderNext;
-    if (ticket.olderNext === null) this.newest = ticket.olderPrev;
-    else ticket.olderNext.olderPrev = ticket.olderPrev;
-    ticket.olderPrev = null;
-    ticket.olderNext = null;
     this.queued--;
     if (queue.size === 0) {
       if (queue.inRing) this.#leave(queue);
@@ -169,14 +187,16 @@ export class Lane {
     }
   }
 
-  /** Removes and returns every waiting ticket, oldest first. */
+  /** Removes and returns every waiting ticket (tenant by tenant, each tenant's in queue order). */
   removeAll(): Linked[] {
     const all: Linked[] = [];
-    while (this.oldest !== null) {
-      const ticket = this.oldest;
-      this.remove(ticket);
-      all.push(ticket);
+    for (const queue of [...this.tenants.values()]) {
+      for (let ticket = queue.head; ticket !== null; ticket = queue.head) {
+        this.remove(ticket);
+        all.push(ticket);
+      }
     }
+    this.#ages?.clear();
     return all;
   }
 

@@ -9,10 +9,10 @@ export interface QueueLinks {
   /** Neighbours in its tenant's queue. */
   prev: Linked | null;
   next: Linked | null;
-  /** Neighbours in its priority's list of waiting tickets, oldest first (for aging). */
-  olderPrev: Linked | null;
-  olderNext: Linked | null;
-  /** The tenant queue it waits in (any object of the store's choosing), or null. */
+  /**
+   * The tenant queue it waits in (any object of the store's choosing), or null. Also what tells the
+   * priority's age order (`AgeOrder`) whether the ticket still waits.
+   */
   queuedIn: object | null;
 }
 

@@ -11,6 +11,7 @@ import { fitsAfterFreeing } from "./fit-after-freeing.js";
 import { Lane } from "./lane.js";
 import type { Linked } from "./links.js";
 import { type Choice, pick } from "./picker.js";
+import { Room } from "./room.js";
 import { TenantBooks, type TenantState } from "./tenant-books.js";
 import type { TenantQueue } from "./tenant-queue.js";
 
@@ -26,22 +27,16 @@ export class MemoryStore implements Store {
   #options: StoreConfig | null = null;
   #lanes: Lane[] = [];
   readonly #byName = new Map<string, Lane>();
-  #running = 0;
   #queued = 0;
-  /** Estimated tokens of every running ticket. */
-  #tokensInFlight = 0;
+  /** Running counts and the fit check. */
+  readonly #room = new Room();
   readonly #books = new TenantBooks();
-  /** Some tenant has a quota (see `TenantBooks.limited`); without one, tenant checks are skipped. */
-  #limited = false;
-  /** Slots held back for priorities running below their `reserved`. */
-  #reservedIdle = 0;
+  /** Some priority has a finite `maxWaitMs`: only then does a pick need the time (the aging rule). */
+  #aging = false;
   /** Stride scheduling's virtual time: the pass of the last start. */
   #virtualTime = 0;
   #pumping = false;
   readonly #pick: Choice = { lane: null, ticket: null, aged: false };
-  readonly #weightOf = (tenant: string): number => this.#options?.tenantWeights.get(tenant) ?? 1;
-  readonly #fits = (lane: Lane, ticket: Linked): boolean =>
-    this.#fitsNow(lane, ticket, (ticket.queuedIn as TenantQueue).state!);
 
   attach(host: StoreHost, options: StoreConfig): void {
     if (this.#host !== null) throw new Error("A MemoryStore serves one scheduler; create one per scheduler.");
@@ -53,16 +48,16 @@ export class MemoryStore implements Store {
     this.#options = options;
     this.#lanes = options.priorities.map((config) => {
       const lane = this.#byName.get(config.name) ?? new Lane(config);
-      lane.config = config;
+      lane.configure(config);
       this.#byName.set(config.name, lane);
-      for (const queue of lane.tenants.values()) queue.weight = this.#weightOf(queue.name);
+      for (const queue of lane.tenants.values()) queue.weight = options.tenantWeights.get(queue.name) ?? 1;
       lane.setFairness(options.fairness === "tokens");
       return lane;
     });
+    this.#aging = this.#lanes.some((lane) => Number.isFinite(lane.config.maxWaitMs));
     this.#books.configure(options);
-    this.#limited = this.#books.limited;
+    this.#room.configure(options, this.#lanes, this.#books.limited);
     for (const state of this.#books.values()) this.#setCapped(state);
-    this.#reservedIdle = this.#lanes.reduce((sum, lane) => sum + idleReserve(lane), 0);
     this.#pump();
   }
 
@@ -71,7 +66,7 @@ export class MemoryStore implements Store {
     const options = this.#options!;
     if (lane.queued >= lane.config.maxQueue || this.#queued >= options.maxQueue) return "full";
     const state = this.#books.get(ticket.tenant, ticket.enqueuedAt);
-    const refusal = this.#limited ? this.#quotaRefusal(state, ticket) : null;
+    const refusal = this.#room.limited ? this.#quotaRefusal(state, ticket) : null;
     if (refusal !== null) {
       state.throttled++;
       this.#books.settled(state);
@@ -99,7 +94,7 @@ export class MemoryStore implements Store {
   tryGrant(ticket: Ticket): boolean {
     const state = this.#books.get(ticket.tenant, ticket.enqueuedAt);
     const granted =
-      (!this.#limited || this.#quotaRefusal(state, ticket) === null) &&
+      (!this.#room.limited || this.#quotaRefusal(state, ticket) === null) &&
       this.#grantAtOnce(this.#lane(ticket.priority), ticket, state);
     if (!granted) this.#books.settled(state);
     return granted;
@@ -107,14 +102,14 @@ export class MemoryStore implements Store {
 
   /** The tenant's queue in `lane`, taken into use: it waits or runs there from now on. */
   #queueOf(lane: Lane, tenant: string, state: TenantState): TenantQueue {
-    const queue = lane.tenant(tenant, this.#weightOf);
+    const queue = lane.tenant(tenant, this.#options!.tenantWeights);
     queue.state = state;
     return queue;
   }
 
   /** The fast path: nothing waits and the ticket fits, so it takes its slot without queueing. */
   #grantAtOnce(lane: Lane, ticket: Ticket, state: TenantState): boolean {
-    if (this.#queued !== 0 || !this.#fitsNow(lane, ticket, state)) return false;
+    if (this.#queued !== 0 || !this.#room.fitsFor(lane, ticket, state)) return false;
     // Asked and granted in the same moment: the ticket's enqueue time is the start time.
     const queue = this.#queueOf(lane, ticket.tenant, state);
     this.#take(lane, queue, ticket, ticket.enqueuedAt, state);
@@ -138,16 +133,14 @@ export class MemoryStore implements Store {
   release(ticket: Ticket): void {
     const lane = this.#lane(ticket.priority);
     const queue = lane.tenants.get(ticket.tenant)!;
-    this.#reservedIdle -= idleReserve(lane);
-    lane.running -= ticket.cost;
-    this.#reservedIdle += idleReserve(lane);
-    queue.running -= ticket.cost;
-    this.#running -= ticket.cost;
-    this.#tokensInFlight -= tokensOf(ticket);
+    const { cost } = ticket;
+    const tokens = tokensOf(ticket);
+    this.#room.take(lane, -cost, -tokens);
+    queue.running -= cost;
     lane.settled(queue);
     const state = queue.state!;
-    state.running -= ticket.cost;
-    state.tokensInFlight -= tokensOf(ticket);
+    state.running -= cost;
+    state.tokensInFlight -= tokens;
     this.#checkCap(state);
     this.#books.settled(state);
     this.#pump();
@@ -163,7 +156,8 @@ export class MemoryStore implements Store {
     }
     const lane = this.#byName.get(to.priority);
     const queue = lane?.tenants.get(to.tenant);
-    const started = lane !== undefined && queue?.has(to as Linked) === true && this.#fits(lane, to as Linked);
+    const started =
+      lane !== undefined && queue?.has(to as Linked) === true && this.#room.fits(lane, to as Linked);
     if (started) this.#start(lane, to as Linked, true, this.#host!.clock.now());
     this.#pump();
     return started;
@@ -177,14 +171,9 @@ export class MemoryStore implements Store {
     if (lane === undefined || victimLane === undefined || state === undefined || victimState === undefined) {
       return false;
     }
-    const totals = {
-      running: this.#running,
-      tokensInFlight: this.#tokensInFlight,
-      reservedIdle: this.#reservedIdle,
-    };
     return fitsAfterFreeing(
       this.#options!,
-      totals,
+      this.#room,
       { ticket: arrival, lane, state },
       { ticket: victim, lane: victimLane, state: victimState },
     );
@@ -198,7 +187,7 @@ export class MemoryStore implements Store {
     state.refill(now);
     state.level += tokens; // the preempted start's charge comes back: its next start pays it again
     state.served -= tokens;
-    const queue = lane.tenant(ticket.tenant, this.#weightOf);
+    const queue = lane.tenant(ticket.tenant, this.#options!.tenantWeights);
     lane.charge(queue, -chargeOf(ticket));
     lane.pushPreempted(ticket as Linked, queue);
     if (state.capped) lane.park(queue);
@@ -239,7 +228,7 @@ export class MemoryStore implements Store {
 
   /** After a start or a release of the tenant's: see {@link #setCapped}; nothing to do without quotas. */
   #checkCap(state: TenantState): void {
-    if (this.#limited) this.#setCapped(state);
+    if (this.#room.limited) this.#setCapped(state);
   }
 
   /** Parks the tenant's queues in every priority at its `maxConcurrency`, and brings them back below. */
@@ -284,7 +273,7 @@ export class MemoryStore implements Store {
     }
     tenants.sort((a, b) => b.queued + b.running - (a.queued + a.running));
     tenants.length = Math.min(tenants.length, tenantLimit);
-    return { running: this.#running, queued: this.#queued, priorities, tenants };
+    return { running: this.#room.running, queued: this.#queued, priorities, tenants };
   }
 
   /** The tenant's token figures for `snapshot()` (over all its priorities). */
@@ -311,38 +300,16 @@ export class MemoryStore implements Store {
     return lane;
   }
 
-  /**
-   * All limits at once: the total, the priority's cap, the slots other priorities keep in reserve, the
-   * tenant's `maxConcurrency` and the token budget (which a lone oversize ticket may exceed).
-   */
-  #fitsNow(lane: Lane, ticket: Ticket, state: TenantState): boolean {
-    const { cost } = ticket;
-    const options = this.#options!;
-    const reservedByOthers = this.#reservedIdle - idleReserve(lane);
-    const tokens = tokensOf(ticket);
-    return (
-      lane.running + cost <= lane.config.maxConcurrency &&
-      this.#running + cost + reservedByOthers <= options.maxConcurrency &&
-      (!this.#limited || state.hasRoom(cost)) &&
-      // A ticket larger than the whole budget starts only when nothing at all runs, and so runs alone.
-      (this.#tokensInFlight + tokens <= options.maxTokensInFlight || this.#running === 0)
-    );
-  }
-
   #take(lane: Lane, queue: TenantQueue, ticket: Ticket, now: number, state: TenantState): void {
     const { cost } = ticket;
     const tokens = tokensOf(ticket);
     lane.lastStartAt = now;
-    this.#reservedIdle -= idleReserve(lane);
-    lane.running += cost;
-    this.#reservedIdle += idleReserve(lane);
+    this.#room.take(lane, cost, tokens);
     queue.running += cost;
-    this.#running += cost;
-    this.#tokensInFlight += tokens;
     state.running += cost;
     state.tokensInFlight += tokens;
     state.served += tokens;
-    if (!this.#limited) return; // every bucket is unlimited: its level stays infinite
+    if (!this.#room.limited) return; // every bucket is unlimited: its level stays infinite
     state.refill(now);
     state.level -= tokens;
   }
@@ -353,10 +320,13 @@ export class MemoryStore implements Store {
     this.#pumping = true;
     try {
       const { clock } = this.#host;
-      while (this.#queued > 0 && this.#running < this.#options!.maxConcurrency) {
-        const now = clock.now();
-        if (!pick(this.#lanes, now, this.#fits, this.#pick)) break;
-        this.#start(this.#pick.lane!, this.#pick.ticket!, this.#pick.aged, now);
+      const choice = this.#pick;
+      const room = this.#room;
+      while (this.#queued > 0 && room.running < room.maxConcurrency) {
+        // Without aging, a pick needs no time: the clock is read for a start only.
+        const agingNow = this.#aging ? clock.now() : undefined;
+        if (!pick(this.#lanes, agingNow, room, choice)) break;
+        this.#start(choice.lane!, choice.ticket!, choice.aged, agingNow ?? clock.now());
       }
     } finally {
       this.#pumping = false;
@@ -388,8 +358,4 @@ function tokensOf(ticket: Ticket): number {
 /** What a start counts in `fairness: "tokens"`: its estimate, or 1 when it gave none. */
 function chargeOf(ticket: Ticket): number {
   return ticket.tokens || 1;
-}
-
-function idleReserve(lane: Lane): number {
-  return Math.max(0, lane.config.reserved - lane.running);
 }

@@ -4,8 +4,8 @@ import { Lane } from "./lane.js";
 import type { Linked } from "./links.js";
 import { type Choice, pick } from "./picker.js";
 
-const weightOf = (): number => 1;
-const fitsAll = (): boolean => true;
+const weights = new Map<string, number>();
+const fitsAll = { fits: (): boolean => true };
 
 function ticket(seq: number, tenant: string, enqueuedAt: number): Linked {
   return {
@@ -17,8 +17,6 @@ function ticket(seq: number, tenant: string, enqueuedAt: number): Linked {
     enqueuedAt,
     prev: null,
     next: null,
-    olderPrev: null,
-    olderNext: null,
     queuedIn: null,
   };
 }
@@ -44,16 +42,16 @@ describe("a preempted ticket in the aging order", () => {
     const kept = batchLane();
     const older = ticket(1, "a", 0);
     const victim = ticket(2, "b", 100);
-    kept.push(older, kept.tenant("a", weightOf));
+    kept.push(older, kept.tenant("a", weights));
     kept.lastStartAt = 200;
-    kept.pushPreempted(victim, kept.tenant("b", weightOf));
+    kept.pushPreempted(victim, kept.tenant("b", weights));
     expect(kept.oldest).toBe(victim);
 
     const sorted = batchLane();
     const older2 = ticket(3, "a", 0);
     const victim2 = ticket(4, "b", 100);
-    sorted.push(older2, sorted.tenant("a", weightOf));
-    sorted.push(victim2, sorted.tenant("b", weightOf));
+    sorted.push(older2, sorted.tenant("a", weights));
+    sorted.push(victim2, sorted.tenant("b", weights));
     sorted.lastStartAt = 200;
 
     // Aging counts from the later of the oldest arrival and the last start, which is after the
