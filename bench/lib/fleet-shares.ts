@@ -61,15 +61,18 @@ interface Change {
   readonly kind: "ask" | "grant" | "end";
 }
 
-/** The class's asks, grants and ends up to `endUs`, in time order; at one time, asks first (a ticket may wait 0 µs). */
-function changes(tickets: readonly InstanceTickets[], kind: number, endUs: number): Change[] {
+/**
+ * The class's asks, grants and ends in [`fromUs`, `endUs`), in time order (a ticket that waited since
+ * before `fromUs` is asked at `fromUs`); at one time, asks first (a ticket may wait 0 µs).
+ */
+function changes(tickets: readonly InstanceTickets[], kind: number, fromUs: number, endUs: number): Change[] {
   const all: Change[] = [];
   tickets.forEach(({ asked, granted, classes }, instance) => {
     for (let i = 0; i < asked.length; i++) {
       const from = asked[i]!;
-      if (from >= endUs || (classes?.[i] ?? 0) !== kind) continue;
-      all.push({ at: from, instance, kind: "ask" });
       const to = granted[i]!;
+      if (from >= endUs || (to >= 0 && to < fromUs) || (classes?.[i] ?? 0) !== kind) continue;
+      all.push({ at: Math.max(from, fromUs), instance, kind: "ask" });
       all.push(
         to >= 0 && to < endUs ? { at: to, instance, kind: "grant" } : { at: endUs, instance, kind: "end" },
       );
@@ -111,15 +114,15 @@ const worstOf = (ratios: readonly number[], contendedUs: number): number =>
 
 /**
  * Each instance's share of the grants made while every instance had a ticket of the same class
- * waiting, over its share of the tickets waiting then, from the tickets' times up to `endUs`.
+ * waiting, over its share of the tickets waiting then, from the tickets' times in [`fromUs`, `endUs`).
  *
  * @example
  * const { worst } = fleetShares([{ asked: [0, 0], granted: [10, 20] }, { asked: [0], granted: [30] }], 40);
  */
-export function fleetShares(tickets: readonly InstanceTickets[], endUs: number): FleetShares {
+export function fleetShares(tickets: readonly InstanceTickets[], endUs: number, fromUs = 0): FleetShares {
   const n = tickets.length;
   const count = 1 + Math.max(0, ...tickets.flatMap((t) => t.classes ?? []));
-  const sweeps = Array.from({ length: count }, (_, kind) => sweep(n, changes(tickets, kind, endUs)));
+  const sweeps = Array.from({ length: count }, (_, kind) => sweep(n, changes(tickets, kind, fromUs, endUs)));
   const grantShares = new Array<number>(n).fill(0); // weighted by the class's waiting, summed
   const waiting = new Array<number>(n).fill(0);
   const grants = new Array<number>(n).fill(0);
@@ -150,4 +153,23 @@ export function fleetShares(tickets: readonly InstanceTickets[], endUs: number):
     ),
     classes,
   };
+}
+
+/**
+ * How far the ratios move by chance: the run cut into `blocks` equal spans, each instance's ratio in
+ * each span, and the standard error of its mean (the spread over the spans over the square root of
+ * their number), as a root mean square over the instances. A store that serves every instance alike
+ * still shows deviations of about twice this in the worst of 16 instances.
+ */
+export function sharesNoise(tickets: readonly InstanceTickets[], endUs: number, blocks = 5): number {
+  const spans = Array.from({ length: blocks }, (_, b) =>
+    fleetShares(tickets, ((b + 1) * endUs) / blocks, (b * endUs) / blocks),
+  );
+  const squares = tickets.map((_, i) => {
+    const ratios = spans.map((span) => span.instances[i]!.ratio).filter(Number.isFinite);
+    const mean = sum(ratios) / ratios.length;
+    const variance = sum(ratios.map((r) => (r - mean) ** 2)) / Math.max(1, ratios.length - 1);
+    return variance / ratios.length;
+  });
+  return Math.sqrt(sum(squares) / squares.length);
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { Redis } from "ioredis";
 import type { FleetWorkerResult, FleetWorkerTimes } from "../probes/fleet.js";
-import { type FleetShares, fleetShares } from "./fleet-shares.js";
+import { type FleetShares, fleetShares, sharesNoise } from "./fleet-shares.js";
 import { runProbe } from "./node-child.js";
 import { type StopWatching, watchGrants } from "./redis-grant-log.js";
 
@@ -47,6 +47,8 @@ export interface FleetResult {
   readonly cyclesOverLoops: readonly number[];
   /** Each instance's share of the grants while every instance had a ticket waiting, over its share of the waiting. */
   readonly shares: FleetShares;
+  /** How far those ratios move by chance (see `sharesNoise`). */
+  readonly sharesNoise: number;
   /** The same as `shares`, from when Redis admitted and granted each ticket (with `redisSide`), in instance order. */
   readonly redisShares: FleetShares | undefined;
   /** Each instance's mean acquire latency, µs. */
@@ -157,6 +159,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       mostHeld: mostHeld(times),
       cyclesOverLoops: instances.map((r) => r.cycles / Math.max(1, cycles) / (r.loops / demand)),
       shares: fleetShares(times, options.seconds * 1e6),
+      sharesNoise: sharesNoise(times, options.seconds * 1e6),
       redisShares: redisSide && redisShares(redisSide, instances),
       meanWaitUs: times.map((r) => sum(waitsOf(r)) / Math.max(1, r.granted.length)),
       refused: sum(instances.map((r) => r.refused)),

@@ -1,7 +1,7 @@
 // The fleet's fairness measure must pass a store that serves tickets in arrival order, even when one
 // instance is slow to ask again, and must fail one that favours an instance's tickets.
 import { describe, expect, it } from "vitest";
-import { fleetShares, type InstanceTickets } from "../../bench/lib/fleet-shares.js";
+import { fleetShares, type InstanceTickets, sharesNoise } from "../../bench/lib/fleet-shares.js";
 
 interface Waiting {
   readonly instance: number;
@@ -123,6 +123,17 @@ describe("fleetShares", () => {
     expect(shares.instances[1]!.ratio).toBe(0);
   });
 
+  it("starts a window later: a ticket waiting since before counts from its start", () => {
+    const example = [
+      { asked: [0, 0], granted: [10, 20] },
+      { asked: [5], granted: [30] },
+    ];
+    const later = fleetShares(example, 40, 8);
+    expect(later.contendedUs).toBe(12); // 8 to 20
+    expect(later.instances.map((s) => s.grants)).toEqual([2, 0]);
+    expect(fleetShares(example, 40, 25).contendedUs).toBe(0);
+  });
+
   it("stops a ticket still waiting at the end, and cannot judge a run where nobody waited together", () => {
     const shares = fleetShares(
       [
@@ -139,6 +150,9 @@ describe("fleetShares", () => {
     const shares = fleetShares(simulate(fleet), fleet.endUs);
     expect(shares.contendedUs).toBeGreaterThan(0.9 * fleet.endUs);
     expect(shares.worst).toBeLessThan(0.02);
+    const noise = sharesNoise(simulate(fleet), fleet.endUs);
+    expect(noise).toBeGreaterThan(0);
+    expect(noise).toBeLessThan(0.05);
   });
 
   it("holds when one instance is slow to ask again, which the share of the cycles blames on the store", () => {
