@@ -28,6 +28,14 @@ console.log(`worst: instance ${percent(fleet.shares.worst)}, Redis ${percent(red
 console.log(
   `contended: instance ${percent(fleet.shares.contendedUs / (seconds * 1e6))}, Redis ${(redis.contendedUs / 1e6).toFixed(2)} s`,
 );
+fleet.shares.classes.forEach((share, k) => {
+  const seen = redis.classes[k];
+  console.log(
+    `class ${k}: worst instance ${percent(share.worst)}, Redis ${seen === undefined ? "-" : percent(seen.worst)}`,
+  );
+});
+console.log(`grants while all waited: instance ${fleet.shares.instances.map((s) => s.grants).join(" ")}`);
+console.log(`                          Redis ${redis.instances.map((s) => s.grants).join(" ")}`);
 console.log(
   `most held ${fleet.mostHeld} of ${4 * count}, refused ${fleet.refused}, store errors ${fleet.storeErrors}`,
 );
