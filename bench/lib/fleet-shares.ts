@@ -11,8 +11,8 @@
 //
 // Tickets of different classes (priority and tenant) wait for different lengths by design, and an
 // instance whose interactive loops turn faster has more of the short waits. So the shares are taken
-// class by class (the time when every instance had a ticket of that class waiting), and added up
-// weighted by each class's waiting: a class whose tickets hardly wait counts for little.
+// class by class within that time, and added up weighted by each class's waiting: a class whose
+// tickets hardly wait counts for little.
 //
 // The times are the instance's own (the ticket asked for before the store sent it, granted once the
 // instance saw the grant), so an instance that is slow to notice its grants shows a ratio below 1, the
@@ -26,7 +26,7 @@ export interface InstanceTickets {
   readonly classes?: readonly number[];
 }
 
-/** One instance's part of the time when every instance had a ticket (of a class) waiting. */
+/** One instance's part of the time when every instance had a ticket waiting. */
 export interface InstanceShare {
   /** Tickets granted then. */
   readonly grants: number;
@@ -38,14 +38,14 @@ export interface InstanceShare {
   readonly ratio: number;
 }
 
-/** One class on its own: how long every instance had a ticket of it waiting, and the worst ratio then. */
+/** One class on its own, in the same time: its share of all the waiting, and the worst ratio in it. */
 export interface ClassShares {
-  readonly contendedUs: number;
+  readonly waitShare: number;
   readonly worst: number;
 }
 
 export interface FleetShares {
-  /** The longest time every instance had a ticket of one class waiting, µs (the classes overlap in time). */
+  /** How long every instance had a ticket waiting, µs. */
   readonly contendedUs: number;
   readonly instances: readonly InstanceShare[];
   /** The largest `|ratio - 1|`; Infinity when there was no such time (nothing to judge). */
@@ -58,51 +58,60 @@ export interface FleetShares {
 interface Change {
   readonly at: number;
   readonly instance: number;
+  readonly group: number;
   readonly kind: "ask" | "grant" | "end";
 }
 
 /**
- * The class's asks, grants and ends in [`fromUs`, `endUs`), in time order (a ticket that waited since
- * before `fromUs` is asked at `fromUs`); at one time, asks first (a ticket may wait 0 µs).
+ * Every ask, grant and end in [`fromUs`, `endUs`), in time order (a ticket that waited since before
+ * `fromUs` is asked at `fromUs`); at one time, asks first (a ticket may wait 0 µs).
  */
-function changes(tickets: readonly InstanceTickets[], kind: number, fromUs: number, endUs: number): Change[] {
+function changes(tickets: readonly InstanceTickets[], fromUs: number, endUs: number): Change[] {
   const all: Change[] = [];
   tickets.forEach(({ asked, granted, classes }, instance) => {
     for (let i = 0; i < asked.length; i++) {
       const from = asked[i]!;
       const to = granted[i]!;
-      if (from >= endUs || (to >= 0 && to < fromUs) || (classes?.[i] ?? 0) !== kind) continue;
-      all.push({ at: Math.max(from, fromUs), instance, kind: "ask" });
-      all.push(
-        to >= 0 && to < endUs ? { at: to, instance, kind: "grant" } : { at: endUs, instance, kind: "end" },
-      );
+      if (from >= endUs || (to >= 0 && to < fromUs)) continue;
+      const group = classes?.[i] ?? 0;
+      all.push({ at: Math.max(from, fromUs), instance, group, kind: "ask" });
+      const stop = to >= 0 && to < endUs;
+      all.push({ at: stop ? to : endUs, instance, group, kind: stop ? "grant" : "end" });
     }
   });
   return all.sort((a, b) => a.at - b.at || Number(b.kind === "ask") - Number(a.kind === "ask"));
 }
 
-/** One class: grants and waiting (tickets times µs) per instance while every instance had one waiting. */
-function sweep(n: number, all: readonly Change[]): { grants: number[]; area: number[]; contendedUs: number } {
-  const waiting = new Array<number>(n).fill(0);
-  const area = new Array<number>(n).fill(0);
-  const grants = new Array<number>(n).fill(0);
+/** Per class, per instance: grants, and waiting (tickets times µs) while every instance had a ticket waiting. */
+interface Sweep {
+  readonly grants: number[][];
+  readonly area: number[][];
+  readonly contendedUs: number;
+}
+
+function sweep(n: number, groups: number, all: readonly Change[]): Sweep {
+  const table = (): number[][] => Array.from({ length: groups }, () => new Array<number>(n).fill(0));
+  const waiting = table();
+  const area = table();
+  const grants = table();
+  const held = new Array<number>(n).fill(0); // tickets waiting per instance, any class
   let busy = 0; // instances with a ticket waiting
   let contendedUs = 0;
   let last = 0;
-  for (const { at, instance, kind } of all) {
+  for (const { at, instance, group, kind } of all) {
     if (busy === n) {
       contendedUs += at - last;
-      for (let i = 0; i < n; i++) area[i]! += (at - last) * waiting[i]!;
-      if (kind === "grant") grants[instance]!++;
+      for (let g = 0; g < groups; g++) {
+        for (let i = 0; i < n; i++) area[g]![i]! += (at - last) * waiting[g]![i]!;
+      }
+      if (kind === "grant") grants[group]![instance]!++;
     }
     last = at;
-    if (kind === "ask") {
-      if (waiting[instance] === 0) busy++;
-      waiting[instance]!++;
-    } else {
-      waiting[instance]!--;
-      if (waiting[instance] === 0) busy--;
-    }
+    const step = kind === "ask" ? 1 : -1;
+    waiting[group]![instance]! += step;
+    if (held[instance] === 0) busy++;
+    held[instance]! += step;
+    if (held[instance] === 0) busy--;
   }
   return { grants, area, contendedUs };
 }
@@ -113,43 +122,38 @@ const worstOf = (ratios: readonly number[], contendedUs: number): number =>
   contendedUs > 0 ? Math.max(...ratios.map((ratio) => Math.abs(ratio - 1))) : Number.POSITIVE_INFINITY;
 
 /**
- * Each instance's share of the grants made while every instance had a ticket of the same class
- * waiting, over its share of the tickets waiting then, from the tickets' times in [`fromUs`, `endUs`).
+ * Each instance's share of the grants made while every instance had a ticket waiting, over its share
+ * of the tickets waiting then, class by class, from the tickets' times in [`fromUs`, `endUs`).
  *
  * @example
  * const { worst } = fleetShares([{ asked: [0, 0], granted: [10, 20] }, { asked: [0], granted: [30] }], 40);
  */
 export function fleetShares(tickets: readonly InstanceTickets[], endUs: number, fromUs = 0): FleetShares {
   const n = tickets.length;
-  const count = 1 + Math.max(0, ...tickets.flatMap((t) => t.classes ?? []));
-  const sweeps = Array.from({ length: count }, (_, kind) => sweep(n, changes(tickets, kind, fromUs, endUs)));
-  const grantShares = new Array<number>(n).fill(0); // weighted by the class's waiting, summed
-  const waiting = new Array<number>(n).fill(0);
-  const grants = new Array<number>(n).fill(0);
-  const classes = sweeps.map(({ grants: classGrants, area, contendedUs }) => {
-    const classWaiting = sum(area);
-    const classTotal = Math.max(1, sum(classGrants));
-    for (let i = 0; i < n; i++) {
-      grantShares[i]! += (classGrants[i]! / classTotal) * classWaiting;
-      waiting[i]! += area[i]!;
-      grants[i]! += classGrants[i]!;
-    }
-    const ratios = classGrants.map((g, i) => g / classTotal / (area[i]! / classWaiting));
-    return { contendedUs, worst: worstOf(ratios, contendedUs) };
+  const groups = 1 + Math.max(0, ...tickets.flatMap((t) => t.classes ?? []));
+  const { grants, area, contendedUs } = sweep(n, groups, changes(tickets, fromUs, endUs));
+  const total = sum(area.map(sum));
+  const grantShares = new Array<number>(n).fill(0); // each class's share, weighted by its waiting
+  const classes = area.map((classArea, g) => {
+    const classWaiting = sum(classArea);
+    const classGrants = Math.max(1, sum(grants[g]!));
+    for (let i = 0; i < n; i++) grantShares[i]! += (grants[g]![i]! / classGrants) * classWaiting;
+    const ratios = classArea.map((a, i) => grants[g]![i]! / classGrants / (a / classWaiting));
+    return { waitShare: classWaiting / total, worst: worstOf(ratios, classWaiting > 0 ? contendedUs : 0) };
   });
-  const total = sum(waiting);
-  const instances = grants.map((count, i) => {
-    const grantShare = grantShares[i]! / total;
-    const waitShare = waiting[i]! / total;
+  const instances = grantShares.map((weighted, i) => {
+    const waitShare = sum(area.map((classArea) => classArea[i]!)) / total;
+    const grantShare = weighted / total;
+    const count = sum(grants.map((classGrants) => classGrants[i]!));
     return { grants: count, grantShare, waitShare, ratio: grantShare / waitShare };
   });
-  const contendedUs = Math.max(...sweeps.map((s) => s.contendedUs));
+  const judged = total > 0 ? contendedUs : 0;
   return {
     contendedUs,
     instances,
     worst: worstOf(
       instances.map((s) => s.ratio),
-      total > 0 ? contendedUs : 0,
+      judged,
     ),
     classes,
   };

@@ -48,7 +48,7 @@ export const run: Part = async ({ quick, log }) => {
       holds: Math.max(...runs.map((result) => result.mostHeld)) <= limit,
     },
     {
-      name: "while every instance has tickets of a class waiting, each one's share of the grants within 10% of its share of the waiting",
+      name: "while every instance has tickets waiting, each one's share of the grants within 10% of its share of the waiting (class by class)",
       target: `|grant share / waiting share - 1| <= ${FAIRNESS}, every run`,
       measured: `worst ${num(worst * 100, 1)}% (${runs.length === 1 ? "1 run" : `${runs.length} runs`}; by chance ±${num(Math.max(...runs.map((result) => result.sharesNoise)) * 100, 1)}%)`,
       holds: worst <= FAIRNESS,
@@ -61,7 +61,7 @@ export const run: Part = async ({ quick, log }) => {
       `${count} Node processes, each one scheduler on a RedisStore, share one redis-server (started by the part) and a global limit of ${limit}.`,
       `Instance i runs ${loops[0]} or ${loops[1]} concurrent loops (alternating): acquire (priorities interactive/batch 1:3, 4 tenants, each with the same share of every instance's loops), hold ${holdMs} ms, release.`,
       "All start at one CLOCK_MONOTONIC time, set once the last one is ready, and count what starts and ends inside the window; a decision is an enqueue or a release.",
-      "Fairness, class by class (a class is a priority and tenant: loop i asks as tenant t(i mod 4), interactive when i mod 4 is 0): only while every instance has a ticket of the class waiting, each instance's share of the class's grants over its share of the class's waiting (tickets times time); the classes added up weighted by their waiting. A store that serves tickets in arrival order whoever sent them gives 1; one that favours an instance gives it more (test/bench/fleet-shares.test.ts). The times are the instance's own: one slow to see its grants shows less than 1, most in the class that waits least.",
+      "Fairness, class by class (a class is a priority and tenant: loop i asks as tenant t(i mod 4), interactive when i mod 4 is 0): only while every instance has a ticket waiting, each instance's share of a class's grants over its share of the class's waiting (tickets times time); the classes added up weighted by their waiting. A store that serves tickets in arrival order whoever sent them gives 1; one that favours an instance gives it more (test/bench/fleet-shares.test.ts). The times are the instance's own: one slow to see its grants shows less than 1, most in the class that waits least.",
       "By chance: the run cut into five equal spans, each instance's ratio in each, the standard error of its mean (root mean square over the instances); a store serving every instance alike still shows about twice that in the worst of 16 instances.",
       "A call without a reply in commandTimeoutMs (2 s) makes an instance's store refuse acquires until Redis answers again: the instance waits as told and asks again; the refusals and the scheduler's error events are counted.",
       "The most slots held at once comes from merging every instance's start and end times (taken after the grant and before the release).",
@@ -94,11 +94,11 @@ export const run: Part = async ({ quick, log }) => {
       },
       {
         title:
-          "By class, functions run: how long every instance had a ticket of it waiting, and the worst instance then",
-        columns: ["class", "contended", "worst share / waiting"],
+          "By class, functions run: its share of the waiting while every instance waited, and the worst instance in it",
+        columns: ["class", "share of the waiting", "worst share / waiting"],
         rows: fleet.shares.classes.map((share, k) => [
           k === 0 ? "interactive, t0" : `batch, t${k}`,
-          `${num(share.contendedUs / 1e4 / seconds, 0)}%`,
+          `${num(share.waitShare * 100, 1)}%`,
           `${num(share.worst * 100, 1)}%`,
         ]),
       },
