@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { Redis } from "ioredis";
 import type { FleetWorkerResult, FleetWorkerTimes } from "../probes/fleet.js";
+import { type FleetShares, fleetShares, sharesNoise } from "./fleet-shares.js";
 import { runProbe } from "./node-child.js";
+import { type StopWatching, watchGrants } from "./redis-grant-log.js";
 
 export interface FleetOptions {
   /** Concurrent acquire/release loops of each instance (its demand); one process per entry. */
@@ -17,6 +19,11 @@ export interface FleetOptions {
   readonly seconds: number;
   /** How the store's Lua reaches Redis: as Functions, or as scripts (a Redis that refuses FUNCTION). */
   readonly lua?: "functions" | "scripts";
+  /**
+   * Also read when Redis admitted and granted each ticket (MONITOR, see redis-grant-log.ts), for
+   * `redisShares`; this slows Redis down. @default false
+   */
+  readonly redisSide?: boolean;
 }
 
 /** The arguments of a redis-server on which the store falls back to scripts (as on Redis 6). */
@@ -36,8 +43,19 @@ export interface FleetResult {
   readonly commands: ReadonlyArray<{ command: string; perDecision: number; usPerCall: number }>;
   /** Most slots held at once across every instance (from the merged start and end times). */
   readonly mostHeld: number;
-  /** Each instance's share of the cycles over its share of the demand (1 = exactly its demand). */
-  readonly shareOverDemand: readonly number[];
+  /** Each instance's share of the cycles over its share of the loops: what it got of what it could offer. */
+  readonly cyclesOverLoops: readonly number[];
+  /** Each instance's share of the grants while every instance had a ticket waiting, over its share of the waiting. */
+  readonly shares: FleetShares;
+  /** How far those ratios move by chance (see `sharesNoise`). */
+  readonly sharesNoise: number;
+  /** The same as `shares`, from when Redis admitted and granted each ticket (with `redisSide`), in instance order. */
+  readonly redisShares: FleetShares | undefined;
+  /** Each instance's mean acquire latency, µs. */
+  readonly meanWaitUs: readonly number[];
+  /** Acquires refused with STORE_UNAVAILABLE and store errors, over every instance. */
+  readonly refused: number;
+  readonly storeErrors: number;
   readonly p50WaitUs: number;
   /** How long the first instance ready waited for the last one: the processes' start-up spread. */
   readonly startSpreadMs: number;
@@ -50,9 +68,12 @@ async function redisCpu(client: Redis): Promise<number> {
   return user + sys;
 }
 
-/** Most slots held at once: +1 at each start, -1 at each end, an end first when both fall together. */
+/** Most slots held at once: +1 at each grant, -1 at each release, a release first when both fall together. */
 function mostHeld(results: readonly FleetWorkerTimes[]): number {
-  const events = results.flatMap((r) => [...r.starts.map((t) => t * 2 + 1), ...r.ends.map((t) => t * 2)]);
+  const events = results.flatMap((r) => [
+    ...r.granted.map((t) => t * 2 + 1),
+    ...r.released.map((t) => t * 2),
+  ]);
   events.sort((a, b) => a - b);
   let held = 0;
   let most = 0;
@@ -63,10 +84,23 @@ function mostHeld(results: readonly FleetWorkerTimes[]): number {
   return most;
 }
 
+/** Redis's view of the shares (see redis-grant-log.ts), the instances in the order of `instances`. */
+function redisShares(
+  seen: Awaited<ReturnType<StopWatching>>,
+  instances: readonly FleetWorkerResult[],
+): FleetShares {
+  const tickets = instances.map(
+    (r) => seen.tickets[seen.instances.indexOf(r.instanceId)] ?? { asked: [], granted: [] },
+  );
+  const end = Math.max(...tickets.flatMap((t) => [...t.asked, ...t.granted])) + 1;
+  return fleetShares(tickets, end);
+}
+
 /**
  * Starts a redis-server of its own, runs one process per entry of `loops` on it, all starting at one
  * time once every one is ready, and measures decisions per second (enqueues and releases), Redis CPU per decision (INFO cpu
- * over the run), script calls, the most slots held at once, and each instance's share of the work.
+ * over the run), script calls, the most slots held at once, and each instance's share of the grants
+ * (see fleet-shares.ts).
  */
 export async function runFleet(options: FleetOptions): Promise<FleetResult> {
   const redis = await startLocalRedis(options.lua === "scripts" ? NO_FUNCTIONS : []);
@@ -76,6 +110,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     const prefix = `fleet${Date.now()}:`;
     await admin.config("RESETSTAT");
     const cpuBefore = await redisCpu(admin);
+    const watching = options.redisSide === true ? await watchGrants(redis.url, prefix) : undefined;
     const instances = await Promise.all(
       options.loops.map((loops, i) =>
         runProbe<FleetWorkerResult>("fleet", [
@@ -91,6 +126,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       ),
     );
     const cpu = (await redisCpu(admin)) - cpuBefore;
+    const redisSide = await watching?.();
     const commandstats = await admin.info("commandstats");
     const stats = [...commandstats.matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+),usec=(\d+)/g)];
     const calls = stats.reduce((sum, match) => sum + Number(match[1]), 0);
@@ -100,7 +136,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
     const times = instances.map(
       (_, i) => JSON.parse(readFileSync(join(dir, `${i}.json`), "utf8")) as FleetWorkerTimes,
     );
-    const waits = times.flatMap((r) => r.waits).sort((a, b) => a - b);
+    const waitsOf = (r: FleetWorkerTimes) => r.granted.map((t, k) => t - r.asked[k]!);
+    const waits = times.flatMap(waitsOf).sort((a, b) => a - b);
+    const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
     const decisions = Math.max(1, 2 * cycles);
     return {
       commands: [...commandstats.matchAll(/cmdstat_([\w|]+):calls=(\d+),usec=(\d+)/g)]
@@ -119,13 +157,20 @@ export async function runFleet(options: FleetOptions): Promise<FleetResult> {
       redisCpuPerDecisionUs: (cpu * 1e6) / Math.max(1, 2 * cycles),
       scriptUsPerDecision: scriptUs / Math.max(1, 2 * cycles),
       mostHeld: mostHeld(times),
-      shareOverDemand: instances.map((r) => r.cycles / Math.max(1, cycles) / (r.loops / demand)),
+      cyclesOverLoops: instances.map((r) => r.cycles / Math.max(1, cycles) / (r.loops / demand)),
+      shares: fleetShares(times, options.seconds * 1e6),
+      sharesNoise: sharesNoise(times, options.seconds * 1e6),
+      redisShares: redisSide && redisShares(redisSide, instances),
+      meanWaitUs: times.map((r) => sum(waitsOf(r)) / Math.max(1, r.granted.length)),
+      refused: sum(instances.map((r) => r.refused)),
+      storeErrors: sum(instances.map((r) => r.storeErrors)),
       p50WaitUs: waits[Math.floor(waits.length / 2)] ?? Number.NaN,
       startSpreadMs: Math.max(...instances.map((r) => r.waitedMs)),
     };
   } finally {
     await admin.quit();
     await redis.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.KEEP === undefined) rmSync(dir, { recursive: true, force: true });
+    else console.log("kept", dir);
   }
 }
