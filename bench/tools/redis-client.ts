@@ -1,0 +1,122 @@
+// What a decision costs on the Node side of the Redis store: one instance (this process) with `loops`
+// acquire/release loops on a redis-server of its own, global limit `limit` (half the loops by default,
+// so about as many tickets wait as run, as in the 4-instance run), for `seconds`. Prints this process's
+// CPU per decision (process.cpuUsage over the run; a decision is an enqueue or a release), Redis CPU
+// per decision (INFO cpu), decisions per script call, and the p50 of a lone acquire on a free slot
+// beside the p50 of a PING on the same redis-server (the round trip's floor).
+// The first round warms up; the medians of the others are printed last. Run it under `node --cpu-prof` for a profile of the instance.
+// Usage: node --conditions=source --import tsx bench/tools/redis-client.ts [--loops 128] [--limit 64] [--seconds 5] [--rounds 5]
+import { parseArgs } from "node:util";
+import { createScheduler } from "@llm-scheduler/core";
+import { RedisStore } from "@llm-scheduler/redis";
+import { startLocalRedis } from "@llm-scheduler/redis/local-server";
+import { Redis } from "ioredis";
+
+const { values } = parseArgs({
+  options: {
+    loops: { type: "string", default: "128" },
+    limit: { type: "string" },
+    seconds: { type: "string", default: "5" },
+    rounds: { type: "string", default: "5" },
+    lone: { type: "string", default: "3000" },
+  },
+});
+const loops = Number(values.loops);
+const limit = Number(values.limit ?? loops / 2);
+
+async function redisCpu(admin: Redis): Promise<number> {
+  const info = await admin.info("cpu");
+  return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+}
+
+async function calls(admin: Redis): Promise<number> {
+  const stats = await admin.info("commandstats");
+  return [...stats.matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+}
+
+/** One busy run: µs of this process's CPU and of Redis CPU per decision, decisions per script call. */
+async function busy(url: string, admin: Redis, round: number): Promise<number[]> {
+  const store = new RedisStore({ url, prefix: `client${round}:`, leaseMs: 10_000 });
+  const scheduler = createScheduler({ maxConcurrency: limit, store });
+  await scheduler.run(() => {});
+  await admin.config("RESETSTAT");
+  const redisBefore = await redisCpu(admin);
+  const cpuBefore = process.cpuUsage();
+  const endAt = performance.now() + Number(values.seconds) * 1000;
+  let cycles = 0;
+  const loop = async (i: number): Promise<void> => {
+    while (performance.now() < endAt) {
+      const permit = await scheduler.acquire({ tenant: `t${i % 4}` });
+      permit.release();
+      cycles++;
+    }
+  };
+  await Promise.all(Array.from({ length: loops }, (_, i) => loop(i)));
+  const cpu = process.cpuUsage(cpuBefore);
+  const redis = (await redisCpu(admin)) - redisBefore;
+  const scriptCalls = await calls(admin);
+  await scheduler.close();
+  await store.close();
+  const decisions = 2 * cycles;
+  return [
+    (cpu.user + cpu.system) / decisions,
+    (redis * 1e6) / decisions,
+    decisions / Math.max(1, scriptCalls),
+  ];
+}
+
+/** The p50 of a PING round trip on its own connection, ms: the floor under a lone acquire. */
+async function ping(url: string, samples: number): Promise<number> {
+  const client = new Redis(url);
+  const times: number[] = [];
+  for (let i = 0; i < samples + 200; i++) {
+    const started = performance.now();
+    await client.ping();
+    if (i >= 200) times.push(performance.now() - started);
+  }
+  await client.quit();
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+/** The p50 of a lone acquire (then release) on a free slot, ms. */
+async function lone(url: string, samples: number): Promise<number> {
+  const store = new RedisStore({ url, prefix: `lone${Date.now()}:` });
+  const scheduler = createScheduler({ maxConcurrency: 8, store });
+  const times: number[] = [];
+  for (let i = 0; i < samples + 200; i++) {
+    const started = performance.now();
+    const permit = await scheduler.acquire();
+    if (i >= 200) times.push(performance.now() - started);
+    permit.release();
+  }
+  await scheduler.close();
+  await store.close();
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+const redis = await startLocalRedis();
+const admin = new Redis(redis.url);
+const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+try {
+  const rows: number[][] = [];
+  for (let round = 0; round < Number(values.rounds); round++) {
+    const [client, server, perCall] = await busy(redis.url, admin, round);
+    const p50 = await lone(redis.url, Number(values.lone));
+    const floor = await ping(redis.url, Number(values.lone));
+    if (round > 0) rows.push([client!, server!, p50 * 1000, floor * 1000]); // round 0 warms up
+    console.log(
+      `round ${round}: client ${client!.toFixed(2)} µs/decision, redis ${server!.toFixed(2)} µs/decision, ` +
+        `${perCall!.toFixed(1)} decisions/call, lone acquire p50 ${(p50 * 1000).toFixed(1)} µs (PING ${(floor * 1000).toFixed(1)} µs)`,
+    );
+  }
+  const [client, server, p50, floor] = [0, 1, 2, 3].map((i) => median(rows.map((row) => row[i]!)));
+  console.log(
+    `median after round 0: client ${client!.toFixed(2)} µs/decision, redis ${server!.toFixed(2)} µs/decision, ` +
+      `lone acquire p50 ${p50!.toFixed(1)} µs (PING ${floor!.toFixed(1)} µs)`,
+  );
+} finally {
+  await admin.quit();
+  await redis.stop();
+}
