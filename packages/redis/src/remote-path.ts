@@ -43,7 +43,7 @@ export class RemotePath {
     const { remote } = this.#state;
     return remote.remove([remote.id(ticket)]).then(
       (status) => {
-        if (status === Status.UNCONFIGURED) this.#link.resync();
+        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
         return true;
       },
       (error: unknown) => {
@@ -73,7 +73,7 @@ export class RemotePath {
   release(ids: readonly string[]): Promise<void> {
     return this.#state.remote.release(ids).then(
       (status) => {
-        if (status === Status.UNCONFIGURED) this.#link.resync();
+        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
       },
       (error: unknown) => this.#failed(error),
     );
@@ -88,7 +88,7 @@ export class RemotePath {
   usage(ticket: Ticket, usage: TokenUsage): Promise<void> {
     return this.#state.remote.usage(ticket, usage).then(
       (status) => {
-        if (status === Status.UNCONFIGURED) this.#link.resync();
+        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
       },
       (error: unknown) => this.#failed(error),
     );

@@ -135,18 +135,21 @@ export class Remote {
     ]);
   }
 
-  /** Resolves with the count released by the whole batch, or -9 (see release.lua). */
-  release(ids: readonly string[]): Promise<number> {
-    return this.#batched("release", ids).then(Number);
+  /** Resolves with the status of the call that carried the ids, as text: "0", or "-9" (see step.lua). */
+  release(ids: readonly string[]): Promise<string> {
+    return this.#batched("release", ids);
   }
 
-  /** Resolves with the count removed by the whole batch, or -9 (see remove.lua). */
-  remove(ids: readonly string[]): Promise<number> {
-    return this.#batched("remove", ids).then(Number);
+  /** Resolves with the status of the call that carried the ids, as text: "0", or "-9" (see step.lua). */
+  remove(ids: readonly string[]): Promise<string> {
+    return this.#batched("remove", ids);
   }
 
-  /** The tokens a ticket really used, for its tenant's bucket and counters (see step.lua); 0 or -9. */
-  usage(ticket: Ticket, usage: TokenUsage): Promise<number> {
+  /**
+   * The tokens a ticket really used, for its tenant's bucket and counters (see step.lua); resolves
+   * with the call's status as text, "0" or "-9".
+   */
+  usage(ticket: Ticket, usage: TokenUsage): Promise<string> {
     const { inputTokens, outputTokens } = usage;
     const item = [
       ticket.priority,
@@ -155,7 +158,7 @@ export class Remote {
       inputTokens,
       outputTokens,
     ];
-    return this.#batched("usage", item).then(Number);
+    return this.#batched("usage", item);
   }
 
   /**
