@@ -117,39 +117,49 @@ export class Remote {
   }
 
   /**
-   * Resolves with the ticket's status as the script wrote it (see enqueue.lua and `enqueueStatus`),
-   * after the reply's grants were absorbed.
+   * Resolves with what `done` makes of the ticket's status as the script wrote it (see enqueue.lua and
+   * `enqueueStatus`), after the reply's grants were absorbed; or with what `failed` makes of the error.
    */
-  enqueue(ticket: Ticket): Promise<string> {
+  enqueue<T>(ticket: Ticket, done: (status: string) => T, failed: (error: unknown) => T): Promise<T> {
     const byScheduler = this.#config.agingClock === "scheduler";
     const ageMs = Math.max(0, this.clock!.now() - ticket.enqueuedAt);
-    return this.#batched("enqueue", [
-      this.id(ticket),
-      ticket.priority,
-      tenantInRedis(ticket.tenant),
-      ticket.cost,
-      ticket.tokens ?? 0,
-      ticket.retry ? "1" : "0",
-      byScheduler ? String(ticket.enqueuedAt) : "",
-      String(ageMs),
-    ]);
-  }
-
-  /** Resolves with the status of the call that carried the ids, as text: "0", or "-9" (see step.lua). */
-  release(ids: readonly string[]): Promise<string> {
-    return this.#batched("release", ids);
-  }
-
-  /** Resolves with the status of the call that carried the ids, as text: "0", or "-9" (see step.lua). */
-  remove(ids: readonly string[]): Promise<string> {
-    return this.#batched("remove", ids);
+    return this.#batched(
+      "enqueue",
+      [
+        this.id(ticket),
+        ticket.priority,
+        tenantInRedis(ticket.tenant),
+        ticket.cost,
+        ticket.tokens ?? 0,
+        ticket.retry ? "1" : "0",
+        byScheduler ? String(ticket.enqueuedAt) : "",
+        String(ageMs),
+      ],
+      done,
+      failed,
+    );
   }
 
   /**
-   * The tokens a ticket really used, for its tenant's bucket and counters (see step.lua); resolves
-   * with the call's status as text, "0" or "-9".
+   * Resolves with what `done` makes of the status of the call that carried the ids, as text: "0", or
+   * "-9" (see step.lua); or with what `failed` makes of the error.
    */
-  usage(ticket: Ticket, usage: TokenUsage): Promise<string> {
+  release<T>(ids: readonly string[], done: (status: string) => T, failed: (error: unknown) => T): Promise<T> {
+    return this.#batched("release", ids, done, failed);
+  }
+
+  /** As {@link release}, for waiting tickets to take out. */
+  remove<T>(ids: readonly string[], done: (status: string) => T, failed: (error: unknown) => T): Promise<T> {
+    return this.#batched("remove", ids, done, failed);
+  }
+
+  /** The tokens a ticket really used, for its tenant's bucket and counters (see step.lua); as {@link release}. */
+  usage<T>(
+    ticket: Ticket,
+    usage: TokenUsage,
+    done: (status: string) => T,
+    failed: (error: unknown) => T,
+  ): Promise<T> {
     const { inputTokens, outputTokens } = usage;
     const item = [
       ticket.priority,
@@ -158,7 +168,7 @@ export class Remote {
       inputTokens,
       outputTokens,
     ];
-    return this.#batched("usage", item);
+    return this.#batched("usage", item, done, failed);
   }
 
   /**
@@ -216,9 +226,14 @@ export class Remote {
     return this.#run("leave", []);
   }
 
-  #batched(kind: BatchKind, item: ReadonlyArray<string | number>): Promise<string> {
-    if (!this.ready) return Promise.reject(this.#notReady());
-    return this.#batcher.add(kind, item);
+  #batched<T>(
+    kind: BatchKind,
+    item: ReadonlyArray<string | number>,
+    done: (status: string) => T,
+    failed: (error: unknown) => T,
+  ): Promise<T> {
+    if (!this.ready) return Promise.reject(this.#notReady()).then(done, failed);
+    return this.#batcher.add(kind, item, done, failed);
   }
 
   /** One turn's releases, enqueues and removals in one `step` call (see step.lua). */
