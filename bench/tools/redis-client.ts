@@ -3,7 +3,8 @@
 // so about as many tickets wait as run, as in the 4-instance run), for `seconds`. Prints this process's
 // CPU per decision (process.cpuUsage over the run; a decision is an enqueue or a release), Redis CPU
 // per decision (INFO cpu), decisions per script call, and the p50 of a lone acquire on a free slot
-// beside the p50 of a PING on the same redis-server (the round trip's floor).
+// beside the p50 of a PING on the same redis-server (the round trip's floor) and the time inside Redis
+// per script call meanwhile (INFO commandstats).
 // The first round warms up; the medians of the others are printed last. Run it under `node --cpu-prof` for a profile of the instance.
 // Usage: node --conditions=source --import tsx bench/tools/redis-client.ts [--loops 128] [--limit 64] [--seconds 5] [--rounds 5]
 import { parseArgs } from "node:util";
@@ -29,9 +30,11 @@ async function redisCpu(admin: Redis): Promise<number> {
   return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
 }
 
-async function calls(admin: Redis): Promise<number> {
+/** Script calls since the last RESETSTAT, and the µs spent inside them. */
+async function calls(admin: Redis): Promise<[number, number]> {
   const stats = await admin.info("commandstats");
-  return [...stats.matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+  const found = [...stats.matchAll(/cmdstat_(?:fcall|evalsha):calls=(\d+),usec=(\d+)/g)];
+  return [found.reduce((s, m) => s + Number(m[1]), 0), found.reduce((s, m) => s + Number(m[2]), 0)];
 }
 
 /** One busy run: µs of this process's CPU and of Redis CPU per decision, decisions per script call. */
@@ -54,7 +57,7 @@ async function busy(url: string, admin: Redis, round: number): Promise<number[]>
   await Promise.all(Array.from({ length: loops }, (_, i) => loop(i)));
   const cpu = process.cpuUsage(cpuBefore);
   const redis = (await redisCpu(admin)) - redisBefore;
-  const scriptCalls = await calls(admin);
+  const [scriptCalls] = await calls(admin);
   await scheduler.close();
   await store.close();
   const decisions = 2 * cycles;
@@ -79,10 +82,15 @@ async function ping(url: string, samples: number): Promise<number> {
   return times[Math.floor(times.length / 2)]!;
 }
 
-/** The p50 of a lone acquire (then release) on a free slot, ms. */
-async function lone(url: string, samples: number): Promise<number> {
+/**
+ * The p50 of a lone acquire (then release) on a free slot, ms, and the µs inside Redis per script call
+ * meanwhile (each acquire's call also carries the release before it).
+ */
+async function lone(url: string, admin: Redis, samples: number): Promise<[number, number]> {
   const store = new RedisStore({ url, prefix: `lone${Date.now()}:` });
   const scheduler = createScheduler({ maxConcurrency: 8, store });
+  await scheduler.run(() => {});
+  await admin.config("RESETSTAT");
   const times: number[] = [];
   for (let i = 0; i < samples + 200; i++) {
     const started = performance.now();
@@ -90,10 +98,11 @@ async function lone(url: string, samples: number): Promise<number> {
     if (i >= 200) times.push(performance.now() - started);
     permit.release();
   }
+  const [scriptCalls, scriptUs] = await calls(admin);
   await scheduler.close();
   await store.close();
   times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  return [times[Math.floor(times.length / 2)]!, scriptUs / Math.max(1, scriptCalls)];
 }
 
 const redis = await startLocalRedis();
@@ -103,18 +112,18 @@ try {
   const rows: number[][] = [];
   for (let round = 0; round < Number(values.rounds); round++) {
     const [client, server, perCall] = await busy(redis.url, admin, round);
-    const p50 = await lone(redis.url, Number(values.lone));
+    const [p50, inside] = await lone(redis.url, admin, Number(values.lone));
     const floor = await ping(redis.url, Number(values.lone));
-    if (round > 0) rows.push([client!, server!, p50 * 1000, floor * 1000]); // round 0 warms up
+    if (round > 0) rows.push([client!, server!, p50 * 1000, floor * 1000, inside]); // round 0 warms up
     console.log(
       `round ${round}: client ${client!.toFixed(2)} µs/decision, redis ${server!.toFixed(2)} µs/decision, ` +
-        `${perCall!.toFixed(1)} decisions/call, lone acquire p50 ${(p50 * 1000).toFixed(1)} µs (PING ${(floor * 1000).toFixed(1)} µs)`,
+        `${perCall!.toFixed(1)} decisions/call, lone acquire p50 ${(p50 * 1000).toFixed(1)} µs (PING ${(floor * 1000).toFixed(1)} µs, inside Redis ${inside.toFixed(1)} µs per call)`,
     );
   }
-  const [client, server, p50, floor] = [0, 1, 2, 3].map((i) => median(rows.map((row) => row[i]!)));
+  const [client, server, p50, floor, inside] = [0, 1, 2, 3, 4].map((i) => median(rows.map((row) => row[i]!)));
   console.log(
     `median after round 0: client ${client!.toFixed(2)} µs/decision, redis ${server!.toFixed(2)} µs/decision, ` +
-      `lone acquire p50 ${p50!.toFixed(1)} µs (PING ${floor!.toFixed(1)} µs)`,
+      `lone acquire p50 ${p50!.toFixed(1)} µs (PING ${floor!.toFixed(1)} µs, inside Redis ${inside!.toFixed(1)} µs per call)`,
   );
 } finally {
   await admin.quit();
