@@ -6,7 +6,9 @@
 // beside the p50 of a PING on the same redis-server (the round trip's floor) and the time inside Redis
 // per script call meanwhile (INFO commandstats).
 // The first round warms up; the medians of the others are printed last. Run it under `node --cpu-prof` for a profile of the instance.
-// Usage: node --conditions=source --import tsx bench/tools/redis-client.ts [--loops 128] [--limit 64] [--seconds 5] [--rounds 5]
+// With --promises it counts the promises created per decision instead (async_hooks; the timings then mean nothing).
+// Usage: node --conditions=source --import tsx bench/tools/redis-client.ts [--loops 128] [--limit 64] [--seconds 5] [--rounds 5] [--promises]
+import { createHook } from "node:async_hooks";
 import { parseArgs } from "node:util";
 import { createScheduler } from "@llm-scheduler/core";
 import { RedisStore } from "@llm-scheduler/redis";
@@ -20,6 +22,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     rounds: { type: "string", default: "5" },
     lone: { type: "string", default: "3000" },
+    promises: { type: "boolean", default: false },
   },
 });
 const loops = Number(values.loops);
@@ -37,6 +40,14 @@ async function calls(admin: Redis): Promise<[number, number]> {
   return [found.reduce((s, m) => s + Number(m[1]), 0), found.reduce((s, m) => s + Number(m[2]), 0)];
 }
 
+let promises = 0;
+/** With --promises: counts the promises created during the busy runs (slows them; the CPU figures then mean nothing). */
+const promiseHook = createHook({
+  init: (_id, type) => {
+    if (type === "PROMISE") promises++;
+  },
+});
+
 /** One busy run: µs of this process's CPU and of Redis CPU per decision, decisions per script call. */
 async function busy(url: string, admin: Redis, round: number): Promise<number[]> {
   const store = new RedisStore({ url, prefix: `client${round}:`, leaseMs: 10_000 });
@@ -46,6 +57,8 @@ async function busy(url: string, admin: Redis, round: number): Promise<number[]>
   const redisBefore = await redisCpu(admin);
   const cpuBefore = process.cpuUsage();
   const endAt = performance.now() + Number(values.seconds) * 1000;
+  promises = 0;
+  if (values.promises) promiseHook.enable();
   let cycles = 0;
   const loop = async (i: number): Promise<void> => {
     while (performance.now() < endAt) {
@@ -55,12 +68,14 @@ async function busy(url: string, admin: Redis, round: number): Promise<number[]>
     }
   };
   await Promise.all(Array.from({ length: loops }, (_, i) => loop(i)));
+  promiseHook.disable();
   const cpu = process.cpuUsage(cpuBefore);
   const redis = (await redisCpu(admin)) - redisBefore;
   const [scriptCalls] = await calls(admin);
   await scheduler.close();
   await store.close();
   const decisions = 2 * cycles;
+  if (values.promises) console.log(`promises per decision: ${(promises / decisions).toFixed(2)}`);
   return [
     (cpu.user + cpu.system) / decisions,
     (redis * 1e6) / decisions,
