@@ -117,6 +117,9 @@ async function lone(url: string, admin: Redis, samples: number): Promise<[number
   await scheduler.close();
   await store.close();
   times.sort((a, b) => a - b);
+  console.log(
+    `lone: ${(scriptCalls / (samples + 200)).toFixed(3)} script calls per acquire (warm-up included)`,
+  );
   return [times[Math.floor(times.length / 2)]!, scriptUs / Math.max(1, scriptCalls)];
 }
 
