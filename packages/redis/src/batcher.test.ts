@@ -3,6 +3,10 @@ import { type BatchArgs, Batcher } from "./batcher.js";
 import type { Reply } from "./replies.js";
 
 const counts = { running: 0, queued: 0, priorities: {}, starts: {} };
+const same = (status: string): string => status;
+const rethrow = (error: unknown): never => {
+  throw error;
+};
 
 function recorder(reply: (args: BatchArgs) => Reply, maxItems = 3) {
   const sent: BatchArgs[] = [];
@@ -30,11 +34,11 @@ describe("Batcher", () => {
       5,
     );
     const results = await Promise.all([
-      batcher.add("enqueue", ["a", 1]),
-      batcher.add("release", ["x"]),
-      batcher.add("remove", ["y"]),
-      batcher.add("usage", ["p", "t", 10, 8, 4]),
-      batcher.add("enqueue", ["b", 2]),
+      batcher.add("enqueue", ["a", 1], same, rethrow),
+      batcher.add("release", ["x"], same, rethrow),
+      batcher.add("remove", ["y"], same, rethrow),
+      batcher.add("usage", ["p", "t", 10, 8, 4], same, rethrow),
+      batcher.add("enqueue", ["b", 2], same, rethrow),
     ]);
     expect(sent).toEqual([
       { release: ["x"], remove: ["y"], usage: ["p", "t", 10, 8, 4], enqueue: ["a", 1, "b", 2] },
@@ -45,17 +49,47 @@ describe("Batcher", () => {
 
   it("starts a new call when a batch is full", async () => {
     const { batcher, sent } = recorder(() => ({ status: 0, counts, granted: [], extra: ["0", "0", "0"] }));
-    await Promise.all(["a", "b", "c", "d"].map((id) => batcher.add("remove", [id])));
+    await Promise.all(["a", "b", "c", "d"].map((id) => batcher.add("remove", [id], same, rethrow)));
     expect(sent.map((args) => args.remove)).toEqual([["a", "b", "c"], ["d"]]);
   });
 
   it("answers every caller of a call that stopped early with its status, absorbing nothing", async () => {
     const { batcher, absorbed } = recorder(() => ({ status: -9, counts: undefined, granted: [], extra: [] }));
-    expect(await Promise.all([batcher.add("enqueue", ["a"]), batcher.add("enqueue", ["b"])])).toEqual([
-      "-9",
-      "-9",
-    ]);
+    expect(
+      await Promise.all([
+        batcher.add("enqueue", ["a"], same, rethrow),
+        batcher.add("enqueue", ["b"], same, rethrow),
+      ]),
+    ).toEqual(["-9", "-9"]);
     expect(absorbed).toEqual([]);
+  });
+
+  it("hands each caller's handler its status or the failure, and rejects a caller whose handler throws", async () => {
+    const { batcher } = recorder(() => ({ status: 0, counts, granted: [], extra: ["1", "-1"] }));
+    const refuse = (status: string): boolean => {
+      if (status === "-1") throw new Error("full");
+      return status === "1";
+    };
+    const results = await Promise.allSettled([
+      batcher.add("enqueue", ["a"], refuse, () => false),
+      batcher.add("enqueue", ["b"], refuse, () => false),
+    ]);
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as Error).message))).toEqual([
+      true,
+      "full",
+    ]);
+    const failing = new Batcher(
+      () => Promise.reject(new Error("down")),
+      () => {},
+    );
+    expect(
+      await failing.add(
+        "release",
+        ["a"],
+        () => "sent",
+        () => "down",
+      ),
+    ).toBe("down");
   });
 
   it("rejects every caller of a call that failed", async () => {
@@ -63,7 +97,10 @@ describe("Batcher", () => {
       () => Promise.reject(new Error("down")),
       () => {},
     );
-    const results = await Promise.allSettled([batcher.add("release", ["a"]), batcher.add("release", ["b"])]);
+    const results = await Promise.allSettled([
+      batcher.add("release", ["a"], same, rethrow),
+      batcher.add("release", ["b"], same, rethrow),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
   });
 });

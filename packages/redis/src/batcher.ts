@@ -18,7 +18,10 @@ interface Waiter {
   readonly kind: BatchKind;
   /** Among the batch's enqueues: the position of this one's status in the reply. */
   readonly index: number;
-  readonly resolve: (status: string) => void;
+  /** What the caller makes of its status, and of the call's failure. */
+  readonly done: (status: string) => unknown;
+  readonly failed: (error: unknown) => unknown;
+  readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -39,7 +42,8 @@ interface Batch {
  *
  * @example
  * const batcher = new Batcher((args) => run(args), (reply) => absorb(reply));
- * const status = await batcher.add("enqueue", [id, priority, tenant, cost, retry, at, age]);
+ * const granted = await batcher.add("enqueue", [id, priority, tenant, cost, retry, at, age],
+ *   (status) => status === "1", () => false);
  */
 export class Batcher {
   readonly #send: (args: BatchArgs) => Promise<Reply>;
@@ -59,10 +63,17 @@ export class Batcher {
   }
 
   /**
-   * Adds one item (its script arguments); resolves with its status (an enqueue's own, as the script
-   * wrote it; the call's for the others), after the reply was absorbed.
+   * Adds one item (its script arguments). Once the reply was absorbed, resolves with what `done` makes
+   * of its status (an enqueue's own, as the script wrote it; the call's for the others), or when the
+   * call failed with what `failed` makes of the error; either rejects the promise by throwing. The
+   * caller's handlers run as the reply is read, so that each item costs one promise.
    */
-  add(kind: BatchKind, item: ReadonlyArray<string | number>): Promise<string> {
+  add<T>(
+    kind: BatchKind,
+    item: ReadonlyArray<string | number>,
+    done: (status: string) => T,
+    failed: (error: unknown) => T,
+  ): Promise<T> {
     if (this.#open !== null && this.#open.waiters.length >= this.#maxItems) this.flush();
     this.#open ??= { args: { release: [], remove: [], usage: [], enqueue: [] }, waiters: [], enqueues: 0 };
     if (!this.#scheduled) {
@@ -70,9 +81,9 @@ export class Batcher {
       queueMicrotask(this.#flush);
     }
     const open = this.#open;
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       const index = kind === "enqueue" ? open.enqueues++ : -1;
-      open.waiters.push({ kind, index, resolve, reject });
+      open.waiters.push({ kind, index, done, failed, resolve: resolve as (value: unknown) => void, reject });
       const list = open.args[kind];
       for (const arg of item) list.push(arg);
     });
@@ -86,22 +97,32 @@ export class Batcher {
     this.#send(batch.args).then(
       (reply) => this.#settle(batch, reply),
       (error: unknown) => {
-        for (const waiter of batch.waiters) waiter.reject(error);
+        for (const waiter of batch.waiters) answer(waiter, waiter.failed, error);
       },
     );
   }
 
   #settle(batch: Batch, reply: Reply): void {
+    const status = String(reply.status);
     if (reply.counts === undefined) {
-      for (const waiter of batch.waiters) waiter.resolve(String(reply.status)); // stopped early: -9
+      for (const waiter of batch.waiters) answer(waiter, waiter.done, status); // stopped early: -9
       return;
     }
     try {
       this.#absorb(reply);
     } finally {
       for (const waiter of batch.waiters) {
-        waiter.resolve(waiter.kind === "enqueue" ? reply.extra[waiter.index]! : String(reply.status));
+        answer(waiter, waiter.done, waiter.kind === "enqueue" ? reply.extra[waiter.index]! : status);
       }
     }
+  }
+}
+
+/** Settles a caller's promise with what its handler makes of `input`, or with what the handler threw. */
+function answer<I>(waiter: Waiter, handler: (input: I) => unknown, input: I): void {
+  try {
+    waiter.resolve(handler(input));
+  } catch (error) {
+    waiter.reject(error);
   }
 }

@@ -11,9 +11,12 @@ export interface Entry {
   readonly ticket: Ticket;
   state: EntryState;
   local: LocalHold;
+  /** Its priority and tenant's counts, found once when it arrives. */
+  readonly count: TenantCount;
 }
 
 interface TenantCount {
+  readonly key: string;
   readonly tenant: string;
   readonly priority: string;
   running: number;
@@ -45,16 +48,16 @@ export class Ledger {
   }
 
   add(ticket: Ticket): Entry {
-    const entry: Entry = { ticket, state: "waiting", local: "none" };
+    const entry: Entry = { ticket, state: "waiting", local: "none", count: this.#count(ticket) };
     this.#entries.set(ticket.seq, entry);
-    this.#count(ticket).queued++;
+    entry.count.queued++;
     return entry;
   }
 
   /** The entry's ticket was granted. */
   start(entry: Entry): void {
     entry.state = "granted";
-    const count = this.#count(entry.ticket);
+    const count = entry.count;
     count.queued--;
     count.running++;
   }
@@ -62,11 +65,10 @@ export class Ledger {
   delete(entry: Entry): void {
     if (this.#entries.get(entry.ticket.seq) !== entry) return;
     this.#entries.delete(entry.ticket.seq);
-    const key = tenantKey(entry.ticket);
-    const count = this.#tenants.get(key)!;
+    const count = entry.count;
     if (entry.state === "waiting") count.queued--;
     else count.running--;
-    if (count.queued === 0 && count.running === 0) this.#tenants.delete(key);
+    if (count.queued === 0 && count.running === 0) this.#tenants.delete(count.key);
   }
 
   /** Entries in one state, in arrival order. */
@@ -78,7 +80,12 @@ export class Ledger {
 
   /** This instance's busiest tenants first. */
   tenants(limit: number): Array<{ tenant: string; priority: string; running: number; queued: number }> {
-    const all = [...this.#tenants.values()].map((count) => ({ ...count }));
+    const all = [...this.#tenants.values()].map(({ tenant, priority, running, queued }) => ({
+      tenant,
+      priority,
+      running,
+      queued,
+    }));
     all.sort((a, b) => b.queued + b.running - (a.queued + a.running));
     all.length = Math.min(all.length, limit);
     return all;
@@ -88,7 +95,7 @@ export class Ledger {
     const key = tenantKey(ticket);
     let count = this.#tenants.get(key);
     if (count === undefined) {
-      count = { tenant: ticket.tenant, priority: ticket.priority, running: 0, queued: 0 };
+      count = { key, tenant: ticket.tenant, priority: ticket.priority, running: 0, queued: 0 };
       this.#tenants.set(key, count);
     }
     return count;

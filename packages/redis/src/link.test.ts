@@ -26,10 +26,11 @@ function setUp(options: RedisStoreOptions = {}, enqueueStatus: number = Status.Q
     load: () => Promise.resolve(),
     configure: () => Promise.resolve(reply),
     evictionPolicy: () => Promise.resolve("noeviction"),
-    enqueue: () => Promise.resolve(String(enqueueStatus)),
-    remove: (ids: readonly string[]) => {
+    enqueue: (_: Ticket, done: (status: string) => unknown) =>
+      Promise.resolve(String(enqueueStatus)).then(done),
+    remove: (ids: readonly string[], done: (status: string) => unknown) => {
       removed.push([...ids]);
-      return Promise.resolve(0);
+      return Promise.resolve("0").then(done);
     },
   };
   const state = new StoreState(

@@ -162,7 +162,8 @@ export class Link implements HeartbeatLink {
   #resend(entry: Entry): void {
     const { remote, config } = this.#state;
     const id = remote.id(entry.ticket);
-    remote.enqueue(entry.ticket).then(
+    void remote.enqueue(
+      entry.ticket,
       (raw) => {
         const status = enqueueStatus(raw).code;
         if (status === Status.UNREGISTERED || status === Status.UNCONFIGURED) {
@@ -199,10 +200,14 @@ export class Link implements HeartbeatLink {
     state.dropped = [];
     for (let i = 0; i < ids.length; i += REMOVE_CHUNK) {
       const chunk = ids.slice(i, i + REMOVE_CHUNK);
-      state.remote.remove(chunk).catch((error: unknown) => {
-        state.dropped.push(...chunk);
-        this.markDown(error);
-      });
+      void state.remote.remove(
+        chunk,
+        () => {},
+        (error: unknown) => {
+          state.dropped.push(...chunk);
+          this.markDown(error);
+        },
+      );
     }
   }
 }

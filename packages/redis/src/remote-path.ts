@@ -7,6 +7,11 @@ import { REMOVE_CHUNK } from "./remote.js";
 import { enqueueStatus, Status } from "./replies.js";
 import type { StoreState } from "./state.js";
 
+const ignore = (): void => {};
+const rethrow = (error: unknown): never => {
+  throw error;
+};
+
 /**
  * The store's operations while Redis is up: each script's answer turned into what the scheduler
  * expects, and each failed call into Redis counting as down (the fallback takes over, or the call fails
@@ -32,7 +37,8 @@ export class RemotePath {
   }
 
   enqueue(entry: Entry): Promise<EnqueueResult> {
-    return this.#state.remote.enqueue(entry.ticket).then(
+    return this.#state.remote.enqueue(
+      entry.ticket,
       (status) => this.#enqueued(entry, status),
       (error: unknown) => this.#enqueueFailed(entry, error),
     );
@@ -41,9 +47,10 @@ export class RemotePath {
   /** Takes a waiting ticket out of Redis; true whatever happens (a late grant is handed back). */
   remove(ticket: Ticket): Promise<boolean> {
     const { remote } = this.#state;
-    return remote.remove([remote.id(ticket)]).then(
+    return remote.remove(
+      [remote.id(ticket)],
       (status) => {
-        if (status === Status.UNCONFIGURED) this.#link.resync();
+        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
         return true;
       },
       (error: unknown) => {
@@ -59,7 +66,7 @@ export class RemotePath {
     const calls: Promise<void>[] = [];
     for (let i = 0; i < tickets.length; i += REMOVE_CHUNK) {
       const ids = tickets.slice(i, i + REMOVE_CHUNK).map((ticket) => remote.id(ticket));
-      calls.push(remote.remove(ids).then(() => {}));
+      calls.push(remote.remove(ids, ignore, rethrow));
     }
     return Promise.all(calls).then(
       () => tickets,
@@ -71,9 +78,10 @@ export class RemotePath {
   }
 
   release(ids: readonly string[]): Promise<void> {
-    return this.#state.remote.release(ids).then(
+    return this.#state.remote.release(
+      ids,
       (status) => {
-        if (status === Status.UNCONFIGURED) this.#link.resync();
+        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
       },
       (error: unknown) => this.#failed(error),
     );
@@ -86,9 +94,11 @@ export class RemotePath {
 
   /** Reported usage goes to Redis with the next call; a failed call counts as Redis down. */
   usage(ticket: Ticket, usage: TokenUsage): Promise<void> {
-    return this.#state.remote.usage(ticket, usage).then(
+    return this.#state.remote.usage(
+      ticket,
+      usage,
       (status) => {
-        if (status === Status.UNCONFIGURED) this.#link.resync();
+        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
       },
       (error: unknown) => this.#failed(error),
     );

@@ -117,36 +117,49 @@ export class Remote {
   }
 
   /**
-   * Resolves with the ticket's status as the script wrote it (see enqueue.lua and `enqueueStatus`),
-   * after the reply's grants were absorbed.
+   * Resolves with what `done` makes of the ticket's status as the script wrote it (see enqueue.lua and
+   * `enqueueStatus`), after the reply's grants were absorbed; or with what `failed` makes of the error.
    */
-  enqueue(ticket: Ticket): Promise<string> {
+  enqueue<T>(ticket: Ticket, done: (status: string) => T, failed: (error: unknown) => T): Promise<T> {
     const byScheduler = this.#config.agingClock === "scheduler";
     const ageMs = Math.max(0, this.clock!.now() - ticket.enqueuedAt);
-    return this.#batched("enqueue", [
-      this.id(ticket),
-      ticket.priority,
-      tenantInRedis(ticket.tenant),
-      ticket.cost,
-      ticket.tokens ?? 0,
-      ticket.retry ? "1" : "0",
-      byScheduler ? String(ticket.enqueuedAt) : "",
-      String(ageMs),
-    ]);
+    return this.#batched(
+      "enqueue",
+      [
+        this.id(ticket),
+        ticket.priority,
+        tenantInRedis(ticket.tenant),
+        ticket.cost,
+        ticket.tokens ?? 0,
+        ticket.retry ? "1" : "0",
+        byScheduler ? String(ticket.enqueuedAt) : "",
+        String(ageMs),
+      ],
+      done,
+      failed,
+    );
   }
 
-  /** Resolves with the count released by the whole batch, or -9 (see release.lua). */
-  release(ids: readonly string[]): Promise<number> {
-    return this.#batched("release", ids).then(Number);
+  /**
+   * Resolves with what `done` makes of the status of the call that carried the ids, as text: "0", or
+   * "-9" (see step.lua); or with what `failed` makes of the error.
+   */
+  release<T>(ids: readonly string[], done: (status: string) => T, failed: (error: unknown) => T): Promise<T> {
+    return this.#batched("release", ids, done, failed);
   }
 
-  /** Resolves with the count removed by the whole batch, or -9 (see remove.lua). */
-  remove(ids: readonly string[]): Promise<number> {
-    return this.#batched("remove", ids).then(Number);
+  /** As {@link release}, for waiting tickets to take out. */
+  remove<T>(ids: readonly string[], done: (status: string) => T, failed: (error: unknown) => T): Promise<T> {
+    return this.#batched("remove", ids, done, failed);
   }
 
-  /** The tokens a ticket really used, for its tenant's bucket and counters (see step.lua); 0 or -9. */
-  usage(ticket: Ticket, usage: TokenUsage): Promise<number> {
+  /** The tokens a ticket really used, for its tenant's bucket and counters (see step.lua); as {@link release}. */
+  usage<T>(
+    ticket: Ticket,
+    usage: TokenUsage,
+    done: (status: string) => T,
+    failed: (error: unknown) => T,
+  ): Promise<T> {
     const { inputTokens, outputTokens } = usage;
     const item = [
       ticket.priority,
@@ -155,7 +168,7 @@ export class Remote {
       inputTokens,
       outputTokens,
     ];
-    return this.#batched("usage", item).then(Number);
+    return this.#batched("usage", item, done, failed);
   }
 
   /**
@@ -213,9 +226,14 @@ export class Remote {
     return this.#run("leave", []);
   }
 
-  #batched(kind: BatchKind, item: ReadonlyArray<string | number>): Promise<string> {
-    if (!this.ready) return Promise.reject(this.#notReady());
-    return this.#batcher.add(kind, item);
+  #batched<T>(
+    kind: BatchKind,
+    item: ReadonlyArray<string | number>,
+    done: (status: string) => T,
+    failed: (error: unknown) => T,
+  ): Promise<T> {
+    if (!this.ready) return Promise.reject(this.#notReady()).then(done, failed);
+    return this.#batcher.add(kind, item, done, failed);
   }
 
   /** One turn's releases, enqueues and removals in one `step` call (see step.lua). */
