@@ -104,8 +104,13 @@ export const bottleneck: Contender = {
 /** Submits `size` tasks at once and waits for all of them; throws if any failed. */
 export async function submitAndAwait(contender: Contender, size: number): Promise<void> {
   const instance = contender.create(size);
+  await submitAllAndAwait(instance, size);
+  await instance.close();
+}
+
+/** Submits `size` tasks at once to an instance that already exists and waits for all of them. */
+export async function submitAllAndAwait(instance: { submit: Submit }, size: number): Promise<void> {
   const pending = new Array<Promise<unknown>>(size);
   for (let i = 0; i < size; i++) pending[i] = instance.submit(i);
   await Promise.all(pending);
-  await instance.close();
 }
