@@ -1,17 +1,32 @@
 import { type Clock, MAX_TIMER_MS, type TimerHandle } from "./clock.js";
-import { DeadlineFifo, IN_FIFO } from "./fifo-deadlines.js";
+import { DeadlineFifo } from "./fifo-deadlines.js";
 import { type HeapItem, IndexedHeap } from "./heap.js";
 
 /** Something with at most one deadline at a time. */
-export interface Deadlined extends HeapItem {
+export interface Deadlined {
   /**
-   * When it falls due, in whole ms after the deadlines' origin (rounded up, so never early); -1 when
-   * none. Owned by {@link Deadlines}. Small integers keep the field unboxed in the record.
+   * Its deadline, owned by {@link Deadlines}: -1 when none; a queue deadline in its priority's FIFO as a
+   * whole number of ms after the deadlines' origin (rounded up, so never early; small integers keep the
+   * field unboxed in the record); or the heap's entry for a run, grace or out-of-order queue deadline.
+   * One field, so that a waiting task pays nothing for the heap's position.
    */
-  deadline: number;
+  due: number | HeapEntry;
 }
 
-const sooner = (a: Deadlined, b: Deadlined): boolean => a.deadline < b.deadline;
+/** A deadline in the heap: made only for the deadlines that differ per task (run, grace). */
+class HeapEntry implements HeapItem {
+  heapIndex = -1;
+  readonly item: Deadlined;
+  /** In whole ms after the deadlines' origin, like a FIFO's `due`. */
+  readonly due: number;
+
+  constructor(item: Deadlined, due: number) {
+    this.item = item;
+    this.due = due;
+  }
+}
+
+const sooner = (a: HeapEntry, b: HeapEntry): boolean => a.due < b.due;
 
 /**
  * Every queue, run and grace deadline of a scheduler, driven by one timer that is armed for the earliest
@@ -21,7 +36,7 @@ const sooner = (a: Deadlined, b: Deadlined): boolean => a.deadline < b.deadline;
  * armed, and it re-arms itself for whatever is due next when it fires.
  */
 export class Deadlines<T extends Deadlined> {
-  readonly #heap = new IndexedHeap<T>(sooner);
+  readonly #heap = new IndexedHeap<HeapEntry>(sooner);
   readonly #fifos = new Map<string, DeadlineFifo<T>>();
   readonly #fifoOf: (item: T) => string;
   readonly #clock: Clock;
@@ -46,13 +61,11 @@ export class Deadlines<T extends Deadlined> {
   /** Gives `item` the deadline `at`, a clock time (replacing any it had); `Infinity` means none. */
   set(item: T, at: number): void {
     this.clear(item);
-    if (at === Number.POSITIVE_INFINITY) {
-      item.deadline = -1;
-      return;
-    }
+    if (at === Number.POSITIVE_INFINITY) return;
     const due = Math.max(0, Math.ceil(at - this.#origin));
-    item.deadline = due;
-    this.#heap.push(item);
+    const entry = new HeapEntry(item, due);
+    item.due = entry;
+    this.#heap.push(entry);
     if (due < this.#armedAt) this.#arm(due);
   }
 
@@ -73,15 +86,16 @@ export class Deadlines<T extends Deadlined> {
       this.set(item, at);
       return;
     }
-    item.deadline = due;
-    fifo.push(item);
+    fifo.push(item, due);
     if (due < this.#armedAt) this.#arm(due);
   }
 
   clear(item: T): void {
-    const index = item.heapIndex;
-    if (index >= 0) this.#heap.remove(item);
-    else if (index === IN_FIFO) this.#fifos.get(this.#fifoOf(item))!.remove(item);
+    const due = item.due;
+    if (typeof due === "object") {
+      this.#heap.remove(due);
+      item.due = -1;
+    } else if (due >= 0) this.#fifos.get(this.#fifoOf(item))!.remove(item);
   }
 
   /**
@@ -121,22 +135,28 @@ export class Deadlines<T extends Deadlined> {
     this.#timer = null;
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = this.#clock.now() - this.#origin;
-    for (let item = this.#earliest(); item !== undefined && item.deadline <= now; item = this.#earliest()) {
+    for (let item = this.#earliest(); item !== undefined && dueOf(item) <= now; item = this.#earliest()) {
       this.clear(item);
       this.#onExpire(item);
     }
     const next = this.#earliest();
-    if (next !== undefined && this.#timer === null) this.#arm(next.deadline);
+    if (next !== undefined && this.#timer === null) this.#arm(dueOf(next));
   }
 
   /** The item due first: the heap's top or the head of one of the (few) priority FIFOs. */
   #earliest(): T | undefined {
-    let earliest = this.#heap.peek();
+    // Only items of this class's type are ever given an entry (see set).
+    let earliest = this.#heap.peek()?.item as T | undefined;
     for (const fifo of this.#fifos.values()) {
       const head = fifo.peek();
-      if (head !== undefined && (earliest === undefined || head.deadline < earliest.deadline))
-        earliest = head;
+      if (head !== undefined && (earliest === undefined || dueOf(head) < dueOf(earliest))) earliest = head;
     }
     return earliest;
   }
+}
+
+/** When an item that has a deadline falls due, in whole ms after the deadlines' origin. */
+function dueOf(item: Deadlined): number {
+  const due = item.due;
+  return typeof due === "number" ? due : due.due;
 }

@@ -110,12 +110,11 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   /** Resolves the caller's promise; null once the caller is answered (see {@link settled}). */
   declare resolve: ((value: unknown) => void) | null;
   declare phase: Phase;
-  // The memory store's links (declared here so every task has one shape) and the deadlines' fields.
+  // The memory store's links (declared here so every task has one shape) and the deadlines' field.
   declare prev: Linked | null;
   declare next: Linked | null;
   declare queuedIn: object | null;
-  declare heapIndex: number;
-  declare deadline: number;
+  declare due: Deadlined["due"];
 
   constructor(
     seq: number,
@@ -137,8 +136,7 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     this.prev = null;
     this.next = null;
     this.queuedIn = null;
-    this.heapIndex = -1;
-    this.deadline = -1;
+    this.due = -1;
   }
 
   /** Unique among this scheduler's tasks, in the order they were made. */
