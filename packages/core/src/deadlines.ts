@@ -1,5 +1,5 @@
 import { type Clock, MAX_TIMER_MS, type TimerHandle } from "./clock.js";
-import { DeadlineFifo } from "./fifo-deadlines.js";
+import type { DeadlineFifo } from "./fifo-deadlines.js";
 import { type HeapItem, IndexedHeap } from "./heap.js";
 
 /** Something with at most one deadline at a time. */
@@ -37,8 +37,9 @@ const sooner = (a: HeapEntry, b: HeapEntry): boolean => a.due < b.due;
  */
 export class Deadlines<T extends Deadlined> {
   readonly #heap = new IndexedHeap<HeapEntry>(sooner);
-  readonly #fifos = new Map<string, DeadlineFifo<T>>();
-  readonly #fifoOf: (item: T) => string;
+  /** Every FIFO that has held a deadline (listed whenever one gets its first after being empty). */
+  readonly #fifos = new Set<DeadlineFifo<T>>();
+  readonly #fifoOf: (item: T) => DeadlineFifo<T>;
   readonly #clock: Clock;
   readonly #onExpire: (item: T) => void;
   #timer: TimerHandle | null = null;
@@ -46,8 +47,8 @@ export class Deadlines<T extends Deadlined> {
   readonly #origin: number;
   readonly #fire = (): void => this.#expireDue();
 
-  /** @param fifoOf the FIFO an item's queue deadline goes to (its priority), see {@link queue}. */
-  constructor(clock: Clock, onExpire: (item: T) => void, fifoOf: (item: T) => string) {
+  /** @param fifoOf the FIFO an item's queue deadline goes to (its priority's), see {@link queue}. */
+  constructor(clock: Clock, onExpire: (item: T) => void, fifoOf: (item: T) => DeadlineFifo<T>) {
     this.#fifoOf = fifoOf;
     this.#clock = clock;
     this.#onExpire = onExpire;
@@ -75,12 +76,8 @@ export class Deadlines<T extends Deadlined> {
    */
   queue(item: T, at: number): void {
     if (at === Number.POSITIVE_INFINITY) return;
-    const key = this.#fifoOf(item);
-    let fifo = this.#fifos.get(key);
-    if (fifo === undefined) {
-      fifo = new DeadlineFifo<T>();
-      this.#fifos.set(key, fifo);
-    }
+    const fifo = this.#fifoOf(item);
+    if (fifo.last === -1) this.#fifos.add(fifo);
     const due = Math.max(0, Math.ceil(at - this.#origin));
     if (due < fifo.last) {
       this.set(item, at);
@@ -95,7 +92,7 @@ export class Deadlines<T extends Deadlined> {
     if (typeof due === "object") {
       this.#heap.remove(due);
       item.due = -1;
-    } else if (due >= 0) this.#fifos.get(this.#fifoOf(item))!.remove(item);
+    } else if (due >= 0) this.#fifoOf(item).remove(item);
   }
 
   /**

@@ -137,8 +137,7 @@ export class Preemption {
   #requeue(task: Task): void {
     const host = this.#host;
     task.phase = QUEUED;
-    const priority = host.options.priorityByName.get(task.priority)!;
-    host.deadlines.queue(task, host.options.clock.now() + priority.queueTimeoutMs);
+    host.deadlines.queue(task, host.options.clock.now() + task.book.queueTimeoutMs);
     host.reporter.queued(task);
     try {
       host.store.requeue!(task);

@@ -30,6 +30,16 @@ interface Item {
 }
 
 const item = (id: number, lane = "a"): Item => ({ id, due: -1, lane });
+const lanes = new Map<string, DeadlineFifo<Item>>();
+/** The FIFO of a lane, made on first use (a scheduler keeps one in each priority's book). */
+function fifoOf(lane: string): DeadlineFifo<Item> {
+  let fifo = lanes.get(lane);
+  if (fifo === undefined) {
+    fifo = new DeadlineFifo<Item>();
+    lanes.set(lane, fifo);
+  }
+  return fifo;
+}
 
 describe("Deadlines", () => {
   it("fires each deadline once, in order, with one timer armed", () => {
@@ -38,7 +48,7 @@ describe("Deadlines", () => {
     const deadlines = new Deadlines<Item>(
       clock,
       (item) => fired.push(item.id),
-      (item) => item.lane,
+      (item) => fifoOf(item.lane),
     );
     const items = [30, 10, 20, 10].map((at, id) => ({ id, due: -1, at, lane: "a" }));
     for (const item of items) deadlines.set(item, item.at);
@@ -58,7 +68,7 @@ describe("Deadlines", () => {
     const deadlines = new Deadlines<Item>(
       clock,
       (expired) => fired.push(expired.id),
-      (expired) => expired.lane,
+      (expired) => fifoOf(expired.lane),
     );
     const items = Array.from({ length: 6 }, (_, id) => item(id, id % 2 === 0 ? "a" : "b"));
     deadlines.queue(items[0]!, 10);

@@ -1,5 +1,6 @@
 import type { Deadlined } from "./deadlines.js";
 import type { Linked, QueueLinks } from "./memory/links.js";
+import type { PriorityBook } from "./priority-book.js";
 import { isPromise, type Ticket } from "./store.js";
 import { checkedUsage, type TokenUsage } from "./usage.js";
 
@@ -94,7 +95,8 @@ export class CallExtras {
  * field sits in the object itself.
  */
 export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject {
-  declare readonly priority: string;
+  /** Its priority's book (counters, running cost, queue deadlines); its name is {@link priority}. */
+  declare readonly book: PriorityBook;
   declare readonly tenant: string;
   declare readonly enqueuedAt: number;
   /**
@@ -119,7 +121,7 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   constructor(
     seq: number,
     enqueuedAt: number,
-    priority: string,
+    book: PriorityBook,
     tenant: string,
     extras: CallExtras | null,
     fn: TaskFunction<unknown> | null,
@@ -127,7 +129,7 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   ) {
     if (extras !== null) extras.seq = seq;
     this.call = extras ?? seq;
-    this.priority = priority;
+    this.book = book;
     this.tenant = tenant;
     this.enqueuedAt = enqueuedAt;
     this.job = fn;
@@ -137,6 +139,10 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     this.next = null;
     this.queuedIn = null;
     this.due = -1;
+  }
+
+  get priority(): string {
+    return this.book.name;
   }
 
   /** Unique among this scheduler's tasks, in the order they were made. */
