@@ -73,6 +73,7 @@ export class Deadlines<T extends Deadlined> {
   /**
    * Gives `item`, which has no deadline yet, the queue deadline `at`, in the FIFO of its priority. A
    * deadline earlier than the FIFO's last (the queue timeout was lowered by `update()`) goes to the heap.
+   * Once per item: a FIFO drops a removed entry lazily, so an item that waits again gets {@link set}.
    */
   queue(item: T, at: number): void {
     if (at === Number.POSITIVE_INFINITY) return;
