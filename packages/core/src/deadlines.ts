@@ -1,17 +1,32 @@
 import { type Clock, MAX_TIMER_MS, type TimerHandle } from "./clock.js";
-import { DeadlineFifo, IN_FIFO } from "./fifo-deadlines.js";
+import type { DeadlineFifo } from "./fifo-deadlines.js";
 import { type HeapItem, IndexedHeap } from "./heap.js";
 
 /** Something with at most one deadline at a time. */
-export interface Deadlined extends HeapItem {
+export interface Deadlined {
   /**
-   * When it falls due, in whole ms after the deadlines' origin (rounded up, so never early); -1 when
-   * none. Owned by {@link Deadlines}. Small integers keep the field unboxed in the record.
+   * Its deadline, owned by {@link Deadlines}: -1 when none; a queue deadline in its priority's FIFO as a
+   * whole number of ms after the deadlines' origin (rounded up, so never early; small integers keep the
+   * field unboxed in the record); or the heap's entry for a run, grace or out-of-order queue deadline.
+   * One field, so that a waiting task pays nothing for the heap's position.
    */
-  deadline: number;
+  due: number | HeapEntry;
 }
 
-const sooner = (a: Deadlined, b: Deadlined): boolean => a.deadline < b.deadline;
+/** A deadline in the heap: made only for the deadlines that differ per task (run, grace). */
+class HeapEntry implements HeapItem {
+  heapIndex = -1;
+  readonly item: Deadlined;
+  /** In whole ms after the deadlines' origin, like a FIFO's `due`. */
+  readonly due: number;
+
+  constructor(item: Deadlined, due: number) {
+    this.item = item;
+    this.due = due;
+  }
+}
+
+const sooner = (a: HeapEntry, b: HeapEntry): boolean => a.due < b.due;
 
 /**
  * Every queue, run and grace deadline of a scheduler, driven by one timer that is armed for the earliest
@@ -21,9 +36,10 @@ const sooner = (a: Deadlined, b: Deadlined): boolean => a.deadline < b.deadline;
  * armed, and it re-arms itself for whatever is due next when it fires.
  */
 export class Deadlines<T extends Deadlined> {
-  readonly #heap = new IndexedHeap<T>(sooner);
-  readonly #fifos = new Map<string, DeadlineFifo<T>>();
-  readonly #fifoOf: (item: T) => string;
+  readonly #heap = new IndexedHeap<HeapEntry>(sooner);
+  /** Every FIFO that has held a deadline (listed whenever one gets its first after being empty). */
+  readonly #fifos = new Set<DeadlineFifo<T>>();
+  readonly #fifoOf: (item: T) => DeadlineFifo<T>;
   readonly #clock: Clock;
   readonly #onExpire: (item: T) => void;
   #timer: TimerHandle | null = null;
@@ -31,8 +47,8 @@ export class Deadlines<T extends Deadlined> {
   readonly #origin: number;
   readonly #fire = (): void => this.#expireDue();
 
-  /** @param fifoOf the FIFO an item's queue deadline goes to (its priority), see {@link queue}. */
-  constructor(clock: Clock, onExpire: (item: T) => void, fifoOf: (item: T) => string) {
+  /** @param fifoOf the FIFO an item's queue deadline goes to (its priority's), see {@link queue}. */
+  constructor(clock: Clock, onExpire: (item: T) => void, fifoOf: (item: T) => DeadlineFifo<T>) {
     this.#fifoOf = fifoOf;
     this.#clock = clock;
     this.#onExpire = onExpire;
@@ -46,42 +62,38 @@ export class Deadlines<T extends Deadlined> {
   /** Gives `item` the deadline `at`, a clock time (replacing any it had); `Infinity` means none. */
   set(item: T, at: number): void {
     this.clear(item);
-    if (at === Number.POSITIVE_INFINITY) {
-      item.deadline = -1;
-      return;
-    }
+    if (at === Number.POSITIVE_INFINITY) return;
     const due = Math.max(0, Math.ceil(at - this.#origin));
-    item.deadline = due;
-    this.#heap.push(item);
+    const entry = new HeapEntry(item, due);
+    item.due = entry;
+    this.#heap.push(entry);
     if (due < this.#armedAt) this.#arm(due);
   }
 
   /**
    * Gives `item`, which has no deadline yet, the queue deadline `at`, in the FIFO of its priority. A
    * deadline earlier than the FIFO's last (the queue timeout was lowered by `update()`) goes to the heap.
+   * Once per item: a FIFO drops a removed entry lazily, so an item that waits again gets {@link set}.
    */
   queue(item: T, at: number): void {
     if (at === Number.POSITIVE_INFINITY) return;
-    const key = this.#fifoOf(item);
-    let fifo = this.#fifos.get(key);
-    if (fifo === undefined) {
-      fifo = new DeadlineFifo<T>();
-      this.#fifos.set(key, fifo);
-    }
+    const fifo = this.#fifoOf(item);
+    if (fifo.last === -1) this.#fifos.add(fifo);
     const due = Math.max(0, Math.ceil(at - this.#origin));
     if (due < fifo.last) {
       this.set(item, at);
       return;
     }
-    item.deadline = due;
-    fifo.push(item);
+    fifo.push(item, due);
     if (due < this.#armedAt) this.#arm(due);
   }
 
   clear(item: T): void {
-    const index = item.heapIndex;
-    if (index >= 0) this.#heap.remove(item);
-    else if (index === IN_FIFO) this.#fifos.get(this.#fifoOf(item))!.remove(item);
+    const due = item.due;
+    if (typeof due === "object") {
+      this.#heap.remove(due);
+      item.due = -1;
+    } else if (due >= 0) this.#fifoOf(item).remove(item);
   }
 
   /**
@@ -121,22 +133,28 @@ export class Deadlines<T extends Deadlined> {
     this.#timer = null;
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = this.#clock.now() - this.#origin;
-    for (let item = this.#earliest(); item !== undefined && item.deadline <= now; item = this.#earliest()) {
+    for (let item = this.#earliest(); item !== undefined && dueOf(item) <= now; item = this.#earliest()) {
       this.clear(item);
       this.#onExpire(item);
     }
     const next = this.#earliest();
-    if (next !== undefined && this.#timer === null) this.#arm(next.deadline);
+    if (next !== undefined && this.#timer === null) this.#arm(dueOf(next));
   }
 
   /** The item due first: the heap's top or the head of one of the (few) priority FIFOs. */
   #earliest(): T | undefined {
-    let earliest = this.#heap.peek();
+    // Only items of this class's type are ever given an entry (see set).
+    let earliest = this.#heap.peek()?.item as T | undefined;
     for (const fifo of this.#fifos.values()) {
       const head = fifo.peek();
-      if (head !== undefined && (earliest === undefined || head.deadline < earliest.deadline))
-        earliest = head;
+      if (head !== undefined && (earliest === undefined || dueOf(head) < dueOf(earliest))) earliest = head;
     }
     return earliest;
   }
+}
+
+/** When an item that has a deadline falls due, in whole ms after the deadlines' origin. */
+function dueOf(item: Deadlined): number {
+  const due = item.due;
+  return typeof due === "number" ? due : due.due;
 }

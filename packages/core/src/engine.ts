@@ -62,7 +62,7 @@ export class Engine {
     this.#deadlines = new Deadlines(
       options.clock,
       (task) => this.#endings.expired(task),
-      (task) => task.priority,
+      (task) => task.book.queueDeadlines,
     );
     this.#intake = new Intake(options, reporter, this.#onAbort);
     const engine = this;
@@ -120,7 +120,7 @@ export class Engine {
 
   /** Cost units of `priority` running on this instance now. */
   runningCost(priority: string): number {
-    return this.#running.costOf(priority);
+    return this.#reporter.bookOf(priority)?.runningCost ?? 0;
   }
 
   /** New options from `update()`: the store re-evaluates what waits. */
@@ -284,8 +284,7 @@ export class Engine {
   #queue(task: Task): void {
     if (task.phase !== PENDING) return;
     task.phase = QUEUED;
-    const priority = this.#options.priorityByName.get(task.priority)!;
-    this.#deadlines.queue(task, task.enqueuedAt + priority.queueTimeoutMs);
+    this.#deadlines.queue(task, task.enqueuedAt + task.book.queueTimeoutMs);
     this.#reporter.queued(task);
   }
 

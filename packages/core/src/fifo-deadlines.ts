@@ -1,23 +1,21 @@
 import type { Deadlined } from "./deadlines.js";
 
-/**
- * `heapIndex` of an item whose deadline sits in a {@link DeadlineFifo} (a heap uses 0 and up, -1 is none).
- *
- * @example
- * if (item.heapIndex === IN_FIFO) fifo.remove(item);
- */
-export const IN_FIFO = -2;
+/** True while `item`'s deadline sits in a {@link DeadlineFifo}: its `due` is then a whole number of ms. */
+export function inFifo(item: Deadlined): boolean {
+  const due = item.due;
+  return typeof due === "number" && due >= 0;
+}
 
 /**
  * The queue deadlines of one priority, in the order they were set. Every task of a priority waits with
  * the same queue timeout, so deadlines arrive already sorted: adding is a push, the earliest is the
- * head. Removing an item only marks it (its `heapIndex` leaves {@link IN_FIFO}); marked entries are
- * dropped when they reach the head, or all at once when they outnumber the live ones, so a removal
- * costs O(1) amortized and a finished task is not kept alive for long.
+ * head. An item's `due` holds its deadline while it is here; removing it only sets `due` to -1, and such
+ * entries are dropped when they reach the head, or all at once when they outnumber the live ones, so a
+ * removal costs O(1) amortized and a finished task is not kept alive for long.
  *
  * @example
  * const fifo = new DeadlineFifo<Task>();
- * if (due >= fifo.last) fifo.push(task); // task.deadline = due, set by the caller
+ * if (due >= fifo.last) fifo.push(task, due);
  * const first = fifo.peek();
  * fifo.remove(task);
  */
@@ -26,55 +24,57 @@ export class DeadlineFifo<T extends Deadlined> {
   #items: Array<T | undefined> = [];
   #head = 0;
   #live = 0;
+  #last = -1;
 
-  /** The latest deadline added (the tail's), or -1 when empty: a smaller one cannot be appended. */
+  /** The latest deadline added, or -1 when empty: a smaller one cannot be appended. */
   get last(): number {
-    const items = this.#items;
-    return items.length > this.#head ? items[items.length - 1]!.deadline : -1;
+    return this.#last;
   }
 
-  /** Entries held, live or marked removed (at most about twice the live ones). */
+  /** Entries held, live or removed (at most about twice the live ones). */
   get slots(): number {
     return this.#items.length - this.#head;
   }
 
-  /** The live item with the earliest deadline, if any. */
+  /** The live item with the earliest deadline, if any (its `due` is that deadline). */
   peek(): T | undefined {
     this.#skipRemoved();
     return this.#items[this.#head];
   }
 
-  /** Appends `item`, whose `deadline` is at least {@link last}. */
-  push(item: T): void {
-    item.heapIndex = IN_FIFO;
+  /** Appends `item` with the deadline `due`, which is at least {@link last}. */
+  push(item: T, due: number): void {
+    item.due = due;
+    this.#last = due;
     this.#items.push(item);
     this.#live++;
   }
 
-  /** Unmarks `item` (which must be in this FIFO); its entry goes when it reaches the head or at compaction. */
+  /** Takes `item` (which must be in this FIFO) out; its entry goes when it reaches the head or at compaction. */
   remove(item: T): void {
-    item.heapIndex = -1;
+    item.due = -1;
     this.#live--;
     const items = this.#items;
     if (items[this.#head] === item) this.#skipRemoved();
     else if (items.length - this.#head > 2 * this.#live + 32) this.#compact();
   }
 
-  /** Unmarks every item. */
+  /** Takes every item out. */
   clear(): void {
     for (let index = this.#head; index < this.#items.length; index++) {
       const item = this.#items[index]!;
-      if (item.heapIndex === IN_FIFO) item.heapIndex = -1;
+      if (inFifo(item)) item.due = -1;
     }
     this.#items = [];
     this.#head = 0;
     this.#live = 0;
+    this.#last = -1;
   }
 
   #skipRemoved(): void {
     const items = this.#items;
     let head = this.#head;
-    while (head < items.length && items[head]!.heapIndex !== IN_FIFO) {
+    while (head < items.length && !inFifo(items[head]!)) {
       // A started task's entry lets go of it now: kept until the next compaction, a deep queue's
       // finished tasks would all live on into the old generation, and cost the collector far more.
       items[head] = undefined;
@@ -83,6 +83,7 @@ export class DeadlineFifo<T extends Deadlined> {
     if (head === items.length) {
       this.#items = [];
       this.#head = 0;
+      this.#last = -1;
     } else if (head > 1024 && head * 2 > items.length) {
       this.#items = items.slice(head);
       this.#head = 0;
@@ -95,7 +96,7 @@ export class DeadlineFifo<T extends Deadlined> {
     const kept: T[] = [];
     const items = this.#items;
     for (let index = this.#head; index < items.length; index++)
-      if (items[index]!.heapIndex === IN_FIFO) kept.push(items[index]!);
+      if (inFifo(items[index]!)) kept.push(items[index]!);
     this.#items = kept;
     this.#head = 0;
   }

@@ -56,7 +56,8 @@ export class Intake {
       const now = config.clock.now();
       if (extras !== null && !extras.retry && mayQueue && this.#isRetry(extras, tenant, now))
         extras.retry = true;
-      return new Task(++this.#seq, now, priority.name, tenant, extras, fn, resolve);
+      const book = this.#reporter.bookOf(priority.name)!;
+      return new Task(++this.#seq, now, book, tenant, extras, fn, resolve);
     } catch (error) {
       if (error instanceof SchedulerError) this.#reporter.refused(error, given.priority);
       throw error;

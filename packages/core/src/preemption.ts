@@ -137,8 +137,9 @@ export class Preemption {
   #requeue(task: Task): void {
     const host = this.#host;
     task.phase = QUEUED;
-    const priority = host.options.priorityByName.get(task.priority)!;
-    host.deadlines.queue(task, host.options.clock.now() + priority.queueTimeoutMs);
+    // Into the heap, not its priority's FIFO: the entry of its first wait may still sit there (removal
+    // is lazy), and a second entry for it would hold up the deadlines queued in between.
+    host.deadlines.set(task, host.options.clock.now() + task.book.queueTimeoutMs);
     host.reporter.queued(task);
     try {
       host.store.requeue!(task);

@@ -5,7 +5,8 @@ import { Emitter } from "./emitter.js";
 import { type ErrorCode, SchedulerError } from "./errors.js";
 import type { SchedulerEvents, TaskEventBase } from "./events.js";
 import type { ResolvedPriority } from "./options.js";
-import { buildMetrics, type MetricsSnapshot, PriorityStats } from "./stats.js";
+import { PriorityBook } from "./priority-book.js";
+import { buildMetrics, type MetricsSnapshot } from "./stats.js";
 import type { StoreSnapshot } from "./store.js";
 import type { Task } from "./task.js";
 
@@ -15,7 +16,7 @@ import type { Task } from "./task.js";
  */
 export class Reporter {
   readonly events: Emitter<SchedulerEvents>;
-  readonly #stats = new Map<string, PriorityStats>();
+  readonly #books = new Map<string, PriorityBook>();
   readonly #unprioritized: Partial<Record<ErrorCode, number>> = {};
   readonly #clock: Clock;
   /** Told of every start, first byte, usage and ending while set (the adaptive limit). */
@@ -28,12 +29,24 @@ export class Reporter {
     this.events = new Emitter((error, name) => {
       if (name !== "error") this.error(error);
     });
-    this.addPriorities(priorities);
+    this.setPriorities(priorities);
   }
 
-  /** Counters for priorities added by `update()`. */
-  addPriorities(priorities: readonly ResolvedPriority[]): void {
-    for (const { name } of priorities) if (!this.#stats.has(name)) this.#stats.set(name, new PriorityStats());
+  /**
+   * A book for each priority not seen before (from `update()`), and every book's queue timeout as now
+   * configured. A book outlives its priority's removal: tasks admitted before still point at it.
+   */
+  setPriorities(priorities: readonly ResolvedPriority[]): void {
+    for (const { name, queueTimeoutMs } of priorities) {
+      const book = this.#books.get(name);
+      if (book === undefined) this.#books.set(name, new PriorityBook(name, queueTimeoutMs));
+      else book.queueTimeoutMs = queueTimeoutMs;
+    }
+  }
+
+  /** The book of a configured priority (see {@link setPriorities}). */
+  bookOf(priority: string): PriorityBook | undefined {
+    return this.#books.get(priority);
   }
 
   queued(task: Task): void {
@@ -44,7 +57,7 @@ export class Reporter {
   }
 
   started(task: Task, now: number, waitMs: number): void {
-    this.#stats.get(task.priority)?.recordStart(now, waitMs);
+    task.book.stats.recordStart(now, waitMs);
     this.observer?.started(task);
     if (this.events.has("started")) {
       const { id, priority, tenant, cost } = task;
@@ -68,8 +81,7 @@ export class Reporter {
 
   /** The task's function fulfilled with `value` (a returned `Response` may still say 429/503). */
   completed(task: Task, value?: unknown): void {
-    const stats = this.#stats.get(task.priority);
-    if (stats) stats.completed++;
+    task.book.stats.completed++;
     this.observer?.ended(task, true, value);
     if (this.events.has("completed")) {
       // One literal per payload (no spread): listeners such as exporters see every task.
@@ -86,8 +98,7 @@ export class Reporter {
   }
 
   failed(task: Task, error: unknown): void {
-    const stats = this.#stats.get(task.priority);
-    if (stats) stats.failed++;
+    task.book.stats.failed++;
     this.observer?.ended(task, false, error);
     if (this.events.has("failed")) {
       const code = error instanceof SchedulerError ? error.code : undefined;
@@ -97,7 +108,7 @@ export class Reporter {
 
   /** A task that never started was answered with `error`. */
   rejected(task: Task, error: SchedulerError, now: number): void {
-    this.#stats.get(task.priority)?.recordRejection(error.code);
+    task.book.stats.recordRejection(error.code);
     if (this.events.has("rejected")) {
       const waitMs = now - task.enqueuedAt;
       this.events.emit("rejected", {
@@ -111,25 +122,22 @@ export class Reporter {
 
   /** A call refused before it became a task (bad options, closed). */
   refused(error: SchedulerError, priority: string | undefined): void {
-    const stats = priority === undefined ? undefined : this.#stats.get(priority);
+    const stats = priority === undefined ? undefined : this.#books.get(priority)?.stats;
     if (stats) stats.recordRejection(error.code);
     else this.#unprioritized[error.code] = (this.#unprioritized[error.code] ?? 0) + 1;
   }
 
   overrun(task: Task): void {
-    const stats = this.#stats.get(task.priority);
-    if (stats) stats.overruns++;
+    task.book.stats.overruns++;
     const heldMs = this.#clock.now() - task.startedAt;
     if (this.events.has("overrun")) this.events.emit("overrun", { ...describe(task), heldMs });
   }
 
   /** A running task was preempted by an arrival of priority `by`; it ran `runMs`, lost. */
   preempted(task: Task, by: string, runMs: number, preemptions: number): void {
-    const stats = this.#stats.get(task.priority);
-    if (stats) {
-      stats.preempted++;
-      stats.preemptedRunMs += runMs;
-    }
+    const stats = task.book.stats;
+    stats.preempted++;
+    stats.preemptedRunMs += runMs;
     if (this.events.has("preempted"))
       this.events.emit("preempted", { ...describe(task), runMs, preemptions, by });
   }
@@ -152,7 +160,7 @@ export class Reporter {
     code: ErrorCode,
     sharedRate: number | undefined,
   ): number | undefined {
-    const stats = priority === undefined ? undefined : this.#stats.get(priority.name);
+    const stats = priority === undefined ? undefined : this.#books.get(priority.name)?.stats;
     if (priority === undefined || stats === undefined) return undefined;
     const now = this.#clock.now();
     const perMs =
@@ -163,7 +171,7 @@ export class Reporter {
   }
 
   metrics(closed: boolean, maxConcurrency: number, store: StoreSnapshot): MetricsSnapshot {
-    return buildMetrics(this.#clock.now(), closed, maxConcurrency, store, this.#stats, this.#unprioritized);
+    return buildMetrics(this.#clock.now(), closed, maxConcurrency, store, this.#books, this.#unprioritized);
   }
 
   /** The same `waitMs` as the `started` event (the same subtraction), and a `runMs` that is never negative. */

@@ -46,6 +46,41 @@ describe("preemption", () => {
     expect(batch).toMatchObject({ preempted: 1, preemptedRunMs: 400, failed: 0, completed: 3 });
   });
 
+  it("a victim waiting again does not hold up the queue timeouts of tasks queued behind its first wait", async () => {
+    const { h } = harness({ maxConcurrency: 1 });
+    const outcomes = new Map<string, unknown>();
+    const watch = (name: string, result: Promise<unknown>): void => {
+      result.then(
+        (value) => outcomes.set(name, value),
+        (error: { code?: string }) => outcomes.set(name, error.code),
+      );
+    };
+    const first = h.submit("first", { priority: "batch", tenant: "one" });
+    watch("x", polite(h, "x", { priority: "batch", tenant: "one" }));
+    watch("v", polite(h, "v", { priority: "batch", tenant: "one", retry: true }));
+    await flush();
+    h.clock.advance(1_000);
+    watch("w", polite(h, "w", { priority: "batch", tenant: "one" }));
+    await flush();
+    await h.finish("first");
+    await first;
+    expect(h.startOrder).toEqual(["first", "v"]); // a retry goes first: x, queued before v, still waits
+    h.clock.advance(1_000);
+    h.submit("chat", { priority: "interactive" }); // preempts v, which waits again with a later deadline
+    await flush();
+    expect(h.startOrder).toEqual(["first", "v", "chat"]);
+    h.clock.advance(3_600_000 - 2_000); // x's queue deadline
+    await flush();
+    expect(outcomes.get("x")).toBe("QUEUE_TIMEOUT");
+    h.clock.advance(1_000); // w's, queued 1 s after x: before v's second deadline
+    await flush();
+    expect(outcomes.get("w")).toBe("QUEUE_TIMEOUT");
+    expect(outcomes.has("v")).toBe(false);
+    h.clock.advance(1_000);
+    await flush();
+    expect(outcomes.get("v")).toBe("QUEUE_TIMEOUT");
+  });
+
   it("keeps the limit while the victim winds down: the arrival waits for the end of the grace", async () => {
     const { h } = harness({ maxConcurrency: 1 });
     h.submit("stubborn", { priority: "batch" }); // ignores its signal

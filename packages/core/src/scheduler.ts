@@ -211,7 +211,7 @@ export class Scheduler {
     const resolved = resolveOptions(raw);
     this.#raw = raw;
     this.#options = resolved;
-    this.#reporter.addPriorities(resolved.priorities);
+    this.#reporter.setPriorities(resolved.priorities);
     const configured = this.#engine.configure(this.#targets.reconfigure(resolved.waitTargets));
     this.#configureAdaptive(setTo);
     this.#adaptive.setReserved(reservedTotal(this.#targets.effective));

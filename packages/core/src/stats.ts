@@ -102,7 +102,7 @@ export function buildMetrics(
   closed: boolean,
   maxConcurrency: number,
   store: StoreSnapshot,
-  stats: ReadonlyMap<string, PriorityStats>,
+  books: ReadonlyMap<string, { readonly stats: PriorityStats }>,
   unprioritized: Readonly<Partial<Record<ErrorCode, number>>>,
 ): MetricsSnapshot {
   const priorities: Record<string, PriorityMetrics> = {};
@@ -110,8 +110,8 @@ export function buildMetrics(
   let started = 0;
   let completed = 0;
   let failed = 0;
-  for (const [name, priority] of stats) {
-    const snapshot = priority.snapshot(now, store.priorities[name]);
+  for (const [name, { stats }] of books) {
+    const snapshot = stats.snapshot(now, store.priorities[name]);
     priorities[name] = snapshot;
     started += snapshot.started;
     completed += snapshot.completed;

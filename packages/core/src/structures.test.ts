@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "./clock.js";
-import { Deadlines } from "./deadlines.js";
+import { type Deadlined, Deadlines } from "./deadlines.js";
 import { DeadlineFifo } from "./fifo-deadlines.js";
 import { IndexedHeap } from "./heap.js";
 import { RecentIds } from "./recent-ids.js";
@@ -25,12 +25,21 @@ describe("IndexedHeap", () => {
 
 interface Item {
   id: number;
-  deadline: number;
-  heapIndex: number;
+  due: Deadlined["due"];
   lane: string;
 }
 
-const item = (id: number, lane = "a"): Item => ({ id, deadline: 0, heapIndex: -1, lane });
+const item = (id: number, lane = "a"): Item => ({ id, due: -1, lane });
+const lanes = new Map<string, DeadlineFifo<Item>>();
+/** The FIFO of a lane, made on first use (a scheduler keeps one in each priority's book). */
+function fifoOf(lane: string): DeadlineFifo<Item> {
+  let fifo = lanes.get(lane);
+  if (fifo === undefined) {
+    fifo = new DeadlineFifo<Item>();
+    lanes.set(lane, fifo);
+  }
+  return fifo;
+}
 
 describe("Deadlines", () => {
   it("fires each deadline once, in order, with one timer armed", () => {
@@ -39,9 +48,9 @@ describe("Deadlines", () => {
     const deadlines = new Deadlines<Item>(
       clock,
       (item) => fired.push(item.id),
-      (item) => item.lane,
+      (item) => fifoOf(item.lane),
     );
-    const items = [30, 10, 20, 10].map((at, id) => ({ id, deadline: 0, heapIndex: -1, at, lane: "a" }));
+    const items = [30, 10, 20, 10].map((at, id) => ({ id, due: -1, at, lane: "a" }));
     for (const item of items) deadlines.set(item, item.at);
     expect(clock.pendingTimers).toBe(1);
     deadlines.clear(items[2]!);
@@ -59,7 +68,7 @@ describe("Deadlines", () => {
     const deadlines = new Deadlines<Item>(
       clock,
       (expired) => fired.push(expired.id),
-      (expired) => expired.lane,
+      (expired) => fifoOf(expired.lane),
     );
     const items = Array.from({ length: 6 }, (_, id) => item(id, id % 2 === 0 ? "a" : "b"));
     deadlines.queue(items[0]!, 10);
@@ -81,14 +90,14 @@ describe("Deadlines", () => {
   it("keeps a FIFO as small as its live deadlines when removals come out of order", () => {
     const fifo = new DeadlineFifo<Item>();
     const items = Array.from({ length: 10_000 }, (_, id) => item(id));
-    for (const queued of items) fifo.push(queued);
+    for (const queued of items) fifo.push(queued, queued.id);
     for (const queued of items.slice(1)) fifo.remove(queued); // the head stays, the rest leave
     expect(fifo.slots).toBeLessThan(100);
     expect(fifo.peek()).toBe(items[0]);
     fifo.remove(items[0]!);
     expect(fifo.peek()).toBeUndefined();
     expect(fifo.slots).toBe(0);
-    expect(items.every((left) => left.heapIndex === -1)).toBe(true);
+    expect(items.every((left) => left.due === -1)).toBe(true);
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { admitExtras, admitPriority, admitTenant, type TaskOptions } from "./admission.js";
 import { VirtualClock } from "./clock.js";
 import { pending, takeResolve } from "./pending.js";
+import { PriorityBook } from "./priority-book.js";
 import { resolveOptions } from "./resolve-options.js";
 import { RunContext, Task } from "./task.js";
 
@@ -13,7 +14,8 @@ function taskFor(options: TaskOptions, retry = false): Task {
   const tenant = admitTenant(options, config);
   const priority = admitPriority(options, config, tenant);
   const extras = admitExtras(retry ? { ...options, retry } : options, priority, onAbort);
-  return new Task(7, 1_000.5, priority.name, tenant, extras, () => "done", noUsage);
+  const book = new PriorityBook(priority.name, priority.queueTimeoutMs);
+  return new Task(7, 1_000.5, book, tenant, extras, () => "done", noUsage);
 }
 
 describe("Task", () => {

@@ -1,5 +1,6 @@
 import type { Deadlined } from "./deadlines.js";
 import type { Linked, QueueLinks } from "./memory/links.js";
+import type { PriorityBook } from "./priority-book.js";
 import { isPromise, type Ticket } from "./store.js";
 import { checkedUsage, type TokenUsage } from "./usage.js";
 
@@ -94,7 +95,8 @@ export class CallExtras {
  * field sits in the object itself.
  */
 export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject {
-  declare readonly priority: string;
+  /** Its priority's book (counters, running cost, queue deadlines); its name is {@link priority}. */
+  declare readonly book: PriorityBook;
   declare readonly tenant: string;
   declare readonly enqueuedAt: number;
   /**
@@ -110,17 +112,16 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   /** Resolves the caller's promise; null once the caller is answered (see {@link settled}). */
   declare resolve: ((value: unknown) => void) | null;
   declare phase: Phase;
-  // The memory store's links (declared here so every task has one shape) and the deadlines' fields.
+  // The memory store's links (declared here so every task has one shape) and the deadlines' field.
   declare prev: Linked | null;
   declare next: Linked | null;
   declare queuedIn: object | null;
-  declare heapIndex: number;
-  declare deadline: number;
+  declare due: Deadlined["due"];
 
   constructor(
     seq: number,
     enqueuedAt: number,
-    priority: string,
+    book: PriorityBook,
     tenant: string,
     extras: CallExtras | null,
     fn: TaskFunction<unknown> | null,
@@ -128,7 +129,7 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   ) {
     if (extras !== null) extras.seq = seq;
     this.call = extras ?? seq;
-    this.priority = priority;
+    this.book = book;
     this.tenant = tenant;
     this.enqueuedAt = enqueuedAt;
     this.job = fn;
@@ -137,8 +138,11 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     this.prev = null;
     this.next = null;
     this.queuedIn = null;
-    this.heapIndex = -1;
-    this.deadline = -1;
+    this.due = -1;
+  }
+
+  get priority(): string {
+    return this.book.name;
   }
 
   /** Unique among this scheduler's tasks, in the order they were made. */
