@@ -123,12 +123,18 @@ export class ResponseWatch {
     if (stillWorking !== null && this.#ended) this.#settleWithResponse(stillWorking);
   }
 
+  /** The response has closed: a sent one was ended by the handler; otherwise its state tells. */
   #settleWithResponse(stillWorking: StillWorking): void {
     this.#stillWorking = null;
-    const { writableEnded, errored } = this.#response;
-    if (writableEnded === true) this.releaseAtEnd();
-    else if (errored !== null && errored !== undefined) this.releaseAtEnd(errored);
-    else stillWorking(this.#response, this);
+    const response = this.#response;
+    // Each read counts on Express, whose responses each have a map of their own: none when it was sent.
+    if (this.#sent || response.writableEnded === true) {
+      this.releaseAtEnd();
+      return;
+    }
+    const { errored } = response;
+    if (errored !== null && errored !== undefined) this.releaseAtEnd(errored);
+    else stillWorking(response, this);
   }
 
   #end(): void {

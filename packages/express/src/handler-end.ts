@@ -51,8 +51,9 @@ function destroyThenRelease(this: Wrapped, error?: Error): Response {
  * this wraps `end` and `destroy` only when it does not: the client left while the handler still works,
  * or the middleware answered itself (a 504). The watch releases the slot once the handler has ended or
  * destroyed the response. A handler that never ends its response after an abort (or throws after it
- * began streaming: Express then drops the connection without either call) keeps the slot until the
- * scheduler's `abortGraceMs`. The wrappers are shared functions; a request costs one small object.
+ * began streaming: Express then drops the connection without either call), or destroys it without an
+ * error before the wrappers are in place (Node's response then looks like one whose client left), keeps
+ * the slot until the scheduler's `abortGraceMs`. The wrappers are shared functions; a request costs one small object.
  *
  * @example
  * releaseWhenHandlerEnds(res, watch);
