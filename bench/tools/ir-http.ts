@@ -1,6 +1,7 @@
 // Serves one app of the HTTP part over in-memory connections for a fixed number of requests and exits:
 // run under valgrind, the difference between two request counts is the instructions per request, a
-// count that a loaded machine does not move (no timing involved). Bundled first, so that start-up is
+// count that a loaded machine moves far less than time (the garbage collector's timing still varies
+// it: run each build twice or more). Bundled first, so that start-up is
 // short under valgrind (the built packages, `pnpm build`):
 //   node_modules/.pnpm/esbuild@0.28.2/node_modules/esbuild/bin/esbuild bench/tools/ir-http.ts --bundle \
 //     --platform=node --format=esm --outfile=/tmp/ir-http.mjs
