@@ -63,7 +63,7 @@ export async function forward(
     res.end();
   } catch (error) {
     if (signal.aborted || res.headersSent) {
-      res.destroy();
+      res.destroy(error as Error); // with its error: the middleware releases the slot at once
       return;
     }
     const message = `The upstream server could not be reached: ${(error as Error).message}`;

@@ -10,7 +10,7 @@ export {
   resolveAdapterOptions,
 } from "./options.js";
 export { failureForStatus, type Rejection, rejectionFor } from "./rejection.js";
-export { type NodeResponseLike, ResponseWatch } from "./response-watch.js";
+export { type NodeResponseLike, ResponseWatch, type StillWorking } from "./response-watch.js";
 export { onRunTimeout, raceRunTimeout, runTimeoutOf } from "./run-timeout.js";
 export {
   acquireSlot,

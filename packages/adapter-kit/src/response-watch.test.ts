@@ -1,5 +1,5 @@
 import { createScheduler } from "@llm-scheduler/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ResponseWatch } from "./response-watch.js";
 import { FakeNodeResponse } from "./testing.js";
 
@@ -79,5 +79,68 @@ describe("ResponseWatch", () => {
     expect(permit.signal.aborted).toBe(true);
     watch.releaseAtEnd();
     expect(scheduler.metrics().running).toBe(0);
+  });
+
+  describe("endsWithResponse", () => {
+    it("releases a response sent as usual at its close, without calling stillWorking", () => {
+      const { scheduler, response, watch } = held();
+      const stillWorking = vi.fn();
+      watch.endsWithResponse(stillWorking);
+      expect(scheduler.metrics().running).toBe(1);
+      response.finish(503);
+      expect(stillWorking).not.toHaveBeenCalled();
+      expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 }); // a 5xx sent
+    });
+
+    it("releases a response ended as its client left, counted as failed", () => {
+      const { scheduler, response, watch } = held();
+      const stillWorking = vi.fn();
+      watch.endsWithResponse(stillWorking);
+      response.writableEnded = true; // end() was called, the bytes never left
+      response.drop();
+      expect(stillWorking).not.toHaveBeenCalled();
+      expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 });
+    });
+
+    it("releases a response destroyed with an error, with that error", () => {
+      const { scheduler, response, watch } = held();
+      const stillWorking = vi.fn();
+      watch.endsWithResponse(stillWorking);
+      response.errored = new Error("the upstream broke");
+      response.drop();
+      expect(stillWorking).not.toHaveBeenCalled();
+      expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 });
+    });
+
+    it("asks the adapter to watch the handler when the client leaves first, and holds the slot until it ends", () => {
+      const { scheduler, permit, response, watch } = held();
+      const stillWorking = vi.fn();
+      watch.endsWithResponse(stillWorking);
+      response.drop();
+      expect(stillWorking).toHaveBeenCalledWith(response, watch);
+      expect(permit.signal.aborted).toBe(true);
+      expect(scheduler.metrics().running).toBe(1); // the handler may still be talking to the upstream
+      watch.releaseAtEnd();
+      expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 });
+    });
+
+    it("settles at once when the response had closed already", () => {
+      const { scheduler, response, watch } = held();
+      response.finish();
+      watch.endsWithResponse(vi.fn());
+      expect(scheduler.metrics()).toMatchObject({ running: 0, completed: 1 });
+    });
+
+    it("leaves the release to releaseAtEnd() alone after endsWithResponse(null)", () => {
+      const { scheduler, response, watch } = held();
+      const stillWorking = vi.fn();
+      watch.endsWithResponse(stillWorking);
+      watch.endsWithResponse(null); // the adapter answered itself: the response's end is not the handler's
+      response.finish(504);
+      expect(stillWorking).not.toHaveBeenCalled();
+      expect(scheduler.metrics().running).toBe(1);
+      watch.releaseAtEnd();
+      expect(scheduler.metrics()).toMatchObject({ running: 0, failed: 1 });
+    });
   });
 });

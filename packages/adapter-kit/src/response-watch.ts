@@ -6,12 +6,19 @@ import { failureForStatus } from "./rejection.js";
 export interface NodeResponseLike {
   readonly statusCode: number;
   readonly writableFinished: boolean;
+  /** True once `end()` was called (whether or not the response could then be sent). */
+  readonly writableEnded?: boolean;
   readonly destroyed: boolean;
+  /** The error the response was destroyed with (Node 18 and later), read by {@link ResponseWatch.endsWithResponse}. */
+  readonly errored?: unknown;
   on(event: "close", listener: () => void): unknown;
   /** Watched for the first byte sent, when someone listens for the scheduler's `firstByte` event. */
   readonly write?: NodeWritable["write"];
   readonly end?: NodeWritable["end"];
 }
+
+/** Called when a response closes before its handler has ended it (see `ResponseWatch.endsWithResponse`). */
+export type StillWorking = (response: NodeResponseLike, watch: ResponseWatch) => void;
 
 /** Why a watched request's permit is aborted: the client closed the connection. */
 const CLIENT_GONE = "The client closed the connection";
@@ -30,7 +37,9 @@ const BY_STATUS: unique symbol = Symbol("by status");
  *   stream closed; Express: the handler ended the response). The permit is released once Node has also
  *   closed the response (sent, or the connection dropped), at once if that has already happened. A
  *   client that leaves never frees the slot by itself while the handler may still be talking to the
- *   upstream: the slot is held until its work ends, or the scheduler's `abortGraceMs` has passed.
+ *   upstream: the slot is held until its work ends, or the scheduler's `abortGraceMs` has passed;
+ * - `endsWithResponse(stillWorking)` instead, when the handler's work ends with its own `end()` (Express):
+ *   nothing is wrapped while the response is sent as usual; see the method.
  *
  * One `close` listener and this object are all a request costs; no closure per callback.
  *
@@ -48,6 +57,7 @@ export class ResponseWatch {
   #permit: Permit | null = null;
   #failure: unknown = BY_STATUS;
   #releasing = false;
+  #stillWorking: StillWorking | null = null;
 
   constructor(response: NodeResponseLike) {
     this.#response = response;
@@ -98,6 +108,35 @@ export class ResponseWatch {
     if (this.#ended) this.#release();
   }
 
+  /**
+   * The handler's work ends with its response (Express: its own `end()`, or `destroy()` with an error).
+   * When Node closes the response, the permit is released if `end()` had been called (sent, or ended as
+   * the client left; a 5xx sent counts as failed) or the response was destroyed with an error (failed
+   * with it). Otherwise the client left while the handler is still at work: `stillWorking(response,
+   * watch)` is called to watch for the handler's own end, which must then call {@link releaseAtEnd}. So
+   * a response sent as usual costs no wrapper. Pass `null` once the adapter watches the handler's end
+   * itself (it sent an answer of its own: the response's end is no longer the handler's). Call
+   * {@link hold} first.
+   */
+  endsWithResponse(stillWorking: StillWorking | null): void {
+    this.#stillWorking = stillWorking;
+    if (stillWorking !== null && this.#ended) this.#settleWithResponse(stillWorking);
+  }
+
+  /** The response has closed: a sent one was ended by the handler; otherwise its state tells. */
+  #settleWithResponse(stillWorking: StillWorking): void {
+    this.#stillWorking = null;
+    const response = this.#response;
+    // Each read counts on Express, whose responses each have a map of their own: none when it was sent.
+    if (this.#sent || response.writableEnded === true) {
+      this.releaseAtEnd();
+      return;
+    }
+    const { errored } = response;
+    if (errored !== null && errored !== undefined) this.releaseAtEnd(errored);
+    else stillWorking(response, this);
+  }
+
   #end(): void {
     if (this.#ended) return;
     this.#ended = true;
@@ -108,6 +147,7 @@ export class ResponseWatch {
       this.#permit?.abort(new Error(CLIENT_GONE));
     }
     if (this.#releasing) this.#release();
+    else if (this.#stillWorking !== null) this.#settleWithResponse(this.#stillWorking);
   }
 
   #release(): void {

@@ -15,7 +15,9 @@ type Listener = () => void;
 export class FakeNodeResponse implements NodeResponseLike {
   statusCode = 200;
   writableFinished = false;
+  writableEnded = false;
   destroyed = false;
+  errored: Error | null = null;
   readonly #listeners = new Map<string, Listener[]>();
 
   on(event: "finish" | "close", listener: Listener): this {
@@ -26,6 +28,7 @@ export class FakeNodeResponse implements NodeResponseLike {
   /** The whole response was handed to the operating system (`finish`), then the stream closed. */
   finish(status = this.statusCode): void {
     this.statusCode = status;
+    this.writableEnded = true;
     this.writableFinished = true;
     this.#emit("finish");
     this.destroyed = true;

@@ -1,4 +1,4 @@
-import type { ResponseWatch } from "@llm-scheduler/adapter-kit";
+import type { NodeResponseLike, ResponseWatch } from "@llm-scheduler/adapter-kit";
 import type { Response } from "express";
 
 type End = (this: Response, ...args: unknown[]) => Response;
@@ -46,16 +46,21 @@ function destroyThenRelease(this: Wrapped, error?: Error): Response {
 /**
  * Express cannot tell a middleware when the route handler's work is over (its promise is the router's),
  * so the handler's own `res.end()` (which `res.send()`, `res.json()`, `pipe()` and Express's error
- * handler all call) or `res.destroy()` (a response broken midway) stands for it: the watch releases the
- * slot once that has happened and the response has been sent or the client has gone. A handler that
- * never ends its response after an abort (or throws after it began streaming: Express then drops the
- * connection without either call) keeps the slot until the scheduler's `abortGraceMs`. The wrappers are
- * shared functions; a request costs one small object.
+ * handler all call) or `res.destroy()` (a response broken midway) stands for it. A response sent as
+ * usual needs nothing more (its `close` after `end()` says it all, see `ResponseWatch.endsWithResponse`);
+ * this wraps `end` and `destroy` only when it does not: the client left while the handler still works,
+ * or the middleware answered itself (a 504). The watch releases the slot once the handler has ended or
+ * destroyed the response. A handler that never ends its response after an abort (or throws after it
+ * began streaming: Express then drops the connection without either call), or destroys it without an
+ * error before the wrappers are in place (Node's response then looks like one whose client left), keeps
+ * the slot until the scheduler's `abortGraceMs`. The wrappers are shared functions; a request costs one small object.
  *
  * @example
  * releaseWhenHandlerEnds(res, watch);
  */
-export function releaseWhenHandlerEnds(res: Response, watch: ResponseWatch): void {
+export function releaseWhenHandlerEnds(response: NodeResponseLike, watch: ResponseWatch): void {
+  const res = response as Response; // the watch follows the middleware's Express `res`
+  watch.endsWithResponse(null); // from now on, the wrappers tell the watch when the handler has ended
   (res as Wrapped)[HANDLER_END] = new HandlerEnd(res, watch);
   res.end = endThenRelease as unknown as Response["end"];
   res.destroy = destroyThenRelease as unknown as Response["destroy"];

@@ -84,11 +84,14 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
     if (watch.ended) return watch.releaseAtEnd(); // granted just as the client left
     // The answer's usage only matters while the scheduler counts tokens (see `countsTokens`).
     if (countsTokens(config.scheduler)) watchNodeUsage(res, (usage) => slot.reportUsage(usage));
-    releaseWhenHandlerEnds(res, watch);
+    // Sent as usual, the response's end is the handler's; only a client gone first, or an answer of the
+    // middleware's own (the 504), makes it wrap `end`/`destroy` to see the handler's.
+    watch.endsWithResponse(releaseWhenHandlerEnds);
     // Only with a run timeout or preemption: reading `slot.signal` makes the permit's AbortController.
     if (timed || slot.permit.preemptible)
       onRunTimeout(slot.signal, true, (error) => {
         if (res.headersSent || watch.ended) return; // the handler has started its answer: it ends it
+        releaseWhenHandlerEnds(res, watch);
         const { status, headers, body } = rejectionFor(error);
         rawEnd(res, status, headers, body);
       });

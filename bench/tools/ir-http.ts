@@ -1,0 +1,20 @@
+// Serves one app of the HTTP part over in-memory connections for a fixed number of requests and exits:
+// run under valgrind, the difference between two request counts is the instructions per request, a
+// count that a loaded machine moves far less than time (the garbage collector's timing still varies
+// it: run each build twice or more). Bundled first, so that start-up is
+// short under valgrind (the built packages, `pnpm build`):
+//   node_modules/.pnpm/esbuild@0.28.2/node_modules/esbuild/bin/esbuild bench/tools/ir-http.ts --bundle \
+//     --platform=node --format=esm --outfile=/tmp/ir-http.mjs
+//   valgrind --tool=callgrind --callgrind-out-file=/dev/null node /tmp/ir-http.mjs express scheduled 3000
+//   (the same with 1000; the "I refs" difference / 2000 is the instructions per request)
+// Arguments: <express|koa|hono> <mode> <requests> [warm-up requests=1000]
+import { type Framework, type Mode, PATH, start } from "../http/apps.js";
+import { loadInMemory } from "../http/in-memory.js";
+
+const [framework, mode, requests, warm = "1000"] = process.argv.slice(2) as [Framework, Mode, string, string];
+const server = await start(framework, mode, 64);
+const connect = server.connect.bind(server);
+await loadInMemory(connect, PATH, Number(warm), 10);
+const { failures } = await loadInMemory(connect, PATH, Number(requests), 10);
+await server.close();
+if (failures > 0) throw new Error(`${failures} answers were not 2xx`);
