@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisServer, startRedisServer } from "../redis/redis-server.js";
 import { Driver } from "./driver.js";
 import { playQuotas, quotaOptionsOf, quotaScenario } from "./quota-scenario.js";
+import { configureStep, releaseStep, removeStep } from "./steps.js";
 
 /**
  * The in-memory store and the Redis store implement the same picking rule twice (TypeScript and Lua).
@@ -73,8 +74,8 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
           retry: fc.boolean(),
         }),
       },
-      { weight: 4, arbitrary: fc.record({ kind: fc.constant("release" as const), k: fc.nat() }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant("remove" as const), k: fc.nat() }) },
+      releaseStep,
+      removeStep,
       {
         weight: 1,
         arbitrary: fc.record({
@@ -83,13 +84,7 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
           ms: fc.oneof(fc.constantFrom(500, 1_000, 3_000), fc.integer({ min: 0, max: 4_000 })),
         }),
       },
-      {
-        weight: 1,
-        arbitrary: fc.record({
-          kind: fc.constant("configure" as const),
-          max: fc.integer({ min: 1, max: 5 }),
-        }),
-      },
+      configureStep,
     ),
     { minLength: 5, maxLength: 45 },
   ),

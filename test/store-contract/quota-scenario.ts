@@ -1,6 +1,7 @@
 import type { PriorityOptions, SchedulerOptions } from "@llm-scheduler/core";
 import fc from "fast-check";
 import type { Driver } from "./driver.js";
+import { configureStep, releaseStep, removeStep } from "./steps.js";
 
 /**
  * Random scenarios for the tenant quotas, the token budget and token fairness, played on a store
@@ -74,8 +75,8 @@ export const quotaScenario: fc.Arbitrary<QuotaScenario> = fc.record({
           output: fc.integer({ min: 0, max: 500 }),
         }),
       },
-      { weight: 4, arbitrary: fc.record({ kind: fc.constant("release" as const), k: fc.nat() }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant("remove" as const), k: fc.nat() }) },
+      releaseStep,
+      removeStep,
       {
         weight: 2,
         arbitrary: fc.record({
@@ -83,13 +84,7 @@ export const quotaScenario: fc.Arbitrary<QuotaScenario> = fc.record({
           ms: fc.oneof(fc.constantFrom(100, 1_000, 4_000), fc.integer({ min: 0, max: 3_000 })),
         }),
       },
-      {
-        weight: 1,
-        arbitrary: fc.record({
-          kind: fc.constant("configure" as const),
-          max: fc.integer({ min: 1, max: 5 }),
-        }),
-      },
+      configureStep,
     ),
     { minLength: 5, maxLength: 50 },
   ),

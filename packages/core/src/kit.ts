@@ -8,7 +8,8 @@
  * - stores: the `Store` seam, the in-memory default (`MemoryStore`) and the heap the core orders its
  *   deadlines with;
  * - exporters (metrics, traces): `failedOutcome`, one label for how a started task ended;
- * - both: the one validation message shape (`invalidOption`, `integerIn`, `rejectUnknownKeys`, `nearest`).
+ * - both: the one validation message shape (`invalidOption`, `integerIn`, `rejectUnknownKeys`, `nearest`);
+ * - tools that read options from files: `PRIORITY_KEYS`, the keys a priority's options may have.
  */
 export { type HeapItem, IndexedHeap } from "./heap.js";
 export { KnownTaskOptions } from "./known-options.js";
@@ -23,6 +24,7 @@ export {
   requestIdOf,
   serverTiming,
 } from "./request.js";
+export { PRIORITY_KEYS } from "./resolve-options.js";
 export type {
   EnqueueResult,
   LimitProposal,

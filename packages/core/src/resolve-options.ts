@@ -49,7 +49,8 @@ const OPTION_KEYS: readonly (keyof SchedulerOptions)[] = [
   "store",
   "clock",
 ];
-const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
+/** Every key a priority's options may have (also for tools that read options from files). */
+export const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
   "weight",
   "reserved",
   "maxConcurrency",

@@ -1,4 +1,5 @@
 import { createScheduler, isSchedulerError, type SchedulerOptions } from "@llm-scheduler/core";
+import { PRIORITY_KEYS } from "@llm-scheduler/core/kit";
 import { objectAt, type RawObject } from "./fields.js";
 import { invalidField, ScenarioError } from "./scenario-error.js";
 
@@ -15,17 +16,6 @@ const SCHEDULER_KEYS = [
   "adaptive",
   "waitTargets",
 ] as const;
-const PRIORITY_KEYS = [
-  "weight",
-  "reserved",
-  "maxConcurrency",
-  "queueTimeoutMs",
-  "maxQueue",
-  "maxWaitMs",
-  "preempts",
-  "preemptible",
-  "targetWaitMs",
-];
 const INFINITE_KEYS = new Set([
   "queueTimeoutMs",
   "maxQueue",
