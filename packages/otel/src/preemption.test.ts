@@ -1,4 +1,4 @@
-import { createScheduler, VirtualClock } from "@llm-scheduler/core";
+import { createScheduler, type TaskContext, VirtualClock } from "@llm-scheduler/core";
 import { context, SpanStatusCode } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
@@ -43,23 +43,29 @@ function requestOf(priority: string): ReadableSpan {
   return found[0]!;
 }
 
+/** A batch task's work: its first run gives way when preempted (rejects on abort), its second is "done". */
+function yieldsOnceThenDone(): { runs: number; run: (context: TaskContext) => Promise<string> } {
+  const work = {
+    runs: 0,
+    run: ({ signal }: TaskContext) =>
+      new Promise<string>((resolve, reject) => {
+        work.runs++;
+        if (work.runs === 1) signal.addEventListener("abort", () => reject(signal.reason));
+        else resolve("done");
+      }),
+  };
+  return work;
+}
+
 describe("traceScheduler: preemption", () => {
   it("records a preempted run() as a span event on its one request span, which runs again and completes", async () => {
     const { clock, traced } = setUp();
-    let runs = 0;
-    const batch = traced.run(
-      ({ signal }) =>
-        new Promise((resolve, reject) => {
-          runs++;
-          if (runs === 1) signal.addEventListener("abort", () => reject(signal.reason));
-          else resolve("done");
-        }),
-      { priority: "batch" },
-    );
+    const work = yieldsOnceThenDone();
+    const batch = traced.run(work.run, { priority: "batch" });
     clock.advance(1_500);
     await expect(traced.run(() => "chat", { priority: "interactive" })).resolves.toBe("chat");
     await expect(batch).resolves.toBe("done");
-    expect(runs).toBe(2);
+    expect(work.runs).toBe(2);
     const span = requestOf("batch");
     const events = span.events.filter((event) => event.name === "llm_scheduler.preempted");
     expect(events).toHaveLength(1);
@@ -80,16 +86,7 @@ describe("traceScheduler: preemption", () => {
 
   it("finds a run() by the id it was given", async () => {
     const { clock, traced } = setUp();
-    let runs = 0;
-    const batch = traced.run(
-      ({ signal }) =>
-        new Promise((resolve, reject) => {
-          runs++;
-          if (runs === 1) signal.addEventListener("abort", () => reject(signal.reason));
-          else resolve("done");
-        }),
-      { priority: "batch", id: "job-7" },
-    );
+    const batch = traced.run(yieldsOnceThenDone().run, { priority: "batch", id: "job-7" });
     clock.advance(200);
     await traced.run(() => "chat", { priority: "interactive" });
     await batch;
