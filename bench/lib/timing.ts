@@ -1,3 +1,5 @@
+import type { Scheduler } from "@llm-scheduler/core";
+
 /** Timing, garbage collection and heap readings. Parts run with `--expose-gc` (see node-child.ts). */
 
 const gcFunction = (globalThis as { gc?: () => void }).gc;
@@ -48,4 +50,19 @@ export async function timeAndCpu(
 /** A promise that never settles: the body of a task that holds its slot for the whole measurement. */
 export function never(): Promise<never> {
   return new Promise(() => {});
+}
+
+/**
+ * Sequential acquire + release on a free slot, `samples` times after 200 unmeasured ones: how long
+ * each acquire took as the caller sees it, ms.
+ */
+export async function acquireTimes(scheduler: Scheduler, samples: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < samples + 200; i++) {
+    const started = performance.now();
+    const permit = await scheduler.acquire();
+    if (i >= 200) times.push(performance.now() - started);
+    permit.release();
+  }
+  return times;
 }

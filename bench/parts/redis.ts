@@ -12,32 +12,27 @@ import { opCommandCosts } from "../lib/redis-op-commands.js";
 import { quotaCosts } from "../lib/redis-quota-costs.js";
 import type { Goal } from "../lib/report.js";
 import { quantile } from "../lib/stats.js";
+import { acquireTimes } from "../lib/timing.js";
 
 const GOAL_P50_MS = 0.3;
 const GOAL_DECISIONS = 40_000;
 /** Half of the 44 µs measured before this part existed (issue 15). */
 const GOAL_CPU_US = 22;
 
-/** Sequential acquire + release on a free slot: the acquire latency as the caller sees it, ms. */
-async function acquireTimes(store: Store, samples: number): Promise<number[]> {
+/** Acquire latency through a fresh scheduler on `store`, ms (see acquireTimes). */
+async function acquireTimesOn(store: Store, samples: number): Promise<number[]> {
   const scheduler = createScheduler({ maxConcurrency: 8, store });
-  const times: number[] = [];
-  for (let i = 0; i < samples + 200; i++) {
-    const started = performance.now();
-    const permit = await scheduler.acquire();
-    if (i >= 200) times.push(performance.now() - started);
-    permit.release();
-  }
+  const times = await acquireTimes(scheduler, samples);
   await scheduler.close();
   return times;
 }
 
 export const run: Part = async ({ quick, log }) => {
   const samples = quick ? 300 : 5_000;
-  const memory = await acquireTimes(new MemoryStore(), samples);
+  const memory = await acquireTimesOn(new MemoryStore(), samples);
   const redis = await startLocalRedis();
   const store = new RedisStore({ url: redis.url, prefix: `rt${Date.now()}:` });
-  const shared = await acquireTimes(store, samples);
+  const shared = await acquireTimesOn(store, samples);
   await store.close();
   const stages = await scriptStageCosts(redis.url, quick ? 300 : 3_000);
   const quotas = await quotaCosts(redis.url, quick ? 300 : 3_000);
@@ -46,7 +41,7 @@ export const run: Part = async ({ quick, log }) => {
   // the same on a Redis that refuses FUNCTION: the store falls back to scripts (EVALSHA)
   const old = await startLocalRedis(["--rename-command", "FUNCTION", ""]);
   const oldStore = new RedisStore({ url: old.url, prefix: `rt${Date.now()}:` });
-  const byScripts = await acquireTimes(oldStore, samples);
+  const byScripts = await acquireTimesOn(oldStore, samples);
   await oldStore.close();
   await old.stop();
   const [m50, r50, s50, m99, r99, s99] = [

@@ -14,6 +14,7 @@ import { createScheduler } from "@llm-scheduler/core";
 import { RedisStore } from "@llm-scheduler/redis";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { Redis } from "ioredis";
+import { acquireTimes } from "../lib/timing.js";
 
 const { values } = parseArgs({
   options: {
@@ -106,13 +107,7 @@ async function lone(url: string, admin: Redis, samples: number): Promise<[number
   const scheduler = createScheduler({ maxConcurrency: 8, store });
   await scheduler.run(() => {});
   await admin.config("RESETSTAT");
-  const times: number[] = [];
-  for (let i = 0; i < samples + 200; i++) {
-    const started = performance.now();
-    const permit = await scheduler.acquire();
-    if (i >= 200) times.push(performance.now() - started);
-    permit.release();
-  }
+  const times = await acquireTimes(scheduler, samples);
   const [scriptCalls, scriptUs] = await calls(admin);
   await scheduler.close();
   await store.close();
