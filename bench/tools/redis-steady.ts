@@ -9,8 +9,8 @@ import { parseArgs } from "node:util";
 import * as here from "@llm-scheduler/redis/layout";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { Redis } from "ioredis";
-
-type Layout = Pick<typeof here, "functionLibrary" | "fixedKeys" | "keyList">;
+import { floorLoad } from "../lib/redis-floor.js";
+import { type SteadyLoad, steadyLoad } from "../lib/redis-steady-load.js";
 
 const { values } = parseArgs({
   options: {
@@ -18,13 +18,6 @@ const { values } = parseArgs({
     calls: { type: "string", default: "200" },
     against: { type: "string" },
   },
-});
-const BATCH = 32;
-const WAITING = 450;
-const TENANTS = ["t1", "t2", "t3", "t4"];
-const CONFIG = JSON.stringify({
-  ...{ bk: "0", td: "-1 -1 -1 -1", mt: -1, fa: "0", ow: 1, tq: {}, max: BATCH, mq: -1 },
-  p: [{ n: "default", w: 1, r: 0, m: BATCH, q: -1, a: -1 }],
 });
 
 async function cpuSeconds(admin: Redis): Promise<number> {
@@ -38,31 +31,14 @@ interface Run {
   readonly byCommand: Map<string, number>;
 }
 
-/** One steady run of `calls` step calls under a fresh prefix. */
-async function steady(admin: Redis, layout: Layout, prefix: string, calls: number): Promise<Run> {
-  const { source, functions } = layout.functionLibrary();
-  await admin.call("FUNCTION", "LOAD", "REPLACE", source);
-  const keys = layout.keyList(layout.fixedKeys(prefix));
-  const call = (op: string, ...args: Array<string | number>) =>
-    admin.fcall(functions[op]!, keys.length, ...keys, prefix, "b", "", ...args) as Promise<unknown[]>;
-  await call("configure", CONFIG, 30_000, "", "0", "1", "0");
-  let seq = 0;
-  const running: string[] = [];
-  /** Enqueues `count` tickets after releasing `released` in one step call; remembers what was granted. */
-  const step = async (released: string[], count: number): Promise<void> => {
-    const ids = Array.from({ length: count }, () => `b:${++seq}`);
-    const tickets = ids.flatMap((id, i) => [id, "default", TENANTS[(seq + i) % 4]!, 1, 0, "0", "", 0]);
-    const reply = await call("step", 30_000, released.length, 0, 0, ...released, ...tickets);
-    running.push(...(reply[2] as string[]));
-    for (const [i, status] of (reply[3] as number[]).entries()) if (status === 1) running.push(ids[i]!);
-  };
-  await step([], WAITING);
+/** One steady run of `calls` step calls of `load`. */
+async function steady(admin: Redis, load: SteadyLoad, calls: number): Promise<Run> {
   await admin.config("RESETSTAT");
   const cpuBefore = await cpuSeconds(admin);
-  for (let i = 0; i < calls; i++) await step(running.splice(0, BATCH), BATCH);
+  await load.run(calls);
   const cpu = (await cpuSeconds(admin)) - cpuBefore;
   const stats = [...(await admin.info("commandstats")).matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)];
-  const decisions = calls * 2 * BATCH;
+  const decisions = load.decisions(calls);
   const inCalls = Number(stats.find((s) => s[1] === "fcall")?.[3] ?? 0);
   const inside = stats.filter((s) => !/^(fcall|config|info)/.test(s[1]!));
   const commands = inside.reduce((sum, s) => sum + Number(s[2]), 0);
@@ -71,17 +47,22 @@ async function steady(admin: Redis, layout: Layout, prefix: string, calls: numbe
 }
 
 const median = (list: number[]): number => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
-const layouts: Array<[string, Layout]> = [["this checkout", here]];
+/** Each contender's load under a fresh prefix: this checkout's library, the other one's, the floor. */
+const layouts: Array<[string, (admin: Redis, prefix: string) => Promise<SteadyLoad>]> = [
+  ["this checkout", (admin, prefix) => steadyLoad(admin, here, prefix)],
+];
 if (values.against !== undefined) {
-  layouts.push([values.against, await import(`${values.against}/packages/redis/src/layout.ts`)]);
+  const other = await import(`${values.against}/packages/redis/src/layout.ts`);
+  layouts.push([values.against, (admin, prefix) => steadyLoad(admin, other, prefix)]);
 }
+layouts.push(["floor (a counter and one list: bench/lib/redis-floor.ts)", floorLoad]);
 const redis = await startLocalRedis();
 const admin = new Redis(redis.url);
 try {
   const results = layouts.map(() => [] as Run[]);
   for (let round = 0; round < Number(values.rounds); round++) {
-    for (const [i, [, layout]] of layouts.entries()) {
-      results[i]!.push(await steady(admin, layout, `steady${round}-${i}:`, Number(values.calls)));
+    for (const [i, [, load]] of layouts.entries()) {
+      results[i]!.push(await steady(admin, await load(admin, `steady${round}-${i}:`), Number(values.calls)));
     }
   }
   for (const [i, [name]] of layouts.entries()) {
