@@ -8,8 +8,10 @@ import { createHash } from "node:crypto";
  * Version 2: the arrival order `age:<priority>` is kept only for priorities that age.
  * Version 3: each ticket's record is a key of its own (`tk:<id>`), no longer a field of one `tickets` hash,
  * and the configuration is one field of the state hash (`cf`), no longer a field per setting.
+ * Version 4: a tenant's queue is a LIST (`q:...`, appended and popped in constant time), no longer a
+ * ZSET scored by arrival number, and a ticket's record is binary (packed numbers), no longer text.
  */
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 
 /**
  * Every Redis key and channel the store uses, with its type (four keys, three for tenant quotas, plus a
@@ -38,10 +40,12 @@ export const LAYOUT_VERSION = 3;
  *   last start's counter).
  * - `tw` HASH: tenant -> weight, for tenants with a configured weight; `twn` in `cf` counts them
  *   (while it is "0" no call reads `tw`).
- * - `tk:<ticket id>` STRING: the ticket's record, "cost at leaseMs tokens booked len(priority)
- *   priority..tenant", while queued or leased (booked: "1" when its tenant's books count it). One key per
- *   ticket, so that reading or writing a record costs the same however many tickets there are (a hash
- *   of them all is, below the server's `hash-max-listpack-entries`, a list that every command scans).
+ * - `tk:<ticket id>` STRING: the ticket's record while queued or leased, `struct.pack("<ddddBdI4")` of
+ *   cost, at, leaseMs, tokens, booked ("1" when its tenant's books count it), its arrival number while it
+ *   waits (else 0) and the priority's length in bytes, then the priority and the tenant (see
+ *   decode_ticket in lua/lib/base.lua). One key per ticket, so that reading or writing a record costs
+ *   the same however many tickets there are (a hash of them all is, below the server's
+ *   `hash-max-listpack-entries`, a list that every command scans).
  * - `leases` ZSET: ticket id -> lease expiry (ms, Redis clock); a member holds a slot.
  * - `instances` ZSET: instance id -> heartbeat expiry (ms, Redis clock).
  * - `age:<priority>` ZSET: ticket id -> arrival number; the priority's tickets, oldest first, kept only
@@ -49,8 +53,8 @@ export const LAYOUT_VERSION = 3;
  *   the one that turns it off.
  * - `ring:<priority>` HASH: `n:<tenant>` / `p:<tenant>` ring links and `c:<tenant>` turn credit of the
  *   tenants with waiting tickets.
- * - `q:<bytes(priority)>:<priority>:<tenant>` ZSET: ticket id -> position (arrival number, negated for
- *   retries), one tenant's waiting tickets within one priority.
+ * - `q:<bytes(priority)>:<priority>:<tenant>` LIST: one tenant's waiting ticket ids within one priority,
+ *   first to start first: appended in arrival order, a retry pushed to the front.
  * - `tq` HASH: tenant -> "maxConcurrency maxQueue tokensPerMinute burstTokens" (-1 = none), for tenants
  *   with quotas of their own.
  * - `tn` HASH: tenant -> "running queued inflight pending level refilledAt served throttled capped

@@ -98,8 +98,8 @@ register(lease)
 begin()
 
 -- A priority keeps its arrival order only while it ages (see keeps_ages in ring.lua). Aging turned on
--- builds it from the priority's waiting tickets (each is in its instance's owned set; its position in
--- its tenant's queue is its arrival number, negated for a retry); aging off drops it.
+-- builds it from the priority's waiting tickets (each is in its instance's owned set, and its record
+-- carries its arrival number); aging off drops it.
 local function build_ages(lane)
   local key = PREFIX .. "age:" .. lane.name
   redis.call("DEL", key)
@@ -107,10 +107,7 @@ local function build_ages(lane)
   for _, instance in ipairs(redis.call("ZRANGE", K_INSTANCES, 0, -1)) do
     for _, id in ipairs(redis.call("SMEMBERS", PREFIX .. "owned:" .. instance)) do
       local t = ticket(id)
-      if t ~= nil and t.p == lane.name then
-        local position = redis.call("ZSCORE", qkey(lane, t.t), id)
-        if position then redis.call("ZADD", key, math.abs(tonumber(position)), id) end
-      end
+      if t ~= nil and t.p == lane.name and not leased(id) then redis.call("ZADD", key, t.seq, id) end
     end
   end
 end

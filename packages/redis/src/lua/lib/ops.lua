@@ -10,10 +10,11 @@ local function admit(from, lease)
     local at = LEASE_NOW - tonumber(ARGV[i + 7])
     if ARGV[i + 6] ~= "" then at = tonumber(ARGV[i + 6]) end
     local booked = keeps_books()
+    local seq = G.seq + 1 -- its arrival number, should it wait (see push in ring.lua)
     local status = 0
     if lane == nil then
       status = -7
-    elseif not redis.call("SET", ticket_key(id), encode_ticket(cost, at, lease, p, tenant, tokens, booked), "NX") then
+    elseif not redis.call("SET", ticket_key(id), encode_ticket(cost, at, lease, p, tenant, tokens, booked, seq), "NX") then
       if leased(id) then status = 2 end
     elseif (lane.conf.q >= 0 and lane.queued >= lane.conf.q) or (CFG.mq >= 0 and G.queued >= CFG.mq) then
       redis.call("DEL", ticket_key(id))
@@ -24,7 +25,9 @@ local function admit(from, lease)
         redis.call("DEL", ticket_key(id))
       else
         status = 0
-        local t = { id = id, cost = cost, at = at, lease = lease, p = p, t = tenant, tokens = tokens, booked = booked }
+        local t = {
+          id = id, cost = cost, at = at, lease = lease, p = p, t = tenant, tokens = tokens, booked = booked, seq = seq,
+        }
         TICKETS[id] = t
         if G.queued == 0 and not RECOVERING and fits(lane, t) then
           take(lane, cost)
@@ -33,7 +36,7 @@ local function admit(from, lease)
           status = 1
         else
           quota_queue(t, true)
-          push(lane, id, tenant, ARGV[i + 5] == "1")
+          push(lane, t, ARGV[i + 5] == "1")
           own(id, true)
           if lane.queued == 1 then lane.pass = math.max(lane.pass, G.vt) end
           pump()

@@ -4,8 +4,14 @@
 -- a tenant that starts waiting joins just before the turn holder (at the end of the round).
 -- The ring hash (n:<tenant>, p:<tenant> links, c:<tenant> credit) is read through a cache and written
 -- back once by finish().
+-- A tenant's queue in a priority (see keys.ts); the names are built once per lane and tenant in a call.
 local function qkey(lane, tenant)
-  return PREFIX .. "q:" .. string.len(lane.name) .. ":" .. lane.name .. ":" .. tenant
+  local key = lane.qkeys[tenant]
+  if key == nil then
+    key = PREFIX .. "q:" .. string.len(lane.name) .. ":" .. lane.name .. ":" .. tenant
+    lane.qkeys[tenant] = key
+  end
+  return key
 end
 
 local DELETED = {}
@@ -93,16 +99,20 @@ local function keeps_ages(lane)
   return lane.conf == nil or lane.conf.a >= 0
 end
 
--- Queues a ticket: FIFO per tenant, a retry at the front of its tenant's queue; with aging, every
--- ticket also joins its priority's arrival order.
-local function push(lane, id, tenant, retry)
-  G.seq = G.seq + 1
-  local qk = qkey(lane, tenant)
-  local position = G.seq
-  if retry then position = -G.seq end
-  redis.call("ZADD", qk, position, id)
+-- Queues ticket `t` (its arrival number `t.seq` taken from the counter): FIFO per tenant, a retry at
+-- the front of its tenant's queue (so retries go newest first, then the others oldest first); with
+-- aging, every ticket also joins its priority's arrival order. A tenant's queue is a LIST: appending
+-- and taking the head cost the same however long it is.
+local function push(lane, t, retry)
+  G.seq = t.seq
+  local tenant = t.t
+  if retry then
+    redis.call("LPUSH", qkey(lane, tenant), t.id)
+  else
+    redis.call("RPUSH", qkey(lane, tenant), t.id)
+  end
   lane.heads[tenant] = nil
-  if keeps_ages(lane) then redis.call("ZADD", PREFIX .. "age:" .. lane.name, G.seq, id) end
+  if keeps_ages(lane) then redis.call("ZADD", PREFIX .. "age:" .. lane.name, G.seq, t.id) end
   lane.queued = lane.queued + 1
   G.queued = G.queued + 1
   if keeps_books() then
@@ -113,23 +123,25 @@ local function push(lane, id, tenant, retry)
   end
 end
 
--- Takes a waiting ticket out of its tenant's queue (and the arrival order).
+-- Takes a waiting ticket out of its tenant's queue (and the arrival order): the head by LPOP, any
+-- other (a cancellation, an aged start) by LREM, which scans the queue up to it.
 local function unqueue(lane, id, tenant)
   local qk = qkey(lane, tenant)
   -- head() saw whether `id` was the tenant's only ticket; otherwise ask Redis once it is gone
   local seen = lane.heads[tenant]
   lane.heads[tenant] = nil
-  redis.call("ZREM", qk, id)
+  local first = seen ~= nil and seen.id == id
+  if first then redis.call("LPOP", qk) else redis.call("LREM", qk, 1, id) end
   if keeps_ages(lane) then redis.call("ZREM", PREFIX .. "age:" .. lane.name, id) end
   own(id, false)
   lane.queued = lane.queued - 1
   G.queued = G.queued - 1
   quota_queue(ticket(id), false)
   local empty
-  if seen ~= nil and seen.id == id then
+  if first then
     empty = not seen.more
   else
-    empty = redis.call("ZCARD", qk) == 0
+    empty = redis.call("LLEN", qk) == 0
   end
   if empty and (not keeps_books() or in_turns(lane, tenant)) then leave(lane, tenant) end
 end
@@ -139,7 +151,7 @@ end
 local function head(lane, tenant)
   local seen = lane.heads[tenant]
   if seen == nil then
-    local ids = redis.call("ZRANGE", qkey(lane, tenant), 0, 1)
+    local ids = redis.call("LRANGE", qkey(lane, tenant), 0, 1)
     seen = { id = ids[1], more = ids[2] ~= nil }
     lane.heads[tenant] = seen
   end
@@ -180,7 +192,7 @@ local function check_cap(tenant)
   for _, lane in ipairs(LANES) do
     if capped then
       if in_turns(lane, tenant) then leave(lane, tenant) end
-    elseif not in_turns(lane, tenant) and redis.call("ZCARD", qkey(lane, tenant)) > 0 then
+    elseif not in_turns(lane, tenant) and redis.call("LLEN", qkey(lane, tenant)) > 0 then
       join(lane, tenant)
     end
   end
