@@ -34,6 +34,7 @@ local function finish()
       if value == DELETED then
         gone[#gone + 1] = field
       else
+        if type(value) == "number" then value = num(value) end -- a credit (see rget in ring.lua)
         set[#set + 1] = field
         set[#set + 1] = value
       end

@@ -3,7 +3,8 @@
 -- arrives, a start costs one credit, the turn moves on when credit < 1 or the tenant's queue empties;
 -- a tenant that starts waiting joins just before the turn holder (at the end of the round).
 -- The ring hash (n:<tenant>, p:<tenant> links, c:<tenant> credit) is read through a cache and written
--- back once by finish().
+-- back once by finish(); a credit changed in the call is kept as a number until then (one turn sees
+-- many starts), and formatted once.
 -- A tenant's queue in a priority (see keys.ts); the names are built once per lane and tenant in a call.
 local function qkey(lane, tenant)
   local key = lane.qkeys[tenant]
@@ -47,11 +48,11 @@ local function arrive(lane, tenant)
   local current = tenant
   local credit = tonumber(rget(lane, "c:" .. current)) + weight(current)
   while credit < 1 do
-    rset(lane, "c:" .. current, num(credit))
+    rset(lane, "c:" .. current, credit)
     current = rget(lane, "n:" .. current)
     credit = tonumber(rget(lane, "c:" .. current)) + weight(current)
   end
-  rset(lane, "c:" .. current, num(credit))
+  rset(lane, "c:" .. current, credit)
   lane.cursor = current
 end
 
@@ -151,7 +152,7 @@ end
 local function head(lane, tenant)
   local seen = lane.heads[tenant]
   if seen == nil then
-    local ids = redis.call("LRANGE", qkey(lane, tenant), 0, 1)
+    local ids = redis.call("LRANGE", qkey(lane, tenant), "0", "1") -- strings: Redis formats a number as %.17g
     seen = { id = ids[1], more = ids[2] ~= nil }
     lane.heads[tenant] = seen
   end
@@ -173,7 +174,7 @@ local function take_next(lane, id)
   end
   local tenant = lane.cursor
   local credit = tonumber(rget(lane, "c:" .. tenant)) - 1
-  rset(lane, "c:" .. tenant, num(credit))
+  rset(lane, "c:" .. tenant, credit)
   unqueue(lane, id, tenant)
   if credit < 1 and rget(lane, "n:" .. tenant) ~= nil then
     arrive(lane, rget(lane, "n:" .. tenant))
