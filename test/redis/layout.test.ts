@@ -15,7 +15,7 @@ async function calls(prefix: string) {
   const keys = keyList(fixedKeys(prefix));
   const call = (op: string, ...args: Array<string | number>) =>
     redis.admin.fcall(functions[op]!, keys.length, ...keys, prefix, "b", "", ...args);
-  const configure = (maxWaitMs: number) =>
+  const configure = (maxWaitMs: number, max = 1) =>
     call(
       "configure",
       JSON.stringify({
@@ -25,9 +25,9 @@ async function calls(prefix: string) {
         fa: "0",
         ow: 1,
         tq: {},
-        max: 1,
+        max,
         mq: -1,
-        p: [{ n: "p", w: 1, r: 0, m: 1, q: -1, a: maxWaitMs }],
+        p: [{ n: "p", w: 1, r: 0, m: max, q: -1, a: maxWaitMs }],
       }),
       30_000,
       "",
@@ -63,6 +63,20 @@ describe("key layout", () => {
     expect(await redis.admin.exists(`${prefix}age:p`)).toBe(0);
     await call("release", "b:2"); // the queues work on without it
     expect(await redis.admin.zscore(`${prefix}leases`, "b:3")).not.toBeNull();
+  });
+
+  it("keeps a tenant's queue as a list, read a few heads at a time and popped once per call", async () => {
+    const prefix = "layout-queue:";
+    const { call, configure, enqueue } = await calls(prefix);
+    await configure(-1, 12);
+    for (let seq = 1; seq <= 32; seq++) await enqueue(seq, "t1"); // 1..12 granted, 13..32 wait
+    await enqueue(33, "t1", true); // a retry: the front
+    const ids = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => `b:${from + i}`);
+    // step: lease 30 s, 10 releases, 1 removal (b:25), no usage, nothing enqueued
+    const reply = (await call("step", 30_000, 10, 1, 0, ...ids(1, 10), "b:25")) as unknown[];
+    expect(reply[2]).toEqual(["b:33", ...ids(13, 21)]); // more starts than one read of the front
+    expect(await redis.admin.lrange(`${prefix}q:1:p:t1`, 0, -1)).toEqual([...ids(22, 24), ...ids(26, 32)]);
   });
 
   it("writes its version with the configuration and refuses keys of another version", async () => {

@@ -81,7 +81,7 @@ local function load_lane(name, configured)
   local cursor, last, starts = S["c|" .. name], tonumber(S["l|" .. name]), tonumber(S["n|" .. name])
   local lane = {
     name = name, pass = pass or 0, queued = queued or 0, running = running or 0, cursor = cursor or "",
-    ring = {}, dirty = {}, heads = {}, qkeys = {}, last = last, starts = starts or 0,
+    ring = {}, dirty = {}, heads = {}, pops = {}, qkeys = {}, last = last, starts = starts or 0,
     read = { pass = pass, queued = queued, running = running, cursor = cursor, last = last, starts = starts },
   }
   if configured then

@@ -39,6 +39,7 @@ local function finish()
         set[#set + 1] = value
       end
     end
+    for tenant in pairs(lane.pops) do pop_started(lane, tenant) end
     local rk = PREFIX .. "ring:" .. name
     hset_all(rk, set)
     in_chunks("HDEL", rk, gone)

@@ -100,14 +100,28 @@ local function keeps_ages(lane)
   return lane.conf == nil or lane.conf.a >= 0
 end
 
+-- A tenant's queue is a LIST: appending and taking the head cost the same however long it is. Its
+-- front is read HEAD_READ ids at a time (and one more, to know whether it empties), and the heads
+-- started in a call leave Redis in one LPOP at its end, or before anything else changes the front.
+local HEAD_READ = 8
+
+-- Removes from Redis the heads of the tenant's queue that this call started.
+local function pop_started(lane, tenant)
+  local count = lane.pops[tenant]
+  if count ~= nil then
+    lane.pops[tenant] = nil
+    redis.call("LPOP", qkey(lane, tenant), count)
+  end
+end
+
 -- Queues ticket `t` (its arrival number `t.seq` taken from the counter): FIFO per tenant, a retry at
 -- the front of its tenant's queue (so retries go newest first, then the others oldest first); with
--- aging, every ticket also joins its priority's arrival order. A tenant's queue is a LIST: appending
--- and taking the head cost the same however long it is.
+-- aging, every ticket also joins its priority's arrival order.
 local function push(lane, t, retry)
   G.seq = t.seq
   local tenant = t.t
   if retry then
+    pop_started(lane, tenant)
     redis.call("LPUSH", qkey(lane, tenant), t.id)
   else
     redis.call("RPUSH", qkey(lane, tenant), t.id)
@@ -124,39 +138,41 @@ local function push(lane, t, retry)
   end
 end
 
--- Takes a waiting ticket out of its tenant's queue (and the arrival order): the head by LPOP, any
--- other (a cancellation, an aged start) by LREM, which scans the queue up to it.
+-- Takes a waiting ticket out of its tenant's queue (and the arrival order): the head as read by
+-- head() (popped later, see pop_started), any other (a cancellation, an aged start) by LREM, which
+-- scans the queue up to it.
 local function unqueue(lane, id, tenant)
   local qk = qkey(lane, tenant)
-  -- head() saw whether `id` was the tenant's only ticket; otherwise ask Redis once it is gone
-  local seen = lane.heads[tenant]
-  lane.heads[tenant] = nil
-  local first = seen ~= nil and seen.id == id
-  if first then redis.call("LPOP", qk) else redis.call("LREM", qk, 1, id) end
+  local read = lane.heads[tenant]
+  local empty
+  if read ~= nil and read.ids[read.taken + 1] == id then
+    read.taken = read.taken + 1
+    lane.pops[tenant] = (lane.pops[tenant] or 0) + 1
+    -- the read went one past what it serves: nothing after the last id read means nothing at all
+    empty = read.ids[read.taken + 1] == nil
+  else
+    pop_started(lane, tenant)
+    lane.heads[tenant] = nil
+    redis.call("LREM", qk, 1, id)
+    empty = redis.call("LLEN", qk) == 0
+  end
   if keeps_ages(lane) then redis.call("ZREM", PREFIX .. "age:" .. lane.name, id) end
   own(id, false)
   lane.queued = lane.queued - 1
   G.queued = G.queued - 1
   quota_queue(ticket(id), false)
-  local empty
-  if first then
-    empty = not seen.more
-  else
-    empty = redis.call("LLEN", qk) == 0
-  end
   if empty and (not keeps_books() or in_turns(lane, tenant)) then leave(lane, tenant) end
 end
 
--- The tenant's first waiting ticket in the priority; read with the one after it, so that taking it
--- out knows whether the queue empties, and kept until the queue changes in this call.
+-- The tenant's first waiting ticket in the priority (nil when none waits), from the ids read ahead.
 local function head(lane, tenant)
-  local seen = lane.heads[tenant]
-  if seen == nil then
-    local ids = redis.call("LRANGE", qkey(lane, tenant), "0", "1") -- strings: Redis formats a number as %.17g
-    seen = { id = ids[1], more = ids[2] ~= nil }
-    lane.heads[tenant] = seen
+  local read = lane.heads[tenant]
+  if read == nil or read.taken == HEAD_READ then
+    local from = lane.pops[tenant] or 0
+    read = { ids = redis.call("LRANGE", qkey(lane, tenant), from, from + HEAD_READ), taken = 0 }
+    lane.heads[tenant] = read
   end
-  return seen.id
+  return read.ids[read.taken + 1]
 end
 
 -- Whose turn it is in the priority ("" when nobody's).
@@ -193,7 +209,7 @@ local function check_cap(tenant)
   for _, lane in ipairs(LANES) do
     if capped then
       if in_turns(lane, tenant) then leave(lane, tenant) end
-    elseif not in_turns(lane, tenant) and redis.call("LLEN", qkey(lane, tenant)) > 0 then
+    elseif not in_turns(lane, tenant) and redis.call("LLEN", qkey(lane, tenant)) > (lane.pops[tenant] or 0) then
       join(lane, tenant)
     end
   end
