@@ -49,3 +49,25 @@ export async function steadyLoad(redis: Redis, layout: Layout, prefix: string): 
     decisions: (calls) => calls * 2 * BATCH,
   };
 }
+
+/** Decisions per second (one client, calls in sequence) and Redis CPU per decision (µs, INFO cpu). */
+export interface SteadyFigures {
+  readonly decisionsPerSecond: number;
+  readonly cpuPerDecisionUs: number;
+}
+
+async function cpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info("cpu");
+  return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+}
+
+/** Runs `calls` calls of `load` and measures them. */
+export async function measureSteady(redis: Redis, load: SteadyLoad, calls: number): Promise<SteadyFigures> {
+  const cpuBefore = await cpuSeconds(redis);
+  const started = performance.now();
+  await load.run(calls);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = (await cpuSeconds(redis)) - cpuBefore;
+  const decisions = load.decisions(calls);
+  return { decisionsPerSecond: decisions / seconds, cpuPerDecisionUs: (cpu * 1e6) / decisions };
+}

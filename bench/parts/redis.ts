@@ -8,6 +8,7 @@ import { num, ratio } from "../lib/format.js";
 import type { Part } from "../lib/part.js";
 import { scriptStageCosts } from "../lib/redis-costs.js";
 import { runFleet } from "../lib/redis-fleet.js";
+import { floorCosts } from "../lib/redis-floor-costs.js";
 import { opCommandCosts } from "../lib/redis-op-commands.js";
 import { quotaCosts } from "../lib/redis-quota-costs.js";
 import type { Goal } from "../lib/report.js";
@@ -37,6 +38,7 @@ export const run: Part = async ({ quick, log }) => {
   const stages = await scriptStageCosts(redis.url, quick ? 300 : 3_000);
   const quotas = await quotaCosts(redis.url, quick ? 300 : 3_000);
   const opCosts = await opCommandCosts(redis.url, quick ? 20 : 200);
+  const floor = await floorCosts(redis.url, quick ? 20 : 200, quick ? 1 : 5);
   await redis.stop();
   // the same on a Redis that refuses FUNCTION: the store falls back to scripts (EVALSHA)
   const old = await startLocalRedis(["--rename-command", "FUNCTION", ""]);
@@ -101,6 +103,7 @@ export const run: Part = async ({ quick, log }) => {
       `Throughput: 4 processes, ${loops} acquire/release loops each, global limit ${2 * loops} (about ${2 * loops} tickets waiting at any time), ${seconds} s; a decision is an enqueue or a release.`,
       "Redis CPU per decision: INFO cpu over the throughput run (warm-up included) over the decisions counted.",
       `Quotas: ${num(quick ? 300 : 3_000)} sequential acquire/release calls over 50 tenants with 1,500-token estimates, after 200 warm-up ones, without quotas and with tenantDefaults { maxConcurrency, maxQueue, tokensPerMinute }, maxTokensInFlight and fairness "tokens", alternated three times; the median round of each (Redis CPU from INFO cpu over the script calls).`,
+      `Floor: one client, ${quick ? 20 : 200} calls in sequence, each releasing 32 tickets (each release grants a waiting ticket) and enqueuing 32, with 32 slots held and about 450 tickets waiting (4 tenants for the store); the store's Function library against the least Lua that makes an atomic grant-or-queue decision (a counter and one list: bench/lib/redis-floor.ts), alternated ${quick ? 1 : 5} times, medians (Redis CPU from INFO cpu). Also: bench/tools/redis-steady.ts, bench/tools/redis-ir.ts.`,
       `Per operation: one instance calls the store's Function library directly, one ticket per call, global limit 1 (so a second ticket waits), ${quick ? 20 : 200} rounds of: enqueue (granted at once), enqueue of another tenant (queued), release of the first (granting the waiter), remove of a third ticket (queued just before), a release of an unknown id (the fixed part of a call), release of the second (nothing waiting); commands counted by INFO commandstats (every command the function calls), CPU as usec per FCALL. Also: bench/tools/redis-ops.ts.`,
       "Each measurement is made twice: with the store's Lua as Redis Functions (the default), and on a redis-server started with FUNCTION renamed away, where the store falls back to scripts by SHA (as on Redis 6 or a managed service that forbids FUNCTION). The goals are read from the functions rows.",
     ],
@@ -129,6 +132,24 @@ export const run: Part = async ({ quick, log }) => {
           `${num(q.cpuPerCall, 1)} µs`,
           ratio(q.cpuPerCall / quotas[0]!.cpuPerCall),
         ]),
+      },
+      {
+        title: "The store against the floor: steady calls of 32 releases and 32 enqueues, one client",
+        columns: ["Lua", "decisions/s", "Redis CPU per decision", "vs floor"],
+        rows: [
+          [
+            "the store (Function library)",
+            num(floor.store.decisionsPerSecond),
+            `${num(floor.store.cpuPerDecisionUs, 1)} µs`,
+            ratio(floor.store.cpuPerDecisionUs / floor.floor.cpuPerDecisionUs),
+          ],
+          [
+            "floor: a counter and one list",
+            num(floor.floor.decisionsPerSecond),
+            `${num(floor.floor.cpuPerDecisionUs, 1)} µs`,
+            ratio(1),
+          ],
+        ],
       },
       ...opCosts.map(({ name, ops }) => ({
         title: `Commands and CPU per operation inside Redis, ${name} (one ticket per call)`,
@@ -187,6 +208,7 @@ export const run: Part = async ({ quick, log }) => {
       stages,
       quotas,
       opCosts,
+      floor,
       memory: { p50: m50, p99: m99 },
       redis: { p50: r50, p99: r99 },
       redisScripts: { p50: s50, p99: s99 },

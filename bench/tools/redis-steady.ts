@@ -10,7 +10,7 @@ import * as here from "@llm-scheduler/redis/layout";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { Redis } from "ioredis";
 import { floorLoad } from "../lib/redis-floor.js";
-import { type SteadyLoad, steadyLoad } from "../lib/redis-steady-load.js";
+import { measureSteady, type SteadyLoad, steadyLoad } from "../lib/redis-steady-load.js";
 
 const { values } = parseArgs({
   options: {
@@ -19,11 +19,6 @@ const { values } = parseArgs({
     against: { type: "string" },
   },
 });
-
-async function cpuSeconds(admin: Redis): Promise<number> {
-  const info = await admin.info("cpu");
-  return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
-}
 
 /** One run's figures per decision: Redis CPU µs, µs inside the calls, commands, and µs by command. */
 interface Run {
@@ -34,16 +29,14 @@ interface Run {
 /** One steady run of `calls` step calls of `load`. */
 async function steady(admin: Redis, load: SteadyLoad, calls: number): Promise<Run> {
   await admin.config("RESETSTAT");
-  const cpuBefore = await cpuSeconds(admin);
-  await load.run(calls);
-  const cpu = (await cpuSeconds(admin)) - cpuBefore;
+  const { cpuPerDecisionUs } = await measureSteady(admin, load, calls);
   const stats = [...(await admin.info("commandstats")).matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)];
   const decisions = load.decisions(calls);
   const inCalls = Number(stats.find((s) => s[1] === "fcall")?.[3] ?? 0);
   const inside = stats.filter((s) => !/^(fcall|config|info)/.test(s[1]!));
   const commands = inside.reduce((sum, s) => sum + Number(s[2]), 0);
   const byCommand = new Map(inside.map((s) => [s[1]!, Number(s[3]) / decisions]));
-  return { figures: [(cpu * 1e6) / decisions, inCalls / decisions, commands / decisions], byCommand };
+  return { figures: [cpuPerDecisionUs, inCalls / decisions, commands / decisions], byCommand };
 }
 
 const median = (list: number[]): number => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
