@@ -374,9 +374,7 @@ export class Engine {
     this.#deadlines.clear(task);
     this.#preemption.forget(task);
     if (task.signal !== null) this.#signals.remove(task.signal, task);
-    // Neither its function nor its run's context: a retired task is old by now when many wait, and what
-    // it still pointed at would live on into the old generation with it.
-    task.job = null;
+    if (typeof task.job === "function") task.job = null; // a task that never started keeps no function
     task.resolve = null;
     if (--this.#live === 0) this.#becameIdle();
   }

@@ -107,7 +107,6 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
   /**
    * Its work: the task's function while it waits (null for a permit request), then from its start the
    * run's context, which holds the function (a {@link Permit} for a permit); see {@link fn}, {@link run}.
-   * Null once the task is retired.
    */
   declare job: TaskFunction<unknown> | RunContext | null;
   /** Resolves the caller's promise; null once the caller is answered (see {@link settled}). */
@@ -204,7 +203,7 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     return this.extras?.timeoutMs ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Clock time of the start, exact (`enqueuedAt` plus the run's `waitMs`); 0 before the start and once retired. */
+  /** Clock time of the start, exact (`enqueuedAt` plus the run's `waitMs`); 0 before the start. */
   get startedAt(): number {
     const run = this.run;
     return run === null ? 0 : this.enqueuedAt + run.waitMs;
