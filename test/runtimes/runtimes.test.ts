@@ -12,12 +12,15 @@ import { stopChild } from "../demo/spawn.js";
  */
 const here = fileURLToPath(new URL(".", import.meta.url));
 const bin = (name: string) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url));
+// Deno's `.bin` shim is a Node script that runs the binary with `spawnSync`: stopping the shim would leave
+// the Deno server running, so the test starts the binary the package installed beside it.
+const denoBinary = fileURLToPath(new URL("../node_modules/deno/deno", import.meta.url));
 
 const runtimes: ReadonlyArray<readonly [string, string, readonly string[]]> = [
   ["bun", bin("bun"), ["--conditions=source", "server.ts"]],
   [
     "deno",
-    bin("deno"),
+    denoBinary,
     [
       "run",
       "--allow-net",
