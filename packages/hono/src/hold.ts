@@ -87,6 +87,7 @@ const SERVER_TIMING = "server-timing";
  */
 function timeLightAnswer(cached: unknown[], holding: Holding): void {
   const headers = cached[2];
+  if (holding.readUsage) return; // set at the grant (`holdPermit`)
   if (
     headers === null ||
     typeof headers !== "object" ||
@@ -153,9 +154,14 @@ export function holdPermit(
 ): Release {
   const { permit } = slot;
   if (watch !== undefined && outgoing !== undefined) {
-    watch.hold(permit); // `Server-Timing` is set with the answer (`holdAnswer`, `timeOnNode`)
-    if (readUsage)
+    watch.hold(permit);
+    if (readUsage) {
+      // The usage reader asks Node's response for the content type as it writes: only headers set on
+      // the response itself are there, so this one puts Node on that path for every header. Otherwise
+      // `Server-Timing` goes with the answer (`holdAnswer`, `timeOnNode`).
+      outgoing.setHeader(SERVER_TIMING, serverTiming(slot.waitMs));
       watchNodeUsage(outgoing as unknown as NodeWritableLike, (usage) => slot.reportUsage(usage));
+    }
     return (failure) => watch.releaseAtEnd(failure);
   }
   const { signal } = request;
