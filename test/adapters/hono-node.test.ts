@@ -83,6 +83,37 @@ describe("hono on @hono/node-server with Node bindings: a body already in memory
   });
 });
 
+describe("hono on @hono/node-server with Node bindings: Server-Timing", () => {
+  it("is sent once on every kind of answer, a value the handler set is kept, and a reused response is timed afresh", async () => {
+    const scheduler = createScheduler({ maxConcurrency: 1 });
+    const reused = new Response("same", { headers: { "content-type": "text/plain" } });
+    const app = new Hono<LlmSchedulerEnv>();
+    app.use(schedulerMiddleware({ scheduler }));
+    app.get("/json", (c) => c.json({ ok: true }));
+    app.get("/text", (c) => c.text("plain"));
+    app.get("/own", () => new Response("own", { headers: { "Server-Timing": "app;dur=1" } }));
+    app.get("/reused", () => reused);
+    app.get("/throw", () => {
+      throw new Error("handler failed");
+    });
+    const server = await serveListener(getRequestListener(app.fetch));
+    try {
+      for (const path of ["/json", "/text", "/reused", "/reused", "/throw"]) {
+        const answer = await server.fetch(path);
+        await answer.text();
+        expect(answer.headers.get("server-timing"), path).toMatch(/^queue;dur=\d+\.\d$/);
+      }
+      const own = await server.fetch("/own");
+      expect(await own.text()).toBe("own");
+      expect(own.headers.get("server-timing")).toBe("app;dur=1");
+      await until(() => scheduler.metrics().running === 0, "every slot back");
+    } finally {
+      await server.close();
+      await scheduler.close();
+    }
+  });
+});
+
 // `scheduled(app)`: the same contract with the app scheduled from outside, on Node and web standards only.
 runAdapterContract("hono scheduled(app) on @hono/node-server", async (setup) => {
   const app = honoScheduledContractApp(setup);

@@ -12,8 +12,11 @@ export type Release = (failure?: unknown) => void;
 export interface Holding {
   readonly slot: RequestSlot;
   readonly release: Release;
-  /** True on `@hono/node-server`: Node's response is watched, and its `write`/`end` read for usage. */
-  readonly onNode: boolean;
+  /**
+   * Node's response on `@hono/node-server` (watched, its `write`/`end` read for usage, and given
+   * `Server-Timing` by {@link holdAnswer} or {@link timeOnNode}); `undefined` elsewhere.
+   */
+  readonly outgoing: NodeOutgoing | undefined;
   /** Read the answer's `usage` (only while the scheduler counts tokens). */
   readonly readUsage: boolean;
 }
@@ -21,22 +24,27 @@ export interface Holding {
 /**
  * After the app answered `request` with `response` (`error`: what the app caught, when known): returns
  * the response to send, which holds the slot until its body has been sent, cancelled or has failed. The
- * same response when nothing needs holding (on Node, a body already in memory: released when Node has
- * sent it; an upgrade), otherwise a copy with `Server-Timing` whose body holds the slot.
+ * same response when nothing needs holding (on Node, a body already in memory: given `Server-Timing`
+ * and released when Node has sent it; an upgrade), otherwise a copy with `Server-Timing` whose body
+ * holds the slot.
  *
  * @example
  * const sent = holdAnswer(response, request, undefined, holding);
  */
 export function holdAnswer(response: Response, request: Request, error: unknown, holding: Holding): Response {
-  const { slot, release, onNode } = holding;
-  if (onNode && inMemoryBody(response)) {
+  const { slot, release, outgoing } = holding;
+  const onNode = outgoing !== undefined;
+  const light = onNode ? inMemoryCache(response) : undefined;
+  if (light !== undefined) {
     // Nothing upstream still streams into it: Node's own end of the response is the end of the work
     // (`release` waits for it; the status sent decides a failure), and the body keeps the fast path.
+    timeLightAnswer(light, holding);
     release(error);
     return response;
   }
   const failure = error ?? failureForStatus(response.status);
   if (response.status < 200) {
+    timeOnNode(holding);
     release(failure); // an upgrade: no body of ours to follow
     return response;
   }
@@ -51,18 +59,69 @@ export function holdAnswer(response: Response, request: Request, error: unknown,
 }
 
 /**
- * True for one of `@hono/node-server`'s light responses whose body is already in memory (none, a string
- * or bytes, as `c.json()` and `c.text()` make): Node writes it in one go. Found by the shape of the
- * server's own cache, because reading `.body` would turn the light response into a full web one (and
- * cost the fast path); any other response answers `false` and has its body held.
+ * The cache of one of `@hono/node-server`'s light responses whose body is already in memory (none, a
+ * string or bytes, as `c.json()` and `c.text()` make): `[status, body, headers]`, which Node writes in
+ * one go. Found by the shape of the server's own cache, because reading `.body` would turn the light
+ * response into a full web one (and cost the fast path); any other response answers `undefined` and
+ * has its body held.
  */
-function inMemoryBody(response: Response): boolean {
+function inMemoryCache(response: Response): unknown[] | undefined {
   const key = cacheKeyOf(response);
-  if (key === undefined) return false;
+  if (key === undefined) return undefined;
   const cached = (response as unknown as Record<symbol, unknown>)[key];
-  if (!Array.isArray(cached)) return false;
+  if (!Array.isArray(cached)) return undefined;
   const body: unknown = cached[1];
-  return body === null || typeof body === "string" || body instanceof Uint8Array;
+  return body === null || typeof body === "string" || body instanceof Uint8Array ? cached : undefined;
+}
+
+const SERVER_TIMING = "server-timing";
+
+/**
+ * Gives a light response `Server-Timing` in its own headers when they are a plain object (as `c.json()`
+ * makes them): a copy with the header added (the object may be the app's own, shared by responses), so
+ * that `@hono/node-server` writes the whole head in one `writeHead(status, headers)`. Set on Node's
+ * response instead (`setHeader`), the header sends that `writeHead()` down Node's slow path, which sets
+ * and checks each of the app's headers once more: about 1.5 µs a request (`bench/tools/ab-builds.ts`).
+ * A `Server-Timing` the app set is kept. Other shapes (no headers, a `Headers` object): {@link timeOnNode}.
+ * Node reads the copy only when it writes the head, so each request's copy is its own.
+ */
+function timeLightAnswer(cached: unknown[], holding: Holding): void {
+  const headers = cached[2];
+  if (holding.readUsage) return; // set at the grant (`holdPermit`)
+  if (
+    headers === null ||
+    typeof headers !== "object" ||
+    Object.getPrototypeOf(headers) !== Object.prototype
+  ) {
+    timeOnNode(holding);
+    return;
+  }
+  const own = headers as Record<string | symbol, unknown>;
+  const ours = own[TIMED] === true; // a response sent before (the app reuses it): time it afresh
+  const timed: Record<string | symbol, unknown> = { [TIMED]: true };
+  for (const name in own) {
+    if (name.length === SERVER_TIMING.length && name.toLowerCase() === SERVER_TIMING) {
+      if (!ours) return;
+    } else timed[name] = own[name];
+  }
+  timed[SERVER_TIMING] = serverTiming(holding.slot.waitMs);
+  cached[2] = timed;
+}
+
+/** Marks the headers {@link timeLightAnswer} made (a symbol: Node and the server list string keys only). */
+const TIMED: unique symbol = Symbol("llm-scheduler timed headers");
+
+/**
+ * Sets `Server-Timing` on Node's response (`@hono/node-server`) for an answer that does not carry it in
+ * its own headers (an error Hono answers, the middleware's 504), unless Node has already sent the head.
+ *
+ * @example
+ * timeOnNode(holding); // before Hono's error handler answers
+ */
+export function timeOnNode(holding: Holding): void {
+  const { outgoing } = holding;
+  if (outgoing !== undefined && !outgoing.headersSent)
+    outgoing.setHeader(SERVER_TIMING, serverTiming(holding.slot.waitMs));
 }
 
 /** The server's `cache` symbol, once seen (one property check a request rather than a list of symbols). */
@@ -96,9 +155,13 @@ export function holdPermit(
   const { permit } = slot;
   if (watch !== undefined && outgoing !== undefined) {
     watch.hold(permit);
-    outgoing.setHeader("server-timing", serverTiming(slot.waitMs));
-    if (readUsage)
+    if (readUsage) {
+      // The usage reader asks Node's response for the content type as it writes: only headers set on
+      // the response itself are there, so this one puts Node on that path for every header. Otherwise
+      // `Server-Timing` goes with the answer (`holdAnswer`, `timeOnNode`).
+      outgoing.setHeader(SERVER_TIMING, serverTiming(slot.waitMs));
       watchNodeUsage(outgoing as unknown as NodeWritableLike, (usage) => slot.reportUsage(usage));
+    }
     return (failure) => watch.releaseAtEnd(failure);
   }
   const { signal } = request;

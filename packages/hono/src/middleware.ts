@@ -13,7 +13,7 @@ import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import type { HeaderReader } from "@llm-scheduler/core/kit";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import type { LlmSchedulerEnv } from "./env.js";
-import { type Holding, holdAnswer, holdPermit } from "./hold.js";
+import { type Holding, holdAnswer, holdPermit, timeOnNode } from "./hold.js";
 import { inWorkerd, type Lifeline, Lifelines } from "./lifeline.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveHonoOptions } from "./options.js";
@@ -70,7 +70,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
   ) {
     const readUsage = countsTokens(scheduler);
     const release = holdPermit(c.req.raw, slot, node?.outgoing, watch, readUsage);
-    const holding: Holding = { slot, release, onNode: watch !== undefined, readUsage };
+    const holding: Holding = { slot, release, outgoing: node?.outgoing, readUsage };
     c.set("llmScheduler", slot);
     let timedOut = false;
     const downstream = (within === undefined ? next() : within(slot.permit, next)).then(
@@ -82,13 +82,15 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
       },
       (error: unknown): undefined => {
         release(error);
-        if (!timedOut) throw error;
-        return undefined;
+        if (timedOut) return undefined;
+        timeOnNode(holding); // Hono's error handler answers
+        throw error;
       },
     );
     if (!timed && !slot.permit.preemptible) return downstream; // reading `slot.signal` would make the permit's AbortController
     return raceRunTimeout(downstream, slot.signal, true, (error) => {
       timedOut = true;
+      timeOnNode(holding);
       const { status, headers, body } = rejectionFor(error);
       c.res = undefined;
       c.res = new Response(body, { status, headers });

@@ -2,6 +2,8 @@ import type { NodeResponseLike } from "@llm-scheduler/adapter-kit";
 
 /** The part of Node's `http.ServerResponse` the middleware uses when `@hono/node-server` passes one. */
 export interface NodeOutgoing extends NodeResponseLike {
+  /** True once Node has written the response's head. */
+  readonly headersSent: boolean;
   setHeader(name: string, value: string): unknown;
 }
 

@@ -11,7 +11,7 @@ import {
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import type { HeaderReader } from "@llm-scheduler/core/kit";
-import { type Holding, holdAnswer, holdPermit } from "./hold.js";
+import { type Holding, holdAnswer, holdPermit, timeOnNode } from "./hold.js";
 import { inWorkerd, type Lifeline, Lifelines } from "./lifeline.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { resolveScheduledOptions, type ScheduledOptions } from "./scheduled-options.js";
@@ -98,7 +98,7 @@ export function scheduled<E = unknown, X = unknown>(
     (request as Slotted)[SLOT] = slot;
     const readUsage = countsTokens(scheduler);
     const release = holdPermit(request, slot, node?.outgoing, watch, readUsage);
-    const holding: Holding = { slot, release, onNode: watch !== undefined, readUsage };
+    const holding: Holding = { slot, release, outgoing: node?.outgoing, readUsage };
     let answer: Response | Promise<Response>;
     try {
       answer =
@@ -106,6 +106,7 @@ export function scheduled<E = unknown, X = unknown>(
           ? app.fetch(request, env, ctx)
           : within(slot.permit, () => app.fetch(request, env, ctx));
     } catch (error) {
+      timeOnNode(holding);
       release(error);
       throw error;
     }
@@ -131,6 +132,7 @@ export function scheduled<E = unknown, X = unknown>(
         return undefined;
       },
       (error: unknown) => {
+        timeOnNode(holding);
         holding.release(error);
         throw error;
       },
@@ -138,6 +140,7 @@ export function scheduled<E = unknown, X = unknown>(
     if (!stoppable) return held as Promise<Response>;
     return raceRunTimeout(held, slot.signal, true, () => {
       timedOut = true;
+      timeOnNode(holding);
       return true;
     }).then((response) => response ?? timeoutAnswer(slot));
   }
