@@ -83,25 +83,24 @@ describe("Batcher", () => {
     expect(await Promise.all(later)).toEqual(["0", "1"]);
   });
 
-  it("fails what gathered while a call was out when that call fails, without sending it", async () => {
-    let fail: (error: Error) => void = () => {};
-    let calls = 0;
+  it("sends what gathered while a call was out once that call failed, and answers it by its own reply", async () => {
+    const fails: Array<(error: Error) => void> = [];
+    const sent: BatchArgs[] = [];
     const batcher = new Batcher(
-      () => {
-        calls++;
-        return new Promise((_, reject) => {
-          fail = reject;
-        });
+      (args) => {
+        sent.push(structuredClone(args));
+        if (sent.length > 1) return Promise.resolve({ status: 0, counts, granted: [], extra: ["1"] });
+        return new Promise((_, reject) => fails.push(reject));
       },
       () => {},
     );
     const first = batcher.add("release", ["a"], same, rethrow);
     await Promise.resolve();
     const gathered = batcher.add("enqueue", ["b"], same, () => "failed");
-    fail(new Error("timeout"));
+    fails[0]!(new Error("timeout"));
     await expect(first).rejects.toThrow("timeout");
-    expect(await gathered).toBe("failed");
-    expect(calls).toBe(1);
+    expect(await gathered).toBe("1");
+    expect(sent.map((args) => args.enqueue)).toEqual([[], ["b"]]);
   });
 
   it("answers every caller of a call that stopped early with its status, absorbing nothing", async () => {

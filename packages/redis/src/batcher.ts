@@ -98,20 +98,20 @@ export class Batcher {
     this.#inFlight++;
     this.#sent(batch).then(
       (reply) => {
-        this.#inFlight--;
-        if (this.#inFlight === 0 && this.#open !== null) this.#schedule(); // what gathered meanwhile
+        this.#answered();
         this.#settle(batch, reply);
       },
       (error: unknown) => {
-        this.#inFlight--;
-        this.#fail(batch, error);
-        // what gathered meanwhile would go to a Redis that just failed a call (the store counts it as
-        // down): it fails with the same error, at once
-        const gathered = this.#open;
-        this.#open = null;
-        if (gathered !== null) this.#fail(gathered, error);
+        this.#answered();
+        for (const waiter of batch.waiters) answer(waiter, waiter.failed, error);
       },
     );
+  }
+
+  /** A call was answered (or failed): what gathered while it was out goes next, on its own merits. */
+  #answered(): void {
+    this.#inFlight--;
+    if (this.#inFlight === 0 && this.#open !== null) this.#schedule();
   }
 
   /** Sends the open batch at the end of the current turn. */
@@ -127,10 +127,6 @@ export class Batcher {
     } catch (error) {
       return Promise.reject(error);
     }
-  }
-
-  #fail(batch: Batch, error: unknown): void {
-    for (const waiter of batch.waiters) answer(waiter, waiter.failed, error);
   }
 
   #settle(batch: Batch, reply: Reply): void {
