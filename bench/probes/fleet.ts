@@ -28,6 +28,8 @@ export interface FleetWorkerResult {
   readonly storeErrors: number;
   /** The mean delay of this process's event loop over the run, ms: how starved of CPU it was. */
   readonly loopDelayMs: number;
+  /** This process's CPU time over the run (user and system, `process.cpuUsage`), µs. */
+  readonly cpuUs: number;
 }
 
 /** What one instance writes to its times file: every ticket asked for while the window was open, µs from the start. */
@@ -100,6 +102,7 @@ export const main: Probe = async ([url, prefix, limit, loops, holdMs, instances,
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - monotonicMs())));
   const delay = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS });
   delay.enable();
+  const cpuBefore = process.cpuUsage();
   const endAt = startAt + Number(seconds) * 1000;
   const hold = Number(holdMs);
   const times: FleetWorkerTimes = { asked: [], granted: [], released: [], classes: [] };
@@ -122,6 +125,7 @@ export const main: Probe = async ([url, prefix, limit, loops, holdMs, instances,
     }
   };
   await Promise.all(Array.from({ length: Number(loops) }, (_, i) => loop(i)));
+  const cpu = process.cpuUsage(cpuBefore);
   delay.disable();
   await scheduler.close();
   await store.close();
@@ -138,6 +142,7 @@ export const main: Probe = async ([url, prefix, limit, loops, holdMs, instances,
     refused,
     storeErrors,
     loopDelayMs,
+    cpuUs: cpu.user + cpu.system,
   };
   return result;
 };

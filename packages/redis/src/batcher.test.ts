@@ -53,6 +53,56 @@ describe("Batcher", () => {
     expect(sent.map((args) => args.remove)).toEqual([["a", "b", "c"], ["d"]]);
   });
 
+  it("gathers what comes while a call is out into one call, sent once the reply is in", async () => {
+    const replies: Array<(reply: Reply) => void> = [];
+    const sent: BatchArgs[] = [];
+    const batcher = new Batcher(
+      (args) => {
+        sent.push(structuredClone(args));
+        return new Promise((resolve) => replies.push(resolve));
+      },
+      () => {},
+    );
+    const first = batcher.add("release", ["a"], same, rethrow);
+    await Promise.resolve();
+    expect(sent).toHaveLength(1);
+    const later = [
+      batcher.add("release", ["b"], same, rethrow),
+      batcher.add("enqueue", ["c", 1], same, rethrow),
+    ];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toHaveLength(1); // waits for the call that is out
+    replies[0]!({ status: 0, counts, granted: [], extra: [] });
+    expect(await first).toBe("0");
+    await Promise.resolve();
+    expect(sent.map((args) => [args.release, args.enqueue])).toEqual([
+      [["a"], []],
+      [["b"], ["c", 1]],
+    ]);
+    replies[1]!({ status: 0, counts, granted: [], extra: ["1"] });
+    expect(await Promise.all(later)).toEqual(["0", "1"]);
+  });
+
+  it("sends what gathered while a call was out once that call failed, and answers it by its own reply", async () => {
+    const fails: Array<(error: Error) => void> = [];
+    const sent: BatchArgs[] = [];
+    const batcher = new Batcher(
+      (args) => {
+        sent.push(structuredClone(args));
+        if (sent.length > 1) return Promise.resolve({ status: 0, counts, granted: [], extra: ["1"] });
+        return new Promise((_, reject) => fails.push(reject));
+      },
+      () => {},
+    );
+    const first = batcher.add("release", ["a"], same, rethrow);
+    await Promise.resolve();
+    const gathered = batcher.add("enqueue", ["b"], same, () => "failed");
+    fails[0]!(new Error("timeout"));
+    await expect(first).rejects.toThrow("timeout");
+    expect(await gathered).toBe("1");
+    expect(sent.map((args) => args.enqueue)).toEqual([[], ["b"]]);
+  });
+
   it("answers every caller of a call that stopped early with its status, absorbing nothing", async () => {
     const { batcher, absorbed } = recorder(() => ({ status: -9, counts: undefined, granted: [], extra: [] }));
     expect(

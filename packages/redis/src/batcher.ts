@@ -35,10 +35,12 @@ interface Batch {
  * Gathers the enqueues, releases and removals made in the same turn of the event loop into one script
  * call (`step`), so that a busy instance pays a script's fixed cost once for many decisions, and an
  * instance that releases a slot and asks for the next one in the same turn pays it once for both. A
- * lone call still goes out at once (at the end of the current turn) and costs one round trip. The
+ * lone call still goes out at once (at the end of the current turn) and costs one round trip. While a
+ * call is out, what comes meanwhile waits for its reply and then goes as one call (a full batch goes at
+ * once): under load the calls grow instead of multiplying, with no timer anywhere. The
  * script applies the usage reports, the releases, then the enqueues, then the removals, each as if it came alone: a
  * release always concerns a ticket granted by an earlier call, a removal may concern one admitted in
- * the same call. Calls go out in the order they were opened.
+ * the same call. Calls go out in the order they were opened, and {@link flush} sends at once.
  *
  * @example
  * const batcher = new Batcher((args) => run(args), (reply) => absorb(reply));
@@ -51,9 +53,11 @@ export class Batcher {
   readonly #maxItems: number;
   #open: Batch | null = null;
   #scheduled = false;
+  /** Calls sent and not yet answered. */
+  #inFlight = 0;
   readonly #flush = (): void => {
     this.#scheduled = false;
-    this.flush();
+    if (this.#inFlight === 0) this.flush();
   };
 
   constructor(send: (args: BatchArgs) => Promise<Reply>, absorb: (reply: Reply) => void, maxItems = 100) {
@@ -76,10 +80,7 @@ export class Batcher {
   ): Promise<T> {
     if (this.#open !== null && this.#open.waiters.length >= this.#maxItems) this.flush();
     this.#open ??= { args: { release: [], remove: [], usage: [], enqueue: [] }, waiters: [], enqueues: 0 };
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      queueMicrotask(this.#flush);
-    }
+    if (this.#inFlight === 0) this.#schedule();
     const open = this.#open;
     return new Promise<T>((resolve, reject) => {
       const index = kind === "enqueue" ? open.enqueues++ : -1;
@@ -94,12 +95,38 @@ export class Batcher {
     const batch = this.#open;
     this.#open = null;
     if (batch === null) return;
-    this.#send(batch.args).then(
-      (reply) => this.#settle(batch, reply),
+    this.#inFlight++;
+    this.#sent(batch).then(
+      (reply) => {
+        this.#answered();
+        this.#settle(batch, reply);
+      },
       (error: unknown) => {
+        this.#answered();
         for (const waiter of batch.waiters) answer(waiter, waiter.failed, error);
       },
     );
+  }
+
+  /** A call was answered (or failed): what gathered while it was out goes next, on its own merits. */
+  #answered(): void {
+    this.#inFlight--;
+    if (this.#inFlight === 0 && this.#open !== null) this.#schedule();
+  }
+
+  /** Sends the open batch at the end of the current turn. */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(this.#flush);
+  }
+
+  #sent(batch: Batch): Promise<Reply> {
+    try {
+      return this.#send(batch.args);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   #settle(batch: Batch, reply: Reply): void {

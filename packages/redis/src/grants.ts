@@ -11,7 +11,7 @@ export class Grants {
   /** Gives slots back to Redis (a release of the ids), without surfacing its failure. */
   readonly handBack: (ids: readonly string[]) => void;
   /** Seqs delivered by pub/sub since the last drain of the inbox (which then repeats them). */
-  readonly #heard = new Set<number>();
+  #heard = new Set<number>();
 
   constructor(state: StoreState, handBack: (ids: readonly string[]) => void) {
     this.#state = state;
@@ -34,8 +34,8 @@ export class Grants {
 
   /** A heartbeat's reply, whose drained inbox repeats the grants heard by pub/sub since the last one. */
   absorbDrained(reply: Reply): void {
-    const heard = new Set(this.#heard);
-    this.#heard.clear();
+    const heard = this.#heard;
+    this.#heard = new Set();
     this.absorb(reply, heard);
   }
 
