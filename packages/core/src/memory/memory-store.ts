@@ -135,7 +135,7 @@ export class MemoryStore implements Store {
     const queue = lane.tenants.get(ticket.tenant)!;
     const { cost } = ticket;
     const tokens = tokensOf(ticket);
-    this.#room.take(lane, -cost, -tokens);
+    this.#room.free(lane, cost, tokens);
     queue.running -= cost;
     lane.settled(queue);
     const state = queue.state!;
