@@ -16,13 +16,8 @@ const KEEP_IDLE = 64;
  */
 export class Lane {
   config: ResolvedPriority;
-  /**
-   * Stride scheduling: the virtual time of this priority's next start. It starts at -0, which is 0 in
-   * every sum and comparison but a floating-point number, as every later pass (steps of `1 / weight`)
-   * is: a field that starts as a small integer is rebuilt by V8 as a floating-point one at the first
-   * fraction, deoptimizing the code that reads it, in every fresh store.
-   */
-  pass = -0;
+  /** Stride scheduling: the virtual time of this priority's next start. */
+  pass = 0;
   /** Waiting tickets. */
   queued = 0;
   /** Cost units holding a slot. */

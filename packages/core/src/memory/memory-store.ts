@@ -33,8 +33,8 @@ export class MemoryStore implements Store {
   readonly #books = new TenantBooks();
   /** Some priority has a finite `maxWaitMs`: only then does a pick need the time (the aging rule). */
   #aging = false;
-  /** Stride scheduling's virtual time: the pass of the last start (-0 for the reason in `Lane.pass`). */
-  #virtualTime = -0;
+  /** Stride scheduling's virtual time: the pass of the last start. */
+  #virtualTime = 0;
   #pumping = false;
   readonly #pick: Choice = { lane: null, ticket: null, aged: false };
 
