@@ -24,7 +24,7 @@ declare global {
       /**
        * Set by `schedulerMiddleware()` once the request holds a slot: its `signal` (aborts when the client
        * goes away, on run timeout and on close; pass it to the upstream fetch), `permit`, `priority`,
-       * `tenant`, `id` and `waitMs`.
+       * `tenant`, `id` and `waitMs`. An accessor on Express's request prototype, not an own property.
        */
       llmScheduler?: RequestSlot;
     }
