@@ -15,6 +15,7 @@ import { serverTiming } from "@llm-scheduler/core/kit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { rawEnd, releaseWhenHandlerEnds } from "./handler-end.js";
 import { type ExpressSchedulerOptions, resolveExpressOptions } from "./options.js";
+import { setRequestSlot } from "./request-slot.js";
 
 declare global {
   // Declaration merging is how Express types what middleware adds to `req` and `res.locals`.
@@ -23,7 +24,7 @@ declare global {
       /**
        * Set by `schedulerMiddleware()` once the request holds a slot: its `signal` (aborts when the client
        * goes away, on run timeout and on close; pass it to the upstream fetch), `permit`, `priority`,
-       * `tenant`, `id` and `waitMs`.
+       * `tenant`, `id` and `waitMs`. An accessor on Express's request prototype, not an own property.
        */
       llmScheduler?: RequestSlot;
     }
@@ -95,7 +96,7 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
         const { status, headers, body } = rejectionFor(error);
         rawEnd(res, status, headers, body);
       });
-    req.llmScheduler = slot;
+    setRequestSlot(req, slot);
     res.locals.llmScheduler = slot;
     res.setHeader("server-timing", serverTiming(slot.waitMs));
     if (within === undefined) next();
