@@ -78,13 +78,7 @@ export class RemotePath {
   }
 
   release(ids: readonly string[]): Promise<void> {
-    return this.#state.remote.release(
-      ids,
-      (status) => {
-        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
-      },
-      (error: unknown) => this.#failed(error),
-    );
+    return this.#state.remote.release(ids, this.#answered, this.#failed);
   }
 
   /** Gives back slots that nobody here wants (granted after their ticket was removed or abandoned). */
@@ -94,14 +88,7 @@ export class RemotePath {
 
   /** Reported usage goes to Redis with the next call; a failed call counts as Redis down. */
   usage(ticket: Ticket, usage: TokenUsage): Promise<void> {
-    return this.#state.remote.usage(
-      ticket,
-      usage,
-      (status) => {
-        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
-      },
-      (error: unknown) => this.#failed(error),
-    );
+    return this.#state.remote.usage(ticket, usage, this.#answered, this.#failed);
   }
 
   /** The script's answer for one ticket; the grants its call made were delivered just before. */
@@ -147,9 +134,14 @@ export class RemotePath {
     throw error;
   }
 
+  /** A release or usage report was answered: a status saying Redis lost the state starts a resync. */
+  readonly #answered = (status: string): void => {
+    if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
+  };
+
   /** A call failed: Redis counts as down; "fail-closed" passes the error on. */
-  #failed(error: unknown): void {
+  readonly #failed = (error: unknown): void => {
     this.#link.markDown(error);
     if (this.#state.config.onStoreError === "fail-closed") throw error;
-  }
+  };
 }
