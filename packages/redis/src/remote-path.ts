@@ -37,11 +37,7 @@ export class RemotePath {
   }
 
   enqueue(entry: Entry): Promise<EnqueueResult> {
-    return this.#state.remote.enqueue(
-      entry.ticket,
-      (status) => this.#enqueued(entry, status),
-      (error: unknown) => this.#enqueueFailed(entry, error),
-    );
+    return this.#state.remote.enqueue(entry.ticket, this.#enqueued, this.#enqueueFailed, entry);
   }
 
   /** Takes a waiting ticket out of Redis; true whatever happens (a late grant is handed back). */
@@ -92,7 +88,7 @@ export class RemotePath {
   }
 
   /** The script's answer for one ticket; the grants its call made were delivered just before. */
-  #enqueued(entry: Entry, raw: string): EnqueueResult {
+  readonly #enqueued = (raw: string, entry: Entry): EnqueueResult => {
     const { ledger, remote, config } = this.#state;
     const { code: status, retryAfterMs } = enqueueStatus(raw);
     if (status === Status.TENANT_FULL || status === Status.RATE_LIMITED) {
@@ -121,9 +117,9 @@ export class RemotePath {
       }
     }
     return "queued";
-  }
+  };
 
-  #enqueueFailed(entry: Entry, error: unknown): EnqueueResult {
+  readonly #enqueueFailed = (error: unknown, entry: Entry): EnqueueResult => {
     const state = this.#state;
     this.#link.markDown(error); // in "local" mode this moves every waiting ticket, this one too, to the fallback
     if (state.ledger.of(entry.ticket) !== entry || entry.state !== "waiting") return "queued";
@@ -132,7 +128,7 @@ export class RemotePath {
     state.dropped.push(state.remote.id(entry.ticket)); // the call may have reached Redis (a timeout)
     if (state.fallback !== null) return "full";
     throw error;
-  }
+  };
 
   /** A release or usage report was answered: a status saying Redis lost the state starts a resync. */
   readonly #answered = (status: string): void => {
