@@ -18,9 +18,10 @@ interface Waiter {
   readonly kind: BatchKind;
   /** Among the batch's enqueues: the position of this one's status in the reply. */
   readonly index: number;
-  /** What the caller makes of its status, and of the call's failure. */
-  readonly done: (status: string) => unknown;
-  readonly failed: (error: unknown) => unknown;
+  /** What the caller makes of its status, and of the call's failure, given its context. */
+  readonly done: (status: string, context: unknown) => unknown;
+  readonly failed: (error: unknown, context: unknown) => unknown;
+  readonly context: unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -70,13 +71,15 @@ export class Batcher {
    * Adds one item (its script arguments). Once the reply was absorbed, resolves with what `done` makes
    * of its status (an enqueue's own, as the script wrote it; the call's for the others), or when the
    * call failed with what `failed` makes of the error; either rejects the promise by throwing. The
-   * caller's handlers run as the reply is read, so that each item costs one promise.
+   * caller's handlers run as the reply is read, so that each item costs one promise; they get
+   * `context` too, so that they need not be new closures for every item.
    */
-  add<T>(
+  add<T, C = undefined>(
     kind: BatchKind,
     item: ReadonlyArray<string | number>,
-    done: (status: string) => T,
-    failed: (error: unknown) => T,
+    done: (status: string, context: C) => T,
+    failed: (error: unknown, context: C) => T,
+    context?: C,
   ): Promise<T> {
     if (this.#open !== null && this.#open.waiters.length >= this.#maxItems) this.flush();
     this.#open ??= { args: { release: [], remove: [], usage: [], enqueue: [] }, waiters: [], enqueues: 0 };
@@ -84,7 +87,15 @@ export class Batcher {
     const open = this.#open;
     return new Promise<T>((resolve, reject) => {
       const index = kind === "enqueue" ? open.enqueues++ : -1;
-      open.waiters.push({ kind, index, done, failed, resolve: resolve as (value: unknown) => void, reject });
+      open.waiters.push({
+        kind,
+        index,
+        done: done as Waiter["done"],
+        failed: failed as Waiter["failed"],
+        context,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
       const list = open.args[kind];
       for (const arg of item) list.push(arg);
     });
@@ -146,9 +157,9 @@ export class Batcher {
 }
 
 /** Settles a caller's promise with what its handler makes of `input`, or with what the handler threw. */
-function answer<I>(waiter: Waiter, handler: (input: I) => unknown, input: I): void {
+function answer<I>(waiter: Waiter, handler: (input: I, context: unknown) => unknown, input: I): void {
   try {
-    waiter.resolve(handler(input));
+    waiter.resolve(handler(input, waiter.context));
   } catch (error) {
     waiter.reject(error);
   }

@@ -16,7 +16,6 @@ export interface Entry {
 }
 
 interface TenantCount {
-  readonly key: string;
   readonly tenant: string;
   readonly priority: string;
   running: number;
@@ -30,7 +29,10 @@ interface TenantCount {
  */
 export class Ledger {
   readonly #entries = new Map<number, Entry>();
-  readonly #tenants = new Map<string, TenantCount>();
+  /** Every count with a ticket, in order of arrival (for {@link tenants}). */
+  readonly #tenants = new Set<TenantCount>();
+  /** The same counts by priority, then tenant: found without building a key per ticket. */
+  readonly #byPriority = new Map<string, Map<string, TenantCount>>();
 
   get size(): number {
     return this.#entries.size;
@@ -68,7 +70,10 @@ export class Ledger {
     const count = entry.count;
     if (entry.state === "waiting") count.queued--;
     else count.running--;
-    if (count.queued === 0 && count.running === 0) this.#tenants.delete(count.key);
+    if (count.queued === 0 && count.running === 0) {
+      this.#tenants.delete(count);
+      this.#byPriority.get(count.priority)?.delete(count.tenant);
+    }
   }
 
   /** Entries in one state, in arrival order. */
@@ -92,16 +97,18 @@ export class Ledger {
   }
 
   #count(ticket: Ticket): TenantCount {
-    const key = tenantKey(ticket);
-    let count = this.#tenants.get(key);
+    const { priority, tenant } = ticket;
+    let byTenant = this.#byPriority.get(priority);
+    if (byTenant === undefined) {
+      byTenant = new Map();
+      this.#byPriority.set(priority, byTenant);
+    }
+    let count = byTenant.get(tenant);
     if (count === undefined) {
-      count = { key, tenant: ticket.tenant, priority: ticket.priority, running: 0, queued: 0 };
-      this.#tenants.set(key, count);
+      count = { tenant, priority, running: 0, queued: 0 };
+      byTenant.set(tenant, count);
+      this.#tenants.add(count);
     }
     return count;
   }
-}
-
-function tenantKey(ticket: Ticket): string {
-  return `${ticket.priority}\u0000${ticket.tenant}`;
 }

@@ -37,11 +37,7 @@ export class RemotePath {
   }
 
   enqueue(entry: Entry): Promise<EnqueueResult> {
-    return this.#state.remote.enqueue(
-      entry.ticket,
-      (status) => this.#enqueued(entry, status),
-      (error: unknown) => this.#enqueueFailed(entry, error),
-    );
+    return this.#state.remote.enqueue(entry.ticket, this.#enqueued, this.#enqueueFailed, entry);
   }
 
   /** Takes a waiting ticket out of Redis; true whatever happens (a late grant is handed back). */
@@ -78,13 +74,7 @@ export class RemotePath {
   }
 
   release(ids: readonly string[]): Promise<void> {
-    return this.#state.remote.release(
-      ids,
-      (status) => {
-        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
-      },
-      (error: unknown) => this.#failed(error),
-    );
+    return this.#state.remote.release(ids, this.#answered, this.#failed);
   }
 
   /** Gives back slots that nobody here wants (granted after their ticket was removed or abandoned). */
@@ -94,18 +84,11 @@ export class RemotePath {
 
   /** Reported usage goes to Redis with the next call; a failed call counts as Redis down. */
   usage(ticket: Ticket, usage: TokenUsage): Promise<void> {
-    return this.#state.remote.usage(
-      ticket,
-      usage,
-      (status) => {
-        if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
-      },
-      (error: unknown) => this.#failed(error),
-    );
+    return this.#state.remote.usage(ticket, usage, this.#answered, this.#failed);
   }
 
   /** The script's answer for one ticket; the grants its call made were delivered just before. */
-  #enqueued(entry: Entry, raw: string): EnqueueResult {
+  readonly #enqueued = (raw: string, entry: Entry): EnqueueResult => {
     const { ledger, remote, config } = this.#state;
     const { code: status, retryAfterMs } = enqueueStatus(raw);
     if (status === Status.TENANT_FULL || status === Status.RATE_LIMITED) {
@@ -134,9 +117,9 @@ export class RemotePath {
       }
     }
     return "queued";
-  }
+  };
 
-  #enqueueFailed(entry: Entry, error: unknown): EnqueueResult {
+  readonly #enqueueFailed = (error: unknown, entry: Entry): EnqueueResult => {
     const state = this.#state;
     this.#link.markDown(error); // in "local" mode this moves every waiting ticket, this one too, to the fallback
     if (state.ledger.of(entry.ticket) !== entry || entry.state !== "waiting") return "queued";
@@ -145,11 +128,16 @@ export class RemotePath {
     state.dropped.push(state.remote.id(entry.ticket)); // the call may have reached Redis (a timeout)
     if (state.fallback !== null) return "full";
     throw error;
-  }
+  };
+
+  /** A release or usage report was answered: a status saying Redis lost the state starts a resync. */
+  readonly #answered = (status: string): void => {
+    if (Number(status) === Status.UNCONFIGURED) this.#link.resync();
+  };
 
   /** A call failed: Redis counts as down; "fail-closed" passes the error on. */
-  #failed(error: unknown): void {
+  readonly #failed = (error: unknown): void => {
     this.#link.markDown(error);
     if (this.#state.config.onStoreError === "fail-closed") throw error;
-  }
+  };
 }

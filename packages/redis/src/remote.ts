@@ -120,7 +120,12 @@ export class Remote {
    * Resolves with what `done` makes of the ticket's status as the script wrote it (see enqueue.lua and
    * `enqueueStatus`), after the reply's grants were absorbed; or with what `failed` makes of the error.
    */
-  enqueue<T>(ticket: Ticket, done: (status: string) => T, failed: (error: unknown) => T): Promise<T> {
+  enqueue<T, C = undefined>(
+    ticket: Ticket,
+    done: (status: string, context: C) => T,
+    failed: (error: unknown, context: C) => T,
+    context?: C,
+  ): Promise<T> {
     const byScheduler = this.#config.agingClock === "scheduler";
     const ageMs = Math.max(0, this.clock!.now() - ticket.enqueuedAt);
     return this.#batched(
@@ -137,6 +142,7 @@ export class Remote {
       ],
       done,
       failed,
+      context,
     );
   }
 
@@ -226,14 +232,20 @@ export class Remote {
     return this.#run("leave", []);
   }
 
-  #batched<T>(
+  #batched<T, C = undefined>(
     kind: BatchKind,
     item: ReadonlyArray<string | number>,
-    done: (status: string) => T,
-    failed: (error: unknown) => T,
+    done: (status: string, context: C) => T,
+    failed: (error: unknown, context: C) => T,
+    context?: C,
   ): Promise<T> {
-    if (!this.ready) return Promise.reject(this.#notReady()).then(done, failed);
-    return this.#batcher.add(kind, item, done, failed);
+    if (!this.ready) {
+      return Promise.reject(this.#notReady()).then(
+        (status: string) => done(status, context as C),
+        (error: unknown) => failed(error, context as C),
+      );
+    }
+    return this.#batcher.add(kind, item, done, failed, context);
   }
 
   /** One turn's releases, enqueues and removals in one `step` call (see step.lua). */
