@@ -130,7 +130,8 @@ const worstOf = (ratios: readonly number[], contendedUs: number): number =>
  */
 export function fleetShares(tickets: readonly InstanceTickets[], endUs: number, fromUs = 0): FleetShares {
   const n = tickets.length;
-  const groups = 1 + Math.max(0, ...tickets.flatMap((t) => t.classes ?? []));
+  // A reduce, not Math.max(...classes): a fast run records more tickets than a call can take arguments.
+  const groups = 1 + tickets.reduce((top, t) => (t.classes ?? []).reduce((a, b) => Math.max(a, b), top), 0);
   const { grants, area, contendedUs } = sweep(n, groups, changes(tickets, fromUs, endUs));
   const total = sum(area.map(sum));
   const grantShares = new Array<number>(n).fill(0); // each class's share, weighted by its waiting
