@@ -47,6 +47,18 @@ export async function waitFor(
   return performance.now() - started;
 }
 
+/** Polls Redis until no ticket under `prefix` runs or waits; fails after `timeoutMs`. */
+export function waitForEmpty(client: Redis, prefix: string, timeoutMs: number): Promise<number> {
+  return waitFor(
+    async () => {
+      const state = await redisState(client, prefix);
+      return state.running === 0 && state.queued === 0;
+    },
+    timeoutMs,
+    "nothing left in Redis",
+  );
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One gateway instance in this process: a scheduler on a RedisStore. */

@@ -1,6 +1,6 @@
 import { SchedulerError } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
-import { type Instance, instance, redisState, sleep, useRedisServer, waitFor } from "./helpers.js";
+import { type Instance, instance, sleep, useRedisServer, waitForEmpty } from "./helpers.js";
 
 const redis = useRedisServer({ admin: true });
 const MAX = 4;
@@ -58,14 +58,7 @@ describe("Redis SIGKILLed mid-decision under load, restarted empty on the same p
       expect(gateway.scheduler.metrics().tenants).toEqual([]);
       expect(gateway.store.status).toBe("connected");
     }
-    await waitFor(
-      async () => {
-        const state = await redisState(redis.admin, prefix);
-        return state.running === 0 && state.queued === 0;
-      },
-      5_000,
-      "nothing left in Redis",
-    );
+    await waitForEmpty(redis.admin, prefix, 5_000);
     await Promise.all(gateways.map((gateway) => gateway.close()));
   });
 });

@@ -8,6 +8,7 @@ import {
   sleep,
   useRedisServer,
   waitFor,
+  waitForEmpty,
 } from "./helpers.js";
 
 const redis = useRedisServer({ admin: true });
@@ -56,14 +57,7 @@ describe("several instances on one Redis", () => {
     await Promise.all(runs);
     expect(peak).toBe(4);
     // releases go with the store's next call, which may wait for the reply of the one out
-    await waitFor(
-      async () => {
-        const state = await redisState(redis.admin, prefix);
-        return state.running === 0 && state.queued === 0;
-      },
-      2_000,
-      "nothing left in Redis",
-    );
+    await waitForEmpty(redis.admin, prefix, 2_000);
     for (const gateway of list) expect(gateway.errors).toEqual([]);
   });
 

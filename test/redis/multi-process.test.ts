@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisState, useRedisServer, waitFor } from "./helpers.js";
+import { redisState, useRedisServer, waitFor, waitForEmpty } from "./helpers.js";
 import { type Gateway, send, startGateway, stopGateways, Upstream } from "./processes.js";
 
 /**
@@ -90,14 +90,7 @@ describe("three gateway processes, one Redis", () => {
     expect(upstream.startsOf("doomed-")).toEqual([]);
     expect(await Promise.all([...holders, ...doomed])).toEqual([0, 0, 0, 0, 0, 0]);
     expect(upstream.peak).toBe(MAX);
-    await waitFor(
-      async () => {
-        const state = await redisState(redis.admin, PREFIX);
-        return state.running === 0 && state.queued === 0;
-      },
-      3_000,
-      "nothing left in Redis",
-    );
+    await waitForEmpty(redis.admin, PREFIX, 3_000);
   });
 
   it("cancel a stalled gateway's upstream calls (SIGSTOP beyond leaseMs) as soon as it resumes", async () => {
@@ -129,13 +122,6 @@ describe("three gateway processes, one Redis", () => {
     expect(metrics.failed).toBeGreaterThanOrEqual(MAX);
     upstream.releaseHeld();
     expect(await Promise.all(after)).toEqual([200, 200, 200, 200]);
-    await waitFor(
-      async () => {
-        const state = await redisState(redis.admin, PREFIX);
-        return state.running === 0 && state.queued === 0;
-      },
-      3_000,
-      "nothing left in Redis",
-    );
+    await waitForEmpty(redis.admin, PREFIX, 3_000);
   });
 });

@@ -1,7 +1,7 @@
 import type { Permit } from "@llm-scheduler/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type Instance, instance, redisState, sleep, useRedisServer, waitFor } from "./helpers.js";
+import { type Instance, instance, sleep, useRedisServer, waitFor, waitForEmpty } from "./helpers.js";
 
 const redis = useRedisServer({ admin: true });
 let runs = 0;
@@ -120,14 +120,7 @@ describe("three instances under random interleavings", () => {
             );
             expect(duplicate).toBe(false);
             expect(peak).toBeLessThanOrEqual(max);
-            await waitFor(
-              async () => {
-                const state = await redisState(redis.admin, prefix);
-                return state.running === 0 && state.queued === 0;
-              },
-              3_000,
-              "nothing left in Redis",
-            );
+            await waitForEmpty(redis.admin, prefix, 3_000);
             for (const gateway of gateways) expect(gateway.errors).toEqual([]);
           } finally {
             await Promise.all(gateways.map((gateway) => gateway.close()));

@@ -1,6 +1,6 @@
 import { ErrorCode, type SchedulerOptions } from "@llm-scheduler/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Instance, instance, redisState, sleep, useRedisServer, waitFor } from "./helpers.js";
+import { type Instance, instance, sleep, useRedisServer, waitFor, waitForEmpty } from "./helpers.js";
 
 const redis = useRedisServer({ admin: true });
 let open: Instance[] = [];
@@ -52,14 +52,7 @@ describe("tenant quotas and the token budget across instances", () => {
     expect([peaks.get("a"), peaks.get("b"), peaks.get("c")]).toEqual([2, 2, 2]);
     expect(peaks.get("all")).toBe(6); // the other tenants used the slots a capped one could not
     // releases go with the store's next call, which may wait for the reply of the one out
-    await waitFor(
-      async () => {
-        const state = await redisState(redis.admin, prefix);
-        return state.running === 0 && state.queued === 0;
-      },
-      2_000,
-      "nothing left in Redis",
-    );
+    await waitForEmpty(redis.admin, prefix, 2_000);
     for (const gateway of list) expect(gateway.errors).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisState, sleep, useRedisServer, waitFor } from "./helpers.js";
+import { sleep, useRedisServer, waitFor, waitForEmpty } from "./helpers.js";
 import { type Gateway, send, startGateway, stopGateways, Upstream } from "./processes.js";
 import { startTcpGate, type TcpGate } from "./tcp-gate.js";
 
@@ -86,13 +86,6 @@ describe("Redis restarts empty while tasks run on three gateways", () => {
     expect(Math.min(...afterStarts) - restartedAt).toBeLessThan(LEASE_MS - 2_000);
     expect(peakWhileHeld).toBe(MAX); // the held calls and one new call at a time
     expect(upstream.peak).toBeLessThanOrEqual(MAX);
-    await waitFor(
-      async () => {
-        const state = await redisState(redis.admin, PREFIX);
-        return state.running === 0 && state.queued === 0;
-      },
-      5_000,
-      "nothing left in Redis",
-    );
+    await waitForEmpty(redis.admin, PREFIX, 5_000);
   });
 });
