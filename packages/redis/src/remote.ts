@@ -239,12 +239,8 @@ export class Remote {
     failed: (error: unknown, context: C) => T,
     context?: C,
   ): Promise<T> {
-    if (!this.ready) {
-      return Promise.reject(this.#notReady()).then(
-        (status: string) => done(status, context as C),
-        (error: unknown) => failed(error, context as C),
-      );
-    }
+    if (!this.ready)
+      return Promise.reject(this.#notReady()).catch((error: unknown) => failed(error, context as C));
     return this.#batcher.add(kind, item, done, failed, context);
   }
 
