@@ -182,9 +182,9 @@ local function ticket_key(id)
 end
 
 -- A ticket record is binary: struct.pack("<ddddBdI4") of cost, at, leaseMs, tokens, booked (1 when its
--- tenant's books count it, see quotas.lua), seq (its arrival number while it waits, else 0) and len(priority), then priority..tenant (any bytes in either name). Packing and unpacking
--- the numbers in C costs a fraction of formatting them as text and parsing them back, and keeps every
--- double exact.
+-- tenant's books count it, see quotas.lua), seq (its arrival number while it waits, else 0) and
+-- len(priority), then priority..tenant (any bytes in either name). Packing and unpacking the numbers
+-- in C costs a fraction of formatting them as text and parsing them back, and keeps every double exact.
 local RECORD = "<ddddBdI4"
 
 local function encode_ticket(cost, at, lease, p, tenant, tokens, booked, seq)
