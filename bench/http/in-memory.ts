@@ -4,6 +4,7 @@
 // machine, the CPU per request measured this way moves far less than one measured over TCP.
 
 import { Duplex } from "node:stream";
+import { threadCpuMicros } from "./thread-cpu.js";
 
 const HEADER_END = "\r\n\r\n";
 
@@ -67,6 +68,8 @@ export interface InMemoryResult {
   readonly failures: number;
   /** This process's user + system CPU per request, in µs (the client side included; it is the same for every server). */
   readonly cpuMicros: number;
+  /** This thread's CPU per request, in µs (see `thread-cpu.ts`): the event loop's own, without V8's helper threads. */
+  readonly threadMicros: number;
 }
 
 /**
@@ -92,13 +95,20 @@ export function loadInMemory(
     let failures = 0;
     const sockets: LoopConnection[] = [];
     const started = process.cpuUsage();
+    const threadStarted = threadCpuMicros();
     const onAnswer = (ok: boolean): boolean => {
       answered++;
       if (!ok) failures++;
       if (answered === total) {
         const used = process.cpuUsage(started);
+        const threadUsed = threadCpuMicros() - threadStarted;
         for (const socket of sockets) socket.destroy();
-        resolve({ requests: total, failures, cpuMicros: (used.user + used.system) / total });
+        resolve({
+          requests: total,
+          failures,
+          cpuMicros: (used.user + used.system) / total,
+          threadMicros: threadUsed / total,
+        });
         return false;
       }
       if (sent >= total) return false;
