@@ -7,14 +7,18 @@ import { loadInMemory } from "../http/in-memory.js";
 import { num, ratio, spread } from "../lib/format.js";
 import { runProbe } from "../lib/node-child.js";
 import type { Part } from "../lib/part.js";
+import { pinTo, unpin } from "../lib/pin.js";
 import type { Goal } from "../lib/report.js";
-import { median, summarize } from "../lib/stats.js";
+import { median, quantile, summarize } from "../lib/stats.js";
 import type { LoadResult } from "../probes/load.js";
 
 /** Server CPU the middleware may add per request over a no-op middleware mounted the same way. */
 const GOAL_CPU_MICROS = 3;
 const GOAL_P99_MS = 1;
 const CONNECTIONS = 10;
+/** The CPUs the servers and the load process are pinned to while loaded over TCP (see `lib/pin.ts`). */
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
 /** Far more slots than connections: no request ever waits, so only the middleware's own cost shows. */
 const SLOTS = 64;
 
@@ -25,27 +29,52 @@ interface Config {
   readonly results: LoadResult[];
   /** Server CPU per request (µs, this process, all threads), one per round; empty in quick runs. */
   readonly cpu: number[];
-  /** CPU per request (µs) over in-memory connections (`in-memory.ts`), one per round. */
+  /** Process CPU per request (µs) over in-memory connections (`in-memory.ts`), one per in-memory round. */
   readonly memory: number[];
+  /** The main thread's CPU per request (µs) over in-memory connections, one per in-memory round. */
+  readonly thread: number[];
   /** Answers that were not 2xx over in-memory connections. */
   memoryFailures: number;
 }
 
-/** Requests per server per round over in-memory connections. */
-const MEMORY_REQUESTS = 20_000;
+/** Requests per server per in-memory round: short blocks, many rounds, so that pairs share a moment. */
+const MEMORY_REQUESTS = 2_000;
+/**
+ * In-memory rounds (each visits every server of a framework once, in an order that rotates). Express's
+ * CPU per request (about 45 µs) moves by ±10% from block to block even on a quiet machine, so the median
+ * of a few µs of difference needs many rounds: about 45 s of the part for Express, 10 s for Koa and Hono.
+ */
+const MEMORY_ROUNDS = 80;
 
 /** Each config's CPU per request over in-memory connections, in `order`. */
-async function measureInMemory(order: readonly Config[], requests: number): Promise<void> {
+async function measureInMemory(order: readonly Config[], requests: number, keep: boolean): Promise<void> {
   for (const config of order) {
     const result = await loadInMemory((socket) => config.server.connect(socket), PATH, requests, CONNECTIONS);
-    config.memory.push(result.cpuMicros);
     config.memoryFailures += result.failures;
+    if (!keep) continue;
+    config.memory.push(result.cpuMicros);
+    config.thread.push(result.threadMicros);
+  }
+}
+
+/**
+ * `rounds` in-memory rounds per framework, after two warm-up rounds: each visits the framework's servers
+ * in an order that rotates, so that every server's figure of round i sits next to the no-op's.
+ */
+async function inMemoryRounds(configs: readonly Config[], rounds: number, requests: number): Promise<void> {
+  for (const framework of FRAMEWORKS) {
+    const own = configs.filter((config) => config.framework === framework);
+    for (let round = -2; round < rounds; round++) {
+      const shift = Math.max(round, 0);
+      const order = own.map((_, index) => own[(index + shift) % own.length]!);
+      await measureInMemory(order, requests, round >= 0);
+    }
   }
 }
 
 export const run: Part = async ({ quick, runs: asked, log }) => {
-  const runs = asked ?? (quick ? 1 : 5);
-  const seconds = quick ? 0.5 : 3;
+  const runs = asked ?? (quick ? 1 : 9);
+  const seconds = quick ? 0.5 : 1.5;
   const warmSeconds = quick ? 0 : 1;
   const configs: Config[] = [];
   const windows = new CpuWindows<Config>();
@@ -58,12 +87,16 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
         results: [],
         cpu: [],
         memory: [],
+        thread: [],
         memoryFailures: 0,
       };
       config.server.onRequest(() => windows.serving(config));
       configs.push(config);
     }
   }
+  // The servers on one CPU, autocannon on the other: requests per second then follow each server's own
+  // CPU per request, not how the OS shares two cores between two busy processes.
+  const pinned = !quick && pinTo(SERVER_CPU);
   try {
     if (warmSeconds > 0) {
       await runProbe<LoadResult[]>("load", [
@@ -71,9 +104,6 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
         String(CONNECTIONS),
         ...configs.map((c) => c.server.url),
       ]);
-      for (const config of configs) {
-        await loadInMemory((socket) => config.server.connect(socket), PATH, MEMORY_REQUESTS / 4, CONNECTIONS);
-      }
       log("warm-up done");
     }
     for (let round = 0; round < runs; round++) {
@@ -86,6 +116,7 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
         ...order.map((config) => config.server.url),
         // A smoke run only checks that every server answers: load them all at once.
         ...(quick ? ["--parallel"] : []),
+        ...(pinned ? [`--cpu=${LOAD_CPU}`] : []),
       ]);
       const cpu = windows.close();
       results.forEach((result, index) => {
@@ -94,18 +125,38 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
         const used = cpu.get(config);
         if (!quick && used !== undefined) config.cpu.push(used.micros / used.requests);
       });
-      await measureInMemory(order, quick ? 500 : MEMORY_REQUESTS);
       log(`round ${round + 1}/${runs} done`);
     }
+    if (pinned) unpin();
+    await inMemoryRounds(configs, quick ? 2 : MEMORY_ROUNDS, quick ? 200 : MEMORY_REQUESTS);
+    log("in-memory rounds done");
   } finally {
+    if (pinned) unpin();
     for (const config of configs) await config.server.close();
   }
-  return report(configs, { runs, seconds, warmSeconds });
+  return report(configs, {
+    pinned,
+    runs,
+    seconds,
+    warmSeconds,
+    memoryRounds: quick ? 2 : MEMORY_ROUNDS,
+    memoryRequests: quick ? 200 : MEMORY_REQUESTS,
+  });
 };
 
 const signed = (value: number, digits: number) => `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`;
 
-function report(configs: Config[], settings: { runs: number; seconds: number; warmSeconds: number }) {
+interface Settings {
+  /** Whether the servers ran pinned to one CPU and autocannon to another. */
+  readonly pinned: boolean;
+  readonly runs: number;
+  readonly seconds: number;
+  readonly warmSeconds: number;
+  readonly memoryRounds: number;
+  readonly memoryRequests: number;
+}
+
+function report(configs: Config[], settings: Settings) {
   const goals: Goal[] = [];
   const notes: string[] = [];
   const rows: string[][] = [];
@@ -130,6 +181,9 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
     const vsBare = rpsRatio(bare);
     const vsNoop = rpsRatio(noop);
     const vsQueue = rpsRatio(queued);
+    const aheadOfQueue = queued.results.filter(
+      (result, index) => scheduled.results[index]!.requestsPerSecond > result.requestsPerSecond,
+    ).length;
     const started = scheduled.server.scheduler?.metrics().started ?? 0;
     const failures = [...bare.results, ...noop.results, ...scheduled.results, ...queued.results].reduce(
       (sum, result) => sum + result.failures,
@@ -209,13 +263,13 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
       {
         name: `${framework}: CPU the middleware adds over a no-op middleware (in-memory connections)`,
         target: `<= ${GOAL_CPU_MICROS} µs per request`,
-        measured: `${signed(memory.overNoop, 1)} µs (floor ${signed(memory.floorOverNoop, 1)} µs)`,
+        measured: `${pairedCell(memory.middleware)} µs (floor ${signed(memory.floorOverNoop, 1)} µs)`,
         holds: memory.overNoop <= GOAL_CPU_MICROS && failures === 0 && memoryFailures === 0 && started > 0,
       },
       {
         name: `${framework}: req/s with the middleware vs the handler wrapped in p-queue`,
         target: "> 1x",
-        measured: ratio(vsQueue),
+        measured: `${ratio(vsQueue)} (ahead in ${aheadOfQueue} of ${queued.results.length} rounds)`,
         holds: vsQueue > 1 && failures === 0 && started > 0,
       },
       {
@@ -231,10 +285,10 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
     title: "HTTP: schedulerMiddleware() against the bare framework",
     method: [
       `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in four ways (Hono in a fifth: the whole app wrapped in scheduled(app), no middleware): bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); and with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative.`,
-      `The thirteen servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round.`,
+      `The thirteen servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round. ${settings.pinned ? `The servers' process ran pinned to CPU ${SERVER_CPU} and autocannon's to CPU ${LOAD_CPU} (taskset), so that each server's requests per second follow its own CPU per request rather than how two busy processes share the cores.` : "Nothing was pinned to a CPU (no taskset, a single CPU, or a quick run)."}`,
       `${settings.warmSeconds > 0 ? `A ${settings.warmSeconds} s warm-up per server, then ` : ""}${settings.runs} round(s). Ratios and the p99 difference are medians over rounds of the paired figures (same round, same framework).`,
       "Server CPU per request is this process's user plus system time (all threads, gc included) while one server was under load, divided by the requests it answered; median over rounds.",
-      `After each round, every server also answers ${MEMORY_REQUESTS.toLocaleString("en-US")} requests over ${CONNECTIONS} in-memory keep-alive connections (bench/http/in-memory.ts), timed by this process's CPU; the CPU goals use these figures, which a loaded machine moves far less than the ones over TCP.`,
+      `Then ${settings.memoryRounds} in-memory rounds per framework (after two warm-up rounds): every server of the framework answers ${settings.memoryRequests.toLocaleString("en-US")} requests over ${CONNECTIONS} in-memory keep-alive connections (bench/http/in-memory.ts) in an order that rotates each round, timed by the main thread's CPU. The CPU goals use the median over rounds of the difference within each round, which a loaded machine moves far less than the figures over TCP.`,
     ],
     tables: [
       {
@@ -271,25 +325,26 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
                 "schedulerMiddleware's own",
               ],
               rows: cpuRows,
-              note: "On a 2-core machine the server and autocannon share the cores, so every µs of server CPU costs requests per second; with 10 connections a microsecond added per request shows as more than its share, since the two processes also wait on each other.",
+              note: settings.pinned
+                ? "With the servers on a CPU of their own, a server's requests per second follow its CPU per request: a µs added per request costs its share of the server's time."
+                : "On a 2-core machine the server and autocannon share the cores, so every µs of server CPU costs requests per second; with 10 connections a microsecond added per request shows as more than its share, since the two processes also wait on each other.",
             },
           ]),
       {
-        title: "CPU per request over in-memory connections (µs), median over rounds",
+        title:
+          "CPU per request over in-memory connections (µs, the main thread's): paired differences, median (interquartile range) over rounds",
         columns: [
           "framework",
-          "bare",
           "no-op middleware",
-          "schedulerMiddleware",
-          "floor",
-          "p-queue handler",
-          "scheduled(app)",
           "middleware over no-op",
           "floor over no-op",
+          "p-queue handler over no-op",
+          "middleware over p-queue handler",
           "scheduled(app) over bare",
+          "middleware over no-op, process CPU",
         ],
         rows: memoryRows,
-        note: "Node's HTTP server, the framework and the middleware as in the table above, but each connection is an in-memory stream handed to the server (no kernel, no second process), and the same process sends the requests: the client's share is the same for every server, so the differences are the servers'. The floor is the least a middleware can do to hold a slot to the last byte and see a disconnect: a counter, taken before the chain and given back on the response's close.",
+        note: "Node's HTTP server, the framework and the middleware as in the tables above, but each connection is an in-memory stream handed to the server (no kernel, no second process), and the same process sends the requests: the client's share is the same for every server, so the differences are the servers'. Each difference is taken within one round (the same moment of the machine). The main thread's CPU (Linux's schedstat) leaves out V8's helper threads, whose concurrent marking and parallel scavenges land in whichever block runs; the last column is the process's figure, helper threads included, for comparison. The floor is the least a middleware can do to hold a slot to the last byte and see a disconnect: a counter, taken before the chain and given back on the response's close.",
       },
       {
         title: "Hono: scheduled(app), the wrapper around app.fetch (no middleware)",
@@ -322,6 +377,17 @@ function report(configs: Config[], settings: { runs: number; seconds: number; wa
   };
 }
 
+/** Median and interquartile range of `values`, as "+1.2 (0.9 to 1.6)". */
+function pairedCell(values: readonly number[]): string {
+  if (values.length === 0) return "n/a";
+  return `${signed(median(values), 1)} (${quantile(values, 0.25).toFixed(1)} to ${quantile(values, 0.75).toFixed(1)})`;
+}
+
+/** Per in-memory round, `of`'s figure minus `base`'s (the same round, the same moment of the machine). */
+function pairedDifferences(of: readonly number[], base: readonly number[]): number[] {
+  return of.map((value, round) => value - base[round]!);
+}
+
 /** The in-memory CPU figures of one framework: the table's cells and the differences the goals use. */
 function inMemoryFigures(of: {
   bare: Config;
@@ -331,20 +397,22 @@ function inMemoryFigures(of: {
   floor: Config;
   app: Config | undefined;
 }) {
-  const mem = (config: Config) => median(config.memory);
-  const overNoop = mem(of.scheduled) - mem(of.noop);
-  const floorOverNoop = mem(of.floor) - mem(of.noop);
-  const appOverBare = of.app === undefined ? Number.NaN : mem(of.app) - mem(of.bare);
+  const over = (config: Config, base: Config) => pairedDifferences(config.thread, base.thread);
+  const middleware = over(of.scheduled, of.noop);
+  const vsQueue = over(of.scheduled, of.queued);
+  const app = of.app === undefined ? [] : over(of.app, of.bare);
+  const overNoop = middleware.length > 0 ? median(middleware) : Number.NaN;
+  const floorOverNoop = middleware.length > 0 ? median(over(of.floor, of.noop)) : Number.NaN;
+  const appOverBare = app.length > 0 ? median(app) : Number.NaN;
+  const processOverNoop = pairedDifferences(of.scheduled.memory, of.noop.memory);
   const cells = [
-    num(mem(of.bare), 1),
-    num(mem(of.noop), 1),
-    num(mem(of.scheduled), 1),
-    num(mem(of.floor), 1),
-    num(mem(of.queued), 1),
-    of.app === undefined ? "–" : num(mem(of.app), 1),
-    signed(overNoop, 1),
-    signed(floorOverNoop, 1),
-    of.app === undefined ? "–" : signed(appOverBare, 1),
+    of.noop.thread.length > 0 ? num(median(of.noop.thread), 1) : "n/a",
+    pairedCell(middleware),
+    pairedCell(over(of.floor, of.noop)),
+    pairedCell(over(of.queued, of.noop)),
+    pairedCell(vsQueue),
+    of.app === undefined ? "–" : pairedCell(app),
+    pairedCell(processOverNoop),
   ];
-  return { cells, overNoop, floorOverNoop, appOverBare };
+  return { cells, overNoop, floorOverNoop, appOverBare, middleware };
 }

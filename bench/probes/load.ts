@@ -1,8 +1,9 @@
 // HTTP load from a separate process: autocannon against each URL in turn.
-// Arguments: <seconds> <connections> <url...> [--parallel]; --parallel loads every URL at once (only
-// for smoke runs: the servers then compete for the CPU).
+// Arguments: <seconds> <connections> <url...> [--parallel] [--cpu=<n>]; --parallel loads every URL at once
+// (only for smoke runs: the servers then compete for the CPU); --cpu pins this process to CPU n first.
 import { autocannon } from "../http/untyped.js";
 import type { Probe } from "../lib/node-child.js";
+import { pinTo } from "../lib/pin.js";
 
 /** What the parent gets per URL. */
 export interface LoadResult {
@@ -16,7 +17,9 @@ export interface LoadResult {
 }
 
 export const main: Probe = async ([seconds, connections, ...rest]) => {
-  const urls = rest.filter((arg) => arg !== "--parallel");
+  const urls = rest.filter((arg) => !arg.startsWith("--"));
+  const cpu = rest.find((arg) => arg.startsWith("--cpu="));
+  if (cpu !== undefined) pinTo(Number(cpu.slice("--cpu=".length)));
   const load = async (url: string): Promise<LoadResult> => {
     const result = await autocannon({ url, duration: Number(seconds), connections: Number(connections) });
     return {
