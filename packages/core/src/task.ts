@@ -267,6 +267,13 @@ export class RunContext implements TaskContext {
   #reported = false;
   #controller: AbortController | null = null;
   readonly waitMs: number;
+  /**
+   * @internal The tasks before and after this run's in its scheduler's list of running tasks
+   * (`RunningTasks`): on the run, not the task record, so that a queued task carries no such field.
+   */
+  runPrev: Task | null = null;
+  /** @internal See {@link RunContext.runPrev}. */
+  runNext: Task | null = null;
 
   constructor(task: Task, fn: TaskFunction<unknown> | null, waitMs: number, usage: UsageSink) {
     this.#task = task;
