@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PriorityBook } from "./priority-book.js";
 import { RunningTasks } from "./running-tasks.js";
+import { createScheduler } from "./scheduler.js";
 import { RunContext, type Task } from "./task.js";
 
 const interactive = new PriorityBook("interactive", 1_000);
@@ -45,5 +46,14 @@ describe("RunningTasks", () => {
     running.add(d).add(a);
     expect([...running]).toEqual([d, a]);
     expect([running.has(a), running.has(b)]).toEqual([true, false]);
+  });
+
+  it("shows no other running task in a permit that is serialized or logged", () => {
+    const scheduler = createScheduler({ maxConcurrency: 4 });
+    const [first, middle, last] = [1, 2, 3].map(() => scheduler.tryAcquire()!);
+    expect(JSON.parse(JSON.stringify(middle))).toEqual({ waitMs: 0 });
+    expect(Object.keys(middle!)).toEqual(["waitMs"]);
+    for (const permit of [first, middle, last]) permit!.release();
+    expect(scheduler.metrics().running).toBe(0);
   });
 });
