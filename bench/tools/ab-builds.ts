@@ -4,7 +4,8 @@
 // taken against the same round's no-op, and the build's against the first build's, so a loaded
 // machine moves both alike. Also counts each server's scavenges (young-generation collections) in
 // its blocks: with a fixed young generation that count follows the bytes a request allocates, and,
-// unlike CPU time, the machine's load does not move it.
+// unlike CPU time, the machine's load does not move it. CPU is given twice: the main thread's own
+// (`thread-cpu.ts`: the event loop, what the middleware costs) and the process's (helper threads too).
 //   cp -r <tree> /tmp/before && (cd /tmp/before && git checkout <commit> && pnpm build)   # any copy
 //   pnpm build && node --min-semi-space-size=1 --max-semi-space-size=1 --import tsx \
 //     bench/tools/ab-builds.ts koa 100 1000 /tmp/before .
@@ -19,6 +20,7 @@ import { serve } from "@hono/node-server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { FRAMEWORKS, type Framework, PATH } from "../http/apps.js";
 import { loadInMemory } from "../http/in-memory.js";
+import { measuresThread } from "../http/thread-cpu.js";
 import { express, Koa, type KoaContext } from "../http/untyped.js";
 import { median, quantile } from "../lib/stats.js";
 
@@ -84,6 +86,7 @@ const observer = new PerformanceObserver((list) => {
 observer.observe({ entryTypes: ["gc"] });
 
 const cpu = names.map((): number[] => []);
+const threadCpu = names.map((): number[] => []);
 const windows = names.map((): Array<readonly [number, number]> => []);
 for (let round = -2; round < rounds; round++) {
   // Two warm-up rounds first, then `rounds` measured ones.
@@ -99,6 +102,7 @@ for (let round = -2; round < rounds; round++) {
     if (result.failures > 0) throw new Error(`${names[index]}: ${result.failures} answers were not 2xx`);
     if (round < 0) continue;
     cpu[index]!.push(result.cpuMicros);
+    threadCpu[index]!.push(result.threadMicros);
     windows[index]!.push([from, performance.now()]);
   }
 }
@@ -111,16 +115,26 @@ const cell = (values: readonly number[]) =>
 console.log(
   `${framework}, ${rounds} rounds of ${block} requests per server; µs of CPU per request, median (IQR)`,
 );
-names.forEach((name, index) => {
-  const inBlocks = scavenges.filter((at) => windows[index]!.some(([from, to]) => at >= from && at < to));
-  const over = (base: number) => cpu[index]!.map((value, round) => value - cpu[base]![round]!);
-  const columns = [
-    name.padEnd(16),
-    cell(cpu[index]!).padEnd(22),
-    index === 0 ? "" : `over no-op ${cell(over(0))}`.padEnd(34),
-    index < 2 ? "" : `over ${names[1]} ${cell(over(1))}`,
-  ];
-  console.log(`  ${columns.join(" ")}`);
-  console.log(`    ${inBlocks.length} scavenges in its ${(rounds * block).toLocaleString("en-US")} requests`);
-});
+const inBlocks = (index: number) =>
+  scavenges.filter((at) => windows[index]!.some(([from, to]) => at >= from && at < to)).length;
+for (const [label, figures] of [
+  [measuresThread ? "this thread" : "this process (no /proc/thread-self here)", threadCpu],
+  ["this process, helper threads included", cpu],
+] as const) {
+  console.log(label);
+  names.forEach((name, index) => {
+    const over = (base: number) => figures[index]!.map((value, round) => value - figures[base]![round]!);
+    const columns = [
+      name.padEnd(16),
+      cell(figures[index]!).padEnd(22),
+      index === 0 ? "" : `over no-op ${cell(over(0))}`.padEnd(34),
+      index < 2 ? "" : `over ${names[1]} ${cell(over(1))}`,
+    ];
+    console.log(`  ${columns.join(" ")}`);
+    if (figures === cpu)
+      console.log(
+        `    ${inBlocks(index)} scavenges in its ${(rounds * block).toLocaleString("en-US")} requests`,
+      );
+  });
+}
 process.exit(0); // the servers' keep-alive connections are in-memory streams: nothing else to wait for

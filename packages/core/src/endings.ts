@@ -3,6 +3,7 @@ import { ErrorCode, isSchedulerError, rejection, type SchedulerError } from "./e
 import type { ResolvedOptions } from "./options.js";
 import type { RecentIds } from "./recent-ids.js";
 import type { Reporter } from "./reporter.js";
+import type { RunningTasks } from "./running-tasks.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type Ticket } from "./store.js";
 import { PENDING, QUEUED, RUNNING, type Task } from "./task.js";
 import type { TenantCredits } from "./tenant-credits.js";
@@ -16,7 +17,7 @@ export interface Books {
   readonly credits: TenantCredits;
   readonly deadlines: Deadlines<Task>;
   /** Tasks holding a slot. */
-  readonly running: Set<Task>;
+  readonly running: RunningTasks;
   /** Frees a running task's slot, exactly once. */
   release(task: Task): void;
   /** Takes a task off the books: no deadline, no listener, no references. */

@@ -2,6 +2,7 @@ import type { Deadlines } from "./deadlines.js";
 import { ErrorCode, rejection } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Reporter } from "./reporter.js";
+import type { RunningTasks } from "./running-tasks.js";
 import type { Store } from "./store.js";
 import { QUEUED, RUNNING, type Task } from "./task.js";
 
@@ -12,7 +13,7 @@ export interface PreemptionHost {
   readonly reporter: Reporter;
   readonly deadlines: Deadlines<Task>;
   /** Tasks holding a slot. */
-  readonly running: Set<Task>;
+  readonly running: RunningTasks;
   /** True once `close()` began without draining: a preempted task is then answered `CLOSED`, not queued. */
   readonly rejectsQueued: boolean;
   /** Hands a slot back to the store (failures reported). */

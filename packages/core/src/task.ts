@@ -267,12 +267,35 @@ export class RunContext implements TaskContext {
   #reported = false;
   #controller: AbortController | null = null;
   readonly waitMs: number;
+  // The tasks before and after this run's in its scheduler's list of running tasks (`RunningTasks`): on
+  // the run, not the task record, so that a queued task carries no such field. Private, read through
+  // accessors, so that a context or permit that is logged or serialized shows no other task.
+  #runPrev: Task | null = null;
+  #runNext: Task | null = null;
 
   constructor(task: Task, fn: TaskFunction<unknown> | null, waitMs: number, usage: UsageSink) {
     this.#task = task;
     this.#fn = fn;
     this.#usage = usage;
     this.waitMs = waitMs;
+  }
+
+  /** @internal The task started before this run's, in its scheduler's list of running tasks. */
+  get runPrev(): Task | null {
+    return this.#runPrev;
+  }
+
+  set runPrev(task: Task | null) {
+    this.#runPrev = task;
+  }
+
+  /** @internal The task started after this run's, in its scheduler's list of running tasks. */
+  get runNext(): Task | null {
+    return this.#runNext;
+  }
+
+  set runNext(task: Task | null) {
+    this.#runNext = task;
   }
 
   /** @internal The function this run calls (null for a permit); see {@link Task.fn}. */
