@@ -17,8 +17,11 @@ describe("commands per operation", () => {
       ["release of an unknown id", 6],
       ["release, nothing waiting", 7],
     ]);
-    // with token fairness a few counters are kept or dropped depending on earlier rounds
-    const most = [16, 18, 29, 20, 6, 10];
+    // With token fairness a few counters are kept or dropped depending on earlier rounds, and a tenant's
+    // idle record is dropped (ZREM + HDEL) by the first call after its bucket has filled again: with
+    // 10^9 tokens a minute that takes well under a millisecond, so on a loaded machine it can land in
+    // any of the calls, "remove" included (20 on a quiet machine, 22 seen under load).
+    const most = [16, 18, 29, 22, 6, 10];
     for (const [i, o] of quotas!.ops.entries()) expect(o.commands, o.op).toBeLessThanOrEqual(most[i]!);
     expect(quotas!.fixed).toBe(6);
   });
