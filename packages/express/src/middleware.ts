@@ -96,8 +96,7 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
         const { status, headers, body } = rejectionFor(error);
         rawEnd(res, status, headers, body);
       });
-    setRequestSlot(req, slot);
-    res.locals.llmScheduler = slot;
+    setRequestSlot(req, res, slot);
     res.setHeader("server-timing", serverTiming(slot.waitMs));
     if (within === undefined) next();
     else within(slot.permit, next);

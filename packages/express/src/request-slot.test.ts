@@ -53,16 +53,26 @@ describe("req.llmScheduler on Express requests", () => {
     expect((await request(app).get("/api/answer")).body).toMatchObject({ priority: "interactive" });
   });
 
-  it("keeps what a handler assigns, for that request only", async () => {
+  it("keeps what a handler assigns, for that request only, in res.locals too", async () => {
     scheduler = createScheduler();
     const app = express();
     app.get("/set", (req, res) => {
       const before = req.llmScheduler;
       req.llmScheduler = { priority: "mine" } as RequestSlot;
-      res.json({ before: before ?? null, after: req.llmScheduler?.priority });
+      res.json({
+        before: before ?? null,
+        after: req.llmScheduler?.priority,
+        locals: res.locals.llmScheduler?.priority,
+        own: Object.hasOwn(req, "llmScheduler"),
+      });
     });
     app.get("/plain", report);
-    expect((await request(app).get("/set")).body).toEqual({ before: null, after: "mine" });
+    expect((await request(app).get("/set")).body).toEqual({
+      before: null,
+      after: "mine",
+      locals: "mine",
+      own: false,
+    });
     expect((await request(app).get("/plain")).body).toMatchObject({ priority: null });
   });
 });
@@ -70,24 +80,39 @@ describe("req.llmScheduler on Express requests", () => {
 describe("setRequestSlot", () => {
   const slot = { priority: "interactive" } as RequestSlot;
 
-  it("adds an own property to a request that Express did not make", () => {
+  it("adds an own property to a request that Express did not make, and sets res.locals", () => {
     const plain: { llmScheduler?: RequestSlot } = {};
-    setRequestSlot(plain, slot);
+    const res = { locals: {} as { llmScheduler?: RequestSlot } };
+    setRequestSlot(plain, res, slot);
     expect(Object.hasOwn(plain, "llmScheduler")).toBe(true);
+    expect(res.locals.llmScheduler).toBe(slot);
     const node = Object.create(IncomingMessage.prototype) as { llmScheduler?: RequestSlot };
-    setRequestSlot(node, slot);
+    setRequestSlot(node, { locals: {} }, slot);
     expect(Object.hasOwn(node, "llmScheduler")).toBe(true);
     expect(Object.hasOwn(IncomingMessage.prototype, "llmScheduler")).toBe(false);
   });
 
-  it("serves an Express-shaped request from the prototype right above IncomingMessage's", () => {
+  it("serves an Express-shaped request from the prototype right above IncomingMessage's, through req.res.locals", () => {
     const base = Object.create(IncomingMessage.prototype) as object;
     const appRequest = Object.create(base) as object;
-    const req = Object.create(appRequest) as { llmScheduler?: RequestSlot };
-    setRequestSlot(req, slot);
+    const req = Object.create(appRequest) as { llmScheduler?: RequestSlot; res?: object };
+    const res = { locals: {} as { llmScheduler?: RequestSlot } };
+    req.res = res;
+    setRequestSlot(req, res, slot);
     expect(Object.hasOwn(req, "llmScheduler")).toBe(false);
     expect(Object.hasOwn(base, "llmScheduler")).toBe(true);
     expect(req.llmScheduler).toBe(slot);
     expect((Object.create(appRequest) as { llmScheduler?: RequestSlot }).llmScheduler).toBeUndefined();
+  });
+
+  it("gives an Express-shaped request without a response an own property when one is assigned", () => {
+    const base = Object.create(IncomingMessage.prototype) as object;
+    const req = Object.create(Object.create(base) as object) as { llmScheduler?: RequestSlot; res?: object };
+    req.res = { locals: {} };
+    setRequestSlot(req, req.res as { locals: object }, slot); // installs the accessor on `base`
+    const orphan = Object.create(Object.create(base) as object) as { llmScheduler?: RequestSlot };
+    orphan.llmScheduler = slot;
+    expect(Object.hasOwn(orphan, "llmScheduler")).toBe(true);
+    expect(orphan.llmScheduler).toBe(slot);
   });
 });
