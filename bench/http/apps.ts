@@ -32,7 +32,7 @@ const BODY = { ok: true };
 const FLOOR_SLOTS = 64;
 
 interface NodeResponse {
-  once(event: "close", listener: () => void): unknown;
+  on(event: "close", listener: () => void): unknown;
   writeHead(status: number): { end(): void };
 }
 

@@ -2,11 +2,14 @@
 // run under valgrind, the difference between two request counts is the instructions per request, a
 // count that a loaded machine moves far less than time (the garbage collector's timing still varies
 // it: run each build twice or more). Bundled first, so that start-up is
-// short under valgrind (the built packages, `pnpm build`):
+// short under valgrind (the built packages, `pnpm build`); the bundle goes under bench/node_modules so
+// that Express and Koa, which it loads with require(), resolve from there:
 //   node_modules/.pnpm/esbuild@0.28.2/node_modules/esbuild/bin/esbuild bench/tools/ir-http.ts --bundle \
-//     --platform=node --format=esm --outfile=/tmp/ir-http.mjs
-//   valgrind --tool=callgrind --callgrind-out-file=/dev/null node /tmp/ir-http.mjs express scheduled 3000
-//   (the same with 1000; the "I refs" difference / 2000 is the instructions per request)
+//     --platform=node --format=esm --outfile=bench/node_modules/.cache/ir-http.mjs
+//   valgrind --tool=callgrind --callgrind-out-file=/dev/null node --single-threaded \
+//     --min-semi-space-size=64 --max-semi-space-size=64 bench/node_modules/.cache/ir-http.mjs express scheduled 5000
+//   (the same with 1000; the "I refs" difference / 4000 is the instructions per request; one thread and
+//   a fixed 64 MB young generation make repeats agree within about 1,000 instructions on the no-op)
 // Arguments: <express|koa|hono> <mode> <requests> [warm-up requests=1000]
 import { type Framework, type Mode, PATH, start } from "../http/apps.js";
 import { loadInMemory } from "../http/in-memory.js";
