@@ -16,15 +16,19 @@ export async function startCountingUpstream(gapMs = 3) {
   let open = 0;
   let maxOpen = 0;
   let received = 0;
+  /** When `open` changed, and what it became: to tell how long it stayed above a limit. */
+  const changes: Array<readonly [at: number, open: number]> = [];
   const server = createServer((req, res) => {
     received++;
     open++;
     maxOpen = Math.max(maxOpen, open);
+    changes.push([performance.now(), open]);
     let counted = true;
     const gone = (): void => {
       if (!counted) return;
       counted = false;
       open--;
+      changes.push([performance.now(), open]);
       clearInterval(timer);
     };
     req.socket.once("end", gone);
@@ -46,6 +50,15 @@ export async function startCountingUpstream(gapMs = 3) {
     /** Most requests served at once. */
     get maxOpen() {
       return maxOpen;
+    },
+    /** Milliseconds in all during which more than `limit` requests were being served at once. */
+    msAbove(limit: number): number {
+      let total = 0;
+      for (let i = 0; i < changes.length; i++) {
+        const [at, count] = changes[i]!;
+        if (count > limit) total += (changes[i + 1]?.[0] ?? performance.now()) - at;
+      }
+      return total;
     },
     /** Requests received in all. */
     get received() {
