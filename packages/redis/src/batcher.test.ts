@@ -8,7 +8,8 @@ const rethrow = (error: unknown): never => {
   throw error;
 };
 
-function recorder(reply: (args: BatchArgs) => Reply, maxItems = 3) {
+/** A batcher whose calls are recorded and answered by `reply` (a promise: a reply the test gives later). */
+function recorder(reply: (args: BatchArgs) => Reply | Promise<Reply>, maxItems = 3) {
   const sent: BatchArgs[] = [];
   const absorbed: Reply[] = [];
   const batcher = new Batcher(
@@ -55,14 +56,7 @@ describe("Batcher", () => {
 
   it("gathers what comes while a call is out into one call, sent once the reply is in", async () => {
     const replies: Array<(reply: Reply) => void> = [];
-    const sent: BatchArgs[] = [];
-    const batcher = new Batcher(
-      (args) => {
-        sent.push(structuredClone(args));
-        return new Promise((resolve) => replies.push(resolve));
-      },
-      () => {},
-    );
+    const { batcher, sent } = recorder(() => new Promise((resolve) => replies.push(resolve)));
     const first = batcher.add("release", ["a"], same, rethrow);
     await Promise.resolve();
     expect(sent).toHaveLength(1);
@@ -85,14 +79,10 @@ describe("Batcher", () => {
 
   it("sends what gathered while a call was out once that call failed, and answers it by its own reply", async () => {
     const fails: Array<(error: Error) => void> = [];
-    const sent: BatchArgs[] = [];
-    const batcher = new Batcher(
-      (args) => {
-        sent.push(structuredClone(args));
-        if (sent.length > 1) return Promise.resolve({ status: 0, counts, granted: [], extra: ["1"] });
-        return new Promise((_, reject) => fails.push(reject));
-      },
-      () => {},
+    const { batcher, sent } = recorder(() =>
+      sent.length > 1
+        ? { status: 0, counts, granted: [], extra: ["1"] }
+        : new Promise((_, reject) => fails.push(reject)),
     );
     const first = batcher.add("release", ["a"], same, rethrow);
     await Promise.resolve();
