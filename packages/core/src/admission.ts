@@ -52,7 +52,7 @@ export interface TaskOptions {
   readonly claimedRetry?: boolean;
 }
 
-const TASK_KEYS = new Set<string>([
+const TASK_KEYS = [
   "priority",
   "tenant",
   "id",
@@ -62,13 +62,31 @@ const TASK_KEYS = new Set<string>([
   "tokens",
   "retry",
   "claimedRetry",
-]);
+];
+
+/** True for a name in `TASK_KEYS`: a switch compares the few names directly, with no hash lookup. */
+function isTaskKey(key: string): boolean {
+  switch (key) {
+    case "priority":
+    case "tenant":
+    case "id":
+    case "signal":
+    case "timeoutMs":
+    case "cost":
+    case "tokens":
+    case "retry":
+    case "claimedRetry":
+      return true;
+    default:
+      return false;
+  }
+}
 
 /** Throws `INVALID_OPTION` for a key `TaskOptions` does not have (no allocation when all are known). */
 function checkKeys(options: TaskOptions): void {
   if (isKnownShape(options)) return; // an adapter's options: known keys by construction
   for (const key in options) {
-    if (!TASK_KEYS.has(key)) rejectUnknownKeys("", options, [...TASK_KEYS]);
+    if (!isTaskKey(key)) rejectUnknownKeys("", options, TASK_KEYS);
   }
 }
 
@@ -108,7 +126,10 @@ function priorityOf(options: TaskOptions, config: ResolvedOptions): ResolvedPrio
 
 /** The tenant's `maxPriority` lowers a more urgent priority to it (configuration order), never raises. */
 function lowered(priority: ResolvedPriority, tenant: string, config: ResolvedOptions): ResolvedPriority {
-  const quota = config.tenantQuotas.get(tenant) ?? config.tenantDefaults ?? UNLIMITED_TENANT;
+  const quotas = config.tenantQuotas;
+  // Without named tenants (the common case) every tenant has the defaults: no lookup by name.
+  const quota =
+    (quotas.size === 0 ? undefined : quotas.get(tenant)) ?? config.tenantDefaults ?? UNLIMITED_TENANT;
   if (quota.maxPriority === undefined) return priority;
   const most = config.priorityByName.get(quota.maxPriority);
   return most !== undefined && most.index > priority.index ? most : priority;
@@ -154,8 +175,22 @@ export function admitExtras(
   priority: ResolvedPriority,
   onAbort: (task: Task) => void,
 ): CallExtras | null {
-  const tokens = integerIn("tokens", options.tokens ?? 0, 0, MAX_TOKENS);
-  const cost = options.cost ?? 1;
+  const { tokens: givenTokens, cost: givenCost, timeoutMs: givenTimeout, id: givenId } = options;
+  const { signal: givenSignal, retry: givenRetry, claimedRetry: givenClaim } = options;
+  // A plain call, every setting left out: nothing to check (what a check of each would find).
+  if (
+    givenTokens === undefined &&
+    givenCost === undefined &&
+    givenTimeout === undefined &&
+    givenId === undefined &&
+    givenSignal === undefined &&
+    givenRetry === undefined &&
+    givenClaim === undefined
+  ) {
+    return null;
+  }
+  const tokens = integerIn("tokens", givenTokens ?? 0, 0, MAX_TOKENS);
+  const cost = givenCost ?? 1;
   if (!Number.isInteger(cost) || cost < 1 || cost > priority.maxConcurrency) {
     throw invalidOption(
       "cost",
@@ -163,15 +198,13 @@ export function admitExtras(
       cost,
     );
   }
-  const timeoutMs = duration("timeoutMs", options.timeoutMs ?? Number.POSITIVE_INFINITY);
-  if (options.id !== undefined && typeof options.id !== "string") {
-    throw invalidOption("id", "a string", options.id);
-  }
-  const id = options.id === undefined ? undefined : shortKey(options.id);
-  const signal = options.signal ?? null;
+  const timeoutMs = duration("timeoutMs", givenTimeout ?? Number.POSITIVE_INFINITY);
+  if (givenId !== undefined && typeof givenId !== "string") throw invalidOption("id", "a string", givenId);
+  const id = givenId === undefined ? undefined : shortKey(givenId);
+  const signal = givenSignal ?? null;
   if (signal !== null && !isAbortSignal(signal)) throw invalidOption("signal", "an AbortSignal", signal);
-  const retry = flag("retry", options.retry);
-  const claimedRetry = flag("claimedRetry", options.claimedRetry);
+  const retry = flag("retry", givenRetry);
+  const claimedRetry = flag("claimedRetry", givenClaim);
   const plain =
     id === undefined &&
     signal === null &&

@@ -32,9 +32,13 @@ export class Emitter<M extends object> {
     if (list.length === 0) this.#listeners.delete(name);
   }
 
-  /** True when at least one listener waits for `name`: callers skip building a payload otherwise. */
+  /**
+   * True when at least one listener waits for `name`: callers skip building a payload otherwise. With no
+   * listener at all (a scheduler nobody watches) it is one size check, no lookup by name.
+   */
   has(name: keyof M): boolean {
-    return this.#listeners.has(name);
+    const listeners = this.#listeners;
+    return listeners.size !== 0 && listeners.has(name);
   }
 
   emit<K extends keyof M>(name: K, event: M[K]): void {
