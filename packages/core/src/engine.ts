@@ -263,7 +263,8 @@ export class Engine {
     } else {
       if (task.phase === PENDING) this.#queue(task);
       if (task.phase !== QUEUED) return;
-      if (!task.settled && !this.#closed) this.#preemption.arrived(task);
+      // Without preemption configured (the default) an arrival has nothing to preempt: no call.
+      if (!task.settled && !this.#closed && this.#options.preemption !== null) this.#preemption.arrived(task);
       if (task.phase !== QUEUED) return;
       if (task.settled) {
         this.#endings.dequeue(task); // settled while the store was still answering: take the ticket back out
