@@ -4,6 +4,7 @@ import { Deadlines } from "./deadlines.js";
 import { effectiveStoreConfig, type LiveSettings } from "./effective-config.js";
 import { Endings } from "./endings.js";
 import { ErrorCode, rejection } from "./errors.js";
+import type { DeadlineFifo } from "./fifo-deadlines.js";
 import { Intake } from "./intake.js";
 import type { ResolvedOptions } from "./options.js";
 import { pending, takeResolve } from "./pending.js";
@@ -27,6 +28,11 @@ import {
 } from "./task.js";
 
 const noop = (): void => {};
+/**
+ * Where a task's queue deadline goes: its priority's FIFO. One function for every engine, so that the
+ * deadlines' compiled code, which calls it for every queued task, serves the next fresh instance too.
+ */
+const queueDeadlinesOf = (task: Task): DeadlineFifo<Task> => task.book.queueDeadlines;
 
 /**
  * The life of every task, from admission to retirement: `admit -> queue -> grant -> run -> settle`,
@@ -59,11 +65,7 @@ export class Engine {
     this.#options = options;
     this.#store = store;
     this.#reporter = reporter;
-    this.#deadlines = new Deadlines(
-      options.clock,
-      (task) => this.#endings.expired(task),
-      (task) => task.book.queueDeadlines,
-    );
+    this.#deadlines = new Deadlines(options.clock, (task) => this.#endings.expired(task), queueDeadlinesOf);
     this.#intake = new Intake(options, reporter, this.#onAbort);
     const engine = this;
     // What the engine's parts (endings, preemption, the permits' control) share of it: one object
