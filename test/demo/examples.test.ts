@@ -8,8 +8,22 @@ import { eventually, root, type Spawned, startExample } from "./spawn.js";
 
 let sim: Upstream;
 
+/**
+ * A prompt the simulator never answers until its caller goes away. A rule on the prompt, not the
+ * `x-sim-fault` header: the examples forward only the headers an upstream needs, so a header never
+ * reaches the simulator, and the request would be answered in ~70 ms instead of hanging.
+ */
+const HANG = "hang until cancelled";
+
 beforeAll(async () => {
-  sim = await startUpstream({ port: 0, parallel: 4, ttftMs: 5, tokenMs: 1, prefillMsPerToken: 0 });
+  sim = await startUpstream({
+    port: 0,
+    parallel: 4,
+    ttftMs: 5,
+    tokenMs: 1,
+    prefillMsPerToken: 0,
+    faultRules: [{ fault: "hang", times: Number.POSITIVE_INFINITY, promptIncludes: HANG }],
+  });
 });
 
 afterAll(async () => {
@@ -101,22 +115,19 @@ describe.each(entries)("examples/%s", (entry) => {
   });
 
   it("cancels the upstream request when the client disconnects", async () => {
-    const cancelled = sim.stats().cancelled;
+    const { cancelled, served, faults } = sim.stats();
     const controller = new AbortController();
     const request = fetch(`${example.url}/v1/chat/completions`, {
       method: "POST",
-      headers: {
-        authorization: "Bearer sk-test",
-        "content-type": "application/json",
-        "x-sim-fault": "hang",
-      },
-      body: JSON.stringify({ model: "sim-model", messages: [{ role: "user", content: "hang" }] }),
+      headers: { authorization: "Bearer sk-test", "content-type": "application/json" },
+      body: JSON.stringify({ model: "sim-model", messages: [{ role: "user", content: HANG }] }),
       signal: controller.signal,
     }).catch(() => undefined);
     await eventually(() => sim.stats().inFlight === 1);
     controller.abort();
     await request;
     await eventually(() => sim.stats().cancelled >= cancelled + 1 && sim.stats().inFlight === 0);
+    expect(sim.stats()).toMatchObject({ served, faults: { hang: faults.hang + 1 } }); // it hung, never answered
     await eventually(async () => (await metricsOf(example.url)).running === 0);
     expect(example.output()).not.toMatch(/Error|\n\s+at /); // a client leaving is normal: nothing logged
   });

@@ -4,10 +4,20 @@ import { type Gateway, send, startGateway, stopGateways, Upstream } from "./proc
 
 /**
  * Three gateway processes share one Redis; an upstream in this process counts the requests in flight
- * across all of them. Each gateway allows 4 at once (the global limit); leases last 1 s.
+ * across all of them. Each gateway allows 4 at once (the global limit); leases last 3 s.
+ *
+ * A gateway that cannot show a renewal of its leases within `leaseMs` minus a guard stops its tasks
+ * (fail-closed, by design). With 1 s leases (a heartbeat every 333 ms, the watchdog at 800 ms) a gateway
+ * process that gets no CPU for ~470 ms does so; on a loaded 2-core machine freshly spawned gateways
+ * stalled for up to 590 ms and saw a heartbeat take 563 ms, and 7 of 27 runs failed with 503s.
+ * 3 s leases (a heartbeat every second, the watchdog at 2.4 s) ride out a stall of ~1.4 s.
  */
 const MAX = 4;
-const LEASE_MS = 1_000;
+const LEASE_MS = 3_000;
+/** The gateways' heartbeat: `min(pollMs, leaseMs / 3)`, how soon the others notice a lease lapsed. */
+const HEARTBEAT_MS = LEASE_MS / 3;
+/** Long enough for leases to lapse and the others to notice. */
+const LAPSE_WAIT_MS = LEASE_MS + HEARTBEAT_MS + 2_000;
 const PREFIX = "multiprocess:";
 
 const redis = useRedisServer({ admin: true });
@@ -83,7 +93,7 @@ describe("three gateway processes, one Redis", () => {
     const firstStart = upstream.starts.find((start) => start.id.startsWith("survivor-"))!.at;
 
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
-    expect(firstStart - killedAt).toBeLessThan(LEASE_MS + 800);
+    expect(firstStart - killedAt).toBeLessThan(LEASE_MS + HEARTBEAT_MS + 800);
     expect(upstream.startsOf("survivor-").sort()).toEqual(
       Array.from({ length: 6 }, (_, i) => `survivor-${i}`),
     );
@@ -103,7 +113,7 @@ describe("three gateway processes, one Redis", () => {
     process.kill(g0.child.pid!, "SIGSTOP");
     const stoppedAt = performance.now();
     // Its leases lapse and the other gateway gets the slots: the upstream now sees twice the limit.
-    await waitFor(() => upstream.inFlight === 2 * MAX, 5_000, "the lapsed slots granted again");
+    await waitFor(() => upstream.inFlight === 2 * MAX, LAPSE_WAIT_MS, "the lapsed slots granted again");
     const overAt = performance.now();
     process.kill(g0.child.pid!, "SIGCONT");
     const resumedAt = performance.now();
