@@ -180,6 +180,24 @@ describe("scheduled(app) (Express)", () => {
     expect(scheduler.metrics().failed).toBe(1);
   });
 
+  it("mounted in a parent app, keeps the parent's res.locals and lets unserved paths fall through", async () => {
+    scheduler = createScheduler({ maxConcurrency: 1 });
+    const parent = express();
+    parent.use((_req, res, next) => {
+      res.locals.mark = "parent";
+      next();
+    });
+    parent.use("/api", scheduled(llmApp().app, { scheduler }));
+    parent.get("/api/elsewhere", (req, res) =>
+      res.json({ mark: res.locals.mark, slot: req.llmScheduler !== undefined }),
+    );
+    const url = await listen(parent);
+    expect(await (await fetch(`${url}/api/v1/slot`)).json()).toMatchObject({ same: true });
+    expect(await (await fetch(`${url}/api/elsewhere`)).json()).toEqual({ mark: "parent", slot: true });
+    await until(() => scheduler.metrics().running === 0);
+    expect(scheduler.metrics().completed).toBe(2);
+  });
+
   it("rejects an unknown option key and exposes its scheduler", () => {
     scheduler = createScheduler();
     expect(() => scheduled(llmApp().app, { scheduler, timeout: 5 } as never)).toThrow(/timeout/);
