@@ -7,8 +7,11 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
-import { schedulerMiddleware as expressScheduler } from "@llm-scheduler/express";
-import { schedulerMiddleware as honoScheduler, scheduled } from "@llm-scheduler/hono";
+import {
+  scheduled as expressScheduled,
+  schedulerMiddleware as expressScheduler,
+} from "@llm-scheduler/express";
+import { scheduled as honoScheduled, schedulerMiddleware as honoScheduler } from "@llm-scheduler/hono";
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
 import { Hono } from "hono";
 import PQueue from "p-queue";
@@ -21,9 +24,12 @@ export type Framework = (typeof FRAMEWORKS)[number];
 export const MODES = ["bare", "no-op", "scheduled", "p-queue", "floor", "scheduled-app"] as const;
 export type Mode = (typeof MODES)[number];
 
-/** The ways `framework` is served: Hono also as `scheduled(app)`, the wrapper around `app.fetch`. */
+/**
+ * The ways `framework` is served: Hono also as `scheduled(app)`, the wrapper around `app.fetch`, and
+ * Express as `scheduled(app)`, the request listener around the app.
+ */
 export function modesOf(framework: Framework): readonly Mode[] {
-  return framework === "hono" ? MODES : MODES.filter((mode) => mode !== "scheduled-app");
+  return framework === "koa" ? MODES.filter((mode) => mode !== "scheduled-app") : MODES;
 }
 
 export const PATH = "/v1/ping";
@@ -60,14 +66,15 @@ function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | nul
     app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>
       holdUntilClosed(res, FLOOR_SLOTS) ? next() : res.writeHead(429).end(),
     );
-  if (scheduler !== null) app.use("/v1", expressScheduler({ scheduler }));
+  if (scheduler !== null && mode === "scheduled") app.use("/v1", expressScheduler({ scheduler }));
   const handler = (res: { json(body: unknown): void }): void => res.json(BODY);
   if (queue === null) app.get(PATH, (_req, res) => handler(res));
   else
     app.get(PATH, async (_req, res) => {
       await queue.add(() => handler(res));
     });
-  return app;
+  // `scheduled-app`: no middleware; the whole app is wrapped, as `createServer(scheduled(app))`.
+  return mode === "scheduled-app" ? expressScheduled(app, { scheduler: scheduler! }) : app;
 }
 
 function koaApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
@@ -134,8 +141,8 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
 
 /**
  * Starts `framework` on a free port; `scheduled` puts schedulerMiddleware() with `slots` slots in front,
- * `p-queue` wraps the route handler in a p-queue of `slots` concurrency, `scheduled-app` (Hono only)
- * serves `scheduled(app)`.
+ * `p-queue` wraps the route handler in a p-queue of `slots` concurrency, `scheduled-app` (Hono and
+ * Express) serves `scheduled(app)`.
  */
 export async function start(framework: Framework, mode: Mode, slots = 64): Promise<Running> {
   const scheduler = mode === "scheduled" || mode === "scheduled-app" ? freeScheduler(slots) : null;
@@ -143,7 +150,7 @@ export async function start(framework: Framework, mode: Mode, slots = 64): Promi
   if (framework === "hono") {
     const app = honoApp(mode, scheduler, queue);
     // `scheduled-app`: no middleware; the whole app is wrapped, as `serve(scheduled(app))`.
-    const fetch = mode === "scheduled-app" ? scheduled(app, { scheduler: scheduler! }).fetch : app.fetch;
+    const fetch = mode === "scheduled-app" ? honoScheduled(app, { scheduler: scheduler! }).fetch : app.fetch;
     const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }) as Server;
     return listening(server, scheduler);
   }

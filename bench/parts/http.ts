@@ -266,6 +266,13 @@ function report(configs: Config[], settings: Settings) {
         measured: `${signed(overBare, 1)} µs`,
         holds: overBare <= GOAL_CPU_MICROS && appFailures === 0 && memoryFailures === 0 && appStarted > 0,
       });
+      const appVsQueue = paired(queued);
+      goals.push({
+        name: `${framework}: req/s with scheduled(app) vs the handler wrapped in p-queue`,
+        target: "> 1x",
+        measured: ratio(appVsQueue),
+        holds: appVsQueue > 1 && appFailures === 0 && appStarted > 0,
+      });
     }
     goals.push(
       {
@@ -292,7 +299,7 @@ function report(configs: Config[], settings: Settings) {
     part: "http",
     title: "HTTP: schedulerMiddleware() against the bare framework",
     method: [
-      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in four ways (Hono in a fifth: the whole app wrapped in scheduled(app), no middleware): bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); and with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative.`,
+      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in four ways (Express and Hono in a fifth: the whole app wrapped in scheduled(app), no middleware): bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); and with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative.`,
       `The thirteen servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round. ${settings.pinned ? `The servers' process ran pinned to CPU ${SERVER_CPU} and autocannon's to CPU ${LOAD_CPU} (taskset), so that each server's requests per second follow its own CPU per request rather than how two busy processes share the cores.` : "Nothing was pinned to a CPU (no taskset, a single CPU, or a quick run)."}`,
       `${settings.warmSeconds > 0 ? `A ${settings.warmSeconds} s warm-up per server, then ` : ""}${settings.runs} round(s). Ratios and the p99 difference are medians over rounds of the paired figures (same round, same framework).`,
       "Server CPU per request is this process's user plus system time (all threads, gc included) while one server was under load, divided by the requests it answered; median over rounds.",
@@ -357,7 +364,7 @@ function report(configs: Config[], settings: Settings) {
         note: "Node's HTTP server, the framework and the middleware as in the tables above, but each connection is an in-memory stream handed to the server (no kernel, no second process), and the same process sends the requests: the client's share is the same for every server, so the differences are the servers'. Each difference is taken within one round (the same moment of the machine). The main thread's CPU (Linux's schedstat) leaves out V8's helper threads, whose concurrent marking and parallel scavenges land in whichever block runs; the last column is the process's figure, helper threads included, for comparison. The floor is the least a middleware can do to hold a slot to the last byte and see a disconnect: a counter, taken before the chain and given back on the response's close.",
       },
       {
-        title: "Hono: scheduled(app), the wrapper around app.fetch (no middleware)",
+        title: "Express and Hono: scheduled(app), the whole app wrapped (no middleware)",
         columns: [
           "framework",
           "req/s",

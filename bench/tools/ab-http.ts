@@ -23,7 +23,10 @@ const rounds = Number(roundsText);
 const block = Number(blockText);
 const CONNECTIONS = 10;
 
-const modes = modesOf(framework).filter((mode) => mode !== "bare");
+// The bare app is the peer of `scheduled(app)` (no middleware either), so it is served only beside it.
+const modes = modesOf(framework).filter(
+  (mode) => mode !== "bare" || modesOf(framework).includes("scheduled-app"),
+);
 const servers = await Promise.all(modes.map((mode) => start(framework, mode, 64)));
 const perMode = new Map<Mode, number[]>(modes.map((mode) => [mode, []]));
 const perModeThread = new Map<Mode, number[]>(modes.map((mode) => [mode, []]));
@@ -65,5 +68,11 @@ for (const [label, figures] of [
     console.log(
       `  ${mode.padEnd(14)} ${cell(values).padEnd(22)} over no-op ${mode === "no-op" ? "–" : cell(over)}`,
     );
+    if (mode === "scheduled-app") {
+      const bare = figures.get("bare")!;
+      console.log(
+        `  ${"".padEnd(37)} over bare  ${cell(values.map((value, round) => value - bare[round]!))}`,
+      );
+    }
   }
 }

@@ -1,5 +1,5 @@
-import { schedulerMiddleware } from "@llm-scheduler/express";
-import express, { type Request } from "express";
+import { scheduled, schedulerMiddleware } from "@llm-scheduler/express";
+import express, { type Express, type Request } from "express";
 import express4 from "express4";
 import { type ContractSetup, runAdapterContract } from "./contract.js";
 import { serveListener } from "./serve.js";
@@ -32,6 +32,42 @@ async function startExpressApp(
       }),
     }),
   );
+  routes(app, probe);
+  return serveListener(app);
+}
+
+/** The same app scheduled from outside with `scheduled(app)`: the mappings read Node's request. */
+async function startScheduledApp(
+  createApp: typeof express,
+  { scheduler, probe, timeoutMs, mapped, customRejection }: ContractSetup,
+) {
+  const app = createApp();
+  routes(app, probe);
+  const header = (req: { headers: Record<string, unknown> }, name: string) =>
+    typeof req.headers[name] === "string" ? (req.headers[name] as string) : undefined;
+  return serveListener(
+    scheduled(app, {
+      scheduler,
+      timeoutMs,
+      ...(mapped && {
+        priority: async (req) => {
+          if (header(req, "x-plan") === "broken") throw new Error("no plan");
+          return header(req, "x-plan") === "free" ? "batch" : "interactive";
+        },
+        tenant: (req) => header(req, "x-tenant") ?? "anonymous",
+      }),
+      ...(customRejection && {
+        onRejected: (error, _req, res) => {
+          res
+            .writeHead(529, { "x-rejected-by": "onRejected", "content-type": "text/plain" })
+            .end(`rejected: ${error.code}`);
+        },
+      }),
+    }),
+  );
+}
+
+function routes(app: Express, probe: ContractSetup["probe"]): void {
   app.get("/slot", (req, res) => {
     const slot = slotOf(req);
     probe.enter(slot);
@@ -77,8 +113,9 @@ async function startExpressApp(
     for await (const chunk of req) chunks.push(chunk as Buffer);
     res.type("text").send(Buffer.concat(chunks).toString("utf8"));
   });
-  return serveListener(app);
 }
 
 runAdapterContract("express 5", (setup) => startExpressApp(express, setup));
 runAdapterContract("express 4", (setup) => startExpressApp(express4, setup));
+runAdapterContract("express 5 scheduled(app)", (setup) => startScheduledApp(express, setup));
+runAdapterContract("express 4 scheduled(app)", (setup) => startScheduledApp(express4, setup));

@@ -5,6 +5,7 @@ import {
   nodeHeaderReader,
   onRunTimeout,
   type RequestSlot,
+  type ResolvedAdapterOptions,
   ResponseWatch,
   rejectionFor,
   watchNodeUsage,
@@ -14,7 +15,11 @@ import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { rawEnd, releaseWhenHandlerEnds } from "./handler-end.js";
-import { type ExpressSchedulerOptions, resolveExpressOptions } from "./options.js";
+import {
+  type ExpressRejectionHandler,
+  type ExpressSchedulerOptions,
+  resolveExpressOptions,
+} from "./options.js";
 import { setRequestSlot } from "./request-slot.js";
 
 declare global {
@@ -22,9 +27,10 @@ declare global {
   namespace Express {
     interface Request {
       /**
-       * Set by `schedulerMiddleware()` once the request holds a slot: its `signal` (aborts when the client
-       * goes away, on run timeout and on close; pass it to the upstream fetch), `permit`, `priority`,
-       * `tenant`, `id` and `waitMs`. An accessor on Express's request prototype, not an own property.
+       * Set by `schedulerMiddleware()` or `scheduled(app)` once the request holds a slot: its `signal`
+       * (aborts when the client goes away, on run timeout and on close; pass it to the upstream fetch),
+       * `permit`, `priority`, `tenant`, `id` and `waitMs`. Behind the middleware an accessor on Express's
+       * request prototype, behind `scheduled(app)` an own property of Node's request.
        */
       llmScheduler?: RequestSlot;
     }
@@ -61,6 +67,20 @@ export interface SchedulerRequestHandler extends RequestHandler {
  */
 export function schedulerMiddleware(options?: ExpressSchedulerOptions): SchedulerRequestHandler {
   const config = resolveExpressOptions(options);
+  return Object.assign(schedulingOf(config, setRequestSlot), { scheduler: config.scheduler });
+}
+
+/** How a request gets its slot onto `req.llmScheduler` and `res.locals.llmScheduler`. */
+export type AttachSlot = (req: Request, res: Response, slot: RequestSlot) => void;
+
+/**
+ * The middleware's work, shared with `scheduled(app)`: acquires the request's slot, answers a rejection,
+ * holds the slot until the response has been sent, then calls `next()`.
+ */
+export function schedulingOf(
+  config: ResolvedAdapterOptions<Request, ExpressRejectionHandler>,
+  attach: AttachSlot,
+): RequestHandler {
   const { onRejected } = config;
   const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
   const timed = config.timeoutMs !== undefined;
@@ -96,7 +116,7 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
         const { status, headers, body } = rejectionFor(error);
         rawEnd(res, status, headers, body);
       });
-    setRequestSlot(req, res, slot);
+    attach(req, res, slot);
     res.setHeader("server-timing", serverTiming(slot.waitMs));
     if (within === undefined) next();
     else within(slot.permit, next);
@@ -111,5 +131,5 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
         (error: unknown) => reject(error, req, res, next, watch),
       );
   }
-  return Object.assign(llmScheduler, { scheduler: config.scheduler });
+  return llmScheduler;
 }
