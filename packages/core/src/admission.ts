@@ -64,7 +64,10 @@ const TASK_KEYS = [
   "claimedRetry",
 ];
 
-/** True for a name in `TASK_KEYS`: a switch compares the few names directly, with no hash lookup. */
+/**
+ * True for a name in `TASK_KEYS`: a switch compares the few names directly, with no hash lookup. It only
+ * speeds the check up: a name it misses still goes to `rejectUnknownKeys()`, which judges by `TASK_KEYS`.
+ */
 function isTaskKey(key: string): boolean {
   switch (key) {
     case "priority":

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { TaskOptions } from "./admission.js";
 import { createScheduler } from "./scheduler.js";
 
 const invalid = (message: string) => expect.objectContaining({ code: "INVALID_OPTION", message });
@@ -46,6 +47,27 @@ describe("unknown option keys", () => {
       invalid(expect.stringContaining("Unknown option `tennant`; did you mean `tenant`?")),
     );
     await expect(scheduler.onIdle()).resolves.toBeUndefined();
+  });
+
+  it("accepts every key TaskOptions declares, one at a time (the key check's TASK_KEYS and the type agree)", () => {
+    // `Required<TaskOptions>`: adding a key to TaskOptions without a value here fails the type check.
+    const every: Required<TaskOptions> = {
+      priority: "batch",
+      tenant: "a",
+      id: "request-1",
+      signal: new AbortController().signal,
+      timeoutMs: 1_000,
+      cost: 1,
+      tokens: 10,
+      retry: false,
+      claimedRetry: false,
+    };
+    const scheduler = createScheduler({ maxConcurrency: 1 });
+    for (const [key, value] of Object.entries(every)) {
+      const permit = scheduler.tryAcquire({ [key]: value });
+      expect(permit, key).toBeDefined();
+      permit?.release();
+    }
   });
 });
 
