@@ -22,6 +22,16 @@ describe("ResponseWatch", () => {
     expect(watch.signal.aborted).toBe(false);
   });
 
+  it("ends without aborting when the response was sent but closed before Node detached its socket", () => {
+    const response = new FakeNodeResponse();
+    const watch = new ResponseWatch(response);
+    response.writableEnded = true;
+    response.writableFinished = true;
+    response.drop(); // the connection closed with the socket still attached
+    expect(watch.ended).toBe(true);
+    expect(watch.signal.aborted).toBe(false);
+  });
+
   it("aborts its signal when the client goes away first", () => {
     const response = new FakeNodeResponse();
     const watch = new ResponseWatch(response);

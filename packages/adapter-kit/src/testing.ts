@@ -18,6 +18,8 @@ export class FakeNodeResponse implements NodeResponseLike {
   writableEnded = false;
   destroyed = false;
   errored: Error | null = null;
+  /** Detached (`null`) once the response has finished, as Node does before it emits `close`. */
+  socket: object | null = {};
   readonly #listeners = new Map<string, Listener[]>();
 
   on(event: "finish" | "close", listener: Listener): this {
@@ -31,6 +33,7 @@ export class FakeNodeResponse implements NodeResponseLike {
     this.writableEnded = true;
     this.writableFinished = true;
     this.#emit("finish");
+    this.socket = null;
     this.destroyed = true;
     this.#emit("close");
   }
