@@ -167,7 +167,8 @@ export class ResponseWatch {
  * and emits `close` with it detached only then (a client that leaves closes the response with its socket
  * still attached). The same answer, but on Express, where each response has a hidden class (V8 map) of
  * its own, `socket` is one own-property read while `writableFinished` is a getter four prototypes up that
- * reads three more properties (about 5,000 fewer instructions a request in V8's property look-ups).
+ * reads three more properties (about 5,000 fewer instructions a request in V8's property look-ups, one
+ * callgrind run with per-function costs; BENCHMARKS.md part 4).
  */
 function wasSent(response: NodeResponseLike): boolean {
   return response.socket === null || response.writableFinished;
