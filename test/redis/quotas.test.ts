@@ -85,18 +85,21 @@ describe("tenant quotas and the token budget across instances", () => {
   });
 
   it("share one token bucket per tenant, corrected by usage reported on either instance", async () => {
-    const tenants = { x: { tokensPerMinute: 60_000, burstTokens: 1_000 } };
-    const { list } = pair({ maxConcurrency: 4, tenants });
+    // 100 tokens a second: slow enough that a busy machine cannot refill the bucket mid-test
+    const tenants = { x: { tokensPerMinute: 6_000, burstTokens: 1_000 } };
+    const { prefix, list } = pair({ maxConcurrency: 4, tenants });
     const [a, b] = list;
     await a.scheduler.run(({ reportUsage }) => reportUsage({ inputTokens: 900, outputTokens: 0 }), {
       tenant: "x",
       tokens: 100,
     });
+    // a's report goes with its release, on a's next call to Redis: once the release has landed, so has the report
+    await waitForEmpty(redis.admin, prefix, 2_000);
     // the bucket holds about 100 now (refilled a little since): b is refused, with an honest hint
     const refused = await b.scheduler.run(() => {}, { tenant: "x", tokens: 600 }).catch((error) => error);
     expect(refused.code).toBe(ErrorCode.RATE_LIMITED);
-    expect(refused.retryAfterMs).toBeGreaterThan(300);
-    expect(refused.retryAfterMs).toBeLessThanOrEqual(600 * 1.2);
+    expect(refused.retryAfterMs).toBeGreaterThan(3_000); // 500 tokens short at 100 a second, less the refill
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(5_000 * 1.2);
     await b.scheduler.run(() => {}, { tenant: "y", tokens: 600 }); // other tenants have no bucket
     // metrics: b reads x's figures, kept in Redis by a's calls and its own refusal
     const held = await b.scheduler.acquire({ tenant: "x", tokens: 0 });
