@@ -1,6 +1,7 @@
 // The same tiny JSON endpoint on Express, Koa and Hono: bare, behind a middleware that does nothing (the
 // framework's own price for any middleware), behind schedulerMiddleware(), or with the route handler
-// wrapped in p-queue (`await queue.add(() => handler())`), the obvious alternative.
+// wrapped in p-queue (`await queue.add(() => handler())`), the obvious alternative; and behind the two
+// floors of `floor.ts`: a counter, and the least middleware built on the scheduler.
 
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,13 +16,21 @@ import { scheduled as honoScheduled, schedulerMiddleware as honoScheduler } from
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
 import { Hono } from "hono";
 import PQueue from "p-queue";
-import { holdUntilClosed } from "./floor.js";
+import { holdUntilClosed, permitUntilClosed } from "./floor.js";
 import { express, Koa, type KoaContext } from "./untyped.js";
 
 export const FRAMEWORKS = ["express", "koa", "hono"] as const;
 export type Framework = (typeof FRAMEWORKS)[number];
 
-export const MODES = ["bare", "no-op", "scheduled", "p-queue", "floor", "scheduled-app"] as const;
+export const MODES = [
+  "bare",
+  "no-op",
+  "scheduled",
+  "p-queue",
+  "floor",
+  "scheduler-floor",
+  "scheduled-app",
+] as const;
 export type Mode = (typeof MODES)[number];
 
 /**
@@ -66,6 +75,10 @@ function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | nul
     app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>
       holdUntilClosed(res, FLOOR_SLOTS) ? next() : res.writeHead(429).end(),
     );
+  if (scheduler !== null && mode === "scheduler-floor")
+    app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>
+      permitUntilClosed(scheduler, res) ? next() : res.writeHead(429).end(),
+    );
   if (scheduler !== null && mode === "scheduled") app.use("/v1", expressScheduler({ scheduler }));
   const handler = (res: { json(body: unknown): void }): void => res.json(BODY);
   if (queue === null) app.get(PATH, (_req, res) => handler(res));
@@ -86,7 +99,13 @@ function koaApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): 
       ctx.status = 429;
       return undefined;
     });
-  if (scheduler !== null) app.use(koaScheduler({ scheduler }));
+  if (scheduler !== null && mode === "scheduler-floor")
+    app.use((ctx: KoaContext, next: () => Promise<void>) => {
+      if (permitUntilClosed(scheduler, ctx.res)) return next();
+      ctx.status = 429;
+      return undefined;
+    });
+  if (scheduler !== null && mode === "scheduled") app.use(koaScheduler({ scheduler }));
   const handler = (ctx: KoaContext): void => {
     ctx.body = BODY;
   };
@@ -105,6 +124,12 @@ function honoApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null):
     app.use("/v1/*", async (c, next) => {
       const { outgoing } = c.env as { outgoing: NodeResponse };
       if (holdUntilClosed(outgoing, FLOOR_SLOTS)) return next();
+      return c.text("busy", 429);
+    });
+  if (scheduler !== null && mode === "scheduler-floor")
+    app.use("/v1/*", async (c, next) => {
+      const { outgoing } = c.env as { outgoing: NodeResponse };
+      if (permitUntilClosed(scheduler, outgoing)) return next();
       return c.text("busy", 429);
     });
   if (scheduler !== null && mode === "scheduled") app.use("/v1/*", honoScheduler({ scheduler }));
@@ -142,10 +167,14 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
 /**
  * Starts `framework` on a free port; `scheduled` puts schedulerMiddleware() with `slots` slots in front,
  * `p-queue` wraps the route handler in a p-queue of `slots` concurrency, `scheduled-app` (Hono and
- * Express) serves `scheduled(app)`.
+ * Express) serves `scheduled(app)`, `floor` and `scheduler-floor` put the floors of `floor.ts` in front
+ * (the latter on a scheduler of `slots` slots).
  */
 export async function start(framework: Framework, mode: Mode, slots = 64): Promise<Running> {
-  const scheduler = mode === "scheduled" || mode === "scheduled-app" ? freeScheduler(slots) : null;
+  const scheduler =
+    mode === "scheduled" || mode === "scheduled-app" || mode === "scheduler-floor"
+      ? freeScheduler(slots)
+      : null;
   const queue = mode === "p-queue" ? new PQueue({ concurrency: slots }) : null;
   if (framework === "hono") {
     const app = honoApp(mode, scheduler, queue);

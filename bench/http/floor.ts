@@ -2,6 +2,11 @@
 // a counter taken before the chain and given back on the response's `close` (Node emits it once the
 // response has been handed to the operating system, or the connection has dropped). No queue, no
 // priorities, no metrics, no usage, no run timeout: the least code that could hold a slot at all.
+// And the scheduler's floor: the least middleware built on the scheduler, a permit taken at once and
+// released on `close`, none of schedulerMiddleware()'s features (headers, slot on the request,
+// `Server-Timing`, usage, a 5xx counted as failed, waiting in the queue).
+
+import type { Scheduler } from "@llm-scheduler/core";
 
 /** A Node response, as far as the floor needs it. */
 interface Closing {
@@ -28,5 +33,19 @@ export function holdUntilClosed(response: Closing, slots: number): boolean {
   // closure of its own per request (27,500 instructions per request on Express against 8,100 for `on`,
   // valgrind, 4,000 requests).
   response.on("close", giveBack);
+  return true;
+}
+
+/**
+ * Takes a permit of `scheduler` for `response` if one is free at once, released when Node closes the
+ * response; false when none is (the caller answers 429). One closure per request: the permit's.
+ *
+ * @example
+ * if (!permitUntilClosed(scheduler, res)) return res.status(429).end();
+ */
+export function permitUntilClosed(scheduler: Scheduler, response: Closing): boolean {
+  const permit = scheduler.tryAcquire();
+  if (permit === undefined) return false;
+  response.on("close", () => permit.release());
   return true;
 }

@@ -141,6 +141,7 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
     warmSeconds,
     memoryRounds: quick ? 2 : MEMORY_ROUNDS,
     memoryRequests: quick ? 200 : MEMORY_REQUESTS,
+    servers: configs.length,
   });
 };
 
@@ -154,6 +155,8 @@ interface Settings {
   readonly warmSeconds: number;
   readonly memoryRounds: number;
   readonly memoryRequests: number;
+  /** Servers measured, over every framework and mode. */
+  readonly servers: number;
 }
 
 function report(configs: Config[], settings: Settings) {
@@ -183,11 +186,16 @@ function report(configs: Config[], settings: Settings) {
     const vsQueue = rpsRatio(queued);
     // The floor's requests per second against the same p-queue handler: what any middleware that holds
     // a slot to the last byte could reach at best.
-    const floorVsQueue = median(
-      queued.results.map(
-        (result, index) => of("floor").results[index]!.requestsPerSecond / result.requestsPerSecond,
-      ),
-    );
+    const againstQueue = (config: Config) =>
+      median(
+        queued.results.map(
+          (result, index) => config.results[index]!.requestsPerSecond / result.requestsPerSecond,
+        ),
+      );
+    const floorVsQueue = againstQueue(of("floor"));
+    // The least middleware built on the scheduler (a permit at once, released on close): what one
+    // built on it could reach at best, the scheduler's own grant and release included.
+    const schedulerFloorVsQueue = againstQueue(of("scheduler-floor"));
     const aheadOfQueue = queued.results.filter(
       (result, index) => scheduled.results[index]!.requestsPerSecond > result.requestsPerSecond,
     ).length;
@@ -212,6 +220,7 @@ function report(configs: Config[], settings: Settings) {
       ratio(vsBare),
       ratio(vsQueue),
       ratio(floorVsQueue),
+      ratio(schedulerFloorVsQueue),
     ]);
     const lat = (config: Config, key: "p50" | "p99") =>
       num(median(config.results.map((result) => result[key])), 2);
@@ -225,7 +234,15 @@ function report(configs: Config[], settings: Settings) {
     ]);
     const added = scheduled.cpu.length > 0 ? cpu(scheduled) - cpu(noop) : Number.NaN;
     const app = configs.find((c) => c.framework === framework && c.mode === "scheduled-app");
-    const memory = inMemoryFigures({ bare, noop, scheduled, queued, floor: of("floor"), app });
+    const memory = inMemoryFigures({
+      bare,
+      noop,
+      scheduled,
+      queued,
+      floor: of("floor"),
+      schedulerFloor: of("scheduler-floor"),
+      app,
+    });
     memoryRows.push([framework, ...memory.cells]);
     const memoryFailures = configs
       .filter((c) => c.framework === framework)
@@ -278,13 +295,13 @@ function report(configs: Config[], settings: Settings) {
       {
         name: `${framework}: CPU the middleware adds over a no-op middleware (in-memory connections)`,
         target: `<= ${GOAL_CPU_MICROS} µs per request`,
-        measured: `${pairedCell(memory.middleware)} µs (floor ${signed(memory.floorOverNoop, 1)} µs)`,
+        measured: `${pairedCell(memory.middleware)} µs (floor ${signed(memory.floorOverNoop, 1)} µs, scheduler floor ${signed(memory.schedulerFloorOverNoop, 1)} µs)`,
         holds: memory.overNoop <= GOAL_CPU_MICROS && failures === 0 && memoryFailures === 0 && started > 0,
       },
       {
         name: `${framework}: req/s with the middleware vs the handler wrapped in p-queue`,
         target: "> 1x",
-        measured: `${ratio(vsQueue)} (ahead in ${aheadOfQueue} of ${queued.results.length} rounds; floor ${ratio(floorVsQueue)})`,
+        measured: `${ratio(vsQueue)} (ahead in ${aheadOfQueue} of ${queued.results.length} rounds; floor ${ratio(floorVsQueue)}, scheduler floor ${ratio(schedulerFloorVsQueue)})`,
         holds: vsQueue > 1 && failures === 0 && started > 0,
       },
       {
@@ -299,8 +316,8 @@ function report(configs: Config[], settings: Settings) {
     part: "http",
     title: "HTTP: schedulerMiddleware() against the bare framework",
     method: [
-      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in four ways (Express and Hono in a fifth: the whole app wrapped in scheduled(app), no middleware): bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); and with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative.`,
-      `The thirteen servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round. ${settings.pinned ? `The servers' process ran pinned to CPU ${SERVER_CPU} and autocannon's to CPU ${LOAD_CPU} (taskset), so that each server's requests per second follow its own CPU per request rather than how two busy processes share the cores.` : "Nothing was pinned to a CPU (no taskset, a single CPU, or a quick run)."}`,
+      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in six ways (Express and Hono in a seventh: the whole app wrapped in scheduled(app), no middleware): bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); and with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative; and behind the two floors, mounted as the middleware: a counter taken before the chain and given back on the response's close, and the least middleware built on the scheduler (tryAcquire(), released on close; bench/http/floor.ts).`,
+      `The ${settings.servers} servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round. ${settings.pinned ? `The servers' process ran pinned to CPU ${SERVER_CPU} and autocannon's to CPU ${LOAD_CPU} (taskset), so that each server's requests per second follow its own CPU per request rather than how two busy processes share the cores.` : "Nothing was pinned to a CPU (no taskset, a single CPU, or a quick run)."}`,
       `${settings.warmSeconds > 0 ? `A ${settings.warmSeconds} s warm-up per server, then ` : ""}${settings.runs} round(s). Ratios and the p99 difference are medians over rounds of the paired figures (same round, same framework).`,
       "Server CPU per request is this process's user plus system time (all threads, gc included) while one server was under load, divided by the requests it answered; median over rounds.",
       `Then ${settings.memoryRounds} in-memory rounds per framework (after two warm-up rounds): every server of the framework answers ${settings.memoryRequests.toLocaleString("en-US")} requests over ${CONNECTIONS} in-memory keep-alive connections (bench/http/in-memory.ts) in an order that rotates each round, timed by the main thread's CPU. The CPU goals use the median over rounds of the difference within each round, which a loaded machine moves far less than the figures over TCP.`,
@@ -318,9 +335,10 @@ function report(configs: Config[], settings: Settings) {
           "vs bare",
           "vs p-queue",
           "floor vs p-queue",
+          "scheduler floor vs p-queue",
         ],
         rows,
-        note: "Ratios are medians of the paired figures of each round. The floor (the least a middleware can do to hold a slot to the last byte: a counter and one close listener) against the same p-queue handler shows what any slot-holding middleware mounted this way could reach at best: p-queue releases its slot when the handler returns and watches no disconnect.",
+        note: "Ratios are medians of the paired figures of each round. The floor (the least a middleware can do to hold a slot to the last byte: a counter and one close listener) against the same p-queue handler shows what any slot-holding middleware mounted this way could reach at best: p-queue releases its slot when the handler returns and watches no disconnect. The scheduler floor is the least middleware built on the scheduler (tryAcquire(), and a close listener that releases the permit): the best a middleware on it could reach, the scheduler's grant and release included.",
       },
       {
         title: "Latency (ms), median over rounds",
@@ -355,13 +373,14 @@ function report(configs: Config[], settings: Settings) {
           "no-op middleware",
           "middleware over no-op",
           "floor over no-op",
+          "scheduler floor over no-op",
           "p-queue handler over no-op",
           "middleware over p-queue handler",
           "scheduled(app) over bare",
           "middleware over no-op, process CPU",
         ],
         rows: memoryRows,
-        note: "Node's HTTP server, the framework and the middleware as in the tables above, but each connection is an in-memory stream handed to the server (no kernel, no second process), and the same process sends the requests: the client's share is the same for every server, so the differences are the servers'. Each difference is taken within one round (the same moment of the machine). The main thread's CPU (Linux's schedstat) leaves out V8's helper threads, whose concurrent marking and parallel scavenges land in whichever block runs; the last column is the process's figure, helper threads included, for comparison. The floor is the least a middleware can do to hold a slot to the last byte and see a disconnect: a counter, taken before the chain and given back on the response's close.",
+        note: "Node's HTTP server, the framework and the middleware as in the tables above, but each connection is an in-memory stream handed to the server (no kernel, no second process), and the same process sends the requests: the client's share is the same for every server, so the differences are the servers'. Each difference is taken within one round (the same moment of the machine). The main thread's CPU (Linux's schedstat) leaves out V8's helper threads, whose concurrent marking and parallel scavenges land in whichever block runs; the last column is the process's figure, helper threads included, for comparison. The floor is the least a middleware can do to hold a slot to the last byte and see a disconnect: a counter, taken before the chain and given back on the response's close; the scheduler floor the least built on the scheduler: a permit taken at once and released on the response's close.",
       },
       {
         title: "Express and Hono: scheduled(app), the whole app wrapped (no middleware)",
@@ -412,6 +431,7 @@ function inMemoryFigures(of: {
   scheduled: Config;
   queued: Config;
   floor: Config;
+  schedulerFloor: Config;
   app: Config | undefined;
 }) {
   const over = (config: Config, base: Config) => pairedDifferences(config.thread, base.thread);
@@ -420,16 +440,19 @@ function inMemoryFigures(of: {
   const app = of.app === undefined ? [] : over(of.app, of.bare);
   const overNoop = middleware.length > 0 ? median(middleware) : Number.NaN;
   const floorOverNoop = middleware.length > 0 ? median(over(of.floor, of.noop)) : Number.NaN;
+  const schedulerFloor = over(of.schedulerFloor, of.noop);
+  const schedulerFloorOverNoop = middleware.length > 0 ? median(schedulerFloor) : Number.NaN;
   const appOverBare = app.length > 0 ? median(app) : Number.NaN;
   const processOverNoop = pairedDifferences(of.scheduled.memory, of.noop.memory);
   const cells = [
     of.noop.thread.length > 0 ? num(median(of.noop.thread), 1) : "n/a",
     pairedCell(middleware),
     pairedCell(over(of.floor, of.noop)),
+    pairedCell(schedulerFloor),
     pairedCell(over(of.queued, of.noop)),
     pairedCell(vsQueue),
     of.app === undefined ? "–" : pairedCell(app),
     pairedCell(processOverNoop),
   ];
-  return { cells, overNoop, floorOverNoop, appOverBare, middleware };
+  return { cells, overNoop, floorOverNoop, schedulerFloorOverNoop, appOverBare, middleware };
 }
