@@ -51,6 +51,17 @@ interface NodeResponse {
   writeHead(status: number): { end(): void };
 }
 
+/** How a floor mode holds a slot for a response until it closes: false when none is free. */
+type Hold = (response: NodeResponse) => boolean;
+
+/** The floor of `mode` (see `floor.ts`): the counter, or the least middleware on `scheduler`; else null. */
+function holdOf(mode: Mode, scheduler: Scheduler | null): Hold | null {
+  if (mode === "floor") return (response) => holdUntilClosed(response, FLOOR_SLOTS);
+  if (mode === "scheduler-floor" && scheduler !== null)
+    return (response) => permitUntilClosed(scheduler, response);
+  return null;
+}
+
 /** A server listening on 127.0.0.1 and a function that closes it (and its scheduler). */
 export interface Running {
   readonly url: string;
@@ -71,13 +82,10 @@ export function freeScheduler(slots: number): Scheduler {
 function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = express();
   if (mode === "no-op") app.use("/v1", (_req: unknown, _res: unknown, next: () => void) => next());
-  if (mode === "floor")
+  const hold = holdOf(mode, scheduler);
+  if (hold !== null)
     app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>
-      holdUntilClosed(res, FLOOR_SLOTS) ? next() : res.writeHead(429).end(),
-    );
-  if (scheduler !== null && mode === "scheduler-floor")
-    app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>
-      permitUntilClosed(scheduler, res) ? next() : res.writeHead(429).end(),
+      hold(res) ? next() : res.writeHead(429).end(),
     );
   if (scheduler !== null && mode === "scheduled") app.use("/v1", expressScheduler({ scheduler }));
   const handler = (res: { json(body: unknown): void }): void => res.json(BODY);
@@ -93,15 +101,10 @@ function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | nul
 function koaApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = new Koa();
   if (mode === "no-op") app.use((_ctx: KoaContext, next: () => Promise<void>) => next());
-  if (mode === "floor")
+  const hold = holdOf(mode, scheduler);
+  if (hold !== null)
     app.use((ctx: KoaContext, next: () => Promise<void>) => {
-      if (holdUntilClosed(ctx.res, FLOOR_SLOTS)) return next();
-      ctx.status = 429;
-      return undefined;
-    });
-  if (scheduler !== null && mode === "scheduler-floor")
-    app.use((ctx: KoaContext, next: () => Promise<void>) => {
-      if (permitUntilClosed(scheduler, ctx.res)) return next();
+      if (hold(ctx.res)) return next();
       ctx.status = 429;
       return undefined;
     });
@@ -120,16 +123,11 @@ function koaApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): 
 function honoApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): Hono {
   const app = new Hono();
   if (mode === "no-op") app.use("/v1/*", (_c, next) => next());
-  if (mode === "floor")
+  const hold = holdOf(mode, scheduler);
+  if (hold !== null)
     app.use("/v1/*", async (c, next) => {
       const { outgoing } = c.env as { outgoing: NodeResponse };
-      if (holdUntilClosed(outgoing, FLOOR_SLOTS)) return next();
-      return c.text("busy", 429);
-    });
-  if (scheduler !== null && mode === "scheduler-floor")
-    app.use("/v1/*", async (c, next) => {
-      const { outgoing } = c.env as { outgoing: NodeResponse };
-      if (permitUntilClosed(scheduler, outgoing)) return next();
+      if (hold(outgoing)) return next();
       return c.text("busy", 429);
     });
   if (scheduler !== null && mode === "scheduled") app.use("/v1/*", honoScheduler({ scheduler }));

@@ -173,29 +173,16 @@ function report(configs: Config[], settings: Settings) {
     const noop = of("no-op");
     const scheduled = of("scheduled");
     const queued = of("p-queue");
-    // Paired figures: the same round, so the same moment of a noisy machine.
-    const rpsRatio = (base: Config) =>
-      median(
-        base.results.map(
-          (result, index) => scheduled.results[index]!.requestsPerSecond / result.requestsPerSecond,
-        ),
-      );
     const p99Delta = median(bare.results.map((result, index) => scheduled.results[index]!.p99 - result.p99));
-    const vsBare = rpsRatio(bare);
-    const vsNoop = rpsRatio(noop);
-    const vsQueue = rpsRatio(queued);
+    const vsBare = rpsRatio(scheduled, bare);
+    const vsNoop = rpsRatio(scheduled, noop);
+    const vsQueue = rpsRatio(scheduled, queued);
     // The floor's requests per second against the same p-queue handler: what any middleware that holds
     // a slot to the last byte could reach at best.
-    const againstQueue = (config: Config) =>
-      median(
-        queued.results.map(
-          (result, index) => config.results[index]!.requestsPerSecond / result.requestsPerSecond,
-        ),
-      );
-    const floorVsQueue = againstQueue(of("floor"));
+    const floorVsQueue = rpsRatio(of("floor"), queued);
     // The least middleware built on the scheduler (a permit at once, released on close): what one
     // built on it could reach at best, the scheduler's own grant and release included.
-    const schedulerFloorVsQueue = againstQueue(of("scheduler-floor"));
+    const schedulerFloorVsQueue = rpsRatio(of("scheduler-floor"), queued);
     const aheadOfQueue = queued.results.filter(
       (result, index) => scheduled.results[index]!.requestsPerSecond > result.requestsPerSecond,
     ).length;
@@ -263,16 +250,14 @@ function report(configs: Config[], settings: Settings) {
       const appStarted = app.server.scheduler?.metrics().started ?? 0;
       const appFailures = app.results.reduce((sum, result) => sum + result.failures, 0);
       if (appFailures > 0) notes.push(`${framework} scheduled(app): ${appFailures} responses failed.`);
-      const paired = (base: Config) =>
-        median(base.results.map((r, i) => app.results[i]!.requestsPerSecond / r.requestsPerSecond));
       const overBare = memory.appOverBare;
       const cpuCell = (value: number) => (Number.isNaN(value) ? "n/a" : signed(value, 1));
       wrapperRows.push([
         framework,
         rps(app),
-        ratio(paired(scheduled)),
-        ratio(paired(bare)),
-        ratio(paired(queued)),
+        ratio(rpsRatio(app, scheduled)),
+        ratio(rpsRatio(app, bare)),
+        ratio(rpsRatio(app, queued)),
         app.cpu.length > 0 ? num(cpu(app), 1) : "n/a",
         cpuCell(app.cpu.length > 0 ? cpu(app) - cpu(bare) : Number.NaN),
         cpuCell(app.cpu.length > 0 ? cpu(app) - cpu(scheduled) : Number.NaN),
@@ -283,7 +268,7 @@ function report(configs: Config[], settings: Settings) {
         measured: `${signed(overBare, 1)} µs`,
         holds: overBare <= GOAL_CPU_MICROS && appFailures === 0 && memoryFailures === 0 && appStarted > 0,
       });
-      const appVsQueue = paired(queued);
+      const appVsQueue = rpsRatio(app, queued);
       goals.push({
         name: `${framework}: req/s with scheduled(app) vs the handler wrapped in p-queue`,
         target: "> 1x",
@@ -413,6 +398,16 @@ function report(configs: Config[], settings: Settings) {
   };
 }
 
+/**
+ * `config`'s requests per second over `base`'s, paired within each TCP round (the same moment of a
+ * noisy machine), median over rounds.
+ */
+function rpsRatio(config: Config, base: Config): number {
+  return median(
+    base.results.map((result, index) => config.results[index]!.requestsPerSecond / result.requestsPerSecond),
+  );
+}
+
 /** Median and interquartile range of `values`, as "+1.2 (0.9 to 1.6)". */
 function pairedCell(values: readonly number[]): string {
   if (values.length === 0) return "n/a";
@@ -439,7 +434,8 @@ function inMemoryFigures(of: {
   const vsQueue = over(of.scheduled, of.queued);
   const app = of.app === undefined ? [] : over(of.app, of.bare);
   const overNoop = middleware.length > 0 ? median(middleware) : Number.NaN;
-  const floorOverNoop = middleware.length > 0 ? median(over(of.floor, of.noop)) : Number.NaN;
+  const floor = over(of.floor, of.noop);
+  const floorOverNoop = middleware.length > 0 ? median(floor) : Number.NaN;
   const schedulerFloor = over(of.schedulerFloor, of.noop);
   const schedulerFloorOverNoop = middleware.length > 0 ? median(schedulerFloor) : Number.NaN;
   const appOverBare = app.length > 0 ? median(app) : Number.NaN;
@@ -447,7 +443,7 @@ function inMemoryFigures(of: {
   const cells = [
     of.noop.thread.length > 0 ? num(median(of.noop.thread), 1) : "n/a",
     pairedCell(middleware),
-    pairedCell(over(of.floor, of.noop)),
+    pairedCell(floor),
     pairedCell(schedulerFloor),
     pairedCell(over(of.queued, of.noop)),
     pairedCell(vsQueue),

@@ -66,12 +66,12 @@ for (const [label, figures] of [
     const values = figures.get(mode)!;
     const over = values.map((value, round) => value - noop[round]!);
     console.log(
-      `  ${mode.padEnd(14)} ${cell(values).padEnd(22)} over no-op ${mode === "no-op" ? "–" : cell(over)}`,
+      `  ${mode.padEnd(15)} ${cell(values).padEnd(22)} over no-op ${mode === "no-op" ? "–" : cell(over)}`,
     );
     if (mode === "scheduled-app") {
       const bare = figures.get("bare")!;
       console.log(
-        `  ${"".padEnd(37)} over bare  ${cell(values.map((value, round) => value - bare[round]!))}`,
+        `  ${"".padEnd(38)} over bare  ${cell(values.map((value, round) => value - bare[round]!))}`,
       );
     }
   }
