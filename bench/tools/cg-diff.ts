@@ -15,7 +15,17 @@ import { readFileSync } from "node:fs";
 
 const EVENTS = ["Ir", "I1mr", "D1mr", "D1mw"] as const;
 type Event = (typeof EVENTS)[number];
-type Costs = Map<string, Record<Event, number>>;
+type Row = Record<Event, number>;
+type Costs = Map<string, Row>;
+
+const ZERO: Row = { Ir: 0, I1mr: 0, D1mr: 0, D1mw: 0 };
+
+/** `later` minus `earlier`, event by event, divided by `per`. */
+function difference(earlier: Row, later: Row, per = 1): Row {
+  const row = { ...ZERO };
+  for (const event of EVENTS) row[event] = (later[event] - earlier[event]) / per;
+  return row;
+}
 
 /** `ir-http.ts`'s arguments are `<framework> <mode> <requests> [warm-up]`. */
 function requestsOf(words: readonly string[]): number {
@@ -23,7 +33,7 @@ function requestsOf(words: readonly string[]): number {
   return at < 0 ? Number.NaN : Number(words[at + 2]);
 }
 
-/** Per-function totals of one cachegrind output file, and the request count its command line ends with. */
+/** Per-function totals of one cachegrind output file, and the requests its run served. */
 function load(file: string): { readonly requests: number; readonly costs: Costs } {
   let names: string[] = [];
   let requests = Number.NaN;
@@ -35,7 +45,7 @@ function load(file: string): { readonly requests: number; readonly costs: Costs 
     else if (line.startsWith("fn=")) fn = line.slice(3);
     else if (/^\d/.test(line) && fn !== "") {
       const values = line.trim().split(/\s+/).slice(1).map(Number);
-      const row = costs.get(fn) ?? { Ir: 0, I1mr: 0, D1mr: 0, D1mw: 0 };
+      const row = costs.get(fn) ?? { ...ZERO };
       for (const event of EVENTS) row[event] += values[names.indexOf(event)] ?? 0;
       costs.set(fn, row);
     }
@@ -51,13 +61,8 @@ function perRequest(shortRun: string, longRun: string): Costs {
   const requests = long.requests - short.requests;
   if (requests <= 0) throw new Error("The second run of a server must serve more requests than the first");
   const result: Costs = new Map();
-  for (const fn of new Set([...short.costs.keys(), ...long.costs.keys()])) {
-    const a = short.costs.get(fn);
-    const b = long.costs.get(fn);
-    const row = { Ir: 0, I1mr: 0, D1mr: 0, D1mw: 0 };
-    for (const event of EVENTS) row[event] = ((b?.[event] ?? 0) - (a?.[event] ?? 0)) / requests;
-    result.set(fn, row);
-  }
+  for (const fn of new Set([...short.costs.keys(), ...long.costs.keys()]))
+    result.set(fn, difference(short.costs.get(fn) ?? ZERO, long.costs.get(fn) ?? ZERO, requests));
   return result;
 }
 
@@ -74,12 +79,10 @@ if (
   );
 const base = perRequest(baseShort, baseLong);
 const other = perRequest(shortRun, longRun);
-const zero = { Ir: 0, I1mr: 0, D1mr: 0, D1mw: 0 };
-const rows = [...new Set([...base.keys(), ...other.keys()])].map((fn) => {
-  const a = base.get(fn) ?? zero;
-  const b = other.get(fn) ?? zero;
-  return { fn, Ir: b.Ir - a.Ir, I1mr: b.I1mr - a.I1mr, D1mr: b.D1mr - a.D1mr, D1mw: b.D1mw - a.D1mw };
-});
+const rows = [...new Set([...base.keys(), ...other.keys()])].map((fn) => ({
+  fn,
+  ...difference(base.get(fn) ?? ZERO, other.get(fn) ?? ZERO),
+}));
 const total = (event: Event) => rows.reduce((sum, row) => sum + row[event], 0);
 const cell = (value: number) => value.toFixed(0).padStart(8);
 console.log(
