@@ -408,6 +408,11 @@ function rpsRatio(config: Config, base: Config): number {
   );
 }
 
+/** The median of `values`; NaN when a server was not measured (no figures). */
+function medianOrNaN(values: readonly number[]): number {
+  return values.length > 0 ? median(values) : Number.NaN;
+}
+
 /** Median and interquartile range of `values`, as "+1.2 (0.9 to 1.6)". */
 function pairedCell(values: readonly number[]): string {
   if (values.length === 0) return "n/a";
@@ -433,12 +438,12 @@ function inMemoryFigures(of: {
   const middleware = over(of.scheduled, of.noop);
   const vsQueue = over(of.scheduled, of.queued);
   const app = of.app === undefined ? [] : over(of.app, of.bare);
-  const overNoop = middleware.length > 0 ? median(middleware) : Number.NaN;
   const floor = over(of.floor, of.noop);
-  const floorOverNoop = middleware.length > 0 ? median(floor) : Number.NaN;
   const schedulerFloor = over(of.schedulerFloor, of.noop);
-  const schedulerFloorOverNoop = middleware.length > 0 ? median(schedulerFloor) : Number.NaN;
-  const appOverBare = app.length > 0 ? median(app) : Number.NaN;
+  const overNoop = medianOrNaN(middleware);
+  const floorOverNoop = medianOrNaN(floor);
+  const schedulerFloorOverNoop = medianOrNaN(schedulerFloor);
+  const appOverBare = medianOrNaN(app);
   const processOverNoop = pairedDifferences(of.scheduled.memory, of.noop.memory);
   const cells = [
     of.noop.thread.length > 0 ? num(median(of.noop.thread), 1) : "n/a",

@@ -12,6 +12,7 @@
 // requests (the warm-up and start-up cancel out); the table is the second server's minus the first's.
 // Code that V8 compiled at run time has no symbols: cachegrind files it under `???`.
 import { readFileSync } from "node:fs";
+import { FRAMEWORKS } from "../http/apps.js";
 
 const EVENTS = ["Ir", "I1mr", "D1mr", "D1mw"] as const;
 type Event = (typeof EVENTS)[number];
@@ -29,7 +30,7 @@ function difference(earlier: Row, later: Row, per = 1): Row {
 
 /** `ir-http.ts`'s arguments are `<framework> <mode> <requests> [warm-up]`. */
 function requestsOf(words: readonly string[]): number {
-  const at = words.findIndex((word) => word === "express" || word === "koa" || word === "hono");
+  const at = words.findIndex((word) => (FRAMEWORKS as readonly string[]).includes(word));
   return at < 0 ? Number.NaN : Number(words[at + 2]);
 }
 
