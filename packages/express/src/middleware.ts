@@ -14,6 +14,7 @@ import {
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { flatten } from "./flatten.js";
 import { rawEnd, releaseWhenHandlerEnds } from "./handler-end.js";
 import {
   type ExpressRejectionHandler,
@@ -67,7 +68,14 @@ export interface SchedulerRequestHandler extends RequestHandler {
  */
 export function schedulerMiddleware(options?: ExpressSchedulerOptions): SchedulerRequestHandler {
   const config = resolveExpressOptions(options);
-  return Object.assign(schedulingOf(config, setRequestSlot), { scheduler: config.scheduler });
+  const scheduling = schedulingOf(config, setRequestSlot);
+  // Express has already swapped the prototypes of `req` and `res`: from here on they can be flattened.
+  function llmScheduler(req: Request, res: Response, next: NextFunction): void {
+    flatten(req);
+    flatten(res);
+    scheduling(req, res, next);
+  }
+  return Object.assign(llmScheduler, { scheduler: config.scheduler });
 }
 
 /** How a request gets its slot onto `req.llmScheduler` and `res.locals.llmScheduler`. */
@@ -121,7 +129,7 @@ export function schedulingOf(
     if (within === undefined) next();
     else within(slot.permit, next);
   }
-  function llmScheduler(req: Request, res: Response, next: NextFunction): void {
+  function scheduleRequest(req: Request, res: Response, next: NextFunction): void {
     const watch = new ResponseWatch(res);
     const slot = acquireSlot(config, req, nodeHeaderReader(req.headers), watch);
     if (!isThenable(slot)) proceed(slot, req, res, next, watch);
@@ -131,5 +139,5 @@ export function schedulingOf(
         (error: unknown) => reject(error, req, res, next, watch),
       );
   }
-  return llmScheduler;
+  return scheduleRequest;
 }
