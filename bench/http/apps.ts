@@ -16,6 +16,7 @@ import { scheduled as honoScheduled, schedulerMiddleware as honoScheduler } from
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
 import { Hono } from "hono";
 import PQueue from "p-queue";
+import { flatten } from "../../packages/express/src/flatten.js";
 import { holdUntilClosed, permitUntilClosed } from "./floor.js";
 import { express, Koa, type KoaContext } from "./untyped.js";
 
@@ -30,15 +31,19 @@ export const MODES = [
   "floor",
   "scheduler-floor",
   "scheduled-app",
+  "flat-no-op",
 ] as const;
 export type Mode = (typeof MODES)[number];
 
 /**
  * The ways `framework` is served: Hono also as `scheduled(app)`, the wrapper around `app.fetch`, and
- * Express as `scheduled(app)`, the request listener around the app.
+ * Express as `scheduled(app)`, the request listener around the app. Express also with `flat-no-op`, a
+ * no-op middleware that flattens `req` and `res` as `schedulerMiddleware()` does (see `flatten.ts` of
+ * the Express package): the middleware's own work is its cost over that one.
  */
 export function modesOf(framework: Framework): readonly Mode[] {
-  return framework === "koa" ? MODES.filter((mode) => mode !== "scheduled-app") : MODES;
+  if (framework === "express") return MODES;
+  return MODES.filter((mode) => mode !== "flat-no-op" && (framework === "hono" || mode !== "scheduled-app"));
 }
 
 export const PATH = "/v1/ping";
@@ -82,6 +87,12 @@ export function freeScheduler(slots: number): Scheduler {
 function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = express();
   if (mode === "no-op") app.use("/v1", (_req: unknown, _res: unknown, next: () => void) => next());
+  if (mode === "flat-no-op")
+    app.use("/v1", (req: object, res: object, next: () => void) => {
+      flatten(req);
+      flatten(res);
+      next();
+    });
   const hold = holdOf(mode, scheduler);
   if (hold !== null)
     app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>
