@@ -34,7 +34,12 @@ describe("flatten", () => {
   it("leaves the keys, their order, descriptors and values as they were", () => {
     const tag = Symbol("tag");
     const object = expressLike({ next: () => 1, baseUrl: "", [tag]: 7 });
-    Object.defineProperty(object, "hidden", { value: 3, enumerable: false, writable: false, configurable: true });
+    Object.defineProperty(object, "hidden", {
+      value: 3,
+      enumerable: false,
+      writable: false,
+      configurable: true,
+    });
     Object.defineProperty(object, "computed", { get: () => 4, enumerable: true, configurable: true });
     const before = described(object);
     flatten(object);

@@ -30,8 +30,7 @@ declare global {
       /**
        * Set by `schedulerMiddleware()` or `scheduled(app)` once the request holds a slot: its `signal`
        * (aborts when the client goes away, on run timeout and on close; pass it to the upstream fetch),
-       * `permit`, `priority`, `tenant`, `id` and `waitMs`. Behind the middleware an accessor on Express's
-       * request prototype, behind `scheduled(app)` an own property of Node's request.
+       * `permit`, `priority`, `tenant`, `id` and `waitMs`. An own property of the request.
        */
       llmScheduler?: RequestSlot;
     }
@@ -68,7 +67,7 @@ export interface SchedulerRequestHandler extends RequestHandler {
  */
 export function schedulerMiddleware(options?: ExpressSchedulerOptions): SchedulerRequestHandler {
   const config = resolveExpressOptions(options);
-  const scheduling = schedulingOf(config, setRequestSlot);
+  const scheduling = schedulingOf(config);
   // Express has already swapped the prototypes of `req` and `res`: from here on they can be flattened.
   function llmScheduler(req: Request, res: Response, next: NextFunction): void {
     flatten(req);
@@ -78,16 +77,12 @@ export function schedulerMiddleware(options?: ExpressSchedulerOptions): Schedule
   return Object.assign(llmScheduler, { scheduler: config.scheduler });
 }
 
-/** How a request gets its slot onto `req.llmScheduler` and `res.locals.llmScheduler`. */
-export type AttachSlot = (req: Request, res: Response, slot: RequestSlot) => void;
-
 /**
  * The middleware's work, shared with `scheduled(app)`: acquires the request's slot, answers a rejection,
  * holds the slot until the response has been sent, then calls `next()`.
  */
 export function schedulingOf(
   config: ResolvedAdapterOptions<Request, ExpressRejectionHandler>,
-  attach: AttachSlot,
 ): RequestHandler {
   const { onRejected } = config;
   const within = withinOf(config.scheduler); // a traced scheduler runs the chain in the request's span
@@ -124,7 +119,7 @@ export function schedulingOf(
         const { status, headers, body } = rejectionFor(error);
         rawEnd(res, status, headers, body);
       });
-    attach(req, res, slot);
+    setRequestSlot(req, res, slot);
     res.setHeader("server-timing", serverTiming(slot.waitMs));
     if (within === undefined) next();
     else within(slot.permit, next);

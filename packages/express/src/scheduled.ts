@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RequestSlot } from "@llm-scheduler/adapter-kit";
 import type { Scheduler } from "@llm-scheduler/core";
 import type { NextFunction, Request, Response } from "express";
 import { schedulingOf } from "./middleware.js";
@@ -16,20 +15,6 @@ export interface ScheduledListener {
   (req: IncomingMessage, res: ServerResponse, next?: Out): void;
   /** The scheduler it uses (its own when none was given), for metrics and `close()`. */
   readonly scheduler: Scheduler;
-}
-
-type Slotted = IncomingMessage & { llmScheduler?: RequestSlot };
-type WithLocals = ServerResponse & { locals?: Record<string, unknown> };
-
-/**
- * Puts the slot where handlers read it before Express has seen the request: an own property of Node's
- * `req` (kept when Express swaps its prototype) and a `res.locals` that Express keeps (it makes one only
- * when there is none; a parent app's, when mounted, is kept).
- */
-function attachToNode(req: Slotted, res: WithLocals, slot: RequestSlot): void {
-  req.llmScheduler = slot;
-  if (res.locals === undefined) res.locals = Object.create(null) as Record<string, unknown>;
-  res.locals.llmScheduler = slot;
 }
 
 /** A failure before the app ran (a mapping function threw): a bare 500, as Express's final handler. */
@@ -82,7 +67,7 @@ function fail(res: ServerResponse, error: unknown, out: Out | undefined): void {
  */
 export function scheduled(app: NodeApp, options?: ScheduledOptions): ScheduledListener {
   const config = resolveScheduledOptions(options);
-  const scheduling = schedulingOf(config, attachToNode);
+  const scheduling = schedulingOf(config);
 
   function scheduledRequest(req: IncomingMessage, res: ServerResponse, out?: Out): void {
     const next = (error?: unknown): void => {
