@@ -132,7 +132,7 @@ export class ResponseWatch {
   #settleWithResponse(stillWorking: StillWorking): void {
     this.#stillWorking = null;
     const response = this.#response;
-    // Each read counts on Express, whose responses each have a map of their own: none when it was sent.
+    // Each read counts where responses each have a map of their own (Express): none when it was sent.
     if (this.#sent || response.writableEnded === true) {
       this.releaseAtEnd();
       return;
@@ -165,10 +165,10 @@ export class ResponseWatch {
  * Whether a response that has just closed was sent: `writableFinished`, read only when Node has not
  * detached the socket. Node detaches it (`socket` becomes `null`) only once the response has finished,
  * and emits `close` with it detached only then (a client that leaves closes the response with its socket
- * still attached). The same answer, but on Express, where each response has a hidden class (V8 map) of
- * its own, `socket` is one own-property read while `writableFinished` is a getter four prototypes up that
- * reads three more properties (about 5,000 fewer instructions a request in V8's property look-ups, one
- * callgrind run with per-function costs; BENCHMARKS.md part 4).
+ * still attached). The same answer, but `socket` is one own-property read while `writableFinished` is a
+ * getter four prototypes up that reads three more properties: about 5,000 fewer instructions a request
+ * behind `scheduled(app)` on Express, where each response has a hidden class (V8 map) of its own (the
+ * middleware flattens them first; one callgrind run with per-function costs, BENCHMARKS.md part 4).
  */
 function wasSent(response: NodeResponseLike): boolean {
   return response.socket === null || response.writableFinished;
