@@ -42,9 +42,14 @@ export type Mode = (typeof MODES)[number];
  * the Express package): the middleware's own work is its cost over that one.
  */
 export function modesOf(framework: Framework): readonly Mode[] {
-  if (framework === "express") return MODES;
-  return MODES.filter((mode) => mode !== "flat-no-op" && (framework === "hono" || mode !== "scheduled-app"));
+  return MODES.filter((mode) => ONLY[mode]?.includes(framework) ?? true);
 }
+
+/** The modes that only some frameworks are served in. */
+const ONLY: Partial<Record<Mode, readonly Framework[]>> = {
+  "scheduled-app": ["express", "hono"],
+  "flat-no-op": ["express"],
+};
 
 export const PATH = "/v1/ping";
 const BODY = { ok: true };

@@ -289,7 +289,7 @@ function report(configs: Config[], settings: Settings) {
         measured: `${pairedCell(memory.middleware)} µs (floor ${signed(memory.floorOverNoop, 1)} µs, scheduler floor ${signed(memory.schedulerFloorOverNoop, 1)} µs${ownWork})`,
         holds:
           memory.overNoop <= GOAL_CPU_MICROS &&
-          !(memory.overFlatNoop > GOAL_CPU_MICROS) &&
+          (Number.isNaN(memory.overFlatNoop) || memory.overFlatNoop <= GOAL_CPU_MICROS) &&
           failures === 0 &&
           memoryFailures === 0 &&
           started > 0,
