@@ -10,9 +10,9 @@ type Flattened = { [FIRST]?: 0; [SECOND]?: 0 };
  *
  * Why: Express swaps the prototype of Node's `req` and `res` on every request, and V8 gives an object
  * whose prototype was swapped a hidden class (map) of its own for each property added after the swap.
- * The router adds several (`next`, `baseUrl`, `params`, `locals`, …), so every request's objects have
- * maps no earlier request had, and every property access on them (Express's, Node's, the handler's and
- * the middleware's) misses V8's caches and copies a map when it adds one. An object in dictionary mode
+ * Express adds several (`res.locals`; the router's `next`, `baseUrl`, `params`, …), so every request's
+ * objects have maps no earlier request had, and every property access on them (Express's, Node's, the
+ * handler's and the middleware's) misses V8's caches and copies a map when it adds one. An object in dictionary mode
  * keeps one map for its prototype whatever is added later, so the caches hit from the second request
  * on. Removing a property other than the last added one is what switches an object to dictionary mode;
  * the two keys are ours, so nothing the app can see changes (own keys, their order, descriptors and
