@@ -12,12 +12,12 @@ type Flattened = { [FIRST]?: 0; [SECOND]?: 0 };
  * whose prototype was swapped a hidden class (map) of its own for each property added after the swap.
  * Express adds several (`res.locals`; the router's `next`, `baseUrl`, `params`, …), so every request's
  * objects have maps no earlier request had, and every property access on them (Express's, Node's, the
- * handler's and the middleware's) misses V8's caches and copies a map when it adds one. An object in dictionary mode
- * keeps one map for its prototype whatever is added later, so the caches hit from the second request
- * on. Removing a property other than the last added one is what switches an object to dictionary mode;
- * the two keys are ours, so nothing the app can see changes (own keys, their order, descriptors and
- * values stay as they were). About 170,000 fewer instructions a request on Express's smallest app
- * (BENCHMARKS.md part 4). An object that cannot be extended is left as it is.
+ * handler's and the middleware's) misses V8's caches and copies a map when it adds one. An object in
+ * dictionary mode keeps one map for its prototype whatever is added later, so the caches hit from the
+ * second request on. Removing a property other than the last added one is what switches an object to
+ * dictionary mode; the two keys are ours, so nothing the app can see changes (own keys, their order,
+ * descriptors and values stay as they were). About 170,000 fewer instructions a request on Express's
+ * smallest app (BENCHMARKS.md part 4). An object that cannot be extended is left as it is.
  *
  * @example
  * flatten(req); // same properties, one shared map from here on
