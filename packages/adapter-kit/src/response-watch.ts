@@ -166,9 +166,9 @@ export class ResponseWatch {
  * detached the socket. Node detaches it (`socket` becomes `null`) only once the response has finished,
  * and emits `close` with it detached only then (a client that leaves closes the response with its socket
  * still attached). The same answer, but `socket` is one own-property read while `writableFinished` is a
- * getter four prototypes up that reads three more properties: about 5,000 fewer instructions a request
- * behind `scheduled(app)` on Express, where each response has a hidden class (V8 map) of its own (the
- * middleware flattens them first; one callgrind run with per-function costs, BENCHMARKS.md part 4).
+ * getter four prototypes up that reads three more properties, each a lookup that misses V8's caches
+ * where a response has a hidden class (map) of its own, as behind Express's prototype swap
+ * (docs/decisions/0103-release-on-response-close.md).
  */
 function wasSent(response: NodeResponseLike): boolean {
   return response.socket === null || response.writableFinished;

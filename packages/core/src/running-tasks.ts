@@ -6,9 +6,10 @@ import type { RunContext, Task } from "./task.js";
  * here" is O(1) (the wait-target controller asks at every start).
  *
  * A list linked through each task's run context (`runPrev`/`runNext`), made at the start, rather than a
- * `Set`: a start and an end cost a few field writes and no hash table. The `Set`'s add and delete, its
- * table rebuilt as permits came and went, cost the HTTP adapters about 0.2 µs a request
- * (`bench/tools/ab-builds.ts`, Hono). Only a started task (one with a run context) may be added.
+ * `Set`: a start and an end cost a few field writes and no hash table, where a `Set` hashes on every add
+ * and delete and rebuilds its table as permits come and go, once per HTTP request
+ * (docs/decisions/0108-running-tasks-linked-list.md). Only a started task (one with a run context) may
+ * be added.
  */
 export class RunningTasks implements Iterable<Task> {
   #head: Task | null = null;

@@ -79,8 +79,8 @@ export class CallExtras {
 
 /**
  * One submitted task or permit request: the store's ticket, the deadline queue's item and the caller's
- * promise in one record, so that a queued task costs one object plus its promise (measured by the
- * memory benchmark). `phase` says what the store holds for it; `settled` whether the caller's promise is
+ * promise in one record, so that a queued task costs one object plus its promise (`pnpm bench memory`;
+ * docs/decisions/0110-task-record-shape.md). `phase` says what the store holds for it; `settled` whether the caller's promise is
  * settled. They move independently: a caller can be answered (timeout, abort) while the store still
  * holds a slot that is freed later. The caller's promise is rejected by resolving it with a rejected
  * promise, so only one resolving function is kept per task.
@@ -90,9 +90,9 @@ export class CallExtras {
  * made at the start. A field does two jobs where they never overlap: `call` is the task's number or
  * its extras (which then hold the number), `job` its function or, once started, its run's context
  * (which then holds the function), and `resolve` is null exactly when the caller is answered. Fields are `declare`d and assigned in the constructor, all of them in one order:
- * class-field initializers (define semantics) made construction the hottest spot of the throughput
- * benchmark, and fields assigned as `this.x = ...` are the ones V8 counts to size the record, so every
- * field sits in the object itself.
+ * class-field initializers (define semantics) define each field as a property at run time, which costs
+ * more per construction than a plain store, and fields assigned as `this.x = ...` are the ones V8 counts
+ * to size the record, so every field sits in the object itself.
  */
 export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject {
   /** Its priority's book (counters, running cost, queue deadlines); its name is {@link priority}. */
