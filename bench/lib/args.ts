@@ -24,7 +24,7 @@ export interface BenchArgs {
   readonly quick: boolean;
   /** Runs per measurement, where a part repeats; `undefined` lets each part choose. */
   readonly runs: number | undefined;
-  /** Where result files go. @default bench/results (bench/results/quick for --quick) */
+  /** Where result files go; created when missing. @default bench/results (bench/results/quick for --quick) */
   readonly out: string | undefined;
   /** Exit with status 1 when a goal is missed. */
   readonly strict: boolean;

@@ -124,7 +124,10 @@ export function dateStamp(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-/** Writes the markdown report into `dir` and returns its path. */
+/**
+ * Writes the markdown report into `dir`, creating it and its parents when missing (`bench/results/` is
+ * regenerated, not kept in git), and returns its path.
+ */
 export function writeReport(dir: string, report: PartReport, run: RunInfo): string {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${dateStamp(run.startedAt)}-${report.part}.md`);
