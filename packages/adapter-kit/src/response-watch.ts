@@ -168,7 +168,7 @@ export class ResponseWatch {
  * still attached). The same answer, but `socket` is one own-property read while `writableFinished` is a
  * getter four prototypes up that reads three more properties, each a lookup that misses V8's caches
  * where a response has a hidden class (map) of its own, as behind Express's prototype swap
- * (docs/decisions/0103-release-on-response-close.md).
+ * (docs/decisions/0003-release-on-response-close.md).
  */
 function wasSent(response: NodeResponseLike): boolean {
   return response.socket === null || response.writableFinished;

@@ -8,7 +8,7 @@ import type { RunContext, Task } from "./task.js";
  * A list linked through each task's run context (`runPrev`/`runNext`), made at the start, rather than a
  * `Set`: a start and an end cost a few field writes and no hash table, where a `Set` hashes on every add
  * and delete and rebuilds its table as permits come and go, once per HTTP request
- * (docs/decisions/0108-running-tasks-linked-list.md). Only a started task (one with a run context) may
+ * (docs/decisions/0008-running-tasks-linked-list.md). Only a started task (one with a run context) may
  * be added.
  */
 export class RunningTasks implements Iterable<Task> {

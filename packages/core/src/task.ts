@@ -80,7 +80,7 @@ export class CallExtras {
 /**
  * One submitted task or permit request: the store's ticket, the deadline queue's item and the caller's
  * promise in one record, so that a queued task costs one object plus its promise (`pnpm bench memory`;
- * docs/decisions/0110-task-record-shape.md). `phase` says what the store holds for it; `settled` whether the caller's promise is
+ * docs/decisions/0010-task-record-shape.md). `phase` says what the store holds for it; `settled` whether the caller's promise is
  * settled. They move independently: a caller can be answered (timeout, abort) while the store still
  * holds a slot that is freed later. The caller's promise is rejected by resolving it with a rejected
  * promise, so only one resolving function is kept per task.

@@ -18,7 +18,7 @@ export interface CollectedMetric {
  * What prom-client's `Registry` asks of a metric: a name, `get()` at scrape time and `reset()`. The
  * series fed from scheduler events implement it directly, so that the event path is a few array
  * increments: prom-client's own `inc()`/`observe()` hash their labels on every call
- * (docs/decisions/0123-observers-cost-nothing-unused.md).
+ * (docs/decisions/0023-observers-cost-nothing-unused.md).
  */
 export abstract class ScrapedMetric {
   /** Writable: an OpenMetrics registry renames counters. */

@@ -1,7 +1,7 @@
 /**
  * A lightweight `AbortSignal` for simulations. Node's real `AbortSignal` is costly to make and more so
  * to abort, and a run of a day's traffic makes hundreds of thousands, so the virtual-time engine uses
- * this one instead (docs/decisions/0124-simulator-light-abort-signal.md). It is an `EventTarget` with the same instance API (`aborted`, `reason`,
+ * this one instead (docs/decisions/0024-simulator-light-abort-signal.md). It is an `EventTarget` with the same instance API (`aborted`, `reason`,
  * `onabort`, `throwIfAborted`, an `abort` event fired once), which is all the scheduler uses. Real
  * network calls (`fetch`) need a real `AbortController`.
  */
