@@ -33,7 +33,9 @@ const chat = (maxTokens?: number) => ({
 describe("startUpstream", () => {
   it("listens on a free port and answers health, models and stats", async () => {
     const upstream = await start({ model: "llama-sim" });
-    expect(upstream.port).toBeGreaterThan(0);
+    // A free port each time, not a fixed one: a second upstream started beside it gets another.
+    const beside = await start();
+    expect(beside.port).not.toBe(upstream.port);
     expect(upstream.url).toBe(`http://127.0.0.1:${upstream.port}`);
     expect(await (await fetch(`${upstream.url}/health`)).json()).toEqual({ status: "ok" });
     const models = await (await fetch(`${upstream.url}/v1/models`)).json();
