@@ -18,7 +18,7 @@ const MODES: readonly Mode[] = ["without", "unwatched", "watched"];
 
 async function noOpRun(size: number, mode: Mode): Promise<number> {
   const scheduler = createScheduler({ maxConcurrency: 8, priorities: PRIORITIES });
-  const dashboard = mode === "without" ? undefined : createDashboard({ scheduler });
+  const dashboard = mode === "without" ? undefined : createDashboard({ scheduler, access: "open" });
   // A request makes the dashboard listen, as an open page does; without one it only waits.
   if (mode === "watched") await dashboard!(new Request("http://x/dashboard/api/snapshot"));
   const elapsed = await timeIt(async () => {
@@ -53,7 +53,7 @@ function busyScheduler(queued: number, tenants: number): Scheduler {
 }
 
 async function snapshotMicros(scheduler: Scheduler, count: number): Promise<number> {
-  const dashboard = createDashboard({ scheduler });
+  const dashboard = createDashboard({ scheduler, access: "open" });
   const request = new Request("http://x/dashboard/api/snapshot");
   for (let i = 0; i < 20; i++) await (await dashboard(request)).text(); // warm-up
   const elapsed = await timeIt(async () => {

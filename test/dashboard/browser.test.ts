@@ -19,8 +19,10 @@ const SCREENSHOTS = new URL("./screenshots/", import.meta.url);
 
 let browser: Browser;
 let scheduler: Scheduler;
-/** A scheduler with a wait target and preemption, shown at /adjusting/dashboard. */
+/** A scheduler with a wait target and preemption, shown at /adjusting/dashboard (totals only). */
 let adjusting: Scheduler;
+/** A dashboard with one live stream place, at /limited/dashboard. */
+let limited: Dashboard;
 let server: { url: string; close: () => Promise<void> };
 let stopLoad: () => Promise<void>;
 const dashboards: Dashboard[] = [];
@@ -32,7 +34,7 @@ beforeAll(async () => {
     maxConcurrency: 4,
     priorities: { interactive: { weight: 5, reserved: 1 }, batch: { weight: 1 } },
   });
-  const readOnly = createDashboard({ scheduler, batches: fake.batches, intervalMs: 250 });
+  const readOnly = createDashboard({ scheduler, batches: fake.batches, access: "open", intervalMs: 250 });
   const admin = createDashboard({
     scheduler,
     batches: fake.batches,
@@ -46,14 +48,17 @@ beforeAll(async () => {
   });
   const adjustingView = createDashboard({
     scheduler: adjusting,
+    access: "aggregate",
     intervalMs: 250,
     path: "/adjusting/dashboard",
   });
-  dashboards.push(readOnly, admin, adjustingView);
+  limited = createDashboard({ scheduler, access: "aggregate", maxStreams: 1, path: "/limited/dashboard" });
+  dashboards.push(readOnly, admin, adjustingView, limited);
   const app = express();
   app.use(toNodeHandler(readOnly));
   app.use(toNodeHandler(admin));
   app.use(toNodeHandler(adjustingView));
+  app.use(toNodeHandler(limited));
   server = await listen(createServer(app));
   stopLoad = startLoad(scheduler);
   browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_FLAGS });
@@ -110,10 +115,29 @@ describe("dashboard in a real browser", () => {
       { timeout: 20_000 },
     );
     expect(Number(await text(page, "#total-started"))).toBeGreaterThan(before);
-    expect(await page.locator("#chart-slots path").count()).toBeGreaterThanOrEqual(6); // 2 priorities × 3
+    expect(await page.locator("#chart-slots path").count()).toBe(4); // 2 priorities × running, limit
+    expect(await page.locator("#chart-queued path").count()).toBe(2);
     expect(await page.locator("#chart-wait path").count()).toBeGreaterThanOrEqual(6);
     expect(await page.locator("#chart-slots text").allTextContents()).toEqual(
-      expect.arrayContaining(["tasks", "time (s)", "batch running", "interactive limit"]),
+      expect.arrayContaining(["slots", "time (s)", "batch running", "interactive limit"]),
+    );
+    // running and the limit (4) keep their own scale while hundreds queue
+    const leave = new AbortController(); // the flood leaves the queue at once when the check is done
+    const flood = Array.from({ length: 300 }, () =>
+      scheduler.run(async () => {}, { priority: "batch", signal: leave.signal }).catch(() => {}),
+    );
+    await page.waitForFunction(() => Number(document.getElementById("total-queued")?.textContent) > 100);
+    const topTick = (chart: string) =>
+      page
+        .locator(`${chart} text.tick`)
+        .allTextContents()
+        .then((ticks) => Math.max(...ticks.map(Number).filter((tick) => Number.isFinite(tick))));
+    expect(await topTick("#chart-slots")).toBe(4);
+    expect(await topTick("#chart-queued")).toBeGreaterThanOrEqual(100);
+    leave.abort();
+    await Promise.all(flood);
+    expect(await page.locator("#chart-queued text").allTextContents()).toEqual(
+      expect.arrayContaining(["tasks", "batch queued", "interactive queued"]),
     );
     expect(await page.locator("#priorities tbody tr").count()).toBe(2);
     // rejections by reason, over time: tasks whose callers gave up while they were queued
@@ -198,6 +222,13 @@ describe("dashboard in a real browser", () => {
     await adjusting.run(async () => "chat", { priority: "interactive" });
     await batch;
     const { page, problems } = await openPage("/adjusting/dashboard");
+    // opened now, the charts already hold the last seconds: the history came first on the stream
+    const segments = await page.locator("#chart-slots path").first().getAttribute("d");
+    expect(segments?.split("L").length).toBeGreaterThan(8);
+    // totals only: no tenants, no batches, and the page says why
+    expect(await page.locator("#tenants-section").isHidden()).toBe(true);
+    expect(await page.locator("#batches-section").isHidden()).toBe(true);
+    expect(await page.locator("#aggregate-note").isVisible()).toBe(true);
     expect(await page.locator("#priorities th").allTextContents()).toEqual(
       expect.arrayContaining(["weight", "reserved", "wait target", "preempted"]),
     );
@@ -210,6 +241,21 @@ describe("dashboard in a real browser", () => {
     expect(await text(page, "#total-limit")).toBe("1");
     await page.screenshot({ path: new URL("adjusting.png", SCREENSHOTS).pathname, fullPage: true });
     expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("says why it is not live after a 503 and reconnects on its own once a place is free", async () => {
+    const holder = new AbortController();
+    const taken = await fetch(`${server.url}/limited/dashboard/api/events`, { signal: holder.signal });
+    expect(taken.status).toBe(200);
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/limited/dashboard`);
+    await page.locator("#status", { hasText: "refused (503): Too many live streams" }).waitFor();
+    expect(await text(page, "#status")).toMatch(/; reconnecting in \d+ s$/);
+    holder.abort(); // the place is free again: the page gets it without a reload
+    await page.waitForFunction(() => document.getElementById("status")?.textContent === "live", undefined, {
+      timeout: 20_000,
+    });
     await page.close();
   });
 

@@ -17,7 +17,9 @@ const scheduler = createScheduler({
     batch: { weight: 1, queueTimeoutMs: 5_000, maxQueue: 30 },
   },
 });
-const dashboard = createDashboard({ scheduler, batches: fakeBatches().batches, intervalMs: 500 });
+// Open to whoever reaches this local server: it shows made-up tenants only.
+const batches = fakeBatches("nightly-etl").batches;
+const dashboard = createDashboard({ scheduler, batches, access: "open", intervalMs: 500 });
 const server = await listen(createServer(toNodeHandler(dashboard)));
 let running = true;
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));

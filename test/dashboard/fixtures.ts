@@ -25,19 +25,22 @@ export const CHROMIUM_FLAGS = [
   "--no-first-run",
 ];
 
-/** Batches of the shape the dashboard reads, in memory, recording the calls it receives. */
-export function fakeBatches() {
+/**
+ * Batches of the shape the dashboard reads, in memory, recording the calls it receives. `tenant` names
+ * the batch's tenant and one failed item (the tests give a name made to look like markup).
+ */
+export function fakeBatches(tenant = XSS_TENANT) {
   const calls: string[] = [];
   const batch = {
     id: "batch_nightly",
     status: "in_progress",
-    tenant: XSS_TENANT,
+    tenant,
     requestCounts: { total: 40, completed: 25, failed: 2 },
     metadata: { secret: "never shown" },
   };
   const results: BatchResultLike[] = [
     { customId: "q-7", error: { code: "upstream_429", message: "rate limited" }, attempts: 4 },
-    { customId: XSS_TENANT, error: "connection reset", attempts: [1, 2] },
+    { customId: tenant === XSS_TENANT ? XSS_TENANT : "q-19", error: "connection reset", attempts: [1, 2] },
   ];
   const batches: BatchesLike = {
     list: async () => ({ data: [batch] }),

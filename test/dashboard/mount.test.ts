@@ -16,7 +16,7 @@ afterEach(async () => {
 
 function dashboardFor(extra: { maxStreams?: number; authorize?: () => boolean } = {}): Dashboard {
   const scheduler = createScheduler({ maxConcurrency: 3 });
-  const dashboard = createDashboard({ scheduler, ...extra });
+  const dashboard = createDashboard({ scheduler, access: "aggregate", ...extra });
   cleanups.push(
     () => scheduler.close(),
     () => dashboard.close(),
@@ -38,7 +38,7 @@ async function firstEvent(response: Response): Promise<{ maxConcurrency: number 
     text += new TextDecoder().decode((await reader.read()).value);
   while (!text.endsWith("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
   await reader.cancel();
-  return JSON.parse(text.split("data: ")[1]!);
+  return JSON.parse(text.split("event: snapshot\ndata: ")[1]!.split("\n\n")[0]!);
 }
 
 describe("mounting", () => {

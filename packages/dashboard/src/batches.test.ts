@@ -39,7 +39,7 @@ function post(path: string) {
 describe("batches", () => {
   it("shows ids, tenants, status and counts only, never other fields of a batch", async () => {
     const { batches } = fakeBatches();
-    const dashboard = createDashboard({ scheduler: createScheduler(), batches });
+    const dashboard = createDashboard({ scheduler: createScheduler(), batches, access: "open" });
     const text = await (await dashboard(new Request("http://x/dashboard/api/snapshot"))).text();
     expect(JSON.parse(text).batches).toEqual([
       { id: "b/1", status: "in_progress", tenant: null, total: 3, completed: 1, failed: 1 },
@@ -51,7 +51,7 @@ describe("batches", () => {
 
   it("lists failed items with their latest error (shortened) and attempts", async () => {
     const { batches } = fakeBatches();
-    const dashboard = createDashboard({ scheduler: createScheduler(), batches });
+    const dashboard = createDashboard({ scheduler: createScheduler(), batches, access: "open" });
     const response = await dashboard(new Request("http://x/dashboard/api/batches/b%2F1/failed"));
     const { data } = await response.json();
     expect(data).toHaveLength(1);
@@ -97,7 +97,7 @@ describe("batches", () => {
         throw new Error("down");
       },
     });
-    const broken = createDashboard({ scheduler: createScheduler(), batches });
+    const broken = createDashboard({ scheduler: createScheduler(), batches, access: "open" });
     const body = await (await broken(new Request("http://x/dashboard/api/snapshot"))).json();
     expect(body.batches).toEqual([]);
     broken.close();
@@ -117,7 +117,12 @@ describe("batches", () => {
         return () => listeners.delete(name);
       },
     });
-    const dashboard = createDashboard({ scheduler: createScheduler({ clock }), batches, intervalMs: 1_000 });
+    const dashboard = createDashboard({
+      scheduler: createScheduler({ clock }),
+      batches,
+      access: "open",
+      intervalMs: 1_000,
+    });
     const snapshot = () => dashboard(new Request("http://x/dashboard/api/snapshot"));
     await Promise.all([snapshot(), snapshot(), snapshot()]);
     await snapshot();

@@ -9,7 +9,7 @@ function setup(extra: Partial<DashboardOptions> = {}) {
   const clock = new VirtualClock(1_000);
   const priorities = { interactive: { weight: 5 }, batch: { weight: 1 } };
   const scheduler = createScheduler({ clock, maxConcurrency: 2, priorities });
-  const dashboard = createDashboard({ scheduler, ...extra });
+  const dashboard = createDashboard({ scheduler, access: "open", ...extra });
   open.push(dashboard);
   return { clock, scheduler, dashboard };
 }
@@ -42,7 +42,7 @@ describe("routes", () => {
     expect((await get(dashboard, "/dashboard/")).status).toBe(200);
     const script = await get(dashboard, "/dashboard/app.js");
     expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
-    expect(await script.text()).toContain("new EventSource(");
+    expect(await script.text()).toContain("liveFeed({");
     expect((await get(dashboard, "/dashboard/app.css")).headers.get("content-type")).toMatch(/^text\/css/);
   });
 

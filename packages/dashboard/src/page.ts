@@ -42,8 +42,12 @@ export function pageHtml(path: string): string {
 </header>
 <main>
   <section class="wide">
-    <h2>Slots per priority <small>tasks, last 2 minutes</small></h2>
-    <svg id="chart-slots" class="chart" role="img" aria-label="Running, queued and limit per priority over time"></svg>
+    <h2>Slots per priority <small>running against the limit in force, last 2 minutes</small></h2>
+    <svg id="chart-slots" class="chart" role="img" aria-label="Running and limit per priority over time"></svg>
+  </section>
+  <section class="wide">
+    <h2>Queued per priority <small>tasks waiting for a slot, last 2 minutes</small></h2>
+    <svg id="chart-queued" class="chart" role="img" aria-label="Queued tasks per priority over time"></svg>
   </section>
   <section class="wide">
     <h2>Queue wait <small id="wait-window">ms, p50 / p95 / p99 of starts in a sliding window</small></h2>
@@ -57,7 +61,8 @@ export function pageHtml(path: string): string {
     <h2>Rejections by reason <small>tasks refused per second, last 2 minutes; totals in the legend</small></h2>
     <svg id="chart-rejections" class="chart" role="img" aria-label="Rejections per second by reason over time"></svg>
   </section>
-  <section class="wide">
+  <p id="aggregate-note" class="note" hidden>Totals only: tenants and batches are shown to authorized viewers.</p>
+  <section id="tenants-section" class="wide">
     <h2>Busiest tenants <small>running + queued tasks, last 2 minutes; the table is now</small></h2>
     <svg id="chart-tenants" class="chart" role="img" aria-label="Running plus queued tasks of the busiest tenants over time"></svg>
     <table id="tenants"><thead><tr><th>tenant</th><th>priority</th><th>running</th><th>queued</th></tr></thead><tbody></tbody></table>

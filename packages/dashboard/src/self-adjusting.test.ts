@@ -29,7 +29,7 @@ describe("the snapshot of a scheduler that adjusts itself", () => {
       maxConcurrency: { initial: 8, min: 2, max: 16 },
       priorities: { interactive: { weight: 5 }, batch: { weight: 1, maxConcurrency: 7 } },
     });
-    const dashboard = createDashboard({ scheduler });
+    const dashboard = createDashboard({ scheduler, access: "aggregate" });
     open.push(dashboard);
     let snapshot = await snapshotOf(dashboard);
     expect(snapshot.maxConcurrency).toBe(8);
@@ -53,7 +53,7 @@ describe("the snapshot of a scheduler that adjusts itself", () => {
       maxConcurrency: 1,
       priorities: { interactive: { preempts: ["batch"] }, batch: {} },
     });
-    const dashboard = createDashboard({ scheduler });
+    const dashboard = createDashboard({ scheduler, access: "aggregate" });
     open.push(dashboard);
     expect(priority(await snapshotOf(dashboard), "batch")).toMatchObject({ preempted: 0, preemptedRunMs: 0 });
     let runs = 0;
@@ -86,7 +86,7 @@ describe("the snapshot of a scheduler that adjusts itself", () => {
       },
       waitTargets: { windowMs: 2_000, minSamples: 5, calmWindows: 2 },
     });
-    const dashboard = createDashboard({ scheduler });
+    const dashboard = createDashboard({ scheduler, access: "aggregate" });
     open.push(dashboard);
     let snapshot = await snapshotOf(dashboard);
     expect(priority(snapshot, "interactive")).toMatchObject({

@@ -2,6 +2,7 @@ import type { MetricsSnapshot } from "@llm-scheduler/core";
 import type { BatchCache } from "./batch-cache.js";
 import type { BatchView } from "./batches.js";
 import type { ResolvedDashboardOptions } from "./options.js";
+import type { Viewer } from "./viewer.js";
 import type { WaitWindow, WindowQuantiles } from "./wait-window.js";
 
 /** One priority as the page draws it. */
@@ -34,6 +35,16 @@ export interface DashboardSnapshot {
   /** The scheduler's clock time, ms. */
   readonly at: number;
   readonly closed: boolean;
+  /**
+   * `"full"`: tenants and batches included; `"aggregate"`: this request may see totals only, so
+   * `tenants` is empty and `batches` is `null`.
+   */
+  readonly view: "full" | "aggregate";
+  /**
+   * Whether queue waits were being recorded (they are while someone watches); `false` in history
+   * snapshots taken while nobody did, whose `waitMs` then count nothing.
+   */
+  readonly waitsRecorded: boolean;
   /** The limit in force (`metrics().maxConcurrency`): it moves with `update()` and the adaptive limit. */
   readonly maxConcurrency: number;
   readonly running: number;
@@ -42,31 +53,29 @@ export interface DashboardSnapshot {
   readonly priorities: readonly PriorityView[];
   /** Tasks that never started, by code, since the scheduler started. */
   readonly rejected: Readonly<Record<string, number>>;
-  /** The busiest tenants, as `scheduler.metrics()` reports them. */
+  /** The busiest tenants, as `scheduler.metrics()` reports them; empty in the aggregate view. */
   readonly tenants: MetricsSnapshot["tenants"];
-  /** `null` when no batches were given. */
+  /** `null` when no batches were given, in the aggregate view, and in history snapshots. */
   readonly batches: readonly BatchView[] | null;
   /** Whether this request may use the controls. */
   readonly controls: boolean;
 }
 
 /**
- * Reads `metrics()`, the resolved options and the batches into one plain, serializable snapshot.
+ * Reads `metrics()`, the resolved options and the wait window into one plain, serializable snapshot,
+ * whole (tenants included, batches not): what the history keeps; `present()` cuts it down per viewer.
  *
  * @example
- * const sources = { window: new WaitWindow(10_000), batches: undefined };
- * const snapshot = await buildSnapshot(resolveDashboardOptions({ scheduler }), sources, false);
+ * const snapshot = readSnapshot(resolveDashboardOptions({ scheduler, access: "open" }), window, true);
  */
-export async function buildSnapshot(
+export function readSnapshot(
   options: ResolvedDashboardOptions,
-  sources: { readonly window: WaitWindow; readonly batches: BatchCache | undefined },
-  controls: boolean,
-): Promise<DashboardSnapshot> {
-  const { window } = sources;
+  window: WaitWindow,
+  waitsRecorded: boolean,
+): DashboardSnapshot {
   const { scheduler } = options;
   const metrics = scheduler.metrics();
-  const resolved = scheduler.options;
-  const priorities = resolved.priorities.map((priority): PriorityView => {
+  const priorities = scheduler.options.priorities.map((priority): PriorityView => {
     const counts = metrics.priorities[priority.name];
     const share = counts?.share;
     return {
@@ -90,6 +99,8 @@ export async function buildSnapshot(
   return {
     at: metrics.at,
     closed: metrics.closed,
+    view: "full",
+    waitsRecorded,
     maxConcurrency: metrics.maxConcurrency,
     running: metrics.running,
     queued: metrics.queued,
@@ -102,7 +113,53 @@ export async function buildSnapshot(
       running: entry.running,
       queued: entry.queued,
     })),
-    batches: sources.batches === undefined ? null : await sources.batches.list(),
-    controls,
+    batches: null,
+    controls: false,
   };
+}
+
+/**
+ * A snapshot as one viewer may see it: in the aggregate view no tenant and no batch (not even whether
+ * there are any), and whether the controls are offered.
+ *
+ * @example
+ * json(200, present(readSnapshot(options, window, true), viewer, await batches.list()));
+ */
+export function present(
+  snapshot: DashboardSnapshot,
+  viewer: Viewer,
+  batches: readonly BatchView[] | null,
+): DashboardSnapshot {
+  const full = viewer.view === "full";
+  return {
+    ...snapshot,
+    view: full ? "full" : "aggregate",
+    tenants: full ? snapshot.tenants : [],
+    batches: full ? batches : null,
+    controls: viewer.controls,
+  };
+}
+
+/** Where snapshots come from: the wait window, whether waits are recorded now, and the batches. */
+export interface SnapshotSources {
+  readonly window: WaitWindow;
+  readonly recording: () => boolean;
+  readonly batches: BatchCache | undefined;
+}
+
+/**
+ * A fresh snapshot for one viewer, with the batches when it may see them.
+ *
+ * @example
+ * const body = await buildSnapshot(options, sources, { controls: false, view: "aggregate" });
+ */
+export async function buildSnapshot(
+  options: ResolvedDashboardOptions,
+  sources: SnapshotSources,
+  viewer: Viewer,
+): Promise<DashboardSnapshot> {
+  const snapshot = readSnapshot(options, sources.window, sources.recording());
+  const batches =
+    viewer.view === "full" && sources.batches !== undefined ? await sources.batches.list() : null;
+  return present(snapshot, viewer, batches);
 }

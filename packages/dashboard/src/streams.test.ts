@@ -15,7 +15,13 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 function setup(maxStreams = 2) {
   const clock = new VirtualClock(0);
   const scheduler = createScheduler({ clock, maxConcurrency: 4 });
-  const dashboard = createDashboard({ scheduler, maxStreams, intervalMs: 1_000 });
+  const dashboard = createDashboard({
+    scheduler,
+    access: "aggregate",
+    maxStreams,
+    intervalMs: 1_000,
+    historyMs: 0,
+  });
   const connect = (signal?: AbortSignal) =>
     dashboard(new Request("http://x/dashboard/api/events", signal === undefined ? {} : { signal }));
   return { clock, scheduler, dashboard, connect };

@@ -4,6 +4,14 @@ import { openaiError, SAFE_HEADERS } from "./respond.js";
 /** What one stream sends each tick. */
 export type Frame = () => Promise<unknown>;
 
+/** How one stream is opened. */
+export interface StreamOptions {
+  /** Whether it counts against the public streams' cap (its request is not an operator's). */
+  readonly public: boolean;
+  /** Sent once, as `event: history`, before the first snapshot. */
+  readonly history?: () => unknown;
+}
+
 const encoder = new TextEncoder();
 /** Frames queued for a client that does not read, at most. */
 const MAX_BUFFERED = 4;
@@ -20,23 +28,28 @@ export function sseFrame(event: string, data: unknown): string {
 }
 
 /**
- * The live streams of one dashboard: at most `max` at once, each with one timer that sends a snapshot
- * every `intervalMs` and is cleared when the client leaves or the dashboard closes.
+ * The live streams of one dashboard: at most `max` at once, of which at most `maxPublic` for requests
+ * that are not an operator's (so that anonymous viewers never take the last places), each with one
+ * timer that sends a snapshot every `intervalMs` and is cleared when the client leaves or the dashboard
+ * closes.
  *
  * @example
- * const streams = new Streams(systemClock, 1_000, 16);
- * return streams.open(request, () => buildSnapshot(...));
+ * const streams = new Streams(systemClock, 1_000, 16, 8);
+ * return streams.open(request, () => buildSnapshot(...), { public: true });
  */
 export class Streams {
   readonly #clock: Clock;
   readonly #intervalMs: number;
   readonly #max: number;
+  readonly #maxPublic: number;
   readonly #closers = new Set<() => void>();
+  readonly #public = new Set<() => void>();
 
-  constructor(clock: Clock, intervalMs: number, max: number) {
+  constructor(clock: Clock, intervalMs: number, max: number, maxPublic: number) {
     this.#clock = clock;
     this.#intervalMs = intervalMs;
     this.#max = max;
+    this.#maxPublic = maxPublic;
   }
 
   /** Streams open now. */
@@ -44,16 +57,18 @@ export class Streams {
     return this.#closers.size;
   }
 
-  open(request: Request, frame: Frame): Response {
-    if (this.#closers.size >= this.#max) {
-      const message = `Too many live streams (at most ${this.#max}); use ${"`"}api/snapshot${"`"} or retry later`;
+  open(request: Request, frame: Frame, options: StreamOptions): Response {
+    const full = this.#closers.size >= this.#max || (options.public && this.#public.size >= this.#maxPublic);
+    if (full) {
+      const which = options.public ? `${this.#maxPublic} for viewers who are not operators` : `${this.#max}`;
+      const message = `Too many live streams (at most ${which}); use ${"`"}api/snapshot${"`"} or retry later`;
       const fields = { message, type: "server_overloaded", code: "too_many_streams" };
       return openaiError(503, fields, { "retry-after": "5" });
     }
     let close = (): void => {};
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
-        close = this.#run(request, controller, frame);
+        close = this.#run(request, controller, frame, options);
       },
       cancel: () => close(), // the client went away
     });
@@ -69,7 +84,12 @@ export class Streams {
   }
 
   /** Starts the stream's timer; returns the function that ends it, once. */
-  #run(request: Request, controller: ReadableStreamDefaultController<Uint8Array>, frame: Frame): () => void {
+  #run(
+    request: Request,
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    frame: Frame,
+    options: StreamOptions,
+  ): () => void {
     let timer: unknown;
     let open = true;
     const close = (): void => {
@@ -77,6 +97,7 @@ export class Streams {
       open = false;
       this.#clock.clearTimer(timer);
       this.#closers.delete(close);
+      this.#public.delete(close);
       request.signal.removeEventListener("abort", close);
       try {
         controller.close();
@@ -99,8 +120,11 @@ export class Streams {
       timer = this.#clock.setTimer(() => void send(), this.#intervalMs);
     };
     this.#closers.add(close);
+    if (options.public) this.#public.add(close);
     request.signal.addEventListener("abort", close, { once: true });
     controller.enqueue(encoder.encode(`retry: ${Math.max(this.#intervalMs, 2_000)}\n\n`));
+    if (options.history !== undefined)
+      controller.enqueue(encoder.encode(sseFrame("history", options.history())));
     void send();
     return close;
   }

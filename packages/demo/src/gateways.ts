@@ -117,7 +117,8 @@ export async function startScheduledGateway(
   scheduler: Scheduler,
 ): Promise<GatewayServer> {
   const app = express();
-  const dashboard = createDashboard({ scheduler, intervalMs: 500 });
+  // Listens on 127.0.0.1 only, and shows the demo's made-up tenants: open to whoever runs it.
+  const dashboard = createDashboard({ scheduler, access: "open", intervalMs: 500 });
   app.use(toNodeHandler(dashboard));
   const limiter = schedulerMiddleware({
     scheduler,

@@ -162,6 +162,10 @@ describe("collectMetrics", () => {
     const bad = [
       [{ registry, tenantLabel: { top: 0 } }, "Expected `tenantLabel.top` to be an integer from 1 to 1000"],
       [{ registry, tenantLabel: { tops: 3 } }, "Unknown option `tenantLabel.tops`"],
+      [
+        { registry, tenantLabel: { top: 3, halfLifeMs: 10 } },
+        "Expected `tenantLabel.halfLifeMs` to be an integer from 1000 to 86400000, got `10` (number)",
+      ],
       [{ registry, prefx: "x_" }, "Unknown option `prefx`; did you mean `prefix`?"],
       [{ registry, prefix: "bad prefix" }, "Expected `prefix` to be a Prometheus metric name prefix"],
       [{ registry, scope: "cluster" }, 'Expected `scope` to be "local" or "global"'],

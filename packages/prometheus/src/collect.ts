@@ -48,8 +48,8 @@ export interface MetricsCollector {
  */
 export function collectMetrics(scheduler: Scheduler, options: CollectMetricsOptions): MetricsCollector {
   const resolved = resolveCollectOptions(options);
-  const { registry, prefix, top } = resolved;
-  const ranking = top > 0 ? new TenantRanking(top) : undefined;
+  const { registry, prefix, top, halfLifeMs } = resolved;
+  const ranking = top > 0 ? new TenantRanking(top, halfLifeMs) : undefined;
   const scrape = new ScrapeSnapshot(scheduler, (snapshot) => {
     if (ranking !== undefined) fed.requests.retain(ranking.rank(snapshot));
   });

@@ -24,6 +24,7 @@ export class EventSeries {
   readonly run: DurationHistogram;
   readonly ttfb: DurationHistogram;
   readonly #ranking: TenantRanking | undefined;
+  readonly #now: () => number;
   readonly #stops: Array<() => void>;
 
   constructor(
@@ -33,6 +34,8 @@ export class EventSeries {
     scrape: ScrapeSnapshot,
   ) {
     this.#ranking = ranking;
+    const clock = scheduler.options.clock;
+    this.#now = () => clock.now();
     // The counter is printed first in a scrape: taking the snapshot then ranks the tenants that label
     // every series printed in it.
     this.requests = new RequestsCounter(
@@ -73,7 +76,7 @@ export class EventSeries {
 
   #started(event: SchedulerEvents["started"]): void {
     this.wait.observe(event.priority, event.waitMs);
-    this.#ranking?.note(event.tenant);
+    this.#ranking?.note(event.tenant, this.#now());
   }
 
   #settled(event: SchedulerEvents["completed"], outcome: string): void {
@@ -83,6 +86,6 @@ export class EventSeries {
 
   #rejected(event: SchedulerEvents["rejected"]): void {
     this.requests.inc(event.priority, REJECTED_OUTCOMES[event.code] ?? "rejected", this.#label(event.tenant));
-    this.#ranking?.note(event.tenant);
+    this.#ranking?.note(event.tenant, this.#now());
   }
 }

@@ -17,9 +17,9 @@ function countsOf(snapshot: MetricsSnapshot, field: Field, ranking: TenantRankin
     }
     let listed = 0;
     for (const entry of snapshot.tenants) {
-      if (entry.priority !== priority || !ranking.labelled.has(entry.tenant)) continue;
+      if (entry.priority !== priority || !ranking.isLabelled(entry.tenant)) continue;
       listed += entry[field];
-      rows.push({ priority, tenant: entry.tenant, value: entry[field] });
+      rows.push({ priority, tenant: ranking.label(entry.tenant), value: entry[field] });
     }
     rows.push({ priority, tenant: OTHER, value: Math.max(0, metrics[field] - listed) });
   }

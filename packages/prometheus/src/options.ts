@@ -39,10 +39,12 @@ export interface CollectMetricsOptions {
   readonly batches?: BatchCountsSource;
   /**
    * Adds a `tenant` label to `requests_total`, `running` and `queued`, for the `top` busiest tenants
-   * (queued plus running now, plus requests since the last scrape); every other tenant is `other`, and
-   * a tenant that drops out of the top loses its series. @default no tenant label
+   * (queued plus running now, plus their requests counted with exponential decay: each one's weight
+   * halves every `halfLifeMs`, 1,000 to 86,400,000, default 60,000); every other tenant is `other`, and
+   * a tenant that drops out of the top loses its series. Label values are valid UTF-8 and one per
+   * tenant name (see `tenantLabelValue`). @default no tenant label
    */
-  readonly tenantLabel?: { readonly top: number };
+  readonly tenantLabel?: { readonly top: number; readonly halfLifeMs?: number };
   /** Prefix of every series name. @default "llm_scheduler_" */
   readonly prefix?: string;
   /**
@@ -60,23 +62,33 @@ export interface ResolvedCollectOptions {
   readonly batches: BatchCountsSource | undefined;
   /** 0 when no tenant label is wanted. */
   readonly top: number;
+  /** The half-life of the tenants' decayed request counts, in ms. */
+  readonly halfLifeMs: number;
   readonly prefix: string;
   readonly scope: "local" | "global";
 }
 
 const KNOWN = ["registry", "batches", "tenantLabel", "prefix", "scope"] as const;
 const MAX_TOP = 1_000;
+const MAX_HALF_LIFE_MS = 86_400_000;
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
-function tenantTop(given: unknown): number {
-  if (given === undefined) return 0;
-  if (typeof given !== "object" || given === null) throw invalidOption("tenantLabel", "an object", given);
-  rejectUnknownKeys("tenantLabel", given as Record<string, unknown>, ["top"]);
-  const { top } = given as { top?: unknown };
-  if (typeof top !== "number" || !Number.isInteger(top) || top < 1 || top > MAX_TOP) {
-    throw invalidOption("tenantLabel.top", `an integer from 1 to ${MAX_TOP}`, top);
+function integer(field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidOption(field, `an integer from ${min} to ${max}`, value);
   }
-  return top;
+  return value;
+}
+
+function tenantLabel(given: unknown): { top: number; halfLifeMs: number } {
+  if (given === undefined) return { top: 0, halfLifeMs: 60_000 };
+  if (typeof given !== "object" || given === null) throw invalidOption("tenantLabel", "an object", given);
+  rejectUnknownKeys("tenantLabel", given as Record<string, unknown>, ["top", "halfLifeMs"]);
+  const { top, halfLifeMs = 60_000 } = given as { top?: unknown; halfLifeMs?: unknown };
+  return {
+    top: integer("tenantLabel.top", top, 1, MAX_TOP),
+    halfLifeMs: integer("tenantLabel.halfLifeMs", halfLifeMs, 1_000, MAX_HALF_LIFE_MS),
+  };
 }
 
 /** Checks every option up front; a wrong one throws a `SchedulerError` (`INVALID_OPTION`). */
@@ -94,5 +106,5 @@ export function resolveCollectOptions(given: CollectMetricsOptions): ResolvedCol
     throw invalidOption("prefix", "a Prometheus metric name prefix of at most 64 characters", prefix);
   }
   if (scope !== "local" && scope !== "global") throw invalidOption("scope", '"local" or "global"', scope);
-  return { registry, batches, top: tenantTop(given.tenantLabel), prefix, scope };
+  return { registry, batches, ...tenantLabel(given.tenantLabel), prefix, scope };
 }

@@ -1,50 +1,51 @@
 import type { MetricsSnapshot } from "@llm-scheduler/core";
+import { DecayedCounts } from "./decayed-counts.js";
+import { tenantLabelValue } from "./label-value.js";
 import { OTHER } from "./requests-counter.js";
 
 /**
- * Which tenants get their own label: the `top` busiest at the last scrape, by queued plus running
- * then, plus requests started or refused since the scrape before. Activity is counted for at most
- * `4 × top` tenants between scrapes (the first ones seen; a heavy tenant is among them within a scrape
- * or two), so a client that invents tenant names cannot make this grow.
+ * Which tenants get their own label: the `top` busiest at the last scrape, by queued plus running then,
+ * plus their requests started or refused, counted with exponential decay (half-life `halfLifeMs`), so
+ * the ranking follows recent volume and a flood of one-shot tenants between two scrapes cannot push a
+ * busy tenant out. Counts are kept for at most `2 × max(64, 4 × top)` tenants, so a client that invents
+ * tenant names cannot make this grow. Label values go through `tenantLabelValue()` (valid UTF-8, one
+ * per name).
  *
  * @example
- * const ranking = new TenantRanking(32);
- * ranking.note("team-a");
+ * const ranking = new TenantRanking(32, 60_000);
+ * ranking.note("team-a", clock.now());
  * ranking.rank(scheduler.metrics());
  * ranking.label("team-a"); // "team-a", or "other"
  */
 export class TenantRanking {
   readonly #top: number;
-  readonly #cap: number;
-  #activity = new Map<string, number>();
-  #labelled: ReadonlySet<string> = new Set();
+  readonly #counts: DecayedCounts;
+  /** Labelled tenant name -> its label value. */
+  #labels = new Map<string, string>();
 
-  constructor(top: number) {
+  constructor(top: number, halfLifeMs: number) {
     this.#top = top;
-    this.#cap = Math.max(64, top * 4);
+    this.#counts = new DecayedCounts(halfLifeMs, Math.max(64, top * 4));
   }
 
-  /** The tenants that have their own label now. */
-  get labelled(): ReadonlySet<string> {
-    return this.#labelled;
-  }
-
-  /** The label value for `tenant`. */
+  /** The label value for `tenant`: its own, or `other`. */
   label(tenant: string): string {
-    return this.#labelled.has(tenant) ? tenant : OTHER;
+    return this.#labels.get(tenant) ?? OTHER;
   }
 
-  /** One request of `tenant` started or was refused. */
-  note(tenant: string): void {
-    const count = this.#activity.get(tenant);
-    if (count !== undefined) this.#activity.set(tenant, count + 1);
-    else if (this.#activity.size < this.#cap) this.#activity.set(tenant, 1);
+  /** Whether `tenant` has its own label now. */
+  isLabelled(tenant: string): boolean {
+    return this.#labels.has(tenant);
   }
 
-  /** Picks the labelled tenants for the next interval, from `snapshot` and the activity since the last call. */
+  /** One request of `tenant` started or was refused at `now`. */
+  note(tenant: string, now: number): void {
+    this.#counts.note(tenant, now);
+  }
+
+  /** Picks the labelled tenants for the next interval; returns their label values. */
   rank(snapshot: MetricsSnapshot): ReadonlySet<string> {
-    const scores = this.#activity;
-    this.#activity = new Map();
+    const scores = this.#counts.read(snapshot.at);
     for (const { tenant, running, queued } of snapshot.tenants) {
       scores.set(tenant, (scores.get(tenant) ?? 0) + running + queued);
     }
@@ -52,7 +53,7 @@ export class TenantRanking {
     const ranked = [...scores]
       .filter(([, score]) => score > 0)
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    this.#labelled = new Set(ranked.slice(0, this.#top).map(([tenant]) => tenant));
-    return this.#labelled;
+    this.#labels = new Map(ranked.slice(0, this.#top).map(([tenant]) => [tenant, tenantLabelValue(tenant)]));
+    return new Set(this.#labels.values());
   }
 }

@@ -1,13 +1,14 @@
-import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import { createScheduler, type Scheduler, VirtualClock } from "@llm-scheduler/core";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { collectMetrics } from "./collect.js";
 
-function setUp(top: number) {
-  const scheduler = createScheduler({ maxConcurrency: 4 });
+function setUp(top: number, halfLifeMs?: number) {
+  const clock = new VirtualClock(0);
+  const scheduler = createScheduler({ clock, maxConcurrency: 4 });
   const registry = new Registry();
-  collectMetrics(scheduler, { registry, tenantLabel: { top } });
-  return { scheduler, registry };
+  collectMetrics(scheduler, { registry, tenantLabel: { top, halfLifeMs } });
+  return { scheduler, registry, clock };
 }
 
 /** Runs one no-op task per tenant name, `times` times each. */
@@ -59,16 +60,33 @@ describe("collectMetrics with a tenant label", () => {
     (await waiting).release();
   });
 
-  it("removes the series of a tenant that went idle", async () => {
-    const { scheduler, registry } = setUp(1);
+  it("removes the series of a tenant that went idle, as its decayed count falls below another's", async () => {
+    const { scheduler, registry, clock } = setUp(1, 10_000);
     await traffic(scheduler, ["early"], 3);
     await registry.metrics();
     await traffic(scheduler, ["early"]);
     expect(tenantValues(await registry.metrics())).toContain("early");
+    clock.advance(30_000); // three half-lives: early's 4 requests now weigh 0.5
     await traffic(scheduler, ["late"], 3);
     await registry.metrics();
+    await traffic(scheduler, ["late"]);
     const text = await registry.metrics();
     expect(tenantValues(text)).not.toContain("early");
+    expect(tenantValues(text)).toContain("late");
+  });
+
+  it("keeps a busy tenant labelled when one-shot tenants arrive after every scrape", async () => {
+    const { scheduler, registry, clock } = setUp(2);
+    const busy = /requests_total\{priority="interactive",outcome="completed",tenant="busy"\} (\d+)\n/;
+    for (let round = 0; round < 10; round++) {
+      const text = await registry.metrics();
+      if (round >= 2) expect(Number(busy.exec(text)?.[1])).toBe((round - 1) * 5); // labelled since round 1
+      expect(tenantValues(text).size).toBeLessThanOrEqual(3);
+      clock.advance(5_000);
+      await traffic(scheduler, named(`once-${round}`, 300)); // each name used once, right after a scrape
+      await traffic(scheduler, ["busy"], 5); // done before the next scrape: never running at scrape time
+      clock.advance(10_000);
+    }
   });
 
   it("keeps the scrape the same size under 100,000 distinct tenants", async () => {

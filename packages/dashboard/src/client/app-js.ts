@@ -1,6 +1,7 @@
 /**
- * The page's application code, served after the charts as `app.js`: keeps two minutes of snapshots from
- * the Server-Sent Events feed and redraws; offers the controls when the feed says they are allowed.
+ * The page's application code, served after the charts and the live feed as `app.js`: keeps two minutes
+ * of snapshots (the server's history first, then the Server-Sent Events) and redraws; offers the
+ * controls when the feed says they are allowed, and hides tenants and batches in the aggregate view.
  * Every name that comes from traffic (tenants, batch ids, errors) is set with `textContent`.
  */
 export const APP_JS = `
@@ -58,7 +59,8 @@ function seriesOf(pick) {
         points: history.flatMap((h) => {
           const p = h.priorities.find((q) => q.name === name);
           const ago = (now - h.at) / 1000;
-          return p === undefined || ago > HISTORY_SEC ? [] : [[ago, spec.value(p)]];
+          const value = p === undefined || ago > HISTORY_SEC ? undefined : spec.value(p, h);
+          return value === undefined ? [] : [[ago, value]];
         }),
       });
     }
@@ -66,19 +68,29 @@ function seriesOf(pick) {
   return out;
 }
 
+/** Waits of snapshots taken while nobody watched were not recorded: those points are left out. */
+function waitOf(pick) {
+  return (p, h) => (h.waitsRecorded === false ? undefined : pick(p.waitMs));
+}
+
 function renderCharts() {
+  // Running against the limit on their own scale: a queue of hundreds would flatten them to a line.
   lineChart($("chart-slots"), seriesOf([
     { label: "running", dash: "", value: (p) => p.running },
-    { label: "queued", dash: "6 3", value: (p) => p.queued },
     { label: "limit", dash: "2 3", value: (p) => p.limit },
+  ]), { windowSec: HISTORY_SEC, yUnit: "slots" });
+  lineChart($("chart-queued"), seriesOf([
+    { label: "queued", dash: "", value: (p) => p.queued },
   ]), { windowSec: HISTORY_SEC, yUnit: "tasks" });
   lineChart($("chart-wait"), seriesOf([
-    { label: "p50", dash: "", value: (p) => p.waitMs.p50 },
-    { label: "p95", dash: "6 3", value: (p) => p.waitMs.p95 },
-    { label: "p99", dash: "2 3", value: (p) => p.waitMs.p99 },
+    { label: "p50", dash: "", value: waitOf((w) => w.p50) },
+    { label: "p95", dash: "6 3", value: waitOf((w) => w.p95) },
+    { label: "p99", dash: "2 3", value: waitOf((w) => w.p99) },
   ]), { windowSec: HISTORY_SEC, yUnit: "wait (ms)" });
   lineChart($("chart-rejections"), rejectionSeries(), { windowSec: HISTORY_SEC, yUnit: "rejected / s", empty: "no rejections yet" });
-  lineChart($("chart-tenants"), tenantSeries(), { windowSec: HISTORY_SEC, yUnit: "tasks", empty: "no tenants yet" });
+  if (latest.view === "full") {
+    lineChart($("chart-tenants"), tenantSeries(), { windowSec: HISTORY_SEC, yUnit: "tasks", empty: "no tenants yet" });
+  }
 }
 
 /** One line per rejection code: how many per second between snapshots; the legend has the totals. */
@@ -139,6 +151,8 @@ function renderTables(s) {
     p.preempted === 0 ? "0" : p.preempted + " (" + (p.preemptedRunMs / 1000).toFixed(1) + " s lost)",
     Math.round(p.waitMs.p50) + " / " + Math.round(p.waitMs.p95) + " / " + Math.round(p.waitMs.p99),
   ]));
+  $("tenants-section").hidden = s.view !== "full";
+  $("aggregate-note").hidden = s.view === "full";
   fillRows($("tenants").tBodies[0], s.tenants.map((t) => [t.tenant, t.priority, t.running, t.queued]));
 }
 
@@ -247,10 +261,21 @@ function onSnapshot(s) {
   renderControls(s);
 }
 
-const source = new EventSource(base + "/api/events");
-source.addEventListener("snapshot", (event) => onSnapshot(JSON.parse(event.data)));
-source.addEventListener("error", () => {
-  $("status").textContent = "reconnecting…";
-  $("status").className = "status closed";
+function setStatus(state, text) {
+  $("status").textContent = text;
+  $("status").className = "status " + (state === "live" ? "live" : "closed");
+}
+
+liveFeed({
+  url: base + "/api/events",
+  fetch: (url, init) => fetch(url, init),
+  setTimer: (callback, ms) => setTimeout(callback, ms),
+  clearTimer: (handle) => clearTimeout(handle),
+  random: Math.random,
+  onStatus: setStatus,
+  onEvent: (name, data) => {
+    if (name === "history") history.splice(0, history.length, ...data.data);
+    else if (name === "snapshot") onSnapshot(data);
+  },
 });
 `;
