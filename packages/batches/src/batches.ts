@@ -14,6 +14,7 @@ import { handle } from "./http/handler.js";
 import { newId } from "./ids.js";
 import { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 import { Runner } from "./runner.js";
+import { sameTenant } from "./same-tenant.js";
 import type { BatchStore } from "./store.js";
 import { BATCH_STATUSES, type Batch, type ItemError, type ItemResult, type ListOptions } from "./types.js";
 
@@ -89,7 +90,7 @@ export class Batches {
     const resolved = resolveCreate(options, this.#options.retry);
     this.#checkPriority(resolved.priority);
     const file = await this.store.getFile(fileId);
-    if (file === undefined || file.tenant !== resolved.tenant) {
+    if (file === undefined || !sameTenant(file.tenant, resolved.tenant)) {
       throw new BatchError(
         BatchErrorCode.FILE_NOT_FOUND,
         `No file found with id \`${fileId.slice(0, 128)}\``,
