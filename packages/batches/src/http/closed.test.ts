@@ -165,3 +165,20 @@ describe("identity at full strength", () => {
     }
   });
 });
+
+describe("a tenant function that answers too long an id", () => {
+  it("is a 500 that shows neither the id nor the key, its length going to onError", async () => {
+    const key = `sk-${"S".repeat(300)}`;
+    const { batches, errors } = setup(scripted(ok).execute, {
+      tenant: (request) => request.headers.get("authorization")?.slice(7),
+    });
+    open = batches;
+    const answer = await batches.fetch(upload(key));
+    expect(answer.status).toBe(500);
+    expect(await answer.text()).not.toContain("SSSS");
+    expect(String(errors[0])).toContain(
+      "Expected `tenant` to be a function answering at most 256 characters",
+    );
+    expect(String(errors[0])).not.toContain("SSSS");
+  });
+});

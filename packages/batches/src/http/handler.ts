@@ -64,6 +64,9 @@ async function priorityOf(batches: Batches, request: Request, tenant: string, op
   return priority;
 }
 
+/** The longest tenant a batch may carry (as `create()` takes it). */
+const MAX_TENANT = 256;
+
 /** Instances already told (through `onError`) that their HTTP routes are closed. */
 const told = new WeakSet<Batches>();
 
@@ -114,6 +117,11 @@ export async function handle(batches: Batches, request: Request, options: HttpOp
     const tenant = await options.tenant(request);
     if (typeof tenant !== "string" || tenant === "") {
       return openaiError(401, "Incorrect or missing API key.", { code: "invalid_api_key" });
+    }
+    if (tenant.length > MAX_TENANT) {
+      // the value may be derived from a key: only its length is told, and only to onError
+      const shown = `[${tenant.length} characters]`;
+      throw invalidOption("tenant", `a function answering at most ${MAX_TENANT} characters`, shown);
     }
     const answer = await dispatch(batches, request, route, tenant, options);
     return (
