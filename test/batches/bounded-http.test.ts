@@ -12,6 +12,7 @@ const batches = createBatches({
   execute: async () => ({ status: 200, body: null }),
   maxInFlight: 0,
   tenant: () => "t",
+  maxFileBytes: MB,
 });
 let served: Awaited<ReturnType<typeof serveBatches>>;
 beforeAll(async () => {
@@ -27,7 +28,7 @@ afterAll(async () => {
  * POSTs up to `total` bytes of spaces to `path` with a real client, writing only while the server
  * reads; resolves with the status, the body and how many bytes the client managed to write.
  */
-function post(path: string, total: number, headers: Record<string, string>) {
+function post(path: string, total: number, headers: Record<string, string>, first = "") {
   return new Promise<{ status: number; body: string; written: number }>((resolve, reject) => {
     const chunk = Buffer.alloc(65_536, 0x20);
     let written = 0;
@@ -47,6 +48,7 @@ function post(path: string, total: number, headers: Record<string, string>) {
     request.on("error", (error) => {
       if (!answered) reject(error);
     });
+    if (first !== "") request.write(first);
     const write = (): void => {
       while (!answered && written < total) {
         written += chunk.length;
@@ -79,5 +81,18 @@ describe("bodies bounded over real HTTP (nodeListener)", () => {
       expect(answer.written).toBeLessThan(32 * MB); // what the sockets buffered before the answer came
     }
     expect(process.memoryUsage().rss - before).toBeLessThan(128 * MB);
+  });
+
+  it("answers an upload past maxFileBytes with 413 as its bytes are counted, a form part that is not the file included", async () => {
+    const boundary = "b0undary";
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="junk"\r\n\r\n`;
+    const type = { "content-type": `multipart/form-data; boundary=${boundary}` };
+    const counted = await post("/v1/files", 100 * MB, { ...type, "transfer-encoding": "chunked" }, head);
+    const declared = await post("/v1/files", 100 * MB, { ...type, "content-length": String(100 * MB) }, head);
+    for (const answer of [counted, declared]) {
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body).error).toMatchObject({ param: "file", type: "invalid_request_error" });
+      expect(answer.written).toBeLessThan(32 * MB);
+    }
   });
 });
