@@ -241,6 +241,8 @@ export class Batches {
    * OpenAI's Files and Batches API over web `Request`/`Response` (so the official `openai` client works
    * unchanged): `POST /v1/files`, `GET|DELETE /v1/files/{id}`, `GET /v1/files/{id}/content`,
    * `POST|GET /v1/batches`, `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`. Never throws.
+   * Closed without the `tenant` option: every request is then a 401 (`tenant: () => "default"` opens
+   * it to every caller as one tenant, on purpose).
    *
    * @example
    * app.all("/v1/files/*", (c) => batches.fetch(c.req.raw)); // Hono
