@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance, items, ok, scripted, setup } from "../../test/helpers.js";
 import type { Batches } from "../batches.js";
@@ -104,13 +105,24 @@ describe("identity at full strength", () => {
     );
   });
 
-  it("compares tenants over every byte, whatever their lengths", () => {
+  it("compares tenants over every code unit, whatever their lengths (lone surrogates too)", () => {
     expect(sameTenant("key-sha256:ab", "key-sha256:ab")).toBe(true);
     expect(sameTenant("key-sha256:ab", "key-sha256:ac")).toBe(false);
     expect(sameTenant("a", "a\u0000")).toBe(false);
     expect(sameTenant("", "")).toBe(true);
     expect(sameTenant("é", "e\u0301")).toBe(false);
     expect(sameTenant("team-é", "team-é")).toBe(true);
+    expect(sameTenant("t\uD800", "t\uDC00")).toBe(false);
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", "é", "\uD800", "\uDC00", "😀"), maxLength: 3 }),
+        fc.string({ unit: fc.constantFrom("a", "é", "\uD800", "\uDC00", "😀"), maxLength: 3 }),
+        (a, b) => {
+          expect(sameTenant(a, b)).toBe(a === b);
+          expect(sameTenant(a, a)).toBe(true);
+        },
+      ),
+    );
   });
 
   it("never echoes the Authorization key or its tenant in an error body", async () => {
