@@ -156,6 +156,7 @@ export async function bigFile(url: string, megabytes: number, viaHttp: boolean) 
     execute: instant,
     maxInFlight: 0,
     maxFileBytes: 300 * 1_048_576,
+    tenant: () => "default",
   });
   const served = viaHttp ? await serveBatches(batches) : undefined;
   const measured = await peakMemory(async () => {

@@ -19,6 +19,7 @@ describe("a big input file", () => {
       store,
       execute: async () => ({ status: 200, body: null }),
       maxInFlight: 0,
+      tenant: () => "default",
     });
     try {
       const upload = bigUpload(MEGABYTES);

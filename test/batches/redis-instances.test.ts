@@ -65,7 +65,7 @@ describe("batch instances sharing Redis", () => {
       pollMs: 50,
     });
     instances.push({ batches, scheduler, store, started: [], aborted: [] });
-    const batch = await batches.create({ items: [{ customId: "a", url: "/v1/x" }] });
+    const batch = await batches.create({ items: [{ customId: "a", url: "/v1/chat/completions" }] });
     await waitFor(
       async () => (await batches.get(batch.id))?.status === "completed",
       5_000,

@@ -14,6 +14,7 @@ import { handle } from "./http/handler.js";
 import { newId } from "./ids.js";
 import { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 import { Runner } from "./runner.js";
+import { sameTenant } from "./same-tenant.js";
 import type { BatchStore } from "./store.js";
 import { BATCH_STATUSES, type Batch, type ItemError, type ItemResult, type ListOptions } from "./types.js";
 
@@ -89,7 +90,7 @@ export class Batches {
     const resolved = resolveCreate(options, this.#options.retry);
     this.#checkPriority(resolved.priority);
     const file = await this.store.getFile(fileId);
-    if (file === undefined || file.tenant !== resolved.tenant) {
+    if (file === undefined || !sameTenant(file.tenant, resolved.tenant)) {
       throw new BatchError(
         BatchErrorCode.FILE_NOT_FOUND,
         `No file found with id \`${fileId.slice(0, 128)}\``,
@@ -240,6 +241,8 @@ export class Batches {
    * OpenAI's Files and Batches API over web `Request`/`Response` (so the official `openai` client works
    * unchanged): `POST /v1/files`, `GET|DELETE /v1/files/{id}`, `GET /v1/files/{id}/content`,
    * `POST|GET /v1/batches`, `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`. Never throws.
+   * Closed without the `tenant` option: every request is then a 401 (`tenant: () => "default"` opens
+   * it to every caller as one tenant, on purpose).
    *
    * @example
    * app.all("/v1/files/*", (c) => batches.fetch(c.req.raw)); // Hono

@@ -17,7 +17,7 @@ export interface CreateBatchOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Up to 16 string pairs (keys up to 64 characters, values up to 512), returned as given. */
   readonly metadata?: Readonly<Record<string, string>>;
-  /** The endpoint every item must call (`/v1/chat/completions`); checked when given. */
+  /** The endpoint every item must call (`/v1/chat/completions`), one of {@link BATCH_ENDPOINTS}. */
   readonly endpoint?: string;
 }
 
@@ -40,7 +40,24 @@ export interface ResolvedCreate {
 export const MAX_ITEMS = 50_000;
 const KNOWN = ["items", "tenant", "priority", "completionWindowMs", "retry", "metadata", "endpoint"];
 const ITEM_KEYS = ["customId", "method", "url", "body"];
-const METHODS = ["POST", "GET", "PUT", "PATCH", "DELETE"];
+/**
+ * The endpoints a batch item may call: those OpenAI's Batch API accepts (its `endpoint` parameter).
+ * An item's `url` must be one of them exactly, so no path (`/v1/../admin`, `%2e%2e`, `\`) can leave
+ * them on the upstream.
+ *
+ * @example
+ * if (!BATCH_ENDPOINTS.includes(url)) refuse(url);
+ */
+export const BATCH_ENDPOINTS: readonly string[] = [
+  "/v1/responses",
+  "/v1/chat/completions",
+  "/v1/embeddings",
+  "/v1/completions",
+  "/v1/moderations",
+  "/v1/images/generations",
+  "/v1/images/edits",
+  "/v1/videos",
+];
 
 function text(field: string, value: unknown, max: number, fallback?: string): string {
   if (value === undefined && fallback !== undefined) return fallback;
@@ -62,6 +79,13 @@ function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
     }
   }
   return { ...(value as Record<string, string>) };
+}
+
+function endpointOf(value: unknown): string | null {
+  if (value === undefined) return null;
+  if (typeof value !== "string" || !BATCH_ENDPOINTS.includes(value))
+    throw invalidOption("endpoint", `one of ${BATCH_ENDPOINTS.join(", ")}`, value);
+  return value;
 }
 
 /**
@@ -88,7 +112,7 @@ export function resolveCreate(
     ),
     retry: retryOf(options.retry, defaults),
     metadata: metadataOf(options.metadata),
-    endpoint: options.endpoint === undefined ? null : text("endpoint", options.endpoint, 256),
+    endpoint: endpointOf(options.endpoint),
   };
 }
 
@@ -120,13 +144,14 @@ export function checkItem(
     );
   }
   seen.set(customId, index);
-  const method = text(`${where}.method`, value.method, 8, "POST").toUpperCase();
-  if (!METHODS.includes(method)) throw invalidOption(`${where}.method`, METHODS.join(", "), value.method);
+  if (value.method !== undefined && String(value.method).toUpperCase() !== "POST")
+    throw invalidOption(`${where}.method`, '"POST" (the only method of a batch item)', value.method);
   const url = text(`${where}.url`, value.url, 2048);
-  if (!url.startsWith("/")) throw invalidOption(`${where}.url`, "a path starting with `/`", url);
+  if (!BATCH_ENDPOINTS.includes(url))
+    throw invalidOption(`${where}.url`, `one of ${BATCH_ENDPOINTS.join(", ")}`, url.slice(0, 256));
   if (endpoint !== null && url !== endpoint)
     throw invalidOption(`${where}.url`, `the batch's endpoint \`${endpoint}\``, url);
-  return { index, customId, method, url, body: jsonOf(`${where}.body`, value.body) };
+  return { index, customId, method: "POST", url, body: jsonOf(`${where}.body`, value.body) };
 }
 
 /** A copy of a body through JSON, so that what is stored is what will be sent (no cycle, no BigInt). */

@@ -15,6 +15,24 @@ export interface OpenAIExecutorOptions {
   readonly fetch?: typeof fetch;
 }
 
+/** The answer to an item whose path could leave `baseURL`: final (a 400), never sent upstream. */
+const REFUSED_PATH: ExecuteResult = {
+  status: 400,
+  body: { error: { message: "The item's url is not a plain path", type: "invalid_request_error" } },
+};
+
+/**
+ * Whether a path has dot or empty segments, backslashes or encoded separators (it could leave the base
+ * path on a server that normalises it).
+ */
+function leavesBase(path: string): boolean {
+  if (!path.startsWith("/") || /[\\?#]|%(?:2e|2f|5c)/i.test(path)) return true;
+  return path
+    .slice(1)
+    .split("/")
+    .some((segment) => segment === "" || segment === "." || segment === "..");
+}
+
 /**
  * An executor that sends each item to an OpenAI-compatible server with plain `fetch`: the item's
  * `url` is joined to `baseURL` (a leading `/v1` in the item's url is not repeated), its body sent as
@@ -45,6 +63,7 @@ export function openaiExecutor(options: OpenAIExecutorOptions): Execute {
     const { item, signal } = context;
     const path =
       basePath !== "" && item.url.startsWith(`${basePath}/`) ? item.url.slice(basePath.length) : item.url;
+    if (leavesBase(path)) return REFUSED_PATH;
     const extra = typeof options.headers === "function" ? options.headers(context) : options.headers;
     const headers: Record<string, string> = { "content-type": "application/json", ...extra };
     if (authorization !== undefined) headers.authorization = authorization;

@@ -1,4 +1,5 @@
-import { parseInputLine } from "./input-line.js";
+import { paramOf, parseInputLine } from "./input-line.js";
+import { pauser } from "./pause.js";
 import type { BatchStore, FileRecord } from "./store.js";
 import type { BatchItem, ItemError } from "./types.js";
 
@@ -18,15 +19,19 @@ export async function copyFileItems(
   endpoint: string | null,
 ): Promise<{ total: number } | { error: ItemError }> {
   const seen = new Map<string, number>();
+  const pause = pauser();
   for (let from = 0; from < file.lines; from += CHUNK) {
     const lines = await store.fileLines(file.id, from, CHUNK);
     const items: BatchItem[] = [];
     for (const [offset, line] of lines.entries()) {
       const index = from + offset;
+      await pause();
       try {
         items.push({ ...parseInputLine(line, index + 1, seen, endpoint), index });
       } catch (error) {
-        return { error: { code: "invalid_request", message: (error as Error).message, line: index + 1 } };
+        const number = index + 1;
+        const { message } = error as Error;
+        return { error: { code: "invalid_request", message, param: paramOf(error, number), line: number } };
       }
     }
     await store.addItems(batchId, items);

@@ -2,10 +2,17 @@ export { Batches } from "./batches.js";
 export { type BatchProgress, type BatchTask, getBatchProgress, submitBatch } from "./compat.js";
 export type { BatchStatusCounts } from "./counts.js";
 export { createBatches } from "./create.js";
-export { type CreateBatchOptions, MAX_ITEMS, type ResolvedCreate, resolveCreate } from "./create-options.js";
+export {
+  BATCH_ENDPOINTS,
+  type CreateBatchOptions,
+  MAX_ITEMS,
+  type ResolvedCreate,
+  resolveCreate,
+} from "./create-options.js";
 export { BatchError, BatchErrorCode } from "./errors.js";
 export type { BatchEvents } from "./events.js";
 export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
+export { bearerKeyTenant } from "./http/identity.js";
 export { newId } from "./ids.js";
 export { MemoryBatchStore } from "./memory-store.js";
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";

@@ -30,10 +30,26 @@ export function parseInputLine(
     }
     rejectUnknownKeys(where, parsed, ["custom_id", "method", "url", "body"]);
     const line = parsed as Record<string, unknown>;
-    const input = { customId: line.custom_id, method: line.method, url: line.url, body: line.body };
-    return checkItem(input as BatchItemInput, number, seen, endpoint, where, placeOf);
+    // the body comes from JSON.parse: checked as null, kept as parsed (no second copy of a long line)
+    const input = { customId: line.custom_id, method: line.method, url: line.url, body: null };
+    const item = checkItem(input as BatchItemInput, number, seen, endpoint, where, placeOf);
+    return { ...item, body: line.body ?? null };
   } catch (error) {
     const message = (error as Error).message.replaceAll(`\`${where}.customId\``, "`custom_id`");
     throw Object.assign(error as Error, { message: `Line ${number}: ${message}` });
   }
+}
+
+/**
+ * The field of the line an error of {@link parseInputLine} is about (`custom_id`, `method`, `url`,
+ * `body`), or `null` (not JSON, not an object, an unknown key): OpenAI's `param` of a batch error.
+ *
+ * @example
+ * paramOf(new Error("Line 3: Expected `line 3.url` to be …"), 3); // "url"
+ */
+export function paramOf(error: unknown, number: number): string | null {
+  const message = error instanceof Error ? error.message : "";
+  if (message.startsWith(`Line ${number}: Duplicate customId`)) return "custom_id";
+  const field = new RegExp(`\`(?:line ${number}\\.)?(custom_id|method|url|body)\``).exec(message)?.[1];
+  return field ?? null;
 }

@@ -55,9 +55,11 @@ export interface BatchesOptions {
    */
   readonly retry?: Partial<RetryPolicy>;
   /**
-   * HTTP: who a request belongs to (e.g. from its API key); a tenant sees only its own files and
-   * batches, and its batches run as that scheduler tenant. `undefined` refuses the request (401).
-   * @default () => "default"
+   * HTTP: who a request belongs to (e.g. from its API key, or {@link bearerKeyTenant}); a tenant sees
+   * only its own files and batches, and its batches run as that scheduler tenant. `undefined` refuses
+   * the request (401). Without it `fetch()` serves nobody (every request 401, `onError` told why);
+   * `tenant: () => "default"` opens the API to every caller as one tenant, on purpose.
+   * @default none: the HTTP routes are closed
    */
   readonly tenant?: TenantOf;
   /**
@@ -78,6 +80,12 @@ export interface BatchesOptions {
    * @default 10_485_760 (10 MB)
    */
   readonly maxLineBytes?: number;
+  /**
+   * HTTP: the largest JSON body (`POST /v1/batches`), checked on the declared length and counted as
+   * it is read (413).
+   * @default 1_048_576 (1 MB)
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /** The options after defaults and validation. */
@@ -94,10 +102,12 @@ export interface ResolvedBatchesOptions {
   readonly random: () => number;
   readonly onError: (error: unknown) => void;
   readonly retry: RetryPolicy;
-  readonly tenant: TenantOf;
+  /** `undefined`: no identity configured, the HTTP routes refuse every request. */
+  readonly tenant: TenantOf | undefined;
   readonly httpPriority: PriorityOf;
   readonly maxFileBytes: number;
   readonly maxLineBytes: number;
+  readonly maxBodyBytes: number;
 }
 
 const KNOWN = [
@@ -117,6 +127,7 @@ const KNOWN = [
   "httpPriority",
   "maxFileBytes",
   "maxLineBytes",
+  "maxBodyBytes",
 ];
 
 function functionOr<T>(field: string, value: unknown, fallback: T): T {
@@ -188,9 +199,10 @@ export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesO
     random: functionOr("random", options.random, Math.random),
     onError: safe(functionOr<(error: unknown) => void>("onError", options.onError, () => {})),
     retry: retryOf(options.retry),
-    tenant: functionOr<TenantOf>("tenant", options.tenant, () => "default"),
+    tenant: functionOr<TenantOf | undefined>("tenant", options.tenant, undefined),
     httpPriority: httpPriorityOf(options),
     maxFileBytes: integerIn("maxFileBytes", options.maxFileBytes, 1, 2 ** 40, 209_715_200),
     maxLineBytes: integerIn("maxLineBytes", options.maxLineBytes, 64, 2 ** 30, 10_485_760),
+    maxBodyBytes: integerIn("maxBodyBytes", options.maxBodyBytes, 1_024, 67_108_864, 1_048_576),
   };
 }

@@ -21,9 +21,9 @@ export const FINAL_STATUSES: readonly BatchStatus[] = ["completed", "failed", "e
 export interface BatchItemInput {
   /** Your id for the item, unique within the batch; results carry it back. */
   readonly customId: string;
-  /** HTTP method of the upstream call. @default "POST" */
+  /** HTTP method of the upstream call: `POST`, the only one OpenAI's Batch API accepts. @default "POST" */
   readonly method?: string;
-  /** Path of the upstream call, e.g. `/v1/chat/completions`. */
+  /** Path of the upstream call, exactly one of `BATCH_ENDPOINTS`, e.g. `/v1/chat/completions`. */
   readonly url: string;
   /** The JSON body sent upstream. */
   readonly body?: unknown;
@@ -75,6 +75,8 @@ export interface ItemError {
   readonly message: string;
   /** The input file's line, for a batch that failed validation. */
   readonly line?: number;
+  /** The field of that line at fault (`custom_id`, `method`, `url`, `body`), when known. */
+  readonly param?: string | null;
 }
 
 /** The final outcome of one item. */

@@ -1,21 +1,21 @@
 import { isSchedulerError } from "@llm-scheduler/core";
 import type { Batches } from "../batches.js";
+import { BATCH_ENDPOINTS } from "../create-options.js";
 import { BatchError } from "../errors.js";
+import { sameTenant } from "../same-tenant.js";
+import { boundedJson } from "./body.js";
 import { batchObject, parseWindow } from "./format.js";
+import { LimitError } from "./jsonl.js";
 import { json, openaiError } from "./respond.js";
 
 const KNOWN = ["input_file_id", "endpoint", "completion_window", "metadata"];
-const ENDPOINTS = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/responses"];
 
-async function bodyOf(request: Request): Promise<Record<string, unknown> | undefined> {
-  try {
-    const body: unknown = await request.json();
-    return body !== null && typeof body === "object" && !Array.isArray(body)
-      ? (body as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+/** The JSON object of the body, `undefined` when it is not one; a 413 {@link LimitError} past `max`. */
+async function bodyOf(request: Request, max: number): Promise<Record<string, unknown> | undefined> {
+  const body = await boundedJson(request, max);
+  return body !== null && typeof body === "object" && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : undefined;
 }
 
 /** The first invalid field of a create request, as an error answer. */
@@ -27,8 +27,8 @@ function invalidCreate(body: Record<string, unknown>): Response | undefined {
     });
   if (typeof body.input_file_id !== "string")
     return openaiError(400, "Missing required parameter: 'input_file_id'.", { param: "input_file_id" });
-  if (typeof body.endpoint !== "string" || !ENDPOINTS.includes(body.endpoint)) {
-    return openaiError(400, `Invalid 'endpoint': expected one of ${ENDPOINTS.join(", ")}.`, {
+  if (typeof body.endpoint !== "string" || !BATCH_ENDPOINTS.includes(body.endpoint)) {
+    return openaiError(400, `Invalid 'endpoint': expected one of ${BATCH_ENDPOINTS.join(", ")}.`, {
       param: "endpoint",
     });
   }
@@ -53,7 +53,14 @@ export async function createBatch(
   tenant: string,
   priority: string,
 ): Promise<Response> {
-  const body = await bodyOf(request);
+  let body: Record<string, unknown> | undefined;
+  try {
+    body = await bodyOf(request, batches.options.maxBodyBytes);
+  } catch (error) {
+    if (error instanceof LimitError)
+      return openaiError(error.status, `${error.message}.`, { code: "request_too_large" });
+    throw error;
+  }
   if (body === undefined) return openaiError(400, "We could not parse the JSON body of your request.");
   const invalid = invalidCreate(body);
   if (invalid !== undefined) return invalid;
@@ -90,7 +97,9 @@ const notFound = (id: string): Response =>
  */
 export async function getBatch(batches: Batches, id: string, tenant: string): Promise<Response> {
   const batch = await batches.get(id);
-  return batch === undefined || batch.tenant !== tenant ? notFound(id) : json(200, batchObject(batch));
+  return batch === undefined || !sameTenant(batch.tenant, tenant)
+    ? notFound(id)
+    : json(200, batchObject(batch));
 }
 
 /**
@@ -101,7 +110,7 @@ export async function getBatch(batches: Batches, id: string, tenant: string): Pr
  */
 export async function cancelBatch(batches: Batches, id: string, tenant: string): Promise<Response> {
   const batch = await batches.get(id);
-  if (batch === undefined || batch.tenant !== tenant) return notFound(id);
+  if (batch === undefined || !sameTenant(batch.tenant, tenant)) return notFound(id);
   return json(200, batchObject(await batches.cancel(id)));
 }
 

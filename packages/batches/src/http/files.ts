@@ -1,7 +1,9 @@
 import type { Batches } from "../batches.js";
 import { MAX_ITEMS } from "../create-options.js";
 import { parseInputLine } from "../input-line.js";
+import { sameTenant } from "../same-tenant.js";
 import type { FileRecord } from "../store.js";
+import { declaredAbove, limitedStream } from "./body.js";
 import { fileObject, resultLine } from "./format.js";
 import { LimitError, lines } from "./jsonl.js";
 import { boundaryOf, MultipartError, multipartParts, type Part } from "./multipart.js";
@@ -14,6 +16,8 @@ export interface UploadLimits {
 }
 
 const CHUNK = 500;
+/** What a multipart upload may carry besides its file: boundaries, part headers, `purpose`. */
+const FORM_BYTES = 65_536;
 const SHOWN_ERRORS = 5;
 const OUTPUT = /^file-(batch_[0-9a-f]+)-(output|errors)$/;
 
@@ -89,17 +93,18 @@ export async function upload(
       param: "file",
     });
   }
-  const length = Number(request.headers.get("content-length") ?? 0);
-  if (length > limits.maxFileBytes + 65_536) {
+  const maxBody = limits.maxFileBytes + FORM_BYTES;
+  if (declaredAbove(request, maxBody)) {
     return openaiError(413, `The file is larger than the limit of ${limits.maxFileBytes} bytes.`, {
       param: "file",
     });
   }
+  const body = limitedStream(request.body, maxBody, "The upload");
   let purpose: string | undefined;
   let file: FileRecord | undefined;
   let errors: string[] = [];
   try {
-    for await (const part of multipartParts(request.body, boundary)) {
+    for await (const part of multipartParts(body, boundary)) {
       if (part.name === "purpose") purpose = (await readText(part, 64)).trim();
       else if (part.name === "file" && file === undefined) {
         const filename = (part.filename ?? "input.jsonl").slice(0, 256);
@@ -155,7 +160,7 @@ async function outputOf(batches: Batches, fileId: string, tenant: string) {
   const match = OUTPUT.exec(fileId);
   if (match === null) return undefined;
   const batch = await batches.get(match[1]!);
-  if (batch === undefined || batch.tenant !== tenant) return undefined;
+  if (batch === undefined || !sameTenant(batch.tenant, tenant)) return undefined;
   return { batch, errors: match[2] === "errors" };
 }
 
@@ -185,7 +190,9 @@ export async function getFile(batches: Batches, fileId: string, tenant: string):
     return json(200, fileObject(record));
   }
   const file = await batches.store.getFile(fileId);
-  return file === undefined || file.tenant !== tenant ? notFound(fileId) : json(200, fileObject(file));
+  return file === undefined || !sameTenant(file.tenant, tenant)
+    ? notFound(fileId)
+    : json(200, fileObject(file));
 }
 
 /**
@@ -196,7 +203,7 @@ export async function getFile(batches: Batches, fileId: string, tenant: string):
  */
 export async function deleteFile(batches: Batches, fileId: string, tenant: string): Promise<Response> {
   const file = await batches.store.getFile(fileId);
-  if (file === undefined || file.tenant !== tenant) return notFound(fileId);
+  if (file === undefined || !sameTenant(file.tenant, tenant)) return notFound(fileId);
   await batches.store.deleteFile(fileId);
   return json(200, { id: fileId, object: "file", deleted: true });
 }
@@ -243,7 +250,7 @@ export async function fileContent(batches: Batches, fileId: string, tenant: stri
     return new Response(body, { status: 200, headers });
   }
   const file = await batches.store.getFile(fileId);
-  if (file === undefined || file.tenant !== tenant) return notFound(fileId);
+  if (file === undefined || !sameTenant(file.tenant, tenant)) return notFound(fileId);
   const body = lineStream(async (from) => {
     if (from >= file.lines) return undefined;
     return { lines: await batches.store.fileLines(fileId, from, CHUNK), next: from + CHUNK };

@@ -117,7 +117,7 @@ describe("batches.fetch: OpenAI's Files and Batches routes", () => {
       line("a"),
       "{not json",
       line("a"),
-      JSON.stringify({ custom_id: "c", url: "/v1/x" }),
+      JSON.stringify({ custom_id: "c", url: "/v1/chat/completions" }),
       line("d", { extra: 1 }),
     ].join("\n");
     const answer = await batches.fetch(uploadRequest(text));

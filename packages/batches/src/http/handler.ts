@@ -12,7 +12,8 @@ export type PriorityOf = (request: Request, tenant: string) => string | Promise<
 
 /** Options of the HTTP layer. */
 export interface HttpOptions extends UploadLimits {
-  readonly tenant: TenantOf;
+  /** `undefined`: no identity configured, every request is refused. */
+  readonly tenant: TenantOf | undefined;
   /** The scheduler priority of batches created over HTTP. */
   readonly httpPriority: PriorityOf;
 }
@@ -63,11 +64,37 @@ async function priorityOf(batches: Batches, request: Request, tenant: string, op
   return priority;
 }
 
+/** The longest tenant a batch may carry (as `create()` takes it). */
+const MAX_TENANT = 256;
+
+/** Instances already told (through `onError`) that their HTTP routes are closed. */
+const told = new WeakSet<Batches>();
+
+/**
+ * The answer of an instance created without `tenant`: nobody is served (there is no identity to keep
+ * tenants apart), and `onError` hears once why and how to open the routes on purpose.
+ */
+function closed(batches: Batches): Response {
+  if (!told.has(batches)) {
+    told.add(batches);
+    batches.options.onError(
+      invalidOption(
+        "tenant",
+        'a function saying who a request belongs to before `fetch()` serves anything (`tenant: () => "default"` opens the batch API to every caller as one tenant, on purpose)',
+        undefined,
+      ),
+    );
+  }
+  return openaiError(401, "The batch API is closed: the server has no way to identify callers.", {
+    code: "invalid_api_key",
+  });
+}
+
 /**
  * OpenAI's Files and Batches routes over web `Request`/`Response`: what `batches.fetch()` serves. A
  * request is matched on the end of its path (`…/v1/files`, `…/v1/batches/{id}/cancel`), so it works
  * mounted under any prefix. Every failure is an OpenAI-style JSON error; an unexpected one is a 500
- * that reveals nothing and goes to `onError`.
+ * that reveals nothing and goes to `onError`. Without a `tenant` function every request is a 401.
  *
  * @example
  * const response = await handle(batches, request, options);
@@ -85,10 +112,16 @@ export async function handle(batches: Batches, request: Request, options: HttpOp
       `Unknown route: ${request.method} ${new URL(request.url).pathname.slice(0, 200)}`,
       { code: "unknown_url" },
     );
+  if (options.tenant === undefined) return closed(batches);
   try {
     const tenant = await options.tenant(request);
     if (typeof tenant !== "string" || tenant === "") {
       return openaiError(401, "Incorrect or missing API key.", { code: "invalid_api_key" });
+    }
+    if (tenant.length > MAX_TENANT) {
+      // the value may be derived from a key: only its length is told, and only to onError
+      const shown = `[${tenant.length} characters]`;
+      throw invalidOption("tenant", `a function answering at most ${MAX_TENANT} characters`, shown);
     }
     const answer = await dispatch(batches, request, route, tenant, options);
     return (

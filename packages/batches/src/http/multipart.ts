@@ -1,3 +1,5 @@
+import { pauser } from "../pause.js";
+
 /** One part of a `multipart/form-data` body; read `body` to its end before asking for the next part. */
 export interface Part {
   readonly name: string;
@@ -54,12 +56,17 @@ class Bytes {
     return true;
   }
 
-  /** Waits until `needle` is in the buffer (searching no further than `limit` bytes); its index. */
+  /**
+   * Waits until `needle` is in the buffer (searching no further than `limit` bytes); its index. Each
+   * new chunk is searched from where the last search stopped (less a needle's length), not from 0.
+   */
   async find(needle: Uint8Array, limit: number, what: string): Promise<number> {
+    let from = 0;
     for (;;) {
-      const at = indexOf(this.buffer, needle);
+      const at = indexOf(this.buffer, needle, from);
       if (at !== -1) return at;
       if (this.buffer.length > limit) throw new MultipartError(`${what} is too long`);
+      from = Math.max(0, this.buffer.length - needle.length + 1);
       if (!(await this.more())) throw new MultipartError(`The body ended inside ${what}`);
     }
   }
@@ -128,6 +135,7 @@ export async function* multipartParts(
 }
 
 async function* partBody(bytes: Bytes, delimiter: Uint8Array): AsyncGenerator<Uint8Array> {
+  const pause = pauser();
   for (;;) {
     const at = indexOf(bytes.buffer, delimiter);
     if (at !== -1) {
@@ -141,6 +149,7 @@ async function* partBody(bytes: Bytes, delimiter: Uint8Array): AsyncGenerator<Ui
       bytes.consume(safe);
       yield chunk;
     }
+    await pause();
     if (!(await bytes.more())) throw new MultipartError("The body ended inside a part");
   }
 }
