@@ -3,11 +3,11 @@ export { type BatchProgress, type BatchTask, getBatchProgress, submitBatch } fro
 export type { BatchStatusCounts } from "./counts.js";
 export { createBatches } from "./create.js";
 export { type CreateBatchOptions, MAX_ITEMS, type ResolvedCreate, resolveCreate } from "./create-options.js";
-export { BatchError, BatchErrorCode } from "./errors.js";
+export { BatchError, BatchErrorCode, batchErrorHttp, fileStorageFull, filesQuotaExceeded } from "./errors.js";
 export type { BatchEvents } from "./events.js";
 export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
 export { newId } from "./ids.js";
-export { MemoryBatchStore } from "./memory-store.js";
+export { MemoryBatchStore, type MemoryBatchStoreOptions } from "./memory-store.js";
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
 export { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
@@ -16,6 +16,7 @@ export type {
   BatchSummary,
   Claim,
   ClaimReply,
+  FileQuota,
   FileRecord,
   Outcome,
   SettleReply,

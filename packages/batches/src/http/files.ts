@@ -1,7 +1,9 @@
 import type { Batches } from "../batches.js";
 import { MAX_ITEMS } from "../create-options.js";
+import { BatchError, batchErrorHttp } from "../errors.js";
+import { EXPIRES_AFTER, type ExpiresAfter, expiresAtOf } from "../file-expiry.js";
 import { parseInputLine } from "../input-line.js";
-import type { FileRecord } from "../store.js";
+import type { FileQuota, FileRecord } from "../store.js";
 import { fileObject, resultLine } from "./format.js";
 import { LimitError, lines } from "./jsonl.js";
 import { boundaryOf, MultipartError, multipartParts, type Part } from "./multipart.js";
@@ -11,7 +13,15 @@ import { json, openaiError } from "./respond.js";
 export interface UploadLimits {
   readonly maxFileBytes: number;
   readonly maxLineBytes: number;
+  readonly fileTtlMs: number;
+  readonly maxFilesPerTenant: number;
+  readonly maxFileBytesPerTenant: number;
 }
+
+const quotaOf = (limits: UploadLimits): FileQuota => ({
+  maxBytes: limits.maxFileBytesPerTenant,
+  maxFiles: limits.maxFilesPerTenant,
+});
 
 const CHUNK = 500;
 const SHOWN_ERRORS = 5;
@@ -60,11 +70,15 @@ async function storeLines(
     if (++count > MAX_ITEMS) throw new LimitError(400, `The file has more than ${MAX_ITEMS} requests`);
     pending.push(line.text);
     if (pending.length >= CHUNK) {
-      if (errors.length === 0) await batches.store.appendFileLines(file.id, pending, counted.bytes);
+      if (errors.length === 0) {
+        await batches.store.appendFileLines(file.id, pending, counted.bytes, quotaOf(limits));
+      }
       pending = [];
     }
   }
-  if (errors.length === 0) await batches.store.appendFileLines(file.id, pending, counted.bytes);
+  if (errors.length === 0) {
+    await batches.store.appendFileLines(file.id, pending, counted.bytes, quotaOf(limits));
+  }
   if (count === 0 && errors.length === 0) errors.push("The file has no requests");
   return errors;
 }
@@ -92,17 +106,22 @@ export async function upload(
   const length = Number(request.headers.get("content-length") ?? 0);
   if (length > limits.maxFileBytes + 65_536) {
     return openaiError(413, `The file is larger than the limit of ${limits.maxFileBytes} bytes.`, {
+      code: "file_too_large",
       param: "file",
     });
   }
   let purpose: string | undefined;
   let file: FileRecord | undefined;
   let errors: string[] = [];
+  const expiry: ExpiresAfter = {};
   try {
     for await (const part of multipartParts(request.body, boundary)) {
       if (part.name === "purpose") purpose = (await readText(part, 64)).trim();
+      else if (part.name in EXPIRES_AFTER)
+        expiry[EXPIRES_AFTER[part.name]!] = (await readText(part, 64)).trim();
       else if (part.name === "file" && file === undefined) {
         const filename = (part.filename ?? "input.jsonl").slice(0, 256);
+        const createdAt = batches.options.clock.now();
         file = {
           id: newFileId(),
           tenant,
@@ -110,18 +129,35 @@ export async function upload(
           filename,
           bytes: 0,
           lines: 0,
-          createdAt: batches.options.clock.now(),
+          createdAt,
+          expiresAt: createdAt + limits.fileTtlMs,
         };
-        await batches.store.createFile(file);
+        await batches.store.createFile(file, quotaOf(limits));
         errors = await storeLines(batches, file, part, limits);
       }
     }
   } catch (error) {
     if (file !== undefined) await batches.store.deleteFile(file.id);
-    if (error instanceof LimitError) return openaiError(error.status, error.message, { param: "file" });
+    if (error instanceof LimitError) {
+      return openaiError(error.status, error.message, {
+        code: error.status === 413 ? "file_too_large" : null,
+        param: "file",
+      });
+    }
     if (error instanceof MultipartError) return openaiError(400, error.message, { param: "file" });
+    if (error instanceof BatchError) {
+      const { status, code } = batchErrorHttp(error.code);
+      return openaiError(status, `${error.message}.`, { code, param: "file" });
+    }
     throw error;
   }
+  const expiresAt = expiresAtOf(expiry, file, limits.fileTtlMs);
+  if (typeof expiresAt === "string") {
+    if (file !== undefined) await batches.store.deleteFile(file.id);
+    return openaiError(400, expiresAt, { param: "expires_after" });
+  }
+  if (file !== undefined && expiresAt !== file.expiresAt)
+    await batches.store.setFileExpiry(file.id, expiresAt);
   return finishUpload(batches, file, purpose, errors);
 }
 
@@ -159,6 +195,10 @@ async function outputOf(batches: Batches, fileId: string, tenant: string) {
   return { batch, errors: match[2] === "errors" };
 }
 
+/** A file the tenant may not see: none, another tenant's, or expired (before a sweep deletes it). */
+const gone = (batches: Batches, file: FileRecord | undefined, tenant: string): boolean =>
+  file === undefined || file.tenant !== tenant || file.expiresAt <= batches.options.clock.now();
+
 const notFound = (id: string): Response =>
   openaiError(404, `No such File object: ${id.slice(0, 128)}`, { code: "not_found", param: "id" });
 
@@ -181,11 +221,12 @@ export async function getFile(batches: Batches, fileId: string, tenant: string):
       bytes: 0,
       lines: 0,
       createdAt: batch.createdAt,
+      expiresAt: null,
     };
     return json(200, fileObject(record));
   }
   const file = await batches.store.getFile(fileId);
-  return file === undefined || file.tenant !== tenant ? notFound(fileId) : json(200, fileObject(file));
+  return gone(batches, file, tenant) ? notFound(fileId) : json(200, fileObject(file!));
 }
 
 /**
@@ -196,7 +237,7 @@ export async function getFile(batches: Batches, fileId: string, tenant: string):
  */
 export async function deleteFile(batches: Batches, fileId: string, tenant: string): Promise<Response> {
   const file = await batches.store.getFile(fileId);
-  if (file === undefined || file.tenant !== tenant) return notFound(fileId);
+  if (gone(batches, file, tenant)) return notFound(fileId);
   await batches.store.deleteFile(fileId);
   return json(200, { id: fileId, object: "file", deleted: true });
 }
@@ -243,7 +284,7 @@ export async function fileContent(batches: Batches, fileId: string, tenant: stri
     return new Response(body, { status: 200, headers });
   }
   const file = await batches.store.getFile(fileId);
-  if (file === undefined || file.tenant !== tenant) return notFound(fileId);
+  if (gone(batches, file, tenant) || file === undefined) return notFound(fileId);
   const body = lineStream(async (from) => {
     if (from >= file.lines) return undefined;
     return { lines: await batches.store.fileLines(fileId, from, CHUNK), next: from + CHUNK };
