@@ -120,37 +120,53 @@ export async function upload(
       else if (part.name in EXPIRES_AFTER)
         expiry[EXPIRES_AFTER[part.name]!] = (await readText(part, 64)).trim();
       else if (part.name === "file" && file === undefined) {
-        const filename = (part.filename ?? "input.jsonl").slice(0, 256);
-        const createdAt = batches.options.clock.now();
-        file = {
-          id: newFileId(),
-          tenant,
-          purpose: "batch",
-          filename,
-          bytes: 0,
-          lines: 0,
-          createdAt,
-          expiresAt: createdAt + limits.fileTtlMs,
-        };
+        file = newRecord(batches, tenant, part, limits);
         await batches.store.createFile(file, quotaOf(limits));
         errors = await storeLines(batches, file, part, limits);
       }
     }
   } catch (error) {
     if (file !== undefined) await batches.store.deleteFile(file.id);
-    if (error instanceof LimitError) {
-      return openaiError(error.status, error.message, {
-        code: error.status === 413 ? "file_too_large" : null,
-        param: "file",
-      });
-    }
-    if (error instanceof MultipartError) return openaiError(400, error.message, { param: "file" });
-    if (error instanceof BatchError) {
-      const { status, code } = batchErrorHttp(error.code);
-      return openaiError(status, `${error.message}.`, { code, param: "file" });
-    }
-    throw error;
+    return uploadError(error);
   }
+  return (await applyExpiry(batches, file, expiry, limits)) ?? finishUpload(batches, file, purpose, errors);
+}
+
+function newRecord(batches: Batches, tenant: string, part: Part, limits: UploadLimits): FileRecord {
+  const createdAt = batches.options.clock.now();
+  return {
+    id: newFileId(),
+    tenant,
+    purpose: "batch",
+    filename: (part.filename ?? "input.jsonl").slice(0, 256),
+    bytes: 0,
+    lines: 0,
+    createdAt,
+    expiresAt: createdAt + limits.fileTtlMs,
+  };
+}
+
+/** The answer to an upload that failed: a limit (413 or 400), bad multipart (400), a quota (429/503). */
+function uploadError(error: unknown): Response {
+  if (error instanceof LimitError) {
+    const code = error.status === 413 ? "file_too_large" : null;
+    return openaiError(error.status, error.message, { code, param: "file" });
+  }
+  if (error instanceof MultipartError) return openaiError(400, error.message, { param: "file" });
+  if (error instanceof BatchError) {
+    const { status, code } = batchErrorHttp(error.code);
+    return openaiError(status, `${error.message}.`, { code, param: "file" });
+  }
+  throw error;
+}
+
+/** Sets the expiry `expires_after` asked for (it may come after the file); a 400 when it is invalid. */
+async function applyExpiry(
+  batches: Batches,
+  file: FileRecord | undefined,
+  expiry: ExpiresAfter,
+  limits: UploadLimits,
+): Promise<Response | undefined> {
   const expiresAt = expiresAtOf(expiry, file, limits.fileTtlMs);
   if (typeof expiresAt === "string") {
     if (file !== undefined) await batches.store.deleteFile(file.id);
@@ -158,7 +174,7 @@ export async function upload(
   }
   if (file !== undefined && expiresAt !== file.expiresAt)
     await batches.store.setFileExpiry(file.id, expiresAt);
-  return finishUpload(batches, file, purpose, errors);
+  return undefined;
 }
 
 async function finishUpload(

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { advance, hang, ok, scripted, setup } from "../../test/helpers.js";
-import type { Batches } from "../batches.js";
-import { MemoryBatchStore } from "../memory-store.js";
-import type { BatchesOptions } from "../options.js";
+import { advance, hang, ok, scripted, setup } from "../test/helpers.js";
+import type { Batches } from "./batches.js";
+import { MemoryBatchStore } from "./memory-store.js";
+import type { BatchesOptions } from "./options.js";
 
 let open: Batches | undefined;
 afterEach(async () => {
