@@ -96,6 +96,13 @@ describe("batches.fetch: input files' quotas and time to live", () => {
     const asked = { "expires_after[anchor]": "created_at", "expires_after[seconds]": "3600" };
     const hour = (await (await batches.fetch(upload(lines(1), "key-a", asked))).json()) as FileBody;
     expect(hour.expires_at).toBe(hour.created_at + 3_600);
+    const form = new FormData(); // expires_after before the file works as well as after it
+    for (const [name, value] of Object.entries(asked)) form.append(name, value);
+    form.append("file", new Blob([lines(1)]), "input.jsonl");
+    form.append("purpose", "batch");
+    const init = { method: "POST", body: form, headers: { authorization: "Bearer key-a" } };
+    const first = (await (await batches.fetch(new Request(`${BASE}/files`, init))).json()) as FileBody;
+    expect(first.expires_at).toBe(first.created_at + 3_600);
     const long = { ...asked, "expires_after[seconds]": "2592000" };
     const cut = (await (await batches.fetch(upload(lines(1), "key-a", long))).json()) as FileBody;
     expect(cut.expires_at).toBe(cut.created_at + 7_200);
@@ -107,7 +114,7 @@ describe("batches.fetch: input files' quotas and time to live", () => {
       expect(refused.status).toBe(400);
       expect(((await refused.json()) as ErrorBody).error.param).toBe("expires_after");
     }
-    expect((batches.store as MemoryBatchStore).fileBytes).toBe(3 * plain.bytes); // the refused ones are gone
+    expect((batches.store as MemoryBatchStore).fileBytes).toBe(4 * plain.bytes); // the refused ones are gone
   });
 
   it("an expired file is unreadable at once, deleted by the sweep, and its place comes back", async () => {
