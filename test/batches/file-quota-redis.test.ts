@@ -6,7 +6,7 @@ import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { RedisBatchStore } from "@llm-scheduler/redis";
 import OpenAI, { APIError, toFile } from "openai";
 import { afterAll, describe, expect, it } from "vitest";
-import { useRedisServer } from "../redis/helpers.js";
+import { useRedisServer, waitFor } from "../redis/helpers.js";
 
 // Two gateway instances share one Redis batch store; the official client uploads to both at once.
 const redis = useRedisServer();
@@ -15,7 +15,10 @@ afterAll(async () => {
   for (const close of closers.reverse()) await close();
 });
 
-async function instance(prefix: string): Promise<{ client: OpenAI; batches: Batches }> {
+async function instance(
+  prefix: string,
+  extra: Partial<Parameters<typeof createBatches>[0]> = {},
+): Promise<{ client: OpenAI; batches: Batches }> {
   const scheduler: Scheduler = createScheduler({ maxConcurrency: 2 });
   const store = new RedisBatchStore({ url: redis.server.url, prefix });
   const batches = createBatches({
@@ -26,6 +29,7 @@ async function instance(prefix: string): Promise<{ client: OpenAI; batches: Batc
     maxFilesPerTenant: 5,
     maxFileBytesPerTenant: 100_000,
     tenant: (request) => /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1],
+    ...extra,
   });
   const server: Server = createServer(getRequestListener((request) => batches.fetch(request)));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -90,5 +94,28 @@ describe("file quotas over HTTP with a shared Redis store", () => {
     const small = jsonl(20, 1_000); // about 21 KB: fits beside the first, not beside both
     expect(await upload(b.client, small)).toBe("200");
     expect(await upload(a.client, small)).toBe("429 files_quota_exceeded");
+  });
+
+  it("an expired file's keys leave Redis by their own time to live, and the next upload gives its place back", async () => {
+    const prefix = `fq-${newId("p")}:`;
+    const { client, batches } = await instance(prefix, {
+      fileTtlMs: 1_000,
+      maxFilesPerTenant: 1,
+      pollMs: 600_000,
+    });
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(jsonl(3)), "in.jsonl"),
+      purpose: "batch",
+    });
+    expect(file.expires_at).toBe(file.created_at + 1);
+    expect(await upload(client, jsonl(1))).toBe("429 files_quota_exceeded");
+    // no sweep runs (pollMs): Redis drops the keys itself
+    await waitFor(
+      async () => (await batches.store.getFile(file.id)) === undefined,
+      5_000,
+      "the file's keys to expire",
+    );
+    expect(await batches.store.fileLines(file.id, 0, 10)).toEqual([]);
+    expect(await upload(client, jsonl(1))).toBe("200");
   });
 });
