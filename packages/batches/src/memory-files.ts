@@ -1,3 +1,4 @@
+import { type HeapItem, IndexedHeap } from "@llm-scheduler/core/kit";
 import { fileStorageFull, filesQuotaExceeded } from "./errors.js";
 import type { FileQuota, FileRecord } from "./store.js";
 
@@ -9,7 +10,7 @@ interface Block {
   readonly ends: Float64Array;
 }
 
-interface StoredFile {
+interface StoredFile extends HeapItem {
   record: FileRecord;
   readonly blocks: Block[];
 }
@@ -40,8 +41,8 @@ function blockOf(lines: readonly string[], first: number): Block {
 /**
  * Input files of the in-memory store: the validated lines of each upload as blocks of UTF-8 bytes,
  * with the files and bytes each tenant keeps, checked against its {@link FileQuota} and a cap on all
- * tenants together. Expired files are deleted by {@link MemoryFiles.purge}, which scans only once the
- * earliest expiry has passed (no timer per file).
+ * tenants together. Expired files are deleted by {@link MemoryFiles.purge} from a heap ordered by
+ * expiry (no timer per file, no scan).
  *
  * @example
  * const files = new MemoryFiles(1_073_741_824);
@@ -53,8 +54,8 @@ export class MemoryFiles {
   readonly #usage = new Map<string, Usage>();
   readonly #maxTotalBytes: number;
   #totalBytes = 0;
-  /** The earliest expiry of a stored file: a purge before it has nothing to do. */
-  #nextExpiry = Number.POSITIVE_INFINITY;
+  /** Every stored file, the one that expires first on top. */
+  readonly #byExpiry = new IndexedHeap<StoredFile>((a, b) => a.record.expiresAt < b.record.expiresAt);
 
   constructor(maxTotalBytes: number) {
     this.#maxTotalBytes = maxTotalBytes;
@@ -72,8 +73,9 @@ export class MemoryFiles {
     this.#reserve(usage, record.bytes, quota);
     usage.files++;
     this.#usage.set(record.tenant, usage);
-    this.#files.set(record.id, { record: { ...record, lines: 0 }, blocks: [] });
-    this.#nextExpiry = Math.min(this.#nextExpiry, record.expiresAt);
+    const file: StoredFile = { record: { ...record, lines: 0 }, blocks: [], heapIndex: -1 };
+    this.#files.set(record.id, file);
+    this.#byExpiry.push(file);
   }
 
   append(fileId: string, lines: readonly string[], bytes: number, quota: FileQuota): void {
@@ -98,8 +100,9 @@ export class MemoryFiles {
   setExpiry(fileId: string, expiresAt: number): void {
     const file = this.#files.get(fileId);
     if (file === undefined) return;
+    this.#byExpiry.remove(file);
     file.record = { ...file.record, expiresAt };
-    this.#nextExpiry = Math.min(this.#nextExpiry, expiresAt);
+    this.#byExpiry.push(file);
   }
 
   get(fileId: string): FileRecord | undefined {
@@ -123,6 +126,7 @@ export class MemoryFiles {
     const file = this.#files.get(fileId);
     if (file === undefined) return false;
     this.#files.delete(fileId);
+    this.#byExpiry.remove(file);
     const { tenant, bytes } = file.record;
     const usage = this.#usage.get(tenant)!;
     usage.files--;
@@ -134,13 +138,11 @@ export class MemoryFiles {
 
   /** Deletes every file expired by `now`; answers how many. */
   purge(now: number): number {
-    if (now < this.#nextExpiry) return 0;
     let deleted = 0;
-    this.#nextExpiry = Number.POSITIVE_INFINITY;
-    for (const [id, file] of this.#files) {
-      const { expiresAt } = file.record;
-      if (expiresAt <= now) deleted += this.delete(id) ? 1 : 0;
-      else this.#nextExpiry = Math.min(this.#nextExpiry, expiresAt);
+    for (let first = this.#byExpiry.peek(); first !== undefined && first.record.expiresAt <= now; ) {
+      this.delete(first.record.id);
+      deleted++;
+      first = this.#byExpiry.peek();
     }
     return deleted;
   }
