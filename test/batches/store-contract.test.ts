@@ -284,10 +284,12 @@ describe.each(stores)("BatchStore contract: %s", (_name, make) => {
       bytes: 0,
       lines: 0,
       createdAt: T0,
+      expiresAt: T0 + 60_000,
     };
-    await store.createFile(file);
-    await store.appendFileLines(file.id, ["a", "b"], 4);
-    await store.appendFileLines(file.id, ["c"], 6);
+    const quota = { maxBytes: 1_000, maxFiles: 10 };
+    await store.createFile(file, quota);
+    await store.appendFileLines(file.id, ["a", "b"], 4, quota);
+    await store.appendFileLines(file.id, ["c"], 6, quota);
     expect(await store.getFile(file.id)).toMatchObject({ lines: 3, bytes: 6 });
     expect(await store.fileLines(file.id, 1, 5)).toEqual(["b", "c"]);
     expect(await store.deleteFile(file.id)).toBe(true);

@@ -90,7 +90,12 @@ export class Batches {
     const resolved = resolveCreate(options, this.#options.retry);
     this.#checkPriority(resolved.priority);
     const file = await this.store.getFile(fileId);
-    if (file === undefined || !sameTenant(file.tenant, resolved.tenant)) {
+    // an expired file the sweep has not deleted yet is gone already
+    if (
+      file === undefined ||
+      !sameTenant(file.tenant, resolved.tenant) ||
+      file.expiresAt <= this.#options.clock.now()
+    ) {
       throw new BatchError(
         BatchErrorCode.FILE_NOT_FOUND,
         `No file found with id \`${fileId.slice(0, 128)}\``,

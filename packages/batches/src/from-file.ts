@@ -4,10 +4,15 @@ import type { BatchStore, FileRecord } from "./store.js";
 import type { BatchItem, ItemError } from "./types.js";
 
 const CHUNK = 500;
+const GONE: ItemError = {
+  code: "file_not_found",
+  message: "The input file was deleted or expired while the batch was being created.",
+};
 
 /**
  * Reads a stored input file page by page, checks every line and adds the items to a `validating`
- * batch; answers how many there were, or the first invalid line as the batch's error.
+ * batch; answers how many there were, or the first invalid line as the batch's error (or
+ * `file_not_found` when the file goes away meanwhile: a batch never starts with part of its input).
  *
  * @example
  * const read = await copyFileItems(store, file, batch.id, "/v1/chat/completions");
@@ -22,6 +27,7 @@ export async function copyFileItems(
   const pause = pauser();
   for (let from = 0; from < file.lines; from += CHUNK) {
     const lines = await store.fileLines(file.id, from, CHUNK);
+    if (lines.length < Math.min(CHUNK, file.lines - from)) return { error: GONE }; // deleted or expired meanwhile
     const items: BatchItem[] = [];
     for (const [offset, line] of lines.entries()) {
       const index = from + offset;

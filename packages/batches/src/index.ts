@@ -9,12 +9,12 @@ export {
   type ResolvedCreate,
   resolveCreate,
 } from "./create-options.js";
-export { BatchError, BatchErrorCode } from "./errors.js";
+export { BatchError, BatchErrorCode, batchErrorHttp, fileStorageFull, filesQuotaExceeded } from "./errors.js";
 export type { BatchEvents } from "./events.js";
 export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
 export { bearerKeyTenant } from "./http/identity.js";
 export { newId } from "./ids.js";
-export { MemoryBatchStore } from "./memory-store.js";
+export { MemoryBatchStore, type MemoryBatchStoreOptions } from "./memory-store.js";
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
 export { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
@@ -23,6 +23,7 @@ export type {
   BatchSummary,
   Claim,
   ClaimReply,
+  FileQuota,
   FileRecord,
   Outcome,
   SettleReply,

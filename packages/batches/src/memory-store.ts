@@ -1,3 +1,4 @@
+import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { MemoryFiles } from "./memory-files.js";
 import {
   type BatchState,
@@ -8,11 +9,28 @@ import {
   QUEUED,
   RUNNING,
 } from "./memory-queue.js";
-import type { BatchStore, Claim, ClaimReply, FileRecord, Outcome, SettleReply } from "./store.js";
+import { Retention } from "./memory-retention.js";
+import type { BatchStore, Claim, ClaimReply, FileQuota, FileRecord, Outcome, SettleReply } from "./store.js";
 import { CANCELLED, close, countFinal, EXPIRED, isOpen, type MutableBatch, reopen } from "./transitions.js";
 import type { Batch, BatchItem, ItemError, ItemResult, ListOptions } from "./types.js";
 
 const copy = (batch: MutableBatch): Batch => ({ ...batch });
+
+/** Options of {@link MemoryBatchStore}. */
+export interface MemoryBatchStoreOptions {
+  /**
+   * Most bytes of input files kept, all tenants together (each tenant's own caps are options of
+   * `createBatches()`); an upload past it is refused with `FILE_STORAGE_FULL` (HTTP 503).
+   * @default 1_073_741_824 (1 GiB)
+   */
+  readonly maxTotalFileBytes?: number;
+  /**
+   * How long a finished batch (its items, results, and so its output and error files) is kept, in ms,
+   * as `resultTtlMs` of the Redis store; a sweep then drops it.
+   * @default 604_800_000 (7 days)
+   */
+  readonly resultTtlMs?: number;
+}
 
 /**
  * The default {@link BatchStore}: everything in this instance's memory, lost when it stops. Every
@@ -20,8 +38,12 @@ const copy = (batch: MutableBatch): Batch => ({ ...batch });
  * tenant's open batches, so that neither a big batch nor a tenant with many batches holds back the
  * others before they reach the scheduler's tenant turns.
  *
+ * Input files are kept as UTF-8 bytes (about one byte of memory per byte uploaded), within each
+ * tenant's quota and `maxTotalFileBytes` in all; a sweep deletes the expired ones, and the batches
+ * finished `resultTtlMs` ago.
+ *
  * @example
- * const batches = createBatches({ scheduler, execute, store: new MemoryBatchStore() });
+ * const batches = createBatches({ scheduler, execute, store: new MemoryBatchStore({ maxTotalFileBytes: 2 ** 29 }) });
  */
 export class MemoryBatchStore implements BatchStore {
   readonly #batches = new Map<string, BatchState>();
@@ -33,7 +55,20 @@ export class MemoryBatchStore implements BatchStore {
   #turn = 0;
   readonly #batchTurn = new Map<string, number>();
   #token = 0;
-  readonly #files = new MemoryFiles();
+  readonly #files: MemoryFiles;
+  /** Finished batches, dropped `resultTtlMs` after they finished. */
+  readonly #retention: Retention<BatchState>;
+
+  constructor(options: MemoryBatchStoreOptions = {}) {
+    if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
+    rejectUnknownKeys("", options, ["maxTotalFileBytes", "resultTtlMs"]);
+    this.#files = new MemoryFiles(
+      integerIn("maxTotalFileBytes", options.maxTotalFileBytes, 1, 2 ** 50, 1_073_741_824),
+    );
+    this.#retention = new Retention(
+      integerIn("resultTtlMs", options.resultTtlMs, 1_000, 31_536_000_000, 604_800_000),
+    );
+  }
 
   async createBatch(batch: Batch): Promise<void> {
     const state: BatchState = { batch: { ...batch }, items: [], ready: [], readyHead: 0, delayed: [] };
@@ -57,8 +92,10 @@ export class MemoryBatchStore implements BatchStore {
     state.batch.inProgressAt = now;
     state.batch.requestCounts = { total, completed: 0, failed: 0 };
     state.ready = state.items.map((_, index) => index);
-    if (total === 0) countFinal(state.batch, true, now);
-    else this.#open.push(state);
+    if (total === 0) {
+      countFinal(state.batch, true, now);
+      this.#retention.finished(state, now);
+    } else this.#open.push(state);
     return copy(state.batch);
   }
 
@@ -69,6 +106,7 @@ export class MemoryBatchStore implements BatchStore {
     state.items.length = 0;
     state.batch.status = "failed";
     state.batch.failedAt = now;
+    this.#retention.finished(state, now);
     state.batch.errors = errors;
     return copy(state.batch);
   }
@@ -202,10 +240,11 @@ export class MemoryBatchStore implements BatchStore {
     const { index, customId } = entry.item;
     entry.result = { index, customId, response, error, attempts: entry.attempts };
     countFinal(state.batch, error === null, now);
-    if (!isOpen(state.batch.status)) this.#closeState(state);
+    if (!isOpen(state.batch.status)) this.#closeState(state, now);
   }
 
-  #closeState(state: BatchState): void {
+  #closeState(state: BatchState, now: number): void {
+    this.#retention.finished(state, now);
     this.#validating.delete(state);
     const at = this.#open.indexOf(state);
     if (at >= 0) this.#open.splice(at, 1);
@@ -227,7 +266,7 @@ export class MemoryBatchStore implements BatchStore {
       entry.result = { index, customId, response: null, error, attempts: entry.attempts };
     }
     close(state.batch, status, open, now);
-    this.#closeState(state);
+    this.#closeState(state, now);
   }
 
   async cancel(batchId: string, now: number): Promise<Batch | undefined> {
@@ -255,11 +294,14 @@ export class MemoryBatchStore implements BatchStore {
       state.ready.push(entry.item.index);
     }
     reopen(state.batch, again.length, now);
+    this.#retention.reopened(state);
     this.#open.push(state);
     return copy(state.batch);
   }
 
   async sweep(now: number): Promise<Batch[]> {
+    this.#files.purge(now);
+    for (const state of this.#retention.due(now)) this.#batches.delete(state.batch.id);
     const expired: Batch[] = [];
     for (const state of [...this.#validating]) {
       if (state.batch.expiresAt > now) continue;
@@ -296,24 +338,38 @@ export class MemoryBatchStore implements BatchStore {
     return found;
   }
 
-  createFile(file: FileRecord): Promise<void> {
-    return this.#files.create(file);
+  async createFile(file: FileRecord, quota: FileQuota): Promise<void> {
+    this.#files.create(file, quota);
   }
 
-  appendFileLines(fileId: string, lines: readonly string[], bytes: number): Promise<void> {
-    return this.#files.append(fileId, lines, bytes);
+  async appendFileLines(
+    fileId: string,
+    lines: readonly string[],
+    bytes: number,
+    quota: FileQuota,
+  ): Promise<void> {
+    this.#files.append(fileId, lines, bytes, quota);
   }
 
-  getFile(fileId: string): Promise<FileRecord | undefined> {
+  async setFileExpiry(fileId: string, expiresAt: number): Promise<void> {
+    this.#files.setExpiry(fileId, expiresAt);
+  }
+
+  async getFile(fileId: string): Promise<FileRecord | undefined> {
     return this.#files.get(fileId);
   }
 
-  fileLines(fileId: string, from: number, limit: number): Promise<string[]> {
+  async fileLines(fileId: string, from: number, limit: number): Promise<string[]> {
     return this.#files.lines(fileId, from, limit);
   }
 
-  deleteFile(fileId: string): Promise<boolean> {
+  async deleteFile(fileId: string): Promise<boolean> {
     return this.#files.delete(fileId);
+  }
+
+  /** Bytes of input files kept now, all tenants together. */
+  get fileBytes(): number {
+    return this.#files.totalBytes;
   }
 
   async close(): Promise<void> {}

@@ -86,6 +86,25 @@ export interface BatchesOptions {
    * @default 1_048_576 (1 MB)
    */
   readonly maxBodyBytes?: number;
+  /**
+   * How long an uploaded input file is kept, in ms, unless its upload asks for less with OpenAI's
+   * `expires_after` (`{ anchor: "created_at", seconds }`, 3,600 to 2,592,000 s); a longer request is
+   * cut to this. An expired file is deleted; a batch created from it before keeps its items.
+   * @default 2_592_000_000 (30 days, OpenAI's default for batch files)
+   */
+  readonly fileTtlMs?: number;
+  /**
+   * Most input files one tenant keeps at once; one more upload is refused with 429
+   * `files_quota_exceeded` until a file is deleted or expires.
+   * @default 1_000
+   */
+  readonly maxFilesPerTenant?: number;
+  /**
+   * Most bytes of input files one tenant keeps at once (checked as the upload is stored: the upload that
+   * would pass it is refused with 429 `files_quota_exceeded` and nothing of it is kept).
+   * @default 1_073_741_824 (1 GiB)
+   */
+  readonly maxFileBytesPerTenant?: number;
 }
 
 /** The options after defaults and validation. */
@@ -108,6 +127,9 @@ export interface ResolvedBatchesOptions {
   readonly maxFileBytes: number;
   readonly maxLineBytes: number;
   readonly maxBodyBytes: number;
+  readonly fileTtlMs: number;
+  readonly maxFilesPerTenant: number;
+  readonly maxFileBytesPerTenant: number;
 }
 
 const KNOWN = [
@@ -128,6 +150,9 @@ const KNOWN = [
   "maxFileBytes",
   "maxLineBytes",
   "maxBodyBytes",
+  "fileTtlMs",
+  "maxFilesPerTenant",
+  "maxFileBytesPerTenant",
 ];
 
 function functionOr<T>(field: string, value: unknown, fallback: T): T {
@@ -204,5 +229,14 @@ export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesO
     maxFileBytes: integerIn("maxFileBytes", options.maxFileBytes, 1, 2 ** 40, 209_715_200),
     maxLineBytes: integerIn("maxLineBytes", options.maxLineBytes, 64, 2 ** 30, 10_485_760),
     maxBodyBytes: integerIn("maxBodyBytes", options.maxBodyBytes, 1_024, 67_108_864, 1_048_576),
+    fileTtlMs: integerIn("fileTtlMs", options.fileTtlMs, 1_000, 31_536_000_000, 2_592_000_000),
+    maxFilesPerTenant: integerIn("maxFilesPerTenant", options.maxFilesPerTenant, 1, 1_000_000, 1_000),
+    maxFileBytesPerTenant: integerIn(
+      "maxFileBytesPerTenant",
+      options.maxFileBytesPerTenant,
+      1,
+      2 ** 50,
+      1_073_741_824,
+    ),
   };
 }

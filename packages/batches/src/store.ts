@@ -51,6 +51,19 @@ export interface FileRecord {
   readonly bytes: number;
   readonly lines: number;
   readonly createdAt: number;
+  /** When the file expires (the clock's ms; OpenAI's `expires_at`): a sweep then deletes it. */
+  readonly expiresAt: number;
+}
+
+/**
+ * Caps on one tenant's stored input files, checked by the store in the same atomic step as the write
+ * they guard (so that concurrent uploads cannot pass them together).
+ */
+export interface FileQuota {
+  /** Most bytes of input files one tenant keeps at once. */
+  readonly maxBytes: number;
+  /** Most input files one tenant keeps at once. */
+  readonly maxFiles: number;
 }
 
 /**
@@ -85,16 +98,30 @@ export interface BatchStore {
   cancel(batchId: string, now: number): Promise<Batch | undefined>;
   /** Puts the failed items back in the queue; the batch is `in_progress` again with a new window. */
   retryFailed(batchId: string, now: number): Promise<Batch | undefined>;
-  /** Expires the batches whose window has ended (their open items end as `batch_expired`). */
+  /**
+   * Expires the batches whose window has ended (their open items end as `batch_expired`), and deletes
+   * the input files expired by `now` (giving their bytes back to their tenant).
+   */
   sweep(now: number): Promise<Batch[]>;
   /** Final results in item order, from index `from`, at most `limit`. */
   results(batchId: string, from: number, limit: number): Promise<ItemResult[]>;
-  createFile(file: FileRecord): Promise<void>;
-  /** Appends lines to a file being uploaded, and sets its size. */
-  appendFileLines(fileId: string, lines: readonly string[], bytes: number): Promise<void>;
+  /**
+   * Saves a new, empty file after deleting the files expired by `file.createdAt`. Throws a `BatchError`
+   * `FILES_QUOTA_EXCEEDED` (nothing saved) when its tenant already keeps `quota.maxFiles` files.
+   */
+  createFile(file: FileRecord, quota: FileQuota): Promise<void>;
+  /**
+   * Appends lines to a file being uploaded and sets its size to `bytes`, reserving the growth against
+   * its tenant's `quota.maxBytes`. Throws `FILES_QUOTA_EXCEEDED` (or `FILE_STORAGE_FULL` for a store-wide
+   * cap) and appends nothing when the growth does not fit; a file that is gone is left alone.
+   */
+  appendFileLines(fileId: string, lines: readonly string[], bytes: number, quota: FileQuota): Promise<void>;
+  /** Moves a file's expiry (`expires_after` sent after the file's content). */
+  setFileExpiry(fileId: string, expiresAt: number): Promise<void>;
   getFile(fileId: string): Promise<FileRecord | undefined>;
   /** Lines of a file, from line `from` (0-based), at most `limit`. */
   fileLines(fileId: string, from: number, limit: number): Promise<string[]>;
+  /** Deletes a file and gives its bytes and its place back to its tenant's quota (once). */
   deleteFile(fileId: string): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,8 +1,10 @@
 import type { Batches } from "../batches.js";
 import { MAX_ITEMS } from "../create-options.js";
+import { BatchError, batchErrorHttp } from "../errors.js";
+import { EXPIRES_AFTER, type ExpiresAfter, expiresAtOf } from "../file-expiry.js";
 import { parseInputLine } from "../input-line.js";
 import { sameTenant } from "../same-tenant.js";
-import type { FileRecord } from "../store.js";
+import type { FileQuota, FileRecord } from "../store.js";
 import { declaredAbove, limitedStream } from "./body.js";
 import { fileObject, resultLine } from "./format.js";
 import { LimitError, lines } from "./jsonl.js";
@@ -13,7 +15,15 @@ import { json, openaiError } from "./respond.js";
 export interface UploadLimits {
   readonly maxFileBytes: number;
   readonly maxLineBytes: number;
+  readonly fileTtlMs: number;
+  readonly maxFilesPerTenant: number;
+  readonly maxFileBytesPerTenant: number;
 }
+
+const quotaOf = (limits: UploadLimits): FileQuota => ({
+  maxBytes: limits.maxFileBytesPerTenant,
+  maxFiles: limits.maxFilesPerTenant,
+});
 
 const CHUNK = 500;
 /** What a multipart upload may carry besides its file: boundaries, part headers, `purpose`. */
@@ -64,11 +74,15 @@ async function storeLines(
     if (++count > MAX_ITEMS) throw new LimitError(400, `The file has more than ${MAX_ITEMS} requests`);
     pending.push(line.text);
     if (pending.length >= CHUNK) {
-      if (errors.length === 0) await batches.store.appendFileLines(file.id, pending, counted.bytes);
+      if (errors.length === 0) {
+        await batches.store.appendFileLines(file.id, pending, counted.bytes, quotaOf(limits));
+      }
       pending = [];
     }
   }
-  if (errors.length === 0) await batches.store.appendFileLines(file.id, pending, counted.bytes);
+  if (errors.length === 0) {
+    await batches.store.appendFileLines(file.id, pending, counted.bytes, quotaOf(limits));
+  }
   if (count === 0 && errors.length === 0) errors.push("The file has no requests");
   return errors;
 }
@@ -96,6 +110,7 @@ export async function upload(
   const maxBody = limits.maxFileBytes + FORM_BYTES;
   if (declaredAbove(request, maxBody)) {
     return openaiError(413, `The file is larger than the limit of ${limits.maxFileBytes} bytes.`, {
+      code: "file_too_large",
       param: "file",
     });
   }
@@ -103,31 +118,68 @@ export async function upload(
   let purpose: string | undefined;
   let file: FileRecord | undefined;
   let errors: string[] = [];
+  const expiry: ExpiresAfter = {};
   try {
     for await (const part of multipartParts(body, boundary)) {
       if (part.name === "purpose") purpose = (await readText(part, 64)).trim();
+      else if (part.name in EXPIRES_AFTER)
+        expiry[EXPIRES_AFTER[part.name]!] = (await readText(part, 64)).trim();
       else if (part.name === "file" && file === undefined) {
-        const filename = (part.filename ?? "input.jsonl").slice(0, 256);
-        file = {
-          id: newFileId(),
-          tenant,
-          purpose: "batch",
-          filename,
-          bytes: 0,
-          lines: 0,
-          createdAt: batches.options.clock.now(),
-        };
-        await batches.store.createFile(file);
+        file = newRecord(batches, tenant, part, limits);
+        await batches.store.createFile(file, quotaOf(limits));
         errors = await storeLines(batches, file, part, limits);
       }
     }
   } catch (error) {
     if (file !== undefined) await batches.store.deleteFile(file.id);
-    if (error instanceof LimitError) return openaiError(error.status, error.message, { param: "file" });
-    if (error instanceof MultipartError) return openaiError(400, error.message, { param: "file" });
-    throw error;
+    return uploadError(error);
   }
-  return finishUpload(batches, file, purpose, errors);
+  return (await applyExpiry(batches, file, expiry, limits)) ?? finishUpload(batches, file, purpose, errors);
+}
+
+function newRecord(batches: Batches, tenant: string, part: Part, limits: UploadLimits): FileRecord {
+  const createdAt = batches.options.clock.now();
+  return {
+    id: newFileId(),
+    tenant,
+    purpose: "batch",
+    filename: (part.filename ?? "input.jsonl").slice(0, 256),
+    bytes: 0,
+    lines: 0,
+    createdAt,
+    expiresAt: createdAt + limits.fileTtlMs,
+  };
+}
+
+/** The answer to an upload that failed: a limit (413 or 400), bad multipart (400), a quota (429/503). */
+function uploadError(error: unknown): Response {
+  if (error instanceof LimitError) {
+    const code = error.status === 413 ? "file_too_large" : null;
+    return openaiError(error.status, error.message, { code, param: "file" });
+  }
+  if (error instanceof MultipartError) return openaiError(400, error.message, { param: "file" });
+  if (error instanceof BatchError) {
+    const { status, code } = batchErrorHttp(error.code);
+    return openaiError(status, `${error.message}.`, { code, param: "file" });
+  }
+  throw error;
+}
+
+/** Sets the expiry `expires_after` asked for (it may come after the file); a 400 when it is invalid. */
+async function applyExpiry(
+  batches: Batches,
+  file: FileRecord | undefined,
+  expiry: ExpiresAfter,
+  limits: UploadLimits,
+): Promise<Response | undefined> {
+  const expiresAt = expiresAtOf(expiry, file, limits.fileTtlMs);
+  if (typeof expiresAt === "string") {
+    if (file !== undefined) await batches.store.deleteFile(file.id);
+    return openaiError(400, expiresAt, { param: "expires_after" });
+  }
+  if (file !== undefined && expiresAt !== file.expiresAt)
+    await batches.store.setFileExpiry(file.id, expiresAt);
+  return undefined;
 }
 
 async function finishUpload(
@@ -164,6 +216,10 @@ async function outputOf(batches: Batches, fileId: string, tenant: string) {
   return { batch, errors: match[2] === "errors" };
 }
 
+/** A file the tenant may not see: none, another tenant's, or expired (before a sweep deletes it). */
+const gone = (batches: Batches, file: FileRecord | undefined, tenant: string): boolean =>
+  file === undefined || !sameTenant(file.tenant, tenant) || file.expiresAt <= batches.options.clock.now();
+
 const notFound = (id: string): Response =>
   openaiError(404, `No such File object: ${id.slice(0, 128)}`, { code: "not_found", param: "id" });
 
@@ -186,13 +242,12 @@ export async function getFile(batches: Batches, fileId: string, tenant: string):
       bytes: 0,
       lines: 0,
       createdAt: batch.createdAt,
+      expiresAt: null,
     };
     return json(200, fileObject(record));
   }
   const file = await batches.store.getFile(fileId);
-  return file === undefined || !sameTenant(file.tenant, tenant)
-    ? notFound(fileId)
-    : json(200, fileObject(file));
+  return gone(batches, file, tenant) ? notFound(fileId) : json(200, fileObject(file!));
 }
 
 /**
@@ -203,7 +258,7 @@ export async function getFile(batches: Batches, fileId: string, tenant: string):
  */
 export async function deleteFile(batches: Batches, fileId: string, tenant: string): Promise<Response> {
   const file = await batches.store.getFile(fileId);
-  if (file === undefined || !sameTenant(file.tenant, tenant)) return notFound(fileId);
+  if (gone(batches, file, tenant)) return notFound(fileId);
   await batches.store.deleteFile(fileId);
   return json(200, { id: fileId, object: "file", deleted: true });
 }
@@ -250,7 +305,7 @@ export async function fileContent(batches: Batches, fileId: string, tenant: stri
     return new Response(body, { status: 200, headers });
   }
   const file = await batches.store.getFile(fileId);
-  if (file === undefined || !sameTenant(file.tenant, tenant)) return notFound(fileId);
+  if (gone(batches, file, tenant) || file === undefined) return notFound(fileId);
   const body = lineStream(async (from) => {
     if (from >= file.lines) return undefined;
     return { lines: await batches.store.fileLines(fileId, from, CHUNK), next: from + CHUNK };

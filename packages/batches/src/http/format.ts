@@ -66,12 +66,15 @@ export function batchObject(batch: Batch): Record<string, unknown> {
  * @example
  * return json(200, fileObject(file));
  */
-export function fileObject(file: FileRecord): Record<string, unknown> {
+export function fileObject(
+  file: Omit<FileRecord, "expiresAt"> & { readonly expiresAt: number | null },
+): Record<string, unknown> {
   return {
     id: file.id,
     object: "file",
     bytes: file.bytes,
     created_at: seconds(file.createdAt),
+    expires_at: seconds(file.expiresAt),
     filename: file.filename,
     purpose: file.purpose,
     status: "processed",

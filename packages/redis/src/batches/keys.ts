@@ -26,8 +26,11 @@
  * - `fence` STRING: the last fencing token handed out (INCRBY).
  * - `turn` STRING: rotates the tenant (and within it the batch) a claim starts with (INCR).
  * - `all` ZSET and `tenant:<tenant>` ZSET: batch id -> creation time, for listing newest first.
- * - `file:<id>` HASH: `meta` (the file record as JSON); `lines:<id>` LIST: the file's lines. Both
- *   expire after `fileTtlMs`.
+ * - `file:<id>` HASH: `meta` (the file record as JSON, as created), `bytes`, `lines`, `expiresAt`;
+ *   `lines:<id>` LIST: the file's lines. Both expire with the file.
+ * - `fx` ZSET: file id -> expiry (ms), every kept file (a sweep or an upload deletes the expired ones);
+ *   `fo` HASH: file id -> tenant; `fb` HASH: file id -> bytes reserved;
+ *   `fu:<tenant>` HASH: `files` and `bytes` the tenant keeps (checked against its quota by the scripts).
  */
 export interface BatchKeys {
   readonly batch: (id: string) => string;

@@ -26,7 +26,8 @@ export interface RedisBatchStoreOptions {
    */
   readonly resultTtlMs?: number;
   /**
-   * How long an uploaded input file is kept, in ms.
+   * The longest an uploaded input file is kept, in ms, whatever expiry it was given (the batch layer's
+   * `fileTtlMs` and the upload's `expires_after` set it; this cuts it).
    * @default 2_592_000_000 (30 days)
    */
   readonly fileTtlMs?: number;

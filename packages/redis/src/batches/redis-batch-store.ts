@@ -8,6 +8,7 @@ import {
   type Claim,
   type ClaimReply,
   EXPIRED,
+  type FileQuota,
   type FileRecord,
   type ItemError,
   type ItemResult,
@@ -65,7 +66,13 @@ export class RedisBatchStore implements BatchStore {
     if (this.#owned) this.#client.on("error", () => {}); // failures surface on the calls themselves
     this.#scripts = new BatchScripts(this.#client);
     this.#keys = batchKeys(this.#config.prefix);
-    this.#files = new RedisFiles(this.#client, this.#keys, this.#config.fileTtlMs);
+    this.#files = new RedisFiles(
+      this.#client,
+      this.#scripts,
+      this.#keys,
+      this.#config.prefix,
+      this.#config.fileTtlMs,
+    );
   }
 
   /** The connection the store runs its commands on. */
@@ -267,14 +274,24 @@ export class RedisBatchStore implements BatchStore {
     return found;
   }
 
-  async createFile(file: FileRecord): Promise<void> {
+  async createFile(file: FileRecord, quota: FileQuota): Promise<void> {
     await this.#connected();
-    return this.#files.create(file);
+    return this.#files.create(file, quota);
   }
 
-  async appendFileLines(fileId: string, lines: readonly string[], bytes: number): Promise<void> {
+  async appendFileLines(
+    fileId: string,
+    lines: readonly string[],
+    bytes: number,
+    quota: FileQuota,
+  ): Promise<void> {
     await this.#connected();
-    return this.#files.append(fileId, lines, bytes);
+    return this.#files.append(fileId, lines, bytes, quota);
+  }
+
+  async setFileExpiry(fileId: string, expiresAt: number): Promise<void> {
+    await this.#connected();
+    return this.#files.setExpiry(fileId, expiresAt);
   }
 
   async getFile(fileId: string): Promise<FileRecord | undefined> {

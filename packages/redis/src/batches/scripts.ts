@@ -3,7 +3,19 @@ import { readFileSync } from "node:fs";
 import type { BatchRedisClient } from "./options.js";
 
 /** One Lua script per atomic step of the batch store, each under `src/batches/lua/<name>.lua`. */
-export type BatchScriptName = "claim" | "extend" | "settle" | "start" | "fail" | "cancel" | "sweep" | "retry";
+export type BatchScriptName =
+  | "claim"
+  | "extend"
+  | "settle"
+  | "start"
+  | "fail"
+  | "cancel"
+  | "sweep"
+  | "retry"
+  | "file-create"
+  | "file-append"
+  | "file-delete"
+  | "file-expiry";
 
 const NAMES: readonly BatchScriptName[] = [
   "claim",
@@ -14,6 +26,10 @@ const NAMES: readonly BatchScriptName[] = [
   "cancel",
   "sweep",
   "retry",
+  "file-create",
+  "file-append",
+  "file-delete",
+  "file-expiry",
 ];
 
 // `../../src/batches/lua/` resolves from both src/batches/ (sources) and dist/batches/ (build).

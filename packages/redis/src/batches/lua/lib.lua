@@ -56,3 +56,30 @@ local function endOpen(id, now, errorJson, status, stamps, ttl)
   redis.call("ZREM", P .. "open", id)
   expireBatch(id, ttl)
 end
+
+-- Input files: `fx` ZSET file id -> expiry (ms), `fo` HASH file id -> tenant, `fb` HASH file id -> bytes
+-- reserved, `fu:<tenant>` HASH `files` and `bytes` kept by the tenant (see ../keys.ts).
+
+-- Deletes a kept file and gives its place and bytes back to its tenant, once; false when not kept.
+local function dropFile(id)
+  local tenant = redis.call("HGET", P .. "fo", id)
+  if not tenant then return false end
+  local usage = k("fu", tenant)
+  if redis.call("HINCRBY", usage, "files", -1) <= 0 then
+    redis.call("DEL", usage)
+  else
+    redis.call("HINCRBY", usage, "bytes", 0 - tonumber(redis.call("HGET", P .. "fb", id) or "0")) -- never "-0"
+  end
+  redis.call("HDEL", P .. "fo", id)
+  redis.call("HDEL", P .. "fb", id)
+  redis.call("ZREM", P .. "fx", id)
+  redis.call("DEL", k("file", id), k("lines", id))
+  return true
+end
+
+-- Deletes at most `limit` files expired by `now`.
+local function purgeFiles(now, limit)
+  for _, id in ipairs(redis.call("ZRANGEBYSCORE", P .. "fx", "-inf", now, "LIMIT", 0, limit)) do
+    dropFile(id)
+  end
+end
