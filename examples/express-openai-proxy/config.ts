@@ -65,9 +65,8 @@ function capsFrom(env: Env, prefix: string, defaults: TenantCaps): TenantCaps {
     tokensPerMinute: optional(`${prefix}_TOKENS_PER_MINUTE`, env[`${prefix}_TOKENS_PER_MINUTE`], 1, 1e12),
     burstTokens: optional(`${prefix}_BURST_TOKENS`, env[`${prefix}_BURST_TOKENS`], 1, 1e12),
   };
-  return Object.fromEntries(
-    Object.entries({ ...defaults, ...caps }).filter(([, value]) => value !== undefined),
-  ) as TenantCaps;
+  const given = Object.entries(caps).filter(([, value]) => value !== undefined);
+  return { ...defaults, ...Object.fromEntries(given) } as TenantCaps; // what is set, over the defaults
 }
 
 function unknownKeysFrom(text: string | undefined): "refuse" | "anonymous" {

@@ -179,8 +179,8 @@ describe.each(entries)("examples/%s with UNKNOWN_KEYS=anonymous", (entry) => {
       UPSTREAM_URL: sim.url,
       API_KEYS: "sk-team-a:team-a:interactive",
       ADMIN_KEY,
-      UNKNOWN_KEYS: "anonymous",
-      ANONYMOUS_MAX_CONCURRENCY: "1",
+      UNKNOWN_KEYS: "anonymous", // the pool's default caps: one request at a time, 20,000 tokens a minute
+      DEFAULT_MAX_TOKENS: "10", // small charges: the bucket covers all six, the concurrency cap holds them
     });
   });
   afterAll(async () => {
@@ -190,21 +190,29 @@ describe.each(entries)("examples/%s with UNKNOWN_KEYS=anonymous", (entry) => {
   it("pools every unknown key into one `anonymous` tenant whose cap holds", async () => {
     const { inFlight } = sim.stats();
     const controller = new AbortController();
+    const refused: number[] = [];
     const pending = Array.from({ length: 6 }, (_, n) =>
       fetch(`${example.url}/v1/chat/completions`, {
         method: "POST",
         headers: { authorization: `Bearer sk-rotated-${n}`, "content-type": "application/json" },
         body: JSON.stringify({ model: "sim-model", messages: [{ role: "user", content: HANG }] }),
         signal: controller.signal,
-      }).catch(() => undefined),
+      })
+        .then((answer) => {
+          if (answer.status === 429) refused.push(answer.status);
+          return answer.text();
+        })
+        .catch(() => undefined),
     );
-    // All six arrived: one runs, five wait behind the pool's cap (of two free slots of eight).
+    // All six arrived as one tenant: one runs (the pool's default cap, though seven slots are free),
+    // the other five wait behind it.
     await eventually(async () => {
       const metrics = await metricsOf(example.url);
       return metrics.running === 1 && metrics.queued === 5;
     });
     await eventually(() => sim.stats().inFlight - inFlight === 1); // the one running reached upstream
-    expect((await metricsOf(example.url)).queued).toBe(5);
+    expect((await metricsOf(example.url)).running).toBe(1);
+    expect(refused).toEqual([]);
     const tenants = (await metricsOf(example.url)).tenants.map((row) => row.tenant);
     expect(new Set(tenants)).toEqual(new Set(["anonymous"]));
     expect(example.output()).toContain("UNKNOWN_KEYS=anonymous");
