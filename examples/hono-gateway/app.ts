@@ -8,7 +8,7 @@ import { type LlmSchedulerVariables, schedulerMiddleware } from "@llm-scheduler/
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { Access, ADMIN_CHALLENGE, bodyRefusal, errorBody, isAdminPath, type KeyEntry } from "./access.js";
-import type { ProxyConfig } from "./config.js";
+import { type ProxyConfig, schedulerOptionsOf } from "./config.js";
 
 const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
 /** Response headers about one hop, not the content; the runtime's server sets its own. */
@@ -113,12 +113,13 @@ export type MetricsResponder = () => Promise<Response>;
 /**
  * The Hono app: generation routes wait in the scheduler, then go upstream; the answer streams back and
  * the slot is held until its last chunk has been sent. `/v1/models` passes through; `/health`, `/metrics`
- * (Prometheus text with `metrics`, else JSON), `/metrics.json`, `/dashboard/`. With `batches`, OpenAI's
- * Files and Batches routes too.
+ * (Prometheus text with `metrics`, else JSON), `/metrics.json`, `/dashboard/` (these three for the admin
+ * key only). With `batches`, OpenAI's Files and Batches routes too. The default scheduler takes the
+ * config's caps (`schedulerOptionsOf`); a scheduler passed in should too.
  */
 export function createApp(
   config: ProxyConfig,
-  scheduler: Scheduler = createScheduler(),
+  scheduler: Scheduler = createScheduler(schedulerOptionsOf(config)),
   batches?: Batches,
   metrics?: MetricsResponder,
 ): Hono<GatewayEnv> {
