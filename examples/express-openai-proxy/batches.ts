@@ -7,13 +7,13 @@ import type { ProxyConfig } from "./config.js";
 
 /**
  * Mounts `/v1/files` and `/v1/batches` on `app`; `tenantOf` names the tenant of an Authorization header
- * (the same rule as the generation routes), `undefined` refusing it with 401.
+ * (a configured tenant of the key table), `undefined` refusing it with 401.
  */
 export function mountBatches(
   app: Express,
   config: ProxyConfig,
   scheduler: Scheduler,
-  tenantOf: (authorization: string | null) => string | undefined,
+  tenantOf: (authorization: string | null) => Promise<string | undefined>,
 ): Batches {
   const batches = createBatches({
     scheduler,

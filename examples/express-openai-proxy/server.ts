@@ -1,6 +1,5 @@
 // An OpenAI-compatible proxy in front of vLLM, Ollama or any OpenAI-style server, with llm-scheduler
 // deciding which request goes upstream next. Run: UPSTREAM_URL=http://127.0.0.1:8000 pnpm start
-import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -13,47 +12,49 @@ import { schedulerMiddleware } from "@llm-scheduler/express";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { Registry } from "prom-client";
+import { Access, ADMIN_CHALLENGE, bodyRefusal, errorBody, isAdminPath, type KeyEntry } from "./access.js";
 import { mountBatches } from "./batches.js";
-import { configFrom, type KeyEntry, type ProxyConfig } from "./config.js";
+import { configFrom, generatedKeyLines, type ProxyConfig, schedulerOptionsOf } from "./config.js";
 import { forward } from "./proxy.js";
 
 const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
 
-function unauthorized(res: Response, message: string): void {
+function refuse(res: Response, status: number, message: string, code: string, headers = {}): void {
   res
-    .status(401)
-    .json({ error: { message, type: "invalid_request_error", code: "invalid_api_key", param: null } });
+    .status(status)
+    .set(headers)
+    .type("application/json")
+    .send(errorBody(message, "invalid_request_error", code));
 }
 
-/** Who a bearer key belongs to; with no key table, any key is its own tenant. A string is the refusal. */
-function entryOf(
-  config: ProxyConfig,
-  scheduler: Scheduler,
-  authorization: string | undefined,
-): KeyEntry | string {
-  const key = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
-  if (key === undefined) return "Missing API key (Authorization: Bearer <key>)";
-  const entry: KeyEntry | undefined = config.keys.get(key);
-  if (entry === undefined && config.keys.size > 0) return "Unknown API key";
-  // Never put a raw key in metrics or logs: an unlisted key becomes a short fingerprint.
-  return (
-    entry ?? {
-      tenant: `key-${createHash("sha256").update(key).digest("hex").slice(0, 10)}`,
-      priority: scheduler.options.defaultPriority,
-    }
-  );
-}
-
-/** Finds who the bearer key belongs to, or answers 401. */
-function authenticate(config: ProxyConfig, scheduler: Scheduler) {
+/** Finds who the bearer key belongs to, or answers 401; refuses a body it should not read (411, 413). */
+function authenticate(config: ProxyConfig, access: Access) {
   return function authenticate(req: Request, res: Response, next: NextFunction): void {
-    const entry = entryOf(config, scheduler, req.get("authorization"));
-    if (typeof entry === "string") {
-      unauthorized(res, entry);
+    const refusal = bodyRefusal(req.get("content-length"), req.get("transfer-encoding"), config.maxBodyBytes);
+    if (refusal !== undefined) {
+      refuse(res, refusal.status, refusal.message, refusal.code);
       return;
     }
-    res.locals.key = entry;
-    next();
+    access.caller(req.get("authorization")).then((entry) => {
+      if (typeof entry === "string") return refuse(res, 401, entry, "invalid_api_key");
+      res.locals.key = entry;
+      next();
+    }, next);
+  };
+}
+
+/** Lets only the admin key reach `/metrics`, `/metrics.json` and `/dashboard`; 401 otherwise. */
+function adminOnly(access: Access) {
+  return function adminOnly(req: Request, res: Response, next: NextFunction): void {
+    if (!isAdminPath(req.path)) {
+      next();
+      return;
+    }
+    access.admin(req.get("authorization")).then((admin) => {
+      if (admin) return next();
+      const message = "This path needs the admin key (Authorization: Bearer <ADMIN_KEY>)";
+      refuse(res, 401, message, "invalid_api_key", { "www-authenticate": ADMIN_CHALLENGE });
+    }, next);
   };
 }
 
@@ -67,12 +68,16 @@ export function createApp(
   config: ProxyConfig,
   scheduler: Scheduler,
 ): { app: express.Express; batches: Batches } {
-  for (const [key, entry] of config.keys) {
+  for (const entry of config.keys.values()) {
     if (!scheduler.options.priorityByName.has(entry.priority)) {
-      throw new TypeError(`API key ${key.slice(0, 6)}… asks for an unknown priority \`${entry.priority}\``);
+      throw new TypeError(
+        `API key of tenant \`${entry.tenant}\` asks for an unknown priority \`${entry.priority}\``,
+      );
     }
   }
+  const access = new Access({ ...config, anonymousPriority: scheduler.options.defaultPriority });
   const app = express();
+  app.use(adminOnly(access)); // before every route: no path spelling reaches them without the key
   const registry = new Registry();
   collectMetrics(scheduler, { registry, tenantLabel: { top: 20 } });
   app.get("/health", (_req, res) => {
@@ -84,8 +89,10 @@ export function createApp(
   app.get("/metrics.json", (_req, res) => {
     res.json(scheduler.metrics());
   });
-  app.use(toNodeHandler(createDashboard({ scheduler }))); // a read-only live page at /dashboard
-  app.get("/v1/models", authenticate(config, scheduler), (req, res) => {
+  // The live page at /dashboard, for the admin key only (a browser asks for it: any user name).
+  const authorize = (request: globalThis.Request) => access.admin(request.headers.get("authorization"));
+  app.use(toNodeHandler(createDashboard({ scheduler, authorize })));
+  app.get("/v1/models", authenticate(config, access), (req, res) => {
     const controller = new AbortController();
     res.once("close", () => controller.abort());
     void forward(req, res, config.upstreamUrl, config.upstreamKey, controller.signal);
@@ -93,24 +100,23 @@ export function createApp(
   const limiter = schedulerMiddleware({
     scheduler,
     tenant: (req) => keyOf(req).tenant,
+    defaultMaxTokens: config.defaultMaxTokens, // charged up front: this proxy never parses the body
     // The key decides the priority; an `x-priority` header may only lower it (e.g. to "batch").
     priority: (req) => lowerOnlyPriority(scheduler.options, req.get("x-priority"), keyOf(req).priority),
   });
-  app.post(GENERATION_ROUTES, authenticate(config, scheduler), limiter, (req, res) => {
+  app.post(GENERATION_ROUTES, authenticate(config, access), limiter, (req, res) => {
     // Aborts when the client disconnects: the upstream request is cancelled and its slot freed.
     const { signal } = req.llmScheduler!;
     void forward(req, res, config.upstreamUrl, config.upstreamKey, signal);
   });
-  const batches = mountBatches(app, config, scheduler, (authorization) => {
-    const entry = entryOf(config, scheduler, authorization ?? undefined);
-    return typeof entry === "string" ? undefined : entry.tenant;
-  });
+  // Batches and files belong to a configured tenant; the `anonymous` pool may not own any.
+  const batches = mountBatches(app, config, scheduler, (authorization) => access.owner(authorization));
   return { app, batches };
 }
 
 /** Starts the proxy; resolves with its URL and a function that stops it. */
 export async function start(config: ProxyConfig) {
-  const scheduler = createScheduler({ maxConcurrency: config.maxConcurrency });
+  const scheduler = createScheduler(schedulerOptionsOf(config));
   const { app, batches } = createApp(config, scheduler);
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
@@ -144,6 +150,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   });
   console.log(`express-openai-proxy listening on ${url} -> ${config.upstreamUrl}`);
   console.log(`OpenAI base URL: ${url}/v1 (max ${config.maxConcurrency} requests upstream at once)`);
+  for (const line of generatedKeyLines(config)) console.log(line);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       stop().then(() => process.exit(0));

@@ -7,7 +7,8 @@ import { createDashboard } from "@llm-scheduler/dashboard";
 import { type LlmSchedulerVariables, schedulerMiddleware } from "@llm-scheduler/hono";
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { KeyEntry, ProxyConfig } from "./config.js";
+import { Access, ADMIN_CHALLENGE, bodyRefusal, errorBody, isAdminPath, type KeyEntry } from "./access.js";
+import { type ProxyConfig, schedulerOptionsOf } from "./config.js";
 
 const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
 /** Response headers about one hop, not the content; the runtime's server sets its own. */
@@ -19,51 +20,58 @@ export interface GatewayEnv {
 }
 
 /** An OpenAI-style error response, as the official clients expect it. */
-function failure(status: 401 | 502, message: string, type: string, code: string): Response {
-  const body = JSON.stringify({ error: { message, type, code, param: null } });
-  return new Response(body, { status, headers: { "content-type": "application/json; charset=utf-8" } });
+function failure(
+  status: 401 | 411 | 413 | 502,
+  message: string,
+  type: string,
+  code: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(errorBody(message, type, code), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
 }
 
-/** A short, non-reversible tenant name for an API key (Web Crypto): never put raw keys in metrics. */
-async function fingerprint(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `key-${hex.slice(0, 10)}`;
-}
+const accesses = new WeakMap<ProxyConfig, Access>();
 
 /**
- * Who a bearer key belongs to: its entry in the key table, or, with no table, its own tenant (a
- * fingerprint) at the default priority; `undefined` for a missing or unknown key.
+ * The one {@link Access} of a configuration (its key digests made once): who callers are, for the
+ * generation routes, the admin paths and the batch routes alike.
  */
-export async function keyEntryOf(
-  config: ProxyConfig,
-  scheduler: Scheduler,
-  authorization: string | undefined | null,
-): Promise<KeyEntry | undefined> {
-  const key = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
-  if (key === undefined) return undefined;
-  const entry = config.keys.get(key);
-  if (entry !== undefined || config.keys.size > 0) return entry;
-  return { tenant: await fingerprint(key), priority: scheduler.options.defaultPriority };
+export function accessOf(config: ProxyConfig, scheduler: Scheduler): Access {
+  let access = accesses.get(config);
+  if (access === undefined) {
+    access = new Access({ ...config, anonymousPriority: scheduler.options.defaultPriority });
+    accesses.set(config, access);
+  }
+  return access;
 }
 
-/** Finds who the bearer key belongs to; with no key table, any key is its own tenant (a fingerprint). */
-function authenticate(config: ProxyConfig, scheduler: Scheduler) {
+/** Finds who the bearer key belongs to, or answers 401; refuses a body it should not read (411, 413). */
+function authenticate(config: ProxyConfig, access: Access) {
   return createMiddleware<GatewayEnv>(async (c, next) => {
-    const key = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    if (key === undefined) {
-      return failure(
-        401,
-        "Missing API key (Authorization: Bearer <key>)",
-        "invalid_request_error",
-        "invalid_api_key",
-      );
+    const header = (name: string) => c.req.header(name);
+    const refusal = bodyRefusal(header("content-length"), header("transfer-encoding"), config.maxBodyBytes);
+    if (refusal !== undefined) {
+      return failure(refusal.status, refusal.message, "invalid_request_error", refusal.code);
     }
-    const entry = config.keys.get(key);
-    if (entry === undefined && config.keys.size > 0) {
-      return failure(401, "Unknown API key", "invalid_request_error", "invalid_api_key");
+    const entry = await access.caller(header("authorization"));
+    if (typeof entry === "string") return failure(401, entry, "invalid_request_error", "invalid_api_key");
+    c.set("key", entry);
+    await next();
+  });
+}
+
+/** Lets only the admin key reach `/metrics`, `/metrics.json` and `/dashboard`; 401 otherwise. */
+function adminOnly(access: Access) {
+  return createMiddleware<GatewayEnv>(async (c, next) => {
+    if (isAdminPath(c.req.path) && !(await access.admin(c.req.header("authorization")))) {
+      const message = "This path needs the admin key (Authorization: Bearer <ADMIN_KEY>)";
+      return failure(401, message, "invalid_request_error", "invalid_api_key", {
+        "www-authenticate": ADMIN_CHALLENGE,
+      });
     }
-    c.set("key", entry ?? { tenant: await fingerprint(key), priority: scheduler.options.defaultPriority });
     await next();
   });
 }
@@ -105,27 +113,34 @@ export type MetricsResponder = () => Promise<Response>;
 /**
  * The Hono app: generation routes wait in the scheduler, then go upstream; the answer streams back and
  * the slot is held until its last chunk has been sent. `/v1/models` passes through; `/health`, `/metrics`
- * (Prometheus text with `metrics`, else JSON), `/metrics.json`, `/dashboard/`. With `batches`, OpenAI's
- * Files and Batches routes too.
+ * (Prometheus text with `metrics`, else JSON), `/metrics.json`, `/dashboard/` (these three for the admin
+ * key only). With `batches`, OpenAI's Files and Batches routes too. The default scheduler takes the
+ * config's caps (`schedulerOptionsOf`); a scheduler passed in should too.
  */
 export function createApp(
   config: ProxyConfig,
-  scheduler: Scheduler = createScheduler(),
+  scheduler: Scheduler = createScheduler(schedulerOptionsOf(config)),
   batches?: Batches,
   metrics?: MetricsResponder,
 ): Hono<GatewayEnv> {
-  for (const [key, entry] of config.keys) {
+  for (const entry of config.keys.values()) {
     if (!scheduler.options.priorityByName.has(entry.priority)) {
-      throw new TypeError(`API key ${key.slice(0, 6)}… asks for an unknown priority \`${entry.priority}\``);
+      throw new TypeError(
+        `API key of tenant \`${entry.tenant}\` asks for an unknown priority \`${entry.priority}\``,
+      );
     }
   }
+  const access = accessOf(config, scheduler);
   const app = new Hono<GatewayEnv>();
+  app.use(adminOnly(access)); // before every route: no path spelling reaches them without the key
   app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/metrics", (c) => (metrics === undefined ? c.json(scheduler.metrics()) : metrics()));
   app.get("/metrics.json", (c) => c.json(scheduler.metrics())); // the same path as the Node examples
-  const dashboard = createDashboard({ scheduler }); // read-only; see the dashboard's README for controls
+  // The live page, for the admin key only (a browser asks for it: any user name, the key as password).
+  const authorize = (request: Request) => access.admin(request.headers.get("authorization"));
+  const dashboard = createDashboard({ scheduler, authorize });
   app.all("/dashboard/*", (c) => dashboard(c.req.raw));
-  app.get("/v1/models", authenticate(config, scheduler), (c) => relay(c, config, c.req.raw.signal));
+  app.get("/v1/models", authenticate(config, access), (c) => relay(c, config, c.req.raw.signal));
   if (batches !== undefined) {
     // OpenAI's Batch API, outside the scheduler middleware: an upload or a poll takes no upstream slot;
     // each batch item goes through the scheduler on its own (its `tenant` hook checks the key).
@@ -139,6 +154,7 @@ export function createApp(
   const limiter = schedulerMiddleware({
     scheduler,
     tenant: (c) => (c as Context<GatewayEnv>).get("key").tenant,
+    defaultMaxTokens: config.defaultMaxTokens,
     // The key decides the priority; an `x-priority` header may only lower it (e.g. to "batch").
     priority: (c) =>
       lowerOnlyPriority(
@@ -149,7 +165,7 @@ export function createApp(
   });
   for (const route of GENERATION_ROUTES) {
     // Aborts when the client leaves (or on run timeout): the upstream call stops, the slot is freed.
-    app.post(route, authenticate(config, scheduler), limiter, (c) =>
+    app.post(route, authenticate(config, access), limiter, (c) =>
       relay(c, config, c.get("llmScheduler").signal),
     );
   }

@@ -5,8 +5,8 @@ import { type Batches, createBatches, openaiExecutor } from "@llm-scheduler/batc
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import { Registry } from "prom-client";
-import { createApp, keyEntryOf, type MetricsResponder } from "./app.js";
-import { configFrom, type ProxyConfig } from "./config.js";
+import { accessOf, createApp, type MetricsResponder } from "./app.js";
+import { configFrom, generatedKeyLines, type ProxyConfig, schedulerOptionsOf } from "./config.js";
 
 /** `GET /metrics` in Prometheus text format, from prom-client (which needs Node's modules). */
 function prometheus(scheduler: Scheduler): MetricsResponder {
@@ -25,13 +25,13 @@ function startup(): {
 } {
   try {
     const config = configFrom(process.env);
-    const scheduler = createScheduler({ maxConcurrency: config.maxConcurrency });
-    // Tenants see their own batches: the same key table (or fingerprint) as the generation routes.
+    const scheduler = createScheduler(schedulerOptionsOf(config));
+    // Batches and files belong to a configured tenant of the key table; the `anonymous` pool owns none.
+    const access = accessOf(config, scheduler);
     const batches = createBatches({
       scheduler,
       execute: openaiExecutor({ baseURL: `${config.upstreamUrl}/v1`, apiKey: config.upstreamKey }),
-      tenant: async (request) =>
-        (await keyEntryOf(config, scheduler, request.headers.get("authorization")))?.tenant,
+      tenant: (request) => access.owner(request.headers.get("authorization")),
     });
     const app = createApp(config, scheduler, batches, prometheus(scheduler));
     return { config, scheduler, app, batches };
@@ -46,6 +46,7 @@ const server = serve({ fetch: app.fetch, port: config.port, hostname: config.hos
   const url = `http://${config.host}:${info.port}`;
   console.log(`hono-gateway listening on ${url} -> ${config.upstreamUrl}`);
   console.log(`OpenAI base URL: ${url}/v1 (max ${config.maxConcurrency} requests upstream at once)`);
+  for (const line of generatedKeyLines(config)) console.log(line);
 });
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

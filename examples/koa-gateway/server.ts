@@ -1,6 +1,5 @@
 // A Koa gateway to an OpenAI-compatible server (vLLM, Ollama, any OpenAI-style server), with
 // llm-scheduler deciding which request goes upstream next. Run: UPSTREAM_URL=http://127.0.0.1:8000 pnpm start
-import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -13,7 +12,8 @@ import { type LlmSchedulerState, schedulerMiddleware } from "@llm-scheduler/koa"
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import Koa, { type Context, type Next } from "koa";
 import { Registry } from "prom-client";
-import { configFrom, type KeyEntry, type ProxyConfig } from "./config.js";
+import { Access, ADMIN_CHALLENGE, bodyRefusal, isAdminPath, type KeyEntry } from "./access.js";
+import { configFrom, generatedKeyLines, type ProxyConfig, schedulerOptionsOf } from "./config.js";
 
 const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
 /** Response headers about one hop, not the content; Node's server sets its own. */
@@ -29,28 +29,32 @@ function fail(ctx: Context, status: number, message: string, type: string, code:
   ctx.body = { error: { message, type, code, param: null } };
 }
 
-/** Finds who the bearer key belongs to; with no key table, any key is its own tenant (a fingerprint). */
-function authenticate(config: ProxyConfig, scheduler: Scheduler) {
+/** Finds who the bearer key belongs to, or answers 401; refuses a body it should not read (411, 413). */
+function authenticate(config: ProxyConfig, access: Access) {
   return async function authenticate(ctx: Context & { state: State }, next: Next): Promise<void> {
-    const key = /^Bearer\s+(\S+)$/i.exec(ctx.get("authorization"))?.[1];
-    if (key === undefined) {
-      return fail(
-        ctx,
-        401,
-        "Missing API key (Authorization: Bearer <key>)",
-        "invalid_request_error",
-        "invalid_api_key",
-      );
+    const refusal = bodyRefusal(
+      ctx.get("content-length") || undefined,
+      ctx.get("transfer-encoding") || undefined,
+      config.maxBodyBytes,
+    );
+    if (refusal !== undefined) {
+      return fail(ctx, refusal.status, refusal.message, "invalid_request_error", refusal.code);
     }
-    const entry = config.keys.get(key);
-    if (entry === undefined && config.keys.size > 0) {
-      return fail(ctx, 401, "Unknown API key", "invalid_request_error", "invalid_api_key");
+    const entry = await access.caller(ctx.get("authorization"));
+    if (typeof entry === "string") return fail(ctx, 401, entry, "invalid_request_error", "invalid_api_key");
+    ctx.state.key = entry;
+    await next();
+  };
+}
+
+/** Lets only the admin key reach `/metrics`, `/metrics.json` and `/dashboard`; 401 otherwise. */
+function adminOnly(access: Access) {
+  return async function adminOnly(ctx: Context, next: Next): Promise<void> {
+    if (isAdminPath(ctx.path) && !(await access.admin(ctx.get("authorization")))) {
+      ctx.set("www-authenticate", ADMIN_CHALLENGE);
+      const message = "This path needs the admin key (Authorization: Bearer <ADMIN_KEY>)";
+      return fail(ctx, 401, message, "invalid_request_error", "invalid_api_key");
     }
-    // Never put a raw key in metrics or logs: an unlisted key becomes a short fingerprint.
-    ctx.state.key = entry ?? {
-      tenant: `key-${createHash("sha256").update(key).digest("hex").slice(0, 10)}`,
-      priority: scheduler.options.defaultPriority,
-    };
     await next();
   };
 }
@@ -96,13 +100,17 @@ function relay(config: ProxyConfig) {
 
 /** The Koa app: scheduled generation routes, pass-through model list, health and metrics. */
 export function createApp(config: ProxyConfig, scheduler: Scheduler): Koa<State> {
-  for (const [key, entry] of config.keys) {
+  for (const entry of config.keys.values()) {
     if (!scheduler.options.priorityByName.has(entry.priority)) {
-      throw new TypeError(`API key ${key.slice(0, 6)}… asks for an unknown priority \`${entry.priority}\``);
+      throw new TypeError(
+        `API key of tenant \`${entry.tenant}\` asks for an unknown priority \`${entry.priority}\``,
+      );
     }
   }
+  const access = new Access({ ...config, anonymousPriority: scheduler.options.defaultPriority });
   const app = new Koa<State>();
   app.silent = true; // answers say what went wrong; a client that left is not an error to log
+  app.use(adminOnly(access)); // before every route: no path spelling reaches them without the key
   const router = new Router<State>();
   router.get("/health", (ctx) => {
     ctx.body = { status: "ok" };
@@ -116,23 +124,26 @@ export function createApp(config: ProxyConfig, scheduler: Scheduler): Koa<State>
   router.get("/metrics.json", (ctx) => {
     ctx.body = scheduler.metrics();
   });
-  router.get("/v1/models", authenticate(config, scheduler), relay(config));
+  router.get("/v1/models", authenticate(config, access), relay(config));
   const limiter = schedulerMiddleware({
     scheduler,
     tenant: (ctx) => (ctx.state as State).key.tenant,
+    defaultMaxTokens: config.defaultMaxTokens, // charged up front: this gateway never parses the body
     // The key decides the priority; an `x-priority` header may only lower it (e.g. to "batch").
     priority: (ctx) =>
       lowerOnlyPriority(scheduler.options, ctx.get("x-priority"), (ctx.state as State).key.priority),
   });
-  router.post(GENERATION_ROUTES, authenticate(config, scheduler), limiter, relay(config));
-  app.use(toKoaMiddleware(createDashboard({ scheduler }))); // a read-only live page at /dashboard
+  router.post(GENERATION_ROUTES, authenticate(config, access), limiter, relay(config));
+  // The live page at /dashboard, for the admin key only (a browser asks for it: any user name).
+  const authorize = (request: Request) => access.admin(request.headers.get("authorization"));
+  app.use(toKoaMiddleware(createDashboard({ scheduler, authorize })));
   app.use(router.routes()).use(router.allowedMethods());
   return app;
 }
 
 /** Starts the gateway; resolves with its URL and a function that stops it. */
 export async function start(config: ProxyConfig) {
-  const scheduler = createScheduler({ maxConcurrency: config.maxConcurrency });
+  const scheduler = createScheduler(schedulerOptionsOf(config));
   const server = createServer(createApp(config, scheduler).callback());
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const { port } = server.address() as AddressInfo;
@@ -164,6 +175,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   });
   console.log(`koa-gateway listening on ${url} -> ${config.upstreamUrl}`);
   console.log(`OpenAI base URL: ${url}/v1 (max ${config.maxConcurrency} requests upstream at once)`);
+  for (const line of generatedKeyLines(config)) console.log(line);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       stop().then(() => process.exit(0));

@@ -1,18 +1,68 @@
 // One gateway instance: Express in front of an LLM server, scheduled through Redis so that every
 // instance sharing REDIS_URL and the key prefix obeys one global limit and one global order.
 import { createScheduler } from "@llm-scheduler/core";
+import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
 import { createDashboard } from "@llm-scheduler/dashboard";
 import { toNodeHandler } from "@llm-scheduler/dashboard/node";
 import { schedulerMiddleware } from "@llm-scheduler/express";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import { RedisStore } from "@llm-scheduler/redis";
-import express from "express";
+import express, { type NextFunction, type Request, type Response } from "express";
 import { Registry } from "prom-client";
+import { Access, ADMIN_CHALLENGE, errorBody, isAdminPath, type KeyEntry, parseKeys } from "./access.js";
 
 const name = process.env.NAME ?? "gateway";
 const upstream = process.env.UPSTREAM_URL ?? "http://127.0.0.1:8000";
 
 const maxConcurrency = Number(process.env.MAX_CONCURRENCY ?? 4); // for all instances together
+
+/** Who may call: `API_KEYS` (key:tenant:priority, …) and `ADMIN_KEY` for the admin paths; main.ts sets both. */
+function accessOrExit(): Access {
+  try {
+    const keys = parseKeys(process.env.API_KEYS);
+    const adminKey = process.env.ADMIN_KEY ?? "";
+    if (keys.size === 0 || adminKey.length < 16) {
+      throw new TypeError(
+        "Expected `API_KEYS` and an `ADMIN_KEY` of 16 characters or more (main.ts sets both)",
+      );
+    }
+    return new Access({ keys, adminKey, unknownKeys: "refuse", anonymousPriority: "interactive" });
+  } catch (error) {
+    console.error(`[${name}] ${(error as Error).message}`);
+    return process.exit(1);
+  }
+}
+const access = accessOrExit();
+
+function refuse(res: Response, message: string, headers: Record<string, string> = {}): void {
+  const body = errorBody(message, "invalid_request_error", "invalid_api_key");
+  res.status(401).set(headers).type("application/json").send(body);
+}
+
+/** `/metrics`, `/metrics.json`, `/dashboard` and `/status` answer the admin key only. */
+function adminOnly(req: Request, res: Response, next: NextFunction): void {
+  if (!isAdminPath(req.path) && !req.path.toLowerCase().startsWith("/status")) {
+    next();
+    return;
+  }
+  access.admin(req.get("authorization")).then((admin) => {
+    if (admin) next();
+    else
+      refuse(res, "This path needs the admin key (Authorization: Bearer <ADMIN_KEY>)", {
+        "www-authenticate": ADMIN_CHALLENGE,
+      });
+  }, next);
+}
+
+/** Finds who the bearer key belongs to, or answers 401. */
+function authenticate(req: Request, res: Response, next: NextFunction): void {
+  access.caller(req.get("authorization")).then((entry) => {
+    if (typeof entry === "string") return refuse(res, entry);
+    res.locals.key = entry;
+    next();
+  }, next);
+}
+const keyOf = (req: Request): KeyEntry => req.res!.locals.key as KeyEntry;
 const expectedInstances = 2;
 
 // What the store went through, for GET /status: how often it fell back to local mode, and the errors it
@@ -57,8 +107,17 @@ const scheduler = createScheduler({
 });
 
 const app = express();
-// A client may lower its priority with `x-priority: batch`; everything else is interactive.
-app.use("/v1/chat/completions", schedulerMiddleware({ scheduler }));
+app.use(adminOnly); // before every route: no path spelling reaches them without the key
+// The key decides tenant and priority; a client may lower its priority with `x-priority: batch`.
+app.use(
+  "/v1/chat/completions",
+  authenticate,
+  schedulerMiddleware({
+    scheduler,
+    tenant: (req) => keyOf(req).tenant,
+    priority: (req) => lowerOnlyPriority(scheduler.options, req.get("x-priority"), keyOf(req).priority),
+  }),
+);
 app.post("/v1/chat/completions", express.json(), async (req, res) => {
   const { signal } = req.llmScheduler!; // aborts when the client leaves: the upstream call ends with it
   try {
@@ -98,8 +157,10 @@ app.get("/metrics", async (_req, res) => {
 app.get("/metrics.json", (_req, res) => {
   res.json(scheduler.metrics());
 });
-const dashboard = createDashboard({ scheduler });
-app.use(toNodeHandler(dashboard)); // a read-only live page at /dashboard
+// The live page at /dashboard, for the admin key only (a browser asks for it: any user name).
+const authorize = (request: globalThis.Request) => access.admin(request.headers.get("authorization"));
+const dashboard = createDashboard({ scheduler, authorize });
+app.use(toNodeHandler(dashboard));
 app.get("/status", (_req, res) => {
   res.json({ store: store.status, ...seen });
 });

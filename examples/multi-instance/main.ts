@@ -10,8 +10,13 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { startUpstream } from "@llm-scheduler/upstream-sim";
+import { newKey } from "./access.js";
 
 const GLOBAL_LIMIT = 4;
+/** Keys made for this run: the gateways refuse every other key, and serve their admin paths to ADMIN_KEY only. */
+const API_KEY = newKey("sk-demo-");
+const ADMIN_KEY = newKey("sk-admin-");
+const admin = { headers: { authorization: `Bearer ${ADMIN_KEY}` } };
 const BATCH = 40;
 const CHATS = 12;
 
@@ -43,7 +48,11 @@ async function startGateway(
 async function complete(gateway: string, priority: string, maxTokens: number): Promise<number> {
   const response = await fetch(`${gateway}/v1/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-priority": priority },
+    headers: {
+      authorization: `Bearer ${API_KEY}`,
+      "content-type": "application/json",
+      "x-priority": priority,
+    },
     body: JSON.stringify({
       model: "sim-model",
       messages: [{ role: "user", content: "Hi" }],
@@ -67,12 +76,12 @@ interface StoreStatus {
 }
 
 async function storeStatus(gateway: string): Promise<StoreStatus> {
-  return (await (await fetch(`${gateway}/status`)).json()) as StoreStatus;
+  return (await (await fetch(`${gateway}/status`, admin)).json()) as StoreStatus;
 }
 
 /** A gateway's settled requests, summed from its `/metrics` (Prometheus text format). */
 async function countedByPrometheus(gateway: string): Promise<number> {
-  const text = await (await fetch(`${gateway}/metrics`)).text();
+  const text = await (await fetch(`${gateway}/metrics`, admin)).text();
   const counts = [...text.matchAll(/^llm_scheduler_requests_total\{[^}]*\} (\d+)$/gm)];
   return counts.reduce((sum, match) => sum + Number(match[1]), 0);
 }
@@ -97,10 +106,16 @@ function reportFallback(redisUrl: string, statuses: Record<string, StoreStatus>)
 
 const redis = await startRedis();
 const upstream = await startUpstream({ port: 0, parallel: 16, ttftMs: 20, tokenMs: 4 });
-const env = { REDIS_URL: redis.url, UPSTREAM_URL: upstream.url };
+const env = {
+  REDIS_URL: redis.url,
+  UPSTREAM_URL: upstream.url,
+  API_KEYS: `${API_KEY}:demo:interactive`,
+  ADMIN_KEY,
+};
 const [a, b] = await Promise.all([startGateway("A", env), startGateway("B", env)]);
 console.log(`Redis ${redis.url}, upstream ${upstream.url}, gateway A ${a.url}, gateway B ${b.url}`);
 console.log(`Live dashboards: ${a.url}/dashboard and ${b.url}/dashboard (queues and slots are global)`);
+console.log(`  admin key for them (the browser asks: any user name, this as the password): ${ADMIN_KEY}`);
 
 try {
   const batch = Array.from({ length: BATCH }, () => complete(a.url, "batch", 40));
@@ -130,7 +145,8 @@ try {
   }
   if (stats.maxInFlightSeen > GLOBAL_LIMIT) throw new Error("the global limit was exceeded");
   if (process.argv.includes("--keep")) {
-    console.log("\nRunning; try: curl -s -H 'x-priority: batch' -H 'content-type: application/json' \\");
+    console.log(`\nRunning; try: curl -s -H 'authorization: Bearer ${API_KEY}' -H 'x-priority: batch' \\`);
+    console.log("  -H 'content-type: application/json' \\");
     console.log(
       `  -d '{"messages":[{"role":"user","content":"Hi"}]}' ${a.url}/v1/chat/completions   (Ctrl-C stops)`,
     );

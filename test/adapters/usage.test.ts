@@ -75,8 +75,12 @@ describe.each(gateways)("usage correction through a %s gateway", (name, startGat
       inputTokens: last!.usage!.prompt_tokens,
       outputTokens: last!.usage!.completion_tokens,
     });
-    // Hono reads a copy of the JSON body for the estimate; the Node gateways forward an unparsed stream.
-    const expected = name.startsWith("Hono") ? Math.ceil(content.length / 4) + 12 : 0;
+    // Hono reads a copy of the JSON body for the estimate; the Node gateways forward an unparsed stream,
+    // charged from its declared length (bytes / 4) and the default output bound (1,024).
+    const sent = Buffer.byteLength(JSON.stringify({ model: "m", messages, max_tokens: 12 }));
+    const expected = name.startsWith("Hono")
+      ? Math.ceil(content.length / 4) + 12
+      : Math.ceil(sent / 4) + 1_024;
     expect(store.reports[0]!.estimate).toBe(expected);
   });
 });

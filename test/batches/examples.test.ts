@@ -29,7 +29,10 @@ describe.each([["express-openai-proxy/server.ts"], ["hono-gateway/server.ts"]])(
     });
 
     it("runs a batch uploaded with the official client, and keeps it from other keys", async () => {
-      example = await startExample(entry, { UPSTREAM_URL: sim.url });
+      example = await startExample(entry, {
+        UPSTREAM_URL: sim.url,
+        API_KEYS: "sk-team-a:team-a:interactive,sk-team-b:team-b:interactive",
+      });
       const client = new OpenAI({ baseURL: `${example.url}/v1`, apiKey: "sk-team-a", maxRetries: 0 });
       const file = await client.files.create({
         file: await toFile(Buffer.from(input), "in.jsonl"),

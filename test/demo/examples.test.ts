@@ -67,8 +67,14 @@ interface Metrics {
   priorities: Record<string, { started: number; running: number }>;
 }
 
+/** The examples serve their metrics and dashboard to the admin key only. */
+const ADMIN_KEY = "sk-admin-examples-test";
+const admin = { headers: { authorization: `Bearer ${ADMIN_KEY}` } };
+/** The key table every example here runs with. */
+const KEYS = { API_KEYS: "sk-test:test-team:interactive", ADMIN_KEY };
+
 const metricsOf = async (url: string): Promise<Metrics> =>
-  (await fetch(`${url}/metrics.json`)).json() as Promise<Metrics>;
+  (await fetch(`${url}/metrics.json`, admin)).json() as Promise<Metrics>;
 
 const entries = [["express-openai-proxy/server.ts"], ["koa-gateway/server.ts"], ["hono-gateway/server.ts"]];
 
@@ -99,7 +105,7 @@ describe.each(entries)("examples/%s", (entry) => {
   let example: Spawned;
 
   beforeAll(async () => {
-    example = await startExample(entry, { UPSTREAM_URL: sim.url, MAX_CONCURRENCY: "2" });
+    example = await startExample(entry, { ...KEYS, UPSTREAM_URL: sim.url, MAX_CONCURRENCY: "2" });
   });
 
   afterAll(async () => {
@@ -146,17 +152,17 @@ describe.each(entries)("examples/%s", (entry) => {
 
   it("serves /metrics in Prometheus text format and mounts the live dashboard", async () => {
     await chatThrough(example.url, "sk-test");
-    const response = await fetch(`${example.url}/metrics`);
+    const response = await fetch(`${example.url}/metrics`, admin);
     expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();
     expect(text).toContain("# TYPE llm_scheduler_requests_total counter");
     const completed = /^llm_scheduler_requests_total\{[^}]*outcome="completed"[^}]*\} (\d+)$/m.exec(text);
     expect(Number(completed?.[1])).toBeGreaterThanOrEqual(2);
     expect(text).toMatch(/^llm_scheduler_time_to_first_byte_seconds_count\{priority="interactive"\} [1-9]/m);
-    const page = await fetch(`${example.url}/dashboard`);
+    const page = await fetch(`${example.url}/dashboard`, admin);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("<title>llm-scheduler dashboard</title>");
-    const snapshot = (await (await fetch(`${example.url}/dashboard/api/snapshot`)).json()) as {
+    const snapshot = (await (await fetch(`${example.url}/dashboard/api/snapshot`, admin)).json()) as {
       maxConcurrency: number;
     };
     expect(snapshot.maxConcurrency).toBe(2);
@@ -172,7 +178,7 @@ describe.each(entries)("examples/%s, checked as a user would meet it", (entry) =
   });
 
   it("answers 502 with an OpenAI-style JSON body when the upstream is down, and passes /v1/models through", async () => {
-    const down = await startExample(entry, { UPSTREAM_URL: "http://127.0.0.1:9" });
+    const down = await startExample(entry, { ...KEYS, UPSTREAM_URL: "http://127.0.0.1:9" });
     try {
       const answer = await fetch(`${down.url}/v1/chat/completions`, {
         method: "POST",
@@ -186,7 +192,7 @@ describe.each(entries)("examples/%s, checked as a user would meet it", (entry) =
     } finally {
       await down.stop();
     }
-    const up = await startExample(entry, { UPSTREAM_URL: sim.url });
+    const up = await startExample(entry, { ...KEYS, UPSTREAM_URL: sim.url });
     try {
       const models = await fetch(`${up.url}/v1/models`, { headers: { authorization: "Bearer sk-test" } });
       expect(await models.json()).toMatchObject({ object: "list", data: [{ id: "sim-model" }] });
@@ -230,6 +236,7 @@ describe.each(entries)("examples/%s with API keys", (entry) => {
     example = await startExample(entry, {
       UPSTREAM_URL: rawUrl,
       API_KEYS: "sk-chat:chat-app:interactive,sk-etl:etl:batch",
+      ADMIN_KEY,
     });
     const post = (key: string) =>
       fetch(`${example.url}/v1/chat/completions`, {

@@ -6,6 +6,9 @@ import { createApp } from "../../examples/hono-gateway/app.js";
 import { configFrom } from "../../examples/hono-gateway/config.js";
 
 let scheduler: Scheduler;
+const ADMIN_KEY = "sk-admin-hono-metrics";
+/** `/metrics` answers the admin key only. */
+const admin = { headers: { authorization: `Bearer ${ADMIN_KEY}` } };
 beforeEach(() => {
   scheduler = createScheduler({ maxConcurrency: 3 });
 });
@@ -17,9 +20,9 @@ describe("examples/hono-gateway createApp's /metrics", () => {
     const collector = collectMetrics(scheduler, { registry });
     const metrics = async () =>
       new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });
-    const app = createApp(configFrom({}), scheduler, undefined, metrics);
+    const app = createApp(configFrom({ ADMIN_KEY }), scheduler, undefined, metrics);
     await scheduler.run(() => "done");
-    const response = await app.request("/metrics");
+    const response = await app.request("/metrics", admin);
     expect(response.headers.get("content-type")).toBe(registry.contentType);
     expect(await response.text()).toMatch(
       /^llm_scheduler_requests_total\{priority="interactive",outcome="completed"\} 1$/m,
@@ -28,8 +31,8 @@ describe("examples/hono-gateway createApp's /metrics", () => {
   });
 
   it("answers scheduler.metrics() as JSON where prom-client cannot run (no responder given)", async () => {
-    const app = createApp(configFrom({}), scheduler);
-    const response = await app.request("/metrics");
+    const app = createApp(configFrom({ ADMIN_KEY }), scheduler);
+    const response = await app.request("/metrics", admin);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await response.json()).toMatchObject({ maxConcurrency: 3, running: 0 });
   });

@@ -5,7 +5,7 @@ import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import OpenAI from "openai";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseKeys } from "../../examples/express-openai-proxy/config.js";
+import { configFrom } from "../../examples/express-openai-proxy/config.js";
 import { start } from "../../examples/express-openai-proxy/server.js";
 import { parseScrape, type Sample } from "./scrape.js";
 
@@ -64,6 +64,10 @@ async function preemptingScrape(): Promise<Sample[]> {
   return scrape;
 }
 
+const ADMIN_KEY = "sk-admin-grafana-test";
+/** The example serves its metrics to the admin key only. */
+const admin = { headers: { authorization: `Bearer ${ADMIN_KEY}` } };
+
 describe("the Grafana dashboard in examples/grafana", () => {
   let upstream: Upstream | undefined;
   let proxy: Awaited<ReturnType<typeof start>> | undefined;
@@ -72,14 +76,15 @@ describe("the Grafana dashboard in examples/grafana", () => {
 
   beforeAll(async () => {
     upstream = await startUpstream({ port: 0, parallel: 2, ttftMs: 5, tokenMs: 2, slowdown: 0 });
-    proxy = await start({
-      upstreamUrl: upstream.url,
-      upstreamKey: undefined,
-      host: "127.0.0.1",
-      port: 0,
-      maxConcurrency: 2,
-      keys: parseKeys("sk-chat:chat-app:interactive"),
-    });
+    proxy = await start(
+      configFrom({
+        UPSTREAM_URL: upstream.url,
+        PORT: "0",
+        MAX_CONCURRENCY: "2",
+        API_KEYS: "sk-chat:chat-app:interactive",
+        ADMIN_KEY,
+      }),
+    );
     const client = new OpenAI({
       baseURL: `${proxy.url}/v1`,
       apiKey: "sk-chat",
@@ -94,10 +99,10 @@ describe("the Grafana dashboard in examples/grafana", () => {
     });
     for await (const _chunk of stream);
     await proxy.scheduler.onIdle();
-    await fetch(`${proxy.url}/metrics`); // a first scrape ranks the busiest tenants
+    await fetch(`${proxy.url}/metrics`, admin); // a first scrape ranks the busiest tenants
     await client.chat.completions.create({ model: "sim-model", messages: [{ role: "user", content: "Hi" }] });
     await proxy.scheduler.onIdle();
-    const response = await fetch(`${proxy.url}/metrics`);
+    const response = await fetch(`${proxy.url}/metrics`, admin);
     contentType = response.headers.get("content-type");
     samples = parseScrape(await response.text());
     // The example has no batch service: the batch series come from a collector that has one.

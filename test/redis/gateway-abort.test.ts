@@ -9,6 +9,8 @@ import { freePort } from "./redis-server.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const redis = useRedisServer({ admin: true });
+/** The gateway refuses unknown keys and serves its admin paths to ADMIN_KEY only. */
+const KEYS = { API_KEYS: "sk-abort-test:abort-team:interactive", ADMIN_KEY: "sk-admin-gateway-abort" };
 
 /** An upstream that starts its answer and never ends it: it records when each request arrives and when its caller hangs up. */
 async function silentUpstream(): Promise<{ server: Server; url: string; arrived: number; closed: number }> {
@@ -37,7 +39,7 @@ async function startGateway(env: Record<string, string>): Promise<{ child: Child
     ["--conditions=source", "--import", "tsx", "examples/multi-instance/gateway.ts"],
     {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...KEYS, ...env },
       stdio: ["ignore", "pipe", "inherit"],
     },
   );
@@ -80,7 +82,10 @@ describe("examples/multi-instance/gateway.ts", () => {
     const post = (signal: AbortSignal) =>
       fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${KEYS.API_KEYS.split(":")[0]}`,
+          "content-type": "application/json",
+        },
         body: JSON.stringify({ model: "m", messages: [] }),
         signal,
       });
@@ -113,7 +118,10 @@ describe("examples/multi-instance/gateway.ts", () => {
     for (let i = 0; i < 3; i++) {
       const answer = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${KEYS.API_KEYS.split(":")[0]}`,
+          "content-type": "application/json",
+        },
         body: JSON.stringify({ model: "m", messages: [] }),
       });
       expect(answer.status).toBe(502);
@@ -127,9 +135,47 @@ describe("examples/multi-instance/gateway.ts", () => {
       });
     }
     const running = async () =>
-      ((await (await fetch(`http://127.0.0.1:${port}/metrics.json`)).json()) as { running: number }).running;
+      (
+        (await (
+          await fetch(`http://127.0.0.1:${port}/metrics.json`, {
+            headers: { authorization: `Bearer ${KEYS.ADMIN_KEY}` },
+          })
+        ).json()) as { running: number }
+      ).running;
     // The release goes through Redis, so it may trail the answer by a moment: far less than the 5 s grace.
     await waitFor(async () => (await running()) === 0, 1_000, "every slot back");
     expect(await running()).toBe(0);
+  }, 60_000);
+
+  it("refuses unknown keys, and serves its admin paths to ADMIN_KEY only", async () => {
+    const { child, port } = await startGateway({
+      NAME: "closed",
+      UPSTREAM_URL: `http://127.0.0.1:${await freePort()}`,
+      REDIS_URL: redis.server.url,
+    });
+    cleanup.push(async () => {
+      child.kill("SIGKILL");
+      await once(child, "exit");
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const unknown = await fetch(`${base}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: "Bearer sk-not-issued", "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [] }),
+    });
+    expect(unknown.status).toBe(401);
+    expect(await unknown.json()).toMatchObject({ error: { code: "invalid_api_key" } });
+    for (const path of ["/metrics", "/metrics.json", "/dashboard", "/status"]) {
+      const refused = await fetch(`${base}${path}`, {
+        headers: { authorization: `Bearer ${KEYS.API_KEYS}` },
+      });
+      expect(refused.status, path).toBe(401);
+      await refused.text();
+      const served = await fetch(`${base}${path}`, {
+        headers: { authorization: `Bearer ${KEYS.ADMIN_KEY}` },
+      });
+      expect(served.status, path).toBe(200);
+      await served.text();
+    }
   }, 60_000);
 });

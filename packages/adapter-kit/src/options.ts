@@ -1,6 +1,6 @@
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
-import { invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import { estimateTokens } from "./tokens.js";
+import { type HeaderReader, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { estimateTokens, estimateTokensFromLength } from "./tokens.js";
 
 /** A value, or a promise of it: every mapping function may be synchronous or asynchronous. */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -41,14 +41,15 @@ export interface AdapterOptions<R> {
    * The request's estimated tokens (charged against the tenant's `tokensPerMinute` and the scheduler's
    * `maxTokensInFlight`, counted by `fairness: "tokens"`).
    * @default an estimate from the OpenAI-style JSON body, where the adapter can see it without consuming
-   * it: prompt characters / 4, plus `max_tokens` or `max_completion_tokens`, or `defaultMaxTokens`; made
-   * only while the scheduler counts tokens (`fairness: "tokens"`, `maxTokensInFlight` or a
-   * `tokensPerMinute` bucket), like the reading of the answer's `usage`
+   * it: prompt characters / 4, plus `max_tokens` or `max_completion_tokens`, or `defaultMaxTokens`; for a
+   * body it cannot see, `content-length` / 4 plus `defaultMaxTokens` (charged up front, corrected from
+   * the answer's `usage`); made only while the scheduler counts tokens (`fairness: "tokens"`,
+   * `maxTokensInFlight` or a `tokensPerMinute` bucket), like the reading of the answer's `usage`
    */
   readonly tokens?: (request: R) => Awaitable<number>;
   /**
    * The output tokens the estimate assumes when a body sets no `max_tokens` (or
-   * `max_completion_tokens`): an integer from 0 to 1,000,000.
+   * `max_completion_tokens`), or when the adapter cannot read the body: an integer from 0 to 1,000,000.
    * @default 1_024
    */
   readonly defaultMaxTokens?: number;
@@ -67,8 +68,11 @@ export interface ResolvedAdapterOptions<R, H> {
   readonly tenant: ((request: R) => Awaitable<string>) | undefined;
   readonly id: ((request: R) => Awaitable<string>) | undefined;
   readonly cost: ((request: R) => Awaitable<number>) | undefined;
-  /** The user's `tokens`, or the estimate from the body the adapter reads; undefined for neither. */
-  readonly tokens: ((request: R) => Awaitable<number>) | undefined;
+  /**
+   * The user's `tokens`, or the estimate from the body the adapter reads (from the declared length when
+   * it reads none); undefined for neither.
+   */
+  readonly tokens: ((request: R, header: HeaderReader) => Awaitable<number>) | undefined;
   /** True when `tokens` is the adapter's estimate (run only while the scheduler counts tokens). */
   readonly tokensEstimated: boolean;
   readonly timeoutMs: number | undefined;
@@ -91,22 +95,31 @@ const FUNCTIONS = ["priority", "tenant", "id", "cost", "tokens", "onRejected"] a
 /** How an adapter reads a request's parsed JSON body without consuming it (undefined when it cannot). */
 export type BodyReader<R> = (request: R) => Awaitable<unknown>;
 
+/**
+ * The estimate for one request: from its parsed JSON body when there is one, otherwise from the length
+ * its headers declare, so that a body streamed through unread is charged up front all the same.
+ */
+function estimateOf(body: unknown, header: HeaderReader, cap: number): number {
+  if (body !== null && typeof body === "object" && !Array.isArray(body)) return estimateTokens(body, cap);
+  return estimateTokensFromLength(header("content-length"), header("transfer-encoding"), cap);
+}
+
 /** The `tokens` mapping: the user's, or an estimate from the body that `bodyOf` reads. */
 function tokensMapping<R>(
   given: ((request: R) => Awaitable<number>) | undefined,
   defaultMaxTokens: unknown,
   bodyOf: BodyReader<R> | undefined,
-): ((request: R) => Awaitable<number>) | undefined {
+): ((request: R, header: HeaderReader) => Awaitable<number>) | undefined {
   const cap = defaultMaxTokens ?? 1_024;
   if (typeof cap !== "number" || !Number.isInteger(cap) || cap < 0 || cap > 1_000_000) {
     throw invalidOption("defaultMaxTokens", "an integer from 0 to 1000000", cap);
   }
   if (given !== undefined || bodyOf === undefined) return given;
-  return (request) => {
+  return (request, header) => {
     const body = bodyOf(request);
     return isPromiseLike(body)
-      ? Promise.resolve(body).then((parsed) => estimateTokens(parsed, cap))
-      : estimateTokens(body, cap);
+      ? Promise.resolve(body).then((parsed) => estimateOf(parsed, header, cap))
+      : estimateOf(body, header, cap);
   };
 }
 

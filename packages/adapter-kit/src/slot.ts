@@ -89,7 +89,7 @@ function taskOptionsFor<R, H>(
   const tenant = config.tenant?.(request);
   const id = config.id === undefined ? givenRequestId(header) : config.id(request);
   const cost = config.cost?.(request);
-  const tokens = estimating(config) ? config.tokens?.(request) : undefined;
+  const tokens = estimating(config) ? config.tokens?.(request, header) : undefined;
   const { timeoutMs } = config;
   const claimedRetry = isRetryRequest(header);
   if (

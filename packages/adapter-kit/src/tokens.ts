@@ -41,3 +41,28 @@ export function estimateTokens(body: unknown, defaultMaxTokens: number): number 
   const estimate = Math.ceil(prompt / CHARS_PER_TOKEN) + (outputBound(object) ?? defaultMaxTokens);
   return Math.min(MAX_TOKENS, estimate);
 }
+
+/**
+ * Estimates the tokens of a request whose body the adapter could not read (no JSON parser ran, or the
+ * body streams through to the upstream), from what its headers declare: `content-length` bytes / 4 (the
+ * whole body counted as prompt, an upper bound for text) plus `defaultMaxTokens`, the output the request
+ * may ask for. A body of unknown length (`transfer-encoding` without `content-length`) is charged
+ * `defaultMaxTokens` alone; a request without a body (neither header, or a length of 0) 0. The answer's
+ * `usage` corrects the charge afterwards, as for any estimate.
+ *
+ * @example
+ * estimateTokensFromLength("4000", undefined, 1_024); // 2_024
+ */
+export function estimateTokensFromLength(
+  contentLength: string | null | undefined,
+  transferEncoding: string | null | undefined,
+  defaultMaxTokens: number,
+): number {
+  if (contentLength === null || contentLength === undefined) {
+    return transferEncoding === null || transferEncoding === undefined ? 0 : defaultMaxTokens;
+  }
+  if (!/^\s*\d+\s*$/.test(contentLength)) return defaultMaxTokens; // Node refuses these before us
+  const bytes = Number(contentLength);
+  if (bytes === 0) return 0;
+  return Math.min(MAX_TOKENS, Math.ceil(bytes / CHARS_PER_TOKEN) + defaultMaxTokens);
+}

@@ -40,7 +40,8 @@ export interface ScheduledOptions extends AdapterOptions<IncomingMessage> {
 
 /**
  * Validates the options of `scheduled(app)` up front (throws `INVALID_OPTION`) and fills in the defaults.
- * No body parser has run, so the token estimate goes without the request body.
+ * No body parser has run, so the token estimate comes from the declared `content-length` and
+ * `defaultMaxTokens`.
  *
  * @example
  * const config = resolveScheduledOptions({ scheduler });
