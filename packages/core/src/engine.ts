@@ -11,7 +11,6 @@ import { pending, takeResolve } from "./pending.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { permitControl } from "./permit-control.js";
 import { Preemption } from "./preemption.js";
-import { checkPreemptionStore } from "./preemption-options.js";
 import type { Reporter } from "./reporter.js";
 import { RunningTasks } from "./running-tasks.js";
 import { SignalListeners } from "./signal-listeners.js";
@@ -60,8 +59,8 @@ export class Engine {
   readonly #onAbort = (task: Task): void => this.#endings.callerAborted(task);
   readonly #permitControl: PermitControl;
 
+  /** `options` must have been checked against `store` (see `configurationOf`). */
   constructor(options: ResolvedOptions, store: Store, reporter: Reporter) {
-    checkPreemptionStore(options.preemption, store);
     this.#options = options;
     this.#store = store;
     this.#reporter = reporter;
@@ -125,15 +124,23 @@ export class Engine {
     return this.#reporter.bookOf(priority)?.runningCost ?? 0;
   }
 
-  /** New options from `update()`: the store re-evaluates what waits. */
+  /**
+   * New options, already checked against the store (from `update()` or the wait targets): the store
+   * re-evaluates what waits. Resolves once the store has them; never rejects: a store that fails to
+   * take them is reported (`error` event) while the options are in force here all the same (a shared
+   * store writes them again when it reconnects).
+   */
   configure(options: ResolvedOptions): Promise<void> {
+    this.#options = options;
+    let result: MaybePromise<void>;
     try {
-      checkPreemptionStore(options.preemption, this.#store); // refused options are not taken
-      this.#options = options;
-      return Promise.resolve(this.#store.configure(effectiveStoreConfig(options, this.#settings)));
+      result = this.#store.configure(effectiveStoreConfig(options, this.#settings));
     } catch (error) {
-      return Promise.reject(error);
+      this.#reporter.error(error);
+      return Promise.resolve();
     }
+    if (!isPromise(result)) return Promise.resolve();
+    return result.then(undefined, (error: unknown) => this.#reporter.error(error));
   }
 
   /**
