@@ -53,6 +53,8 @@ export class Engine {
   #live = 0;
   /** What the automatic controls set over the options (see `effectiveStoreConfig`). */
   #settings: LiveSettings = {};
+  /** Inside `configureOnce`: `configure` and `setLive` only take their values. */
+  #deferring = false;
   #closed = false;
   #draining = false;
   #idleWaiters: Array<() => void> = [];
@@ -132,9 +134,29 @@ export class Engine {
    */
   configure(options: ResolvedOptions): Promise<void> {
     this.#options = options;
+    return this.#deferring ? Promise.resolve() : this.#configureStore();
+  }
+
+  /**
+   * Runs `change`, in which `configure` and `setLive` only take their values, then gives the store
+   * where they left them in one `configure`: one update, one store configuration, never one halfway
+   * (say, new priority caps under the limit before it). Resolves and fails as `configure` does.
+   */
+  configureOnce(change: () => void): Promise<void> {
+    this.#deferring = true;
+    try {
+      change();
+    } finally {
+      this.#deferring = false;
+    }
+    return this.#configureStore();
+  }
+
+  /** The store gets the options with the live settings over them; a failure is an `error` event. */
+  #configureStore(): Promise<void> {
     let result: MaybePromise<void>;
     try {
-      result = this.#store.configure(effectiveStoreConfig(options, this.#settings));
+      result = this.#store.configure(effectiveStoreConfig(this.#options, this.#settings));
     } catch (error) {
       this.#reporter.error(error);
       return Promise.resolve();
@@ -154,12 +176,9 @@ export class Engine {
     const sameOptions = options === this.#options;
     this.#options = options;
     this.#settings = { ...this.#settings, ...settings };
+    if (this.#deferring) return;
     if (sameOptions && (this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before) return;
-    try {
-      this.#settleStore(this.#store.configure(effectiveStoreConfig(this.#options, this.#settings)));
-    } catch (error) {
-      this.#reporter.error(error);
-    }
+    void this.#configureStore();
   }
 
   /**

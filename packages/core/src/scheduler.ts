@@ -213,15 +213,19 @@ export class Scheduler {
     return this.#commit(planUpdate(this.#config, update, this.#abilities));
   }
 
-  /** Puts a checked configuration in force, in every part: nothing in here refuses it. */
+  /**
+   * Puts a checked configuration in force, in every part (nothing in here refuses it), and the store
+   * gets it in one `configure`, with the limit the adaptive limit moved to for it.
+   */
   #commit(plan: UpdatePlan): Promise<void> {
     this.#config = plan.next;
     const { options } = plan.next;
     this.#reporter.setPriorities(options.priorities);
-    const configured = this.#engine.configure(this.#targets.reconfigure(options.waitTargets));
-    this.#configureAdaptive(plan.setTo);
-    this.#adaptive.setReserved(reservedTotal(this.#targets.effective));
-    return configured;
+    return this.#engine.configureOnce(() => {
+      void this.#engine.configure(this.#targets.reconfigure(options.waitTargets));
+      this.#configureAdaptive(plan.setTo);
+      this.#adaptive.setReserved(reservedTotal(this.#targets.effective));
+    });
   }
 
   /**
