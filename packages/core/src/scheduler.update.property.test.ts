@@ -49,6 +49,7 @@ const priorityPatch: fc.Arbitrary<PriorityOptions> = fc.record(
     reserved: fc.integer({ min: 0, max: 2 }),
     maxConcurrency: mostly(fc.integer({ min: 1, max: 6 }), fc.constant(0)),
     preempts: mostly<string[]>(fc.constantFrom(["batch"], ["interactive"]), fc.constant(["nope"])),
+    targetWaitMs: mostly(fc.constantFrom(500, 2_000), fc.constant(-5)),
   },
   { requiredKeys: [] },
 );
@@ -110,6 +111,14 @@ function expectOptions(scheduler: Scheduler, given: SchedulerOptions): void {
   }
   const preempting = Object.values(given.priorities ?? {}).some((fields) => fields.preempts !== undefined);
   expect(options.preemption !== null).toBe(preempting);
+  const targets = Object.entries(given.priorities ?? {}).filter(
+    ([, fields]) => fields.targetWaitMs !== undefined,
+  );
+  expect(scheduler.metrics().priorities).toMatchObject(
+    Object.fromEntries(
+      targets.map(([name, fields]) => [name, { share: { targetWaitMs: fields.targetWaitMs } }]),
+    ),
+  );
 }
 
 /**
@@ -191,7 +200,7 @@ describe("update() under random sequences of valid and invalid updates", () => {
     async (kind) => {
       await fc.assert(
         fc.asyncProperty(updates, (sequence) => runSequence(kind, sequence)),
-        { numRuns: kind === "memory" ? 300 : 150 },
+        { numRuns: kind === "memory" ? 200 : 100 },
       );
     },
     120_000,
