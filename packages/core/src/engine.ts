@@ -127,8 +127,8 @@ export class Engine {
   }
 
   /**
-   * New options, already checked against the store (from `update()` or the wait targets): the store
-   * re-evaluates what waits. Resolves once the store has them; never rejects: a store that fails to
+   * New effective options (the wait targets moved a share; `update()` goes through `configureOnce`):
+   * the store re-evaluates what waits. Resolves once the store has them; never rejects: a store that fails to
    * take them is reported (`error` event) while the options are in force here all the same (a shared
    * store writes them again when it reconnects).
    */
@@ -138,11 +138,13 @@ export class Engine {
   }
 
   /**
-   * Runs `change`, in which `configure` and `setLive` only take their values, then gives the store
-   * where they left them in one `configure`: one update, one store configuration, never one halfway
-   * (say, new priority caps under the limit before it). Resolves and fails as `configure` does.
+   * Takes `options`, runs `change` (the other parts following them), in which `configure` and
+   * `setLive` only take their values, then gives the store where they left them in one `configure`:
+   * one update, one store configuration, never one halfway (say, new priority caps under the limit
+   * from before). Resolves and fails as `configure` does.
    */
-  configureOnce(change: () => void): Promise<void> {
+  configureOnce(options: ResolvedOptions, change: () => void): Promise<void> {
+    this.#options = options;
     this.#deferring = true;
     try {
       change();

@@ -75,7 +75,7 @@ export class Scheduler {
         runningCost: (priority) => this.#engine.runningCost(priority),
         apply: (effective) => {
           this.#adaptive.setReserved(reservedTotal(effective));
-          if (!this.closed) this.#engine.configure(effective).catch((error) => this.#reporter.error(error));
+          if (!this.closed) void this.#engine.configure(effective); // a store failure is an `error` event
         },
       },
       this.#config.options.waitTargets,
@@ -221,8 +221,7 @@ export class Scheduler {
     this.#config = plan.next;
     const { options } = plan.next;
     this.#reporter.setPriorities(options.priorities);
-    return this.#engine.configureOnce(() => {
-      void this.#engine.configure(this.#targets.reconfigure(options.waitTargets));
+    return this.#engine.configureOnce(this.#targets.reconfigure(options.waitTargets), () => {
       this.#configureAdaptive(plan.setTo);
       this.#adaptive.setReserved(reservedTotal(this.#targets.effective));
     });
