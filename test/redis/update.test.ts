@@ -2,7 +2,7 @@ import { createScheduler, ErrorCode } from "@llm-scheduler/core";
 import { RedisStore } from "@llm-scheduler/redis";
 import { fixedKeys } from "@llm-scheduler/redis/layout";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Instance, instance, useRedisServer } from "./helpers.js";
+import { type Instance, instance, useRedisServer, waitFor } from "./helpers.js";
 
 const redis = useRedisServer({ admin: true });
 let open: Instance[] = [];
@@ -47,6 +47,26 @@ describe("update() on the Redis store", () => {
     expect(await weightsInRedis(prefix)).toEqual({ interactive: 7, batch: 1 });
     await expect(gateway.scheduler.run(() => "after", { priority: "batch" })).resolves.toBe("after");
     expect(gateway.errors).toEqual([]);
+  });
+
+  it("takes an update while Redis does not answer: resolves, reports the failure, writes it once Redis is back", async () => {
+    const prefix = `update${++prefixes}:`;
+    const gateway = instance(redis.server.url, { prefix, commandTimeoutMs: 200 }, {});
+    open.push(gateway);
+    await gateway.scheduler.run(() => "ready");
+    redis.server.pause();
+    try {
+      await expect(
+        gateway.scheduler.update({ priorities: { interactive: { weight: 7 } } }),
+      ).resolves.toBeUndefined();
+    } finally {
+      redis.server.resume();
+    }
+    expect(weightsIn(gateway)).toEqual({ interactive: 7, batch: 1 });
+    expect(gateway.errors.length).toBeGreaterThan(0);
+    await waitFor(() => gateway.store.status === "connected", 5_000, "reconnected");
+    await waitFor(async () => (await weightsInRedis(prefix)).interactive === 7, 5_000, "written to Redis");
+    gateway.errors.length = 0;
   });
 
   it("refuses preemption at creation too", async () => {
