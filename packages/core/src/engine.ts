@@ -11,7 +11,6 @@ import { pending, takeResolve } from "./pending.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { permitControl } from "./permit-control.js";
 import { Preemption } from "./preemption.js";
-import { checkPreemptionStore } from "./preemption-options.js";
 import type { Reporter } from "./reporter.js";
 import { RunningTasks } from "./running-tasks.js";
 import { SignalListeners } from "./signal-listeners.js";
@@ -54,14 +53,16 @@ export class Engine {
   #live = 0;
   /** What the automatic controls set over the options (see `effectiveStoreConfig`). */
   #settings: LiveSettings = {};
+  /** Inside `configureOnce`: `configure` and `setLive` only take their values. */
+  #deferring = false;
   #closed = false;
   #draining = false;
   #idleWaiters: Array<() => void> = [];
   readonly #onAbort = (task: Task): void => this.#endings.callerAborted(task);
   readonly #permitControl: PermitControl;
 
+  /** `options` must have been checked against `store` (see `configurationOf`). */
   constructor(options: ResolvedOptions, store: Store, reporter: Reporter) {
-    checkPreemptionStore(options.preemption, store);
     this.#options = options;
     this.#store = store;
     this.#reporter = reporter;
@@ -125,15 +126,45 @@ export class Engine {
     return this.#reporter.bookOf(priority)?.runningCost ?? 0;
   }
 
-  /** New options from `update()`: the store re-evaluates what waits. */
+  /**
+   * New effective options (the wait targets moved a share; `update()` goes through `configureOnce`):
+   * the store re-evaluates what waits. Resolves once the store has them; never rejects: a store that fails to
+   * take them is reported (`error` event) while the options are in force here all the same (a shared
+   * store writes them again when it reconnects).
+   */
   configure(options: ResolvedOptions): Promise<void> {
+    this.#options = options;
+    return this.#deferring ? Promise.resolve() : this.#configureStore();
+  }
+
+  /**
+   * Takes `options`, runs `change` (the other parts following them), in which `configure` and
+   * `setLive` only take their values, then gives the store where they left them in one `configure`:
+   * one update, one store configuration, never one halfway (say, new priority caps under the limit
+   * from before). Resolves and fails as `configure` does.
+   */
+  configureOnce(options: ResolvedOptions, change: () => void): Promise<void> {
+    this.#options = options;
+    this.#deferring = true;
     try {
-      checkPreemptionStore(options.preemption, this.#store); // refused options are not taken
-      this.#options = options;
-      return Promise.resolve(this.#store.configure(effectiveStoreConfig(options, this.#settings)));
-    } catch (error) {
-      return Promise.reject(error);
+      change();
+    } finally {
+      this.#deferring = false;
     }
+    return this.#configureStore();
+  }
+
+  /** The store gets the options with the live settings over them; a failure is an `error` event. */
+  #configureStore(): Promise<void> {
+    let result: MaybePromise<void>;
+    try {
+      result = this.#store.configure(effectiveStoreConfig(this.#options, this.#settings));
+    } catch (error) {
+      this.#reporter.error(error);
+      return Promise.resolve();
+    }
+    if (!isPromise(result)) return Promise.resolve();
+    return result.then(undefined, (error: unknown) => this.#reporter.error(error));
   }
 
   /**
@@ -147,12 +178,9 @@ export class Engine {
     const sameOptions = options === this.#options;
     this.#options = options;
     this.#settings = { ...this.#settings, ...settings };
+    if (this.#deferring) return;
     if (sameOptions && (this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before) return;
-    try {
-      this.#settleStore(this.#store.configure(effectiveStoreConfig(this.#options, this.#settings)));
-    } catch (error) {
-      this.#reporter.error(error);
-    }
+    void this.#configureStore();
   }
 
   /**

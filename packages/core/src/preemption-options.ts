@@ -1,4 +1,4 @@
-import type { Store } from "./store.js";
+import type { StoreAbilities } from "./store.js";
 import { integerIn, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
 /** How a priority's running tasks may be preempted (see `PriorityOptions.preemptible`). */
@@ -68,9 +68,12 @@ function maxPerTaskOf(name: string, value: unknown): number {
   return integerIn(`${field}.maxPerTask`, given ?? DEFAULT_MAX_PER_TASK, 1, 100);
 }
 
-/** Preemption needs a store that hands a slot over and takes a preempted ticket back. */
-export function checkPreemptionStore(preemption: ResolvedPreemption | null, store: Store): void {
-  if (preemption === null || (store.handOver !== undefined && store.requeue !== undefined)) return;
+/**
+ * Preemption needs a store that hands a slot over and takes a preempted ticket back; throws
+ * `INVALID_OPTION` when it is configured for a store without them.
+ */
+export function checkPreemptionStore(preemption: ResolvedPreemption | null, store: StoreAbilities): void {
+  if (preemption === null || store.preemption) return;
   const [name] = preemption.preempts.keys();
   throw invalidOption(
     `priorities.${name}.preempts`,

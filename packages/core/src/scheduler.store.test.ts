@@ -6,7 +6,7 @@ import { SchedulerError } from "./errors.js";
 import { MemoryStore } from "./memory/memory-store.js";
 import type { ResolvedOptions } from "./options.js";
 import { createScheduler } from "./scheduler.js";
-import type { StoreHost, Ticket } from "./store.js";
+import type { StoreConfig, StoreHost, Ticket } from "./store.js";
 
 /** A memory store that lets the test act as the store: see the host, make remove() fail. */
 class OpenStore extends MemoryStore {
@@ -93,6 +93,68 @@ describe("the store's own decisions", () => {
     await scheduler.close();
     expect(errors).toHaveLength(1);
   });
+});
+
+describe("update() and the store", () => {
+  /** A store without handOver whose configure fails as told: by throwing, or with a rejected promise. */
+  class FailingStore extends DelayedStore {
+    failure: "none" | "throw" | "reject" = "none";
+    override configure(config: ResolvedOptions): Promise<void> {
+      if (this.failure === "throw") throw new Error("store gone");
+      if (this.failure === "reject") return Promise.reject(new Error("store gone"));
+      return super.configure(config);
+    }
+  }
+
+  it("refuses what the store cannot do synchronously, before anything changes", async () => {
+    const store = new FailingStore();
+    const scheduler = createScheduler({ store, priorities: { interactive: { weight: 5 }, batch: {} } });
+    const before = scheduler.options;
+    expect(() =>
+      scheduler.update({ priorities: { interactive: { weight: 9, preempts: ["batch"] } } }),
+    ).toThrow(expect.objectContaining({ code: "INVALID_OPTION" }));
+    expect(scheduler.options).toBe(before);
+    await scheduler.update({ priorities: { interactive: { weight: 7 } } }); // not refused in turn
+    expect(scheduler.options.priorityByName.get("interactive")!.weight).toBe(7);
+  });
+
+  it("configures the store once per update, with the limit the adaptive limit moved to for it", () => {
+    const configs: StoreConfig[] = [];
+    class Recording extends MemoryStore {
+      override configure(config: StoreConfig): void {
+        configs.push(config);
+        super.configure(config);
+      }
+    }
+    const scheduler = createScheduler({
+      store: new Recording(),
+      maxConcurrency: { initial: 10, min: 1, max: 16 },
+      priorities: { interactive: {}, batch: { maxConcurrency: 2 } },
+    });
+    configs.length = 0;
+    void scheduler.update({
+      maxConcurrency: { min: 1, max: 4 },
+      priorities: { batch: { maxConcurrency: 4 } },
+    });
+    expect(configs).toHaveLength(1);
+    expect(configs[0]!.maxConcurrency).toBe(4);
+    expect(configs[0]!.priorities.map((p) => p.maxConcurrency)).toEqual([4, 4]);
+  });
+
+  it.each(["throw", "reject"] as const)(
+    "resolves when the store fails to take the configuration (%s), which is an error event",
+    async (failure) => {
+      const store = new FailingStore();
+      const scheduler = createScheduler({ store, maxConcurrency: 4 });
+      const errors: unknown[] = [];
+      scheduler.on("error", ({ error }) => errors.push(error));
+      await flush();
+      store.failure = failure;
+      await expect(scheduler.update({ maxConcurrency: 6 })).resolves.toBeUndefined();
+      expect(scheduler.options.maxConcurrency).toBe(6);
+      expect(errors).toEqual([new Error("store gone")]);
+    },
+  );
 });
 
 describe("a store that answers asynchronously", () => {

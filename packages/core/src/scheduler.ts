@@ -1,25 +1,20 @@
 import { reservedTotal } from "./adaptive/effective-priorities.js";
 import { AdaptiveLimit } from "./adaptive/observer.js";
 import { withShares } from "./adaptive/share-metrics.js";
-import { splitLimitUpdate } from "./adaptive/update.js";
 import { WaitTargets } from "./adaptive/wait-targets.js";
 import type { TaskOptions } from "./admission.js";
+import { type Configuration, configurationOf, planUpdate, type UpdatePlan } from "./configuration.js";
 import type { Listener } from "./emitter.js";
 import { Engine } from "./engine.js";
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { SchedulerEvents } from "./events.js";
 import { MemoryStore } from "./memory/memory-store.js";
-import {
-  defaultPriorities,
-  type ResolvedOptions,
-  type SchedulerOptions,
-  type SchedulerUpdate,
-} from "./options.js";
+import type { ResolvedOptions, SchedulerOptions, SchedulerUpdate } from "./options.js";
 import type { Permit } from "./permit.js";
 import { Reporter } from "./reporter.js";
-import { checkedStore, mergeUpdate, resolveOptions } from "./resolve-options.js";
+import { checkedStore } from "./resolve-options.js";
 import type { MetricsSnapshot } from "./stats.js";
-import type { Store } from "./store.js";
+import { type Store, type StoreAbilities, storeAbilities } from "./store.js";
 import type { TaskFunction } from "./task.js";
 import { duration, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
@@ -51,9 +46,10 @@ function closeOptions(options: CloseOptions): { drain: boolean; timeoutMs: numbe
  * task is `Engine`'s, events and counters are `Reporter`'s, queues and picks are the store's.
  */
 export class Scheduler {
-  #raw: SchedulerOptions;
-  #options: ResolvedOptions;
+  /** The one configuration in force, replaced whole by each accepted `update()`. */
+  #config: Configuration;
   readonly #store: Store;
+  readonly #abilities: StoreAbilities;
   readonly #reporter: Reporter;
   readonly #engine: Engine;
   readonly #adaptive: AdaptiveLimit;
@@ -61,30 +57,28 @@ export class Scheduler {
   #closing: Promise<void> | null = null;
 
   constructor(options: SchedulerOptions = {}) {
-    this.#options = resolveOptions(options);
-    this.#raw = {
-      ...options,
-      priorities:
-        options.priorities ?? defaultPriorities(this.#options.adaptive?.max ?? this.#options.maxConcurrency),
-    };
-    this.#reporter = new Reporter(this.#options.clock, this.#options.priorities);
-    this.#store = checkedStore(options.store) ?? new MemoryStore();
-    this.#engine = new Engine(this.#options, this.#store, this.#reporter);
+    // (`null` options reach `configurationOf`, which names them)
+    this.#store = checkedStore((options as SchedulerOptions | null)?.store) ?? new MemoryStore();
+    this.#abilities = storeAbilities(this.#store);
+    this.#config = configurationOf(options, this.#abilities);
+    const { clock, priorities } = this.#config.options;
+    this.#reporter = new Reporter(clock, priorities);
+    this.#engine = new Engine(this.#config.options, this.#store, this.#reporter);
     this.#adaptive = this.#adaptiveLimit();
     this.#configureAdaptive(undefined);
     this.#targets = new WaitTargets(
       {
-        clock: this.#options.clock,
+        clock,
         events: this.#reporter.events,
-        configured: () => this.#options,
+        configured: () => this.#config.options,
         limit: () => this.maxConcurrency,
         runningCost: (priority) => this.#engine.runningCost(priority),
         apply: (effective) => {
           this.#adaptive.setReserved(reservedTotal(effective));
-          if (!this.closed) this.#engine.configure(effective).catch((error) => this.#reporter.error(error));
+          if (!this.closed) void this.#engine.configure(effective); // a store failure is an `error` event
         },
       },
-      this.#options.waitTargets,
+      this.#config.options.waitTargets,
     );
   }
 
@@ -95,7 +89,7 @@ export class Scheduler {
     const reporter = this.#reporter;
     const adjust = store.adjustLimit;
     return new AdaptiveLimit({
-      clock: this.#options.clock,
+      clock: this.#config.options.clock,
       // A shared store counts every instance's running tasks; this instance's own count otherwise.
       running: adjust === undefined ? () => engine.runningUnits : () => store.snapshot(0).running,
       apply: (limit) => this.#limitMoved(limit),
@@ -108,7 +102,7 @@ export class Scheduler {
   }
 
   #configureAdaptive(setTo: number | undefined): void {
-    this.#adaptive.configure(this.#options.adaptive, setTo);
+    this.#adaptive.configure(this.#config.options.adaptive, setTo);
     this.#reporter.observer = this.#adaptive.active ? this.#adaptive : null;
   }
 
@@ -176,20 +170,27 @@ export class Scheduler {
 
   /** A plain snapshot of counts, wait-time quantiles and rejections, total and per priority and tenant. */
   metrics(): MetricsSnapshot {
-    const { metricsTenantLimit } = this.#options;
+    const { options } = this.#config;
     const limit = this.maxConcurrency;
-    const snapshot = this.#reporter.metrics(this.closed, limit, this.#store.snapshot(metricsTenantLimit));
-    return withShares(snapshot, this.#options, this.#targets.effective, this.#targets.targets);
+    const snapshot = this.#reporter.metrics(
+      this.closed,
+      limit,
+      this.#store.snapshot(options.metricsTenantLimit),
+    );
+    return withShares(snapshot, options, this.#targets.effective, this.#targets.targets);
   }
 
   /** The limit in force: the fixed `maxConcurrency`, or where the adaptive limit stands now. */
   get maxConcurrency(): number {
-    return this.#adaptive.limit ?? this.#options.maxConcurrency;
+    return this.#adaptive.limit ?? this.#config.options.maxConcurrency;
   }
 
-  /** The options as configured, after defaults (a wait target's effective share is in `metrics()`). */
+  /**
+   * The options as configured, after defaults, frozen (a wait target's effective share is in
+   * `metrics()`). Each accepted `update()` replaces the whole object.
+   */
   get options(): ResolvedOptions {
-    return this.#options;
+    return this.#config.options;
   }
 
   get closed(): boolean {
@@ -197,25 +198,33 @@ export class Scheduler {
   }
 
   /**
-   * Changes limits and priorities while running; nothing queued or running is lost. Invalid values throw
-   * (`INVALID_OPTION`) and change nothing. Queue deadlines already set stay as they were. While the
-   * limit is adaptive, `maxConcurrency: 10` sets the limit in force (within the range; adaptation goes
-   * on from there) and `maxConcurrency: { min, max }` sets a new range.
+   * Changes limits and priorities while running; nothing queued or running is lost. The whole new
+   * configuration is checked first, against the store's abilities too: anything refused throws
+   * `INVALID_OPTION` synchronously and changes nothing. Then it is taken whole; the promise resolves
+   * once the store has it and never rejects (a store failure is an `error` event). Queue deadlines
+   * already set stay as they were. While the limit is adaptive, `maxConcurrency: 10` sets the limit in
+   * force (within the range; adaptation goes on from there) and `maxConcurrency: { min, max }` sets a
+   * new range.
    *
    * @example
    * scheduler.update({ maxConcurrency: 12, priorities: { batch: { weight: 2 } } });
    */
   update(update: SchedulerUpdate): Promise<void> {
-    const { update: rest, setTo } = splitLimitUpdate(this.#raw, update);
-    const raw = mergeUpdate(this.#raw, rest);
-    const resolved = resolveOptions(raw);
-    this.#raw = raw;
-    this.#options = resolved;
-    this.#reporter.setPriorities(resolved.priorities);
-    const configured = this.#engine.configure(this.#targets.reconfigure(resolved.waitTargets));
-    this.#configureAdaptive(setTo);
-    this.#adaptive.setReserved(reservedTotal(this.#targets.effective));
-    return configured;
+    return this.#commit(planUpdate(this.#config, update, this.#abilities));
+  }
+
+  /**
+   * Puts a checked configuration in force, in every part (nothing in here refuses it), and the store
+   * gets it in one `configure`, with the limit the adaptive limit moved to for it.
+   */
+  #commit(plan: UpdatePlan): Promise<void> {
+    this.#config = plan.next;
+    const { options } = plan.next;
+    this.#reporter.setPriorities(options.priorities);
+    return this.#engine.configureOnce(this.#targets.reconfigure(options.waitTargets), () => {
+      this.#configureAdaptive(plan.setTo);
+      this.#adaptive.setReserved(reservedTotal(this.#targets.effective));
+    });
   }
 
   /**

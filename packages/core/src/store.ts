@@ -229,6 +229,27 @@ export interface LimitState {
   readonly changed: boolean;
 }
 
+/**
+ * What a store can do beyond the methods every store has, read once from the optional methods it
+ * implements: the scheduler checks each configuration against it before taking any of it, so a store
+ * that cannot serve a configuration refuses it synchronously, at `createScheduler()` or `update()`.
+ */
+export interface StoreAbilities {
+  /** It has `handOver` and `requeue`: priorities may preempt (`preempts`). */
+  readonly preemption: boolean;
+}
+
+/**
+ * The abilities of `store`, from the optional methods it has (see {@link StoreAbilities}).
+ *
+ * @example
+ * storeAbilities(new MemoryStore()); // { preemption: true }
+ */
+export function storeAbilities(store: Store): StoreAbilities {
+  const preemption = typeof store.handOver === "function" && typeof store.requeue === "function";
+  return Object.freeze({ preemption });
+}
+
 /** True when `value` is a promise (or any thenable): the caller must wait for it. */
 export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown } | null)?.then === "function";

@@ -35,6 +35,9 @@ export type { RedisStoreStatus } from "./options.js";
  * (going down, coming back, reconciling: {@link Link}) live in their own files and share a
  * {@link StoreState}.
  *
+ * It has no `handOver` or `requeue` (a freed lease goes back to the shared queues), so a scheduler on
+ * it refuses `preempts` at creation and in `update()`, synchronously, before anything changes.
+ *
  * @example
  * const store = new RedisStore({ url: process.env.REDIS_URL, prefix: "llm:", leaseMs: 10_000 });
  * const scheduler = createScheduler({ maxConcurrency: 32, store });
