@@ -1,6 +1,7 @@
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Socket } from "node:net";
 import { createScheduler, type Permit } from "@llm-scheduler/core";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { answerInstead, headHeld, holdHead, type NodeHeadLike } from "./held-head.js";
 
@@ -111,5 +112,90 @@ describe("answerInstead", () => {
     res.write("a");
     answerInstead(head, 503, {}, "preempted");
     expect(sent(res)).not.toContain("503");
+  });
+});
+
+type Op =
+  | { readonly kind: "setHeader"; readonly value: string }
+  | { readonly kind: "writeHead"; readonly status: number; readonly value: string }
+  | { readonly kind: "flushHeaders" }
+  | { readonly kind: "write"; readonly chunk: string }
+  | { readonly kind: "end"; readonly chunk: string };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant("setHeader" as const), value: fc.constantFrom("a", "b") }),
+  fc.record({
+    kind: fc.constant("writeHead" as const),
+    status: fc.constantFrom(200, 201, 404),
+    value: fc.constantFrom("c", "d"),
+  }),
+  fc.record({ kind: fc.constant("flushHeaders" as const) }),
+  fc.record({ kind: fc.constant("write" as const), chunk: fc.constantFrom("x", "y") }),
+  fc.record({ kind: fc.constant("end" as const), chunk: fc.constantFrom("", "z") }),
+);
+
+function attempt(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // Node refuses a header once the head has gone (the held response may not have sent it yet)
+  }
+}
+
+function apply(res: ServerResponse, step: Op): void {
+  if (step.kind === "setHeader") res.setHeader("x-handler", step.value);
+  else if (step.kind === "writeHead") res.writeHead(step.status, { "x-handler": step.value });
+  else if (step.kind === "flushHeaders") res.flushHeaders();
+  else if (step.kind === "write") res.write(step.chunk);
+  else res.end(step.chunk);
+}
+
+describe("holdHead and answerInstead, whatever the handler does and whenever the stop comes", () => {
+  it("send either the whole 503 and nothing of the handler's, or the handler's response untouched", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 8 }), fc.nat(8), (ops, stopAt) => {
+        const { res, permit, head } = held();
+        const real = response(); // the same steps on a response nobody holds, as Node sends them
+        let answered = false;
+        let ended = false;
+        for (const [index, step] of ops.entries()) {
+          if (index === stopAt && headHeld(head)) {
+            answerInstead(head, 503, { "x-preempted": "1" }, "preempted");
+            answered = true;
+          }
+          if (ended) break; // a handler ends its response once
+          // Once answered, nothing the handler does throws; before, Node's own rules apply.
+          if (answered) expect(() => apply(res, step)).not.toThrow();
+          else attempt(() => apply(res, step));
+          attempt(() => apply(real, step));
+          ended = step.kind === "end";
+        }
+        const text = sent(res);
+        if (answered) {
+          expect(text).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+          expect(text).not.toContain("x-handler");
+          expect(text.endsWith("preempted")).toBe(true);
+          return;
+        }
+        const first = ops.findIndex((s) => s.kind === "write" || s.kind === "end");
+        if (first < 0) {
+          expect(text).toBe(""); // no body byte: nothing has gone, the request is still preemptible
+          expect(headHeld(head)).toBe(true);
+          expect(permit.preemptible).toBe(true);
+          return;
+        }
+        expect(permit.preemptible).toBe(false);
+        // The body is what Node sends for the same steps without holding, and so is the status unless the
+        // head was set again after Node had sent it (held, the last writeHead() before the body counts).
+        const bodyOf = (raw: string) => raw.slice(raw.indexOf("\r\n\r\n") + 4);
+        const statusOf = (raw: string) => raw.slice(0, raw.indexOf("\r\n"));
+        expect(bodyOf(text)).toBe(bodyOf(sent(real)));
+        const before = ops.slice(0, first);
+        const gone = before.findIndex((s) => s.kind === "writeHead" || s.kind === "flushHeaders");
+        if (!before.slice(gone + 1).some((s) => gone >= 0 && s.kind === "writeHead"))
+          expect(statusOf(text)).toBe(statusOf(sent(real)));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
