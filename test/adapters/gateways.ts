@@ -2,7 +2,10 @@ import { Readable } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import Router from "@koa/router";
 import type { Scheduler } from "@llm-scheduler/core";
-import { schedulerMiddleware as expressScheduler } from "@llm-scheduler/express";
+import {
+  scheduled as expressScheduled,
+  schedulerMiddleware as expressScheduler,
+} from "@llm-scheduler/express";
 import {
   schedulerMiddleware as honoScheduler,
   type LlmSchedulerEnv,
@@ -52,9 +55,9 @@ function forward(
   return fetch(`${upstreamUrl}${ROUTE}`, init);
 }
 
-export const startExpressGateway: StartGateway = (scheduler, upstreamUrl) => {
-  const app = express();
-  app.post(ROUTE, expressScheduler({ scheduler }), async (req, res) => {
+/** The proxy route of the Express gateways: the upstream's status and type, its body chunk by chunk. */
+function expressProxy(upstreamUrl: string): express.RequestHandler {
+  return async (req, res) => {
     const { signal } = req.llmScheduler!;
     try {
       const upstream = await forward(upstreamUrl, req, (name) => req.get(name), signal);
@@ -65,8 +68,20 @@ export const startExpressGateway: StartGateway = (scheduler, upstreamUrl) => {
       if (!signal.aborted) throw error; // the client left (or the run timed out): nothing to report
     }
     res.end(); // also after an abort: tells the middleware the upstream call is over
-  });
+  };
+}
+
+export const startExpressGateway: StartGateway = (scheduler, upstreamUrl) => {
+  const app = express();
+  app.post(ROUTE, expressScheduler({ scheduler }), expressProxy(upstreamUrl));
   return serveListener(app);
+};
+
+/** The Express gateway scheduled from outside the app, with `scheduled(app)`. */
+export const startExpressScheduledGateway: StartGateway = (scheduler, upstreamUrl) => {
+  const app = express();
+  app.post(ROUTE, expressProxy(upstreamUrl));
+  return serveListener(expressScheduled(app, { scheduler }));
 };
 
 export const startKoaGateway: StartGateway = (scheduler, upstreamUrl) => {

@@ -1,5 +1,7 @@
 export { CREDENTIAL_HEADERS, redactCredentials } from "./credentials.js";
 export { type NodeWritable, reportFirstByte } from "./first-byte.js";
+export { untilFirstChunk } from "./first-chunk.js";
+export { answerInstead, headHeld, holdHead, type NodeHeadLike } from "./held-head.js";
 export { holdBody } from "./hold-body.js";
 export { type NodeWritableLike, watchNodeUsage } from "./node-usage.js";
 export {
@@ -11,7 +13,7 @@ export {
 } from "./options.js";
 export { failureForStatus, type Rejection, rejectionFor } from "./rejection.js";
 export { type NodeResponseLike, ResponseWatch, type StillWorking } from "./response-watch.js";
-export { onRunTimeout, raceRunTimeout, runTimeoutOf } from "./run-timeout.js";
+export { onRunTimeout, raceRunTimeout, runTimeoutOf, stopOf } from "./run-timeout.js";
 export {
   acquireSlot,
   type ClientSignalSource,

@@ -1,5 +1,6 @@
 import type { Permit } from "@llm-scheduler/core";
 import { type NodeWritable, reportFirstByte } from "./first-byte.js";
+import { holdHead, type NodeHeadLike } from "./held-head.js";
 import { failureForStatus } from "./rejection.js";
 
 /** The part of Node's `http.ServerResponse` that {@link ResponseWatch} uses (Express and Koa hand one over). */
@@ -94,11 +95,14 @@ export class ResponseWatch {
 
   /**
    * Aborts `permit`'s signal when the client goes away (at once if it already has), and reports its
-   * first byte sent when the scheduler has a `firstByte` listener.
+   * first byte sent when the scheduler has a `firstByte` listener. With `head` (the request can be
+   * preempted or timed out), the status line and headers are held back until the first body byte
+   * (`holdHead()`), so that the middleware can still answer 503 or 504 instead until then.
    */
-  hold(permit: Permit): void {
+  hold(permit: Permit, head = false): void {
     this.#permit = permit;
-    if (permit.wantsFirstByte) reportFirstByte(this.#response as NodeWritable, permit);
+    if (head) holdHead(this.#response as unknown as NodeHeadLike, permit);
+    else if (permit.wantsFirstByte) reportFirstByte(this.#response as NodeWritable, permit);
     if (this.#ended && !this.#sent) permit.abort(new Error(CLIENT_GONE));
   }
 

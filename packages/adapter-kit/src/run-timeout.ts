@@ -16,8 +16,11 @@ export function runTimeoutOf(signal: AbortSignal): SchedulerError | undefined {
 /**
  * The error a permit's signal aborted with when the scheduler stopped the request itself and the client
  * should hear it: `RUN_TIMEOUT` (504) or `PREEMPTED` (503, `Retry-After: 1`, `x-preempted: 1`).
+ *
+ * @example
+ * const stop = stopOf(slot.signal); // undefined while running, or when the client left
  */
-function stopOf(signal: AbortSignal): SchedulerError | undefined {
+export function stopOf(signal: AbortSignal): SchedulerError | undefined {
   const { reason } = signal;
   return signal.aborted && isSchedulerError(reason) && STOPS.has(reason.code) ? reason : undefined;
 }

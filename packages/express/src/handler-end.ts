@@ -1,3 +1,4 @@
+import { finished, type Stream } from "node:stream";
 import type { NodeResponseLike, ResponseWatch } from "@llm-scheduler/adapter-kit";
 import type { Response } from "express";
 
@@ -53,7 +54,8 @@ function destroyThenRelease(this: Wrapped, error?: Error): Response {
  * destroyed the response. A handler that never ends its response after an abort (or throws after it
  * began streaming: Express then drops the connection without either call), or destroys it without an
  * error before the wrappers are in place (Node's response then looks like one whose client left), keeps
- * the slot until the scheduler's `abortGraceMs`. The wrappers are shared functions; a request costs one small object.
+ * the slot until the scheduler's `abortGraceMs` (see {@link workGoesOn} for a client gone). The wrappers
+ * are shared functions; a request costs one small object.
  *
  * @example
  * releaseWhenHandlerEnds(res, watch);
@@ -66,18 +68,41 @@ export function releaseWhenHandlerEnds(response: NodeResponseLike, watch: Respon
   res.destroy = destroyThenRelease as unknown as Response["destroy"];
 }
 
+type Socketed = { readonly req?: { readonly socket?: Destroyable | null } };
+type Destroyable = { destroy: (this: unknown, ...args: unknown[]) => unknown };
+
+/** A stream piped into the response once its client has gone: nobody reads it any more. */
+function dropSource(this: Wrapped, source: Stream): void {
+  const state = this[HANDLER_END];
+  (source as Stream & { unpipe?: (dest: unknown) => void }).unpipe?.(this);
+  (source as Stream & { destroy?: () => void }).destroy?.();
+  finished(source as unknown as NodeJS.ReadableStream, () => state.workEnded());
+}
+
 /**
- * Sends a complete response (the middleware's 504) without it counting as the handler's own end.
+ * The response closed before the handler ended it (its client left): as {@link releaseWhenHandlerEnds},
+ * and two more ends of the handler's work are watched. A stream piped into the response (`pipe()`),
+ * before or after the client left, is destroyed, since nobody reads it, and its end is the handler's.
+ * Express's error handler, for a handler that throws once its response has begun, destroys the
+ * request's socket instead of ending the response: the socket is closed already (nothing else uses it),
+ * so its `destroy()` is watched as the handler's end too.
  *
  * @example
- * rawEnd(res, 504, headers, body);
+ * watch.endsWithResponse(workGoesOn);
  */
-export function rawEnd(
-  res: Response,
-  status: number,
-  headers: Readonly<Record<string, string>>,
-  body: string,
-): void {
-  res.writeHead(status, headers);
-  (res as Wrapped)[HANDLER_END].end.call(res, body);
+export function workGoesOn(response: NodeResponseLike, watch: ResponseWatch): void {
+  releaseWhenHandlerEnds(response, watch);
+  const res = response as Wrapped;
+  res.on("unpipe", dropSource);
+  res.on("pipe", dropSource);
+  const socket = (res as unknown as Socketed).req?.socket;
+  if (socket === null || socket === undefined) return;
+  const destroy = socket.destroy;
+  const state = res[HANDLER_END];
+  socket.destroy = function destroyThenRelease(this: unknown, ...args: unknown[]) {
+    socket.destroy = destroy;
+    const result = destroy.apply(this, args);
+    state.workEnded();
+    return result;
+  };
 }

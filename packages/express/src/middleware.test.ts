@@ -20,6 +20,14 @@ class FakeResponse extends FakeNodeResponse {
     return this;
   }
 
+  getHeaderNames(): string[] {
+    return Object.keys(this.headers);
+  }
+
+  removeHeader(name: string): void {
+    delete this.headers[name];
+  }
+
   writeHead(status: number, headers: Record<string, string>): this {
     this.statusCode = status;
     Object.assign(this.headers, headers);

@@ -1,6 +1,8 @@
 import {
   acquireSlot,
+  answerInstead,
   countsTokens,
+  headHeld,
   isThenable,
   nodeHeaderReader,
   onRunTimeout,
@@ -15,7 +17,7 @@ import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { flatten } from "./flatten.js";
-import { rawEnd, releaseWhenHandlerEnds } from "./handler-end.js";
+import { releaseWhenHandlerEnds, workGoesOn } from "./handler-end.js";
 import {
   type ExpressRejectionHandler,
   type ExpressSchedulerOptions,
@@ -104,20 +106,23 @@ export function schedulingOf(
   }
 
   function proceed(slot: RequestSlot, req: Request, res: Response, next: NextFunction, watch: ResponseWatch) {
-    watch.hold(slot.permit);
+    // Only with a run timeout or preemption: the head is held until the first body byte, so the
+    // middleware can answer 504 or 503 until then whatever the handler did with it.
+    const stoppable = timed || slot.permit.preemptible;
+    watch.hold(slot.permit, stoppable);
     if (watch.ended) return watch.releaseAtEnd(); // granted just as the client left
     // The answer's usage only matters while the scheduler counts tokens (see `countsTokens`).
     if (countsTokens(config.scheduler)) watchNodeUsage(res, (usage) => slot.reportUsage(usage));
     // Sent as usual, the response's end is the handler's; only a client gone first, or an answer of the
-    // middleware's own (the 504), makes it wrap `end`/`destroy` to see the handler's.
-    watch.endsWithResponse(releaseWhenHandlerEnds);
-    // Only with a run timeout or preemption: reading `slot.signal` makes the permit's AbortController.
-    if (timed || slot.permit.preemptible)
+    // middleware's own (the 504 or 503), makes it wrap `end`/`destroy` to see the handler's.
+    watch.endsWithResponse(workGoesOn);
+    // Reading `slot.signal` makes the permit's AbortController: only when it can be stopped.
+    if (stoppable)
       onRunTimeout(slot.signal, true, (error) => {
-        if (res.headersSent || watch.ended) return; // the handler has started its answer: it ends it
+        if (watch.ended || !headHeld(res)) return; // the handler has sent its first byte: it ends it
         releaseWhenHandlerEnds(res, watch);
         const { status, headers, body } = rejectionFor(error);
-        rawEnd(res, status, headers, body);
+        answerInstead(res, status, headers, body);
       });
     setRequestSlot(req, res, slot);
     res.setHeader("server-timing", serverTiming(slot.waitMs));

@@ -1,5 +1,10 @@
 import type { RequestSlot, ResponseWatch } from "@llm-scheduler/adapter-kit";
-import { failureForStatus, type NodeWritableLike, watchNodeUsage } from "@llm-scheduler/adapter-kit";
+import {
+  failureForStatus,
+  type NodeWritableLike,
+  untilFirstChunk,
+  watchNodeUsage,
+} from "@llm-scheduler/adapter-kit";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import { heldResponse } from "./held-response.js";
 import type { NodeOutgoing } from "./node-bindings.js";
@@ -56,6 +61,43 @@ export function holdAnswer(response: Response, request: Request, error: unknown,
   return heldResponse(read, { waitMs: slot.waitMs, unread, firstByte }, (broken) =>
     release(broken ?? failure),
   );
+}
+
+/**
+ * For a request that can still be stopped (run timeout, preemption): the answer, once it can be
+ * committed. A runtime sends the status and headers as soon as it has the `Response`
+ * (`@hono/node-server` does), so an answer with a body to stream is handed on only once that body has
+ * its first chunk (or has ended): until then a preemption or run timeout cancels the body (the upstream
+ * call behind it) and settles with `undefined` once the slot is released, for the adapter's 503 or
+ * 504. From the first chunk on (at once for an answer with nothing to wait for) the permit is past
+ * preemption (`firstByte()`). The answer comes with its body unchanged, the first chunk included.
+ *
+ * @example
+ * const answer = await untilFirstByte(response, request, holding);
+ * if (answer !== undefined) return holdAnswer(answer, request, undefined, holding);
+ */
+export function untilFirstByte(
+  response: Response,
+  request: Request,
+  holding: Holding,
+): Response | Promise<Response | undefined> {
+  const { permit } = holding.slot;
+  const committed = (): void => permit.firstByte();
+  const nothingToWaitFor =
+    (holding.outgoing !== undefined && inMemoryCache(response) !== undefined) ||
+    response.status < 200 ||
+    request.method === "HEAD" ||
+    request.signal.aborted;
+  const body = nothingToWaitFor ? null : response.body;
+  if (body === null) {
+    committed();
+    return response;
+  }
+  return untilFirstChunk(body, holding.slot.signal, committed).then((first) => {
+    if (first instanceof ReadableStream) return new Response(first, response);
+    holding.release(first);
+    return undefined;
+  });
 }
 
 /**

@@ -13,7 +13,7 @@ import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import type { HeaderReader } from "@llm-scheduler/core/kit";
 import type { Context, MiddlewareHandler, Next } from "hono";
 import type { LlmSchedulerEnv } from "./env.js";
-import { type Holding, holdAnswer, holdPermit, timeOnNode } from "./hold.js";
+import { type Holding, holdAnswer, holdPermit, timeOnNode, untilFirstByte } from "./hold.js";
 import { inWorkerd, type Lifeline, Lifelines } from "./lifeline.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { type HonoSchedulerOptions, resolveHonoOptions } from "./options.js";
@@ -72,13 +72,25 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     const release = holdPermit(c.req.raw, slot, node?.outgoing, watch, readUsage);
     const holding: Holding = { slot, release, outgoing: node?.outgoing, readUsage };
     c.set("llmScheduler", slot);
+    // Only with a run timeout or preemption: the answer is held until its body's first chunk, so that
+    // the middleware can answer 504 or 503 until then (reading `slot.signal` makes an AbortController).
+    const stoppable = timed || slot.permit.preemptible;
     let timedOut = false;
+    const commit = (response: Response | undefined): undefined => {
+      if (response === undefined) return undefined; // stopped first: the 504 or 503 went out
+      if (!timedOut) holdContextResponse(c, holding, response);
+      else response.body?.cancel().catch(() => undefined);
+      return undefined;
+    };
     const downstream = (within === undefined ? next() : within(slot.permit, next)).then(
-      (): undefined => {
-        if (timedOut)
+      (): undefined | Promise<undefined> => {
+        if (timedOut) {
           release(c.error); // the middleware's 504 went out instead of this response
-        else holdContextResponse(c, holding);
-        return undefined;
+          return undefined;
+        }
+        if (!stoppable) return commit(c.res);
+        const first = untilFirstByte(c.res, c.req.raw, holding);
+        return isThenable(first) ? first.then(commit) : commit(first);
       },
       (error: unknown): undefined => {
         release(error);
@@ -87,7 +99,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
         throw error;
       },
     );
-    if (!timed && !slot.permit.preemptible) return downstream; // reading `slot.signal` would make the permit's AbortController
+    if (!stoppable) return downstream;
     return raceRunTimeout(downstream, slot.signal, true, (error) => {
       timedOut = true;
       timeOnNode(holding);
@@ -134,10 +146,9 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
 }
 
 /** Puts the response that holds the slot in place of the handler's (replaced, so no headers are merged). */
-function holdContextResponse(c: Context<LlmSchedulerEnv>, holding: Holding): void {
-  const response = c.res;
+function holdContextResponse(c: Context<LlmSchedulerEnv>, holding: Holding, response: Response): void {
   const sent = holdAnswer(response, c.req.raw, c.error, holding);
-  if (sent === response) return;
+  if (sent === c.res) return;
   c.res = undefined;
   c.res = sent;
 }

@@ -11,7 +11,7 @@ import {
 } from "@llm-scheduler/adapter-kit";
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import type { HeaderReader } from "@llm-scheduler/core/kit";
-import { type Holding, holdAnswer, holdPermit, timeOnNode } from "./hold.js";
+import { type Holding, holdAnswer, holdPermit, timeOnNode, untilFirstByte } from "./hold.js";
 import { inWorkerd, type Lifeline, Lifelines } from "./lifeline.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
 import { resolveScheduledOptions, type ScheduledOptions } from "./scheduled-options.js";
@@ -124,12 +124,19 @@ export function scheduled<E = unknown, X = unknown>(
     stoppable: boolean,
   ) {
     let timedOut = false;
+    const commit = (response: Response | undefined): Response | undefined => {
+      if (response === undefined) return undefined; // stopped first: the 504 or 503 goes out
+      if (!timedOut) return holdAnswer(response, request, undefined, holding);
+      holding.release(); // the 504 went out instead of this response
+      response.body?.cancel().catch(() => undefined);
+      return undefined;
+    };
     const held = answer.then(
       (response) => {
-        if (!timedOut) return holdAnswer(response, request, undefined, holding);
-        holding.release(); // the 504 went out instead of this response
-        response.body?.cancel().catch(() => undefined);
-        return undefined;
+        // Until its body's first chunk, the answer is held back so that a 504 or 503 can replace it.
+        if (!stoppable || timedOut) return commit(response);
+        const first = untilFirstByte(response, request, holding);
+        return isThenable(first) ? first.then(commit) : commit(first);
       },
       (error: unknown) => {
         timeOnNode(holding);

@@ -1,8 +1,11 @@
 import {
   acquireSlot,
+  answerInstead,
   countsTokens,
+  headHeld,
   isThenable,
   nodeHeaderReader,
+  onRunTimeout,
   type RequestSlot,
   ResponseWatch,
   raceRunTimeout,
@@ -69,9 +72,20 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
     answer(ctx, error);
   }
 
+  /** Answers a run timeout or preemption in place of the handler's answer, if its head is still held. */
+  function stop(ctx: Context, watch: ResponseWatch, error: SchedulerError): boolean {
+    if (watch.ended || !headHeld(ctx.res)) return false; // downstream has sent its first byte
+    const { status, headers, body } = rejectionFor(error);
+    answerInstead(ctx.res, status, headers, body);
+    return true;
+  }
+
   // Not `async`: a request that gets its slot at once costs no extra promise or tick before `next()`.
   function run(ctx: Context, next: Next, watch: ResponseWatch, slot: RequestSlot): Promise<void> | undefined {
-    watch.hold(slot.permit);
+    // Only with a run timeout or preemption: the head is held until the first body byte, so the
+    // middleware can answer 504 or 503 until then (also while Koa waits for a stream body's first chunk).
+    const stoppable = timed || slot.permit.preemptible;
+    watch.hold(slot.permit, stoppable);
     if (watch.ended) {
       watch.releaseAtEnd(); // granted just as the client left
       return undefined;
@@ -82,20 +96,23 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
     ctx.res.setHeader("server-timing", serverTiming(slot.waitMs));
     let timedOut = false;
     const downstream = (within === undefined ? next() : within(slot.permit, next)).then(
-      () => (timedOut ? discardBody(ctx.body, watch) : releaseWhenBodyEnds(ctx, watch)),
+      () => {
+        if (timedOut) return discardBody(ctx.body, watch);
+        releaseWhenBodyEnds(ctx, watch);
+        // Koa sends the body now; a stream's first chunk may come much later: until then, still stoppable.
+        if (stoppable && headHeld(ctx.res))
+          onRunTimeout(slot.signal, true, (error) => stop(ctx, watch, error));
+      },
       (error: unknown) => {
         watch.releaseAtEnd(error);
         if (!timedOut) throw error;
       },
     );
-    if (!timed && !slot.permit.preemptible) return downstream;
+    if (!stoppable) return downstream; // reading `slot.signal` would make the permit's AbortController
     return raceRunTimeout(downstream, slot.signal, true, (error) => {
-      if (ctx.headerSent || watch.ended) return false; // downstream has started its answer
+      if (!stop(ctx, watch, error)) return false;
       timedOut = true;
-      // Sent directly, so that nothing downstream still sets can replace it.
-      ctx.respond = false;
-      const { status, headers, body } = rejectionFor(error);
-      ctx.res.writeHead(status, headers).end(body);
+      ctx.respond = false; // nothing downstream still sets can replace it
       return true;
     });
   }
