@@ -147,7 +147,8 @@ export class Engine {
     const sameOptions = options === this.#options;
     this.#options = options;
     this.#settings = { ...this.#settings, ...settings };
-    if (sameOptions && (this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before) return;
+    const sameLimit = (this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before;
+    if (sameOptions && sameLimit && settings.tenantCaps === undefined) return;
     try {
       this.#settleStore(this.#store.configure(effectiveStoreConfig(this.#options, this.#settings)));
     } catch (error) {

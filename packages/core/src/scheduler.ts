@@ -104,6 +104,7 @@ export class Scheduler {
         if (reporter.events.has("limit")) reporter.events.emit("limit", event);
       },
       error: (error) => reporter.error(error),
+      holdTenants: (caps) => engine.setLive({ tenantCaps: caps }),
     });
   }
 

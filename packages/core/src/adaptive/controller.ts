@@ -3,11 +3,12 @@ import type { LimitEvent, LimitReason } from "../events.js";
 import { isPromise, type LimitProposal, type LimitState, type MaybePromise } from "../store.js";
 import { LatencyTrack, type LatencyVerdict } from "./latency.js";
 import type { ResolvedAdaptive } from "./options.js";
-import { endingSignal } from "./signals.js";
+import type { EndingSignal } from "./signals.js";
 
 /** What the controller knows of a task: when it started, and its upstream's answer so far. */
 export interface ObservedTask {
   readonly priority: string;
+  readonly tenant: string;
   readonly enqueuedAt: number;
   readonly startedAt: number;
   readonly cost: number;
@@ -118,16 +119,16 @@ export class LimitController {
     this.#maybeCloseWindow();
   }
 
-  /** `task` ended: `ok` with `value` (a returned `Response` may still say 429/503), or failed with it. */
-  ended(task: ObservedTask, ok: boolean, value: unknown, outputTokens: number | undefined): void {
+  /** `task` ended as `signal` says (a 429 already judged: the server's overload or one tenant's). */
+  ended(task: ObservedTask, signal: EndingSignal, outputTokens: number | undefined): void {
     const now = this.#host.clock.now();
-    if (endingSignal(ok, value) === "overload") {
+    if (signal === "overload") {
       this.#overload(task, now);
       return;
     }
     if (task.startedAt < this.#changedAt) return;
     this.#ended++;
-    if (ok && outputTokens !== undefined && outputTokens > 0) {
+    if (signal === "ok" && outputTokens !== undefined && outputTokens > 0) {
       this.#tracksOf(task.priority).perToken.add((now - task.startedAt) / outputTokens);
     }
     this.#maybeCloseWindow();
