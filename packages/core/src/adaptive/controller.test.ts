@@ -12,7 +12,10 @@ function controller(
   share?: (proposal: LimitProposal) => LimitState,
 ) {
   const clock = new VirtualClock(0);
-  const config = withFloor(resolveLimit(range, { minSamples: 3, windowMs: 100, ...tunables }).adaptive!, 0);
+  const config = withFloor(
+    resolveLimit(range, { controller: "aimd", minSamples: 3, windowMs: 100, ...tunables }).adaptive!,
+    0,
+  );
   const events: LimitEvent[] = [];
   const applied: number[] = [];
   let running = 0;
