@@ -82,9 +82,10 @@ export type SchedulerEventName = keyof SchedulerEvents;
 
 /**
  * Why the adaptive limit changed: `increase` (a window used the limit fully, without overload),
- * `overload` (an upstream 429/503, a connection error or a run timeout), `latency` (a window's median
- * time to first byte or per output token above its tolerance), `update` (set by `update()`), `shared`
- * (another instance changed the global limit of a shared store).
+ * `overload` (an upstream 503, a 429 while no other tenant succeeds, a connection error or a run
+ * timeout), `latency` (a window's median time to first byte, per output token or run time above its
+ * tolerance), `update` (set by `update()`), `shared` (another instance changed the global limit of a
+ * shared store).
  */
 export type LimitReason = "increase" | "overload" | "latency" | "update" | "shared";
 

@@ -45,7 +45,7 @@ export interface AdaptiveOptions {
   readonly minSamples?: number;
   /** Added to the limit after a window that used it fully, with no overload and latency near its baseline: an integer from 1 to 1,000. @default 1 */
   readonly increaseStep?: number;
-  /** The limit is multiplied by this on an overload (429/503, connection error, run timeout): above 0 and below 1. @default 0.75 */
+  /** The limit is multiplied by this on an overload (503, connection error, run timeout): above 0 and below 1. @default 0.75 */
   readonly overloadFactor?: number;
   /** The limit is multiplied by this after a window whose latency was over `latencyTolerance` times its baseline: above 0 and below 1. @default 0.9 */
   readonly latencyFactor?: number;
