@@ -155,8 +155,8 @@ export class LimitController {
 
   #maybeCloseWindow(): void {
     const now = this.#host.clock.now();
-    const { windowMs, minSamples } = this.#config;
-    if (now - this.#windowStart < windowMs || !this.#enoughSamples(minSamples)) return;
+    const { windowMs } = this.#config;
+    if (now - this.#windowStart < windowMs || !this.#enoughSamples(this.#minSamples())) return;
     if (now < this.#decreasedAt + this.#config.cooldownMs) return;
     const reading = this.#read();
     this.#startWindow(now);
@@ -172,8 +172,14 @@ export class LimitController {
   }
 
   /** Closes every measure that has enough samples; the slowest against its baseline is the reading. */
-  #read(): WindowReading {
+  /** Samples a window needs: `minSamples`, a third of it while a probe is judged. */
+  #minSamples(): number {
     const { minSamples } = this.#config;
+    return this.#policy.probing ? Math.ceil(minSamples / 3) : minSamples;
+  }
+
+  #read(): WindowReading {
+    const minSamples = this.#minSamples();
     let reading: WindowReading = { ratio: undefined, medianMs: 0, baselineMs: 0, fullUse: this.#fullUse };
     for (const { ttfb, perToken, runTime } of this.#tracks.values()) {
       for (const track of [ttfb, perToken, runTime]) {

@@ -21,16 +21,22 @@ describe("DelayPolicy", () => {
     expect(policy.afterWindow(25, slow(1.23), 0)).toEqual({ target: 23, reason: "latency" });
     expect(policy.afterWindow(23, calm, 1_000)).toEqual({ target: 24, reason: "increase" });
     expect(policy.afterWindow(24, calm, 2_000)).toBeUndefined(); // one below the knee found
-    expect(policy.afterWindow(40, slow(5), 3_000)).toEqual({ target: 20, reason: "latency" });
-    expect(policy.afterWindow(10, slow(1.16), 4_000)).toEqual({ target: 9, reason: "latency" });
+    // Far over: half at most, but never below the last limit that read well (24)...
+    expect(policy.afterWindow(40, slow(5), 3_000)).toEqual({ target: 24, reason: "latency" });
+    expect(policy.afterWindow(24, slow(5), 4_000)).toEqual({ target: 12, reason: "latency" });
+    // ...and only from below it.
+    expect(policy.afterWindow(10, slow(1.16), 5_000)).toEqual({ target: 9, reason: "latency" });
   });
 
   it("tries the knee again after probeMs, and grows past it when the probe passes", () => {
     const policy = new DelayPolicy(config);
     policy.afterWindow(13, slow(1.4), 0);
     expect(policy.afterWindow(12, calm, 9_000)).toBeUndefined();
+    expect(policy.probing).toBe(false);
     expect(policy.afterWindow(12, calm, 10_000)).toEqual({ target: 13, reason: "increase" });
+    expect(policy.probing).toBe(true); // the next window judges the probe, on fewer samples
     expect(policy.afterWindow(13, calm, 11_000)).toEqual({ target: 14, reason: "increase" });
+    expect(policy.probing).toBe(false);
   });
 
   it("holds a limit the load leaves unused, and sets the knee on an overload too", () => {
@@ -94,7 +100,7 @@ describe("delay controller against a server with an unknown knee (virtual time)"
           for (const limit of samples) expect(Math.abs(limit - knee)).toBeLessThanOrEqual(band);
         },
       ),
-      { numRuns: 6 },
+      { numRuns: 20 },
     );
   }, 60_000);
 

@@ -9,7 +9,9 @@ const DEEPEST_CUT = 0.5;
  * the concurrency just below the one where latency starts to grow. A window whose slowest median is
  * over `latencyTolerance` times its baseline cuts the limit in proportion to the excess (`limit ×
  * tolerance / ratio`, at least one slot, at most half) and remembers that limit as the ceiling, the
- * knee found. A window that used the limit fully without it adds a step ({@link IncreaseSteps}), but
+ * knee found (or back to the last limit that read well, when that is higher: one step past it, the
+ * excess says more about the knee's steepness than about the distance to it). A window that used the
+ * limit fully without it adds a step ({@link IncreaseSteps}), but
  * stops one below the ceiling. The ceiling is tried again `probeMs` after it was found, so that a
  * grown capacity is found too, while a steady one is probed above its knee only that often; a probe
  * that passes forgets the knee, and the steps grow again. An overload (503, connection error, run
@@ -25,9 +27,16 @@ export class DelayPolicy implements LimitPolicy {
   /** The lowest limit found too slow or overloaded (0: none), and when. */
   #ceiling = 0;
   #ceilingAt = Number.NEGATIVE_INFINITY;
+  #probing = false;
+  /** The limit of the last window read and not slow (0: none). */
+  #lastGood = 0;
 
   constructor(config: ResolvedAdaptive) {
     this.#config = config;
+  }
+
+  get probing(): boolean {
+    return this.#probing;
   }
 
   reconfigure(config: ResolvedAdaptive): void {
@@ -37,18 +46,23 @@ export class DelayPolicy implements LimitPolicy {
   afterWindow(limit: number, reading: WindowReading, now: number): PolicyMove | undefined {
     const { latencyTolerance, increaseStep, max, probeMs } = this.#config;
     const { ratio, fullUse } = reading;
+    this.#probing = false;
     if (ratio !== undefined && ratio > latencyTolerance) {
       this.#found(limit, now);
       const factor = Math.max(DEEPEST_CUT, latencyTolerance / ratio);
-      return { target: Math.min(limit - 1, Math.floor(limit * factor)), reason: "latency" };
+      // Just past a limit that read well, go back to it: a steep knee overstates the excess.
+      const back = this.#lastGood < limit ? this.#lastGood : 0;
+      return { target: Math.min(limit - 1, Math.max(back, Math.floor(limit * factor))), reason: "latency" };
     }
+    if (ratio !== undefined) this.#lastGood = limit;
     if (!fullUse) return undefined;
     if (this.#ceiling !== 0 && limit >= this.#ceiling) {
       this.#ceiling = 0; // the knee was passed without harm: capacity grew
       this.#steps.cutFrom = 0;
     }
     if (this.#ceiling !== 0 && now - this.#ceilingAt >= probeMs) {
-      return { target: this.#ceiling, reason: "increase" }; // the probe
+      this.#probing = true;
+      return { target: this.#ceiling, reason: "increase" };
     }
     let target = Math.min(max, limit + this.#steps.next(limit, increaseStep));
     if (this.#ceiling !== 0) target = Math.min(target, this.#ceiling - 1);

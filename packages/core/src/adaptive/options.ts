@@ -60,7 +60,7 @@ export interface AdaptiveOptions {
   /**
    * How fast the latency baseline rises toward a window's median (it falls at once): a number above 0
    * and at most 1 (the weight of each window).
-   * @default 0.02
+   * @default 0.005
    */
   readonly baselineWeight?: number;
 }
@@ -119,7 +119,7 @@ function tunables(raw: unknown): Omit<ResolvedAdaptive, "floor" | "initial" | "m
   rejectUnknownKeys("adaptive", object, ADAPTIVE_KEYS);
   const given = definedOnly(object as AdaptiveOptions);
   const tolerance = given.latencyTolerance ?? 1.15;
-  const weight = numberIn("adaptive.baselineWeight", given.baselineWeight ?? 0.02, 0, 1);
+  const weight = numberIn("adaptive.baselineWeight", given.baselineWeight ?? 0.005, 0, 1);
   if (weight === 0) throw invalidOption("adaptive.baselineWeight", "a number above 0 and at most 1", 0);
   const controller = given.controller ?? "delay";
   if (controller !== "delay" && controller !== "aimd") {

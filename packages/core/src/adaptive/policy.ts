@@ -22,6 +22,11 @@ export interface PolicyMove {
  * shared store's proposals are the controller's; a policy only turns readings into targets.
  */
 export interface LimitPolicy {
+  /**
+   * True while the next window judges a probe (a limit already found too slow, tried again): it then
+   * closes with a third of `minSamples`, since a wrong "slow" only keeps the knee already known.
+   */
+  readonly probing: boolean;
   /** A window closed at `now` with the limit at `limit`. */
   afterWindow(limit: number, reading: WindowReading, now: number): PolicyMove | undefined;
   /** An overload (503, connection error, run timeout) at `limit`: the target, below `limit`. */
@@ -69,6 +74,7 @@ export class IncreaseSteps {
  * aimd.afterOverload(16, 0); // 12 with the default overloadFactor 0.75
  */
 export class AimdPolicy implements LimitPolicy {
+  readonly probing = false;
   #config: ResolvedAdaptive;
   readonly #steps = new IncreaseSteps();
 
