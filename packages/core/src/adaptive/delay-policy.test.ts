@@ -104,6 +104,17 @@ describe("delay controller against a server with an unknown knee (virtual time)"
     );
   }, 60_000);
 
+  it("settles instead of sawing: at the knee, past it only while probing (AIMD: 10 to 16 s a minute)", async () => {
+    for (const knee of [12, 24, 32]) {
+      for (const feed of ["permit", "run"] as const) {
+        const { samples } = await settle(knee, 8, feed);
+        expect(Math.min(...samples)).toBeGreaterThanOrEqual(knee - 1);
+        expect(Math.max(...samples)).toBeLessThanOrEqual(knee + 1);
+        expect(samples.filter((limit) => limit > knee).length).toBeLessThanOrEqual(5);
+      }
+    }
+  }, 60_000);
+
   it("uses plain run time as the latency signal when tasks report nothing", async () => {
     const { events } = await settle(16, 40, "run");
     expect(events.some((event) => event.reason === "latency")).toBe(true);
