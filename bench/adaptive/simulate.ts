@@ -23,6 +23,8 @@ export interface AdaptiveRunOptions {
    * (as the HTTP adapters do); `"run"` is a plain `run()` task that reports nothing.
    */
   readonly feed: "permit" | "run";
+  /** Slots reserved for chat. @default 0 */
+  readonly chatReserved?: number;
 }
 
 export interface ChatSample {
@@ -84,7 +86,7 @@ export async function simulateAdaptive(options: AdaptiveRunOptions): Promise<Ada
     maxConcurrency: options.maxConcurrency,
     ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
     priorities: {
-      interactive: { weight: 5, queueTimeoutMs: 60_000 },
+      interactive: { weight: 5, reserved: options.chatReserved ?? 0, queueTimeoutMs: 60_000 },
       batch: { weight: 1, queueTimeoutMs: 1e9, maxQueue: 100_000 },
     },
   });

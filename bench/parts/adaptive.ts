@@ -113,6 +113,28 @@ export const run: Part = async ({ quick, log }) => {
     }
   }
   const fixed = await simulateAdaptive({ ...base, feed: "permit", maxConcurrency: knee });
+  const reserved = await simulateAdaptive({
+    ...base,
+    feed: "permit",
+    maxConcurrency: range,
+    chatReserved: 6,
+  });
+  const reservedNote = (): string => {
+    const parts = phases.map((phase) => {
+      const from = (phase.fromS + SETTLE_S) * 1_000;
+      const at = reserved.limits.flatMap(([t], i) => (t >= from && t < phase.toS * 1_000 ? [i] : []));
+      const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
+      const limit = mean(at.map((i) => reserved.limits[i]![1]));
+      const busy = mean(at.map((i) => reserved.busy[i]!));
+      const chat = reserved.chat.filter((c) => c.at >= from && c.at < phase.toS * 1_000);
+      const p95 = quantile(
+        chat.map((c) => c.totalMs),
+        0.95,
+      );
+      return `${phase.name}: limit ${limit.toFixed(1)}, busy ${busy.toFixed(1)}, chat arrival to last token p95 ${(p95 / idle.get("permit")!.totalP95).toFixed(2)}x idle`;
+    });
+    return `Delay, permit, with 6 slots reserved for chat (once settled): ${parts.join("; ")}.`;
+  };
   const figures = (controller: Controller, feed: Feed) =>
     phases.map((phase) => phaseFigures(runs.get(`${controller}/${feed}`)!, phase));
 
@@ -199,7 +221,7 @@ export const run: Part = async ({ quick, log }) => {
       },
     ],
     goals,
-    notes: [`Fixed ${knee}: ${tokens(fixed)} batch tokens, ${fixed.refused503} 503s.`],
+    notes: [`Fixed ${knee}: ${tokens(fixed)} batch tokens, ${fixed.refused503} 503s.`, reservedNote()],
     raw: Object.fromEntries(
       [...runs].map(([name, r]) => [
         name,
