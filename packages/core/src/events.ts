@@ -51,6 +51,16 @@ export interface SchedulerEvents {
   /** The adaptive limit changed (see `maxConcurrency: { initial, min, max }`). */
   limit: LimitEvent;
   /**
+   * A tenant's own 429s (while other tenants succeed) changed its hold: `maxConcurrency` is its
+   * concurrency now, `null` when the hold ended; `previous` the one before, `null` when it was not held.
+   * Only with an adaptive limit.
+   */
+  backoff: {
+    readonly tenant: string;
+    readonly maxConcurrency: number | null;
+    readonly previous: number | null;
+  };
+  /**
    * The wait-target controller gave a priority with `targetWaitMs` a new effective share: raised because
    * its p95 queue wait went above the target, given back because its waits stayed well under it, or
    * bounded afresh because the adaptive limit moved (`reason: "limit"`: a reserve never exceeds the

@@ -105,6 +105,9 @@ export class Scheduler {
       },
       error: (error) => reporter.error(error),
       holdTenants: (caps) => engine.setLive({ tenantCaps: caps }),
+      emitBackoff: (event) => {
+        if (reporter.events.has("backoff")) reporter.events.emit("backoff", event);
+      },
     });
   }
 

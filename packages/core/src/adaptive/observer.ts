@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.js";
-import type { LimitEvent } from "../events.js";
+import type { LimitEvent, SchedulerEvents } from "../events.js";
 import type { LimitProposal, LimitState, MaybePromise, TokenUsage } from "../store.js";
 import { LimitController, type ObservedTask } from "./controller.js";
 import type { ResolvedAdaptive } from "./options.js";
@@ -26,6 +26,8 @@ export interface AdaptiveHost {
   error(error: unknown): void;
   /** Tenants held back after 429s of their own, with their concurrency (an empty map: none). */
   holdTenants(caps: ReadonlyMap<string, number>): void;
+  /** One tenant's hold changed (see the `backoff` event). */
+  emitBackoff(event: SchedulerEvents["backoff"]): void;
 }
 
 /**
@@ -38,6 +40,8 @@ export class AdaptiveLimit implements RunObserver {
   #controller: LimitController | null = null;
   #config: ResolvedAdaptive | null = null;
   #backoff = new TenantBackoff();
+  /** The caps the store was last given. */
+  #caps: ReadonlyMap<string, number> = new Map();
   readonly #outputTokens = new WeakMap<ObservedTask, number>();
 
   constructor(host: AdaptiveHost) {
@@ -60,8 +64,8 @@ export class AdaptiveLimit implements RunObserver {
     if (adaptive === null) {
       this.#controller = null;
       this.#host.apply(undefined);
-      if (this.#backoff.holding) this.#host.holdTenants(new Map());
       this.#backoff = new TenantBackoff();
+      if (this.#caps.size > 0) this.#holdsChanged();
     } else if (this.#controller === null) {
       const initial = Math.min(adaptive.max, Math.max(adaptive.floor, setTo ?? adaptive.initial));
       this.#controller = new LimitController({ ...adaptive, initial }, this.#host);
@@ -102,11 +106,27 @@ export class AdaptiveLimit implements RunObserver {
         windowMs,
         cooldownMs,
       });
-      if (verdict === "held") this.#host.holdTenants(this.#backoff.caps());
+      if (verdict === "held") this.#holdsChanged();
       signal = verdict === "held" ? "neutral" : "overload";
     } else if (signal === "ok" && this.#backoff.succeeded(task.tenant, now, windowMs, controller.limit)) {
-      this.#host.holdTenants(this.#backoff.caps());
+      this.#holdsChanged();
     }
     controller.ended(task, signal, this.#outputTokens.get(task));
+  }
+
+  /** Gives the store the caps in force, and tells of each tenant whose hold moved. */
+  #holdsChanged(): void {
+    const before = this.#caps;
+    const after = this.#backoff.caps();
+    const moved: Array<SchedulerEvents["backoff"]> = [];
+    for (const tenant of new Set([...before.keys(), ...after.keys()])) {
+      const previous = before.get(tenant) ?? null;
+      const maxConcurrency = after.get(tenant) ?? null;
+      if (previous !== maxConcurrency) moved.push({ tenant, maxConcurrency, previous });
+    }
+    if (moved.length === 0) return;
+    this.#caps = after;
+    this.#host.holdTenants(after);
+    for (const event of moved) this.#host.emitBackoff(event);
   }
 }

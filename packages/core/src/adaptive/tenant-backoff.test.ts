@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runFor } from "../../test/adaptive-load.js";
 import { VirtualClock } from "../clock.js";
-import type { LimitEvent } from "../events.js";
+import type { LimitEvent, SchedulerEvents } from "../events.js";
 import { createScheduler, type Scheduler } from "../scheduler.js";
 import { TenantBackoff } from "./tenant-backoff.js";
 
@@ -17,7 +17,9 @@ function setUp() {
   });
   const events: LimitEvent[] = [];
   scheduler.on("limit", (event) => events.push(event));
-  return { clock, scheduler, events };
+  const holds: Array<SchedulerEvents["backoff"]> = [];
+  scheduler.on("backoff", (event) => holds.push(event));
+  return { clock, scheduler, events, holds };
 }
 
 const sleep = (clock: VirtualClock, ms: number): Promise<void> =>
@@ -72,6 +74,11 @@ describe("adaptive limit: a tenant's own 429s", () => {
     expect(s.scheduler.maxConcurrency).toBe(8);
     expect(b.count).toBeGreaterThanOrEqual(Math.floor(before.count * 0.95));
     expect(a.highestAfter).toBeLessThanOrEqual(1); // halved at each cut: 4, 2, 1
+    expect(s.holds.slice(0, 3)).toEqual([
+      { tenant: "a", maxConcurrency: 4, previous: null },
+      { tenant: "a", maxConcurrency: 2, previous: 4 },
+      { tenant: "a", maxConcurrency: 1, previous: 2 },
+    ]);
   });
 
   it("cut the shared limit when no other tenant succeeds (the server's own 429)", async () => {
@@ -101,6 +108,7 @@ describe("adaptive limit: a tenant's own 429s", () => {
     await runFor(s.clock, 24_000, 10);
     await Promise.all(clients);
     expect(seen.highest).toBeGreaterThanOrEqual(6); // over its halved caps: the hold is gone
+    expect(s.holds.at(-1)).toMatchObject({ tenant: "a", maxConcurrency: null });
     expect(s.events.filter((event) => event.reason === "overload")).toEqual([]);
   });
 });
