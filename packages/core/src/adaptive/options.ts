@@ -25,7 +25,7 @@ export interface AdaptiveOptions {
    * How the limit moves: `"delay"` holds it just under the concurrency where latency starts to grow
    * (cut in proportion to the excess, the knee remembered and probed again every `probeMs`); `"aimd"`
    * adds a step after each good window and multiplies by `latencyFactor` after a slow one (a sawtooth
-   * around the knee). See docs/decisions/0001-adaptive-limit-controller.md.
+   * around the knee). See docs/decisions/0036-adaptive-limit-controller.md.
    * @default "delay"
    */
   readonly controller?: "delay" | "aimd";
