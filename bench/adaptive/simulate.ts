@@ -18,11 +18,22 @@ export interface AdaptiveRunOptions {
   readonly seed: number;
   /** Tunables of the adaptive limit. */
   readonly adaptive?: SchedulerOptions["adaptive"];
+  /**
+   * How requests reach the scheduler: `"permit"` holds a permit, reports the first byte and the usage
+   * (as the HTTP adapters do); `"run"` is a plain `run()` task that reports nothing.
+   */
+  readonly feed: "permit" | "run";
+  /** Slots reserved for chat. @default 0 */
+  readonly chatReserved?: number;
 }
 
 export interface ChatSample {
   readonly at: number;
   readonly ttfbMs: number;
+  /** From arrival to the last token (queue wait included). */
+  readonly totalMs: number;
+  /** From its start (a slot granted) to the last token. */
+  readonly runMs: number;
 }
 
 export interface AdaptiveRun {
@@ -75,7 +86,7 @@ export async function simulateAdaptive(options: AdaptiveRunOptions): Promise<Ada
     maxConcurrency: options.maxConcurrency,
     ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
     priorities: {
-      interactive: { weight: 5, reserved: 6, queueTimeoutMs: 60_000 },
+      interactive: { weight: 5, reserved: options.chatReserved ?? 0, queueTimeoutMs: 60_000 },
       batch: { weight: 1, queueTimeoutMs: 1e9, maxQueue: 100_000 },
     },
   });
@@ -86,24 +97,58 @@ export async function simulateAdaptive(options: AdaptiveRunOptions): Promise<Ada
   const chat: ChatSample[] = [];
   const end = options.durationMs;
 
-  /** One request through a permit, as an adapter holds it: first byte reported, released with the error. */
-  async function request(priority: string, job: typeof BATCH, arrivedAt: number): Promise<boolean> {
+  const usage = (job: typeof BATCH) => ({
+    inputTokens: job.promptTokens,
+    outputTokens: job.completionTokens,
+  });
+
+  /** One request through a permit, as an adapter holds it: first byte and usage reported, released with the error. */
+  async function viaPermit(priority: string, job: typeof BATCH, onFirst: () => void): Promise<number> {
     const permit = await scheduler.acquire({ priority });
-    const controller = new AbortController();
+    const startedAt = clock.now();
+    const signal = new AbortController().signal;
+    const onFirstToken = (): void => {
+      permit.firstByte();
+      onFirst();
+    };
     try {
-      await upstream.generate({
-        ...job,
-        signal: controller.signal,
-        onFirstToken: () => {
-          permit.firstByte();
-          if (priority === "interactive") chat.push({ at: arrivedAt, ttfbMs: clock.now() - arrivedAt });
-        },
-      });
+      await upstream.generate({ ...job, signal, onFirstToken });
+      permit.reportUsage(usage(job));
       permit.release();
-      return true;
+      return startedAt;
     } catch (error) {
-      refused503++;
       permit.release(error);
+      throw error;
+    }
+  }
+
+  /** One request as a plain task: the scheduler sees only when it starts and ends, and how. */
+  async function viaRun(priority: string, job: typeof BATCH, onFirst: () => void): Promise<number> {
+    let startedAt = 0;
+    await scheduler.run(
+      ({ signal }) => {
+        startedAt = clock.now();
+        return upstream.generate({ ...job, signal, onFirstToken: onFirst });
+      },
+      { priority },
+    );
+    return startedAt;
+  }
+
+  async function request(priority: string, job: typeof BATCH, arrivedAt: number): Promise<boolean> {
+    let ttfbMs = 0;
+    const onFirst = (): void => {
+      ttfbMs = clock.now() - arrivedAt;
+    };
+    try {
+      const startedAt = await (options.feed === "permit" ? viaPermit : viaRun)(priority, job, onFirst);
+      const now = clock.now();
+      if (priority === "interactive") {
+        chat.push({ at: arrivedAt, ttfbMs, totalMs: now - arrivedAt, runMs: now - startedAt });
+      }
+      return true;
+    } catch {
+      refused503++;
       return false;
     }
   }

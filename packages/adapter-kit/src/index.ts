@@ -21,7 +21,7 @@ export {
   nodeHeaderReader,
   type RequestSlot,
 } from "./slot.js";
-export { countsTokens } from "./token-accounting.js";
+export { countsTokens, readsUsage } from "./token-accounting.js";
 export { estimateTokens } from "./tokens.js";
 export { carriesUsage, UsageSniffer } from "./usage-sniffer.js";
 export { JOIN, type Join, joinOf, WITHIN, type Within, withinOf } from "./within.js";

@@ -38,10 +38,13 @@ describe("rejectionFor", () => {
 });
 
 describe("failureForStatus", () => {
-  it("counts 5xx as failed and everything else as completed", () => {
+  it("counts 429 and 5xx as failed, with their status for the adaptive limit, and everything else as completed", () => {
     expect(failureForStatus(200)).toBeUndefined();
+    expect(failureForStatus(400)).toBeUndefined();
     expect(failureForStatus(499)).toBeUndefined();
     expect(failureForStatus(500)).toBeInstanceOf(Error);
     expect(failureForStatus(503)?.message).toBe("The response was sent with status 503");
+    expect(failureForStatus(503)?.status).toBe(503);
+    expect(failureForStatus(429)?.status).toBe(429);
   });
 });

@@ -30,12 +30,15 @@ export function rejectionFor(error: unknown, header?: HeaderReader): Rejection {
 }
 
 /**
- * The failure to release a permit with, from the status that was sent: a 5xx counts as failed in the
- * scheduler's metrics, anything else as completed.
+ * The failure to release a permit with, from the status that was sent: a 429 or a 5xx counts as failed
+ * in the scheduler's metrics, anything else as completed. The error carries the `status`, so that an
+ * adaptive limit reads a relayed 503 as the server's overload and a 429 as a rate limit (the tenant's
+ * own while other tenants succeed).
  *
  * @example
  * permit.release(failureForStatus(res.statusCode)); // a 502 counts as failed
  */
-export function failureForStatus(status: number): Error | undefined {
-  return status >= 500 ? new Error(`The response was sent with status ${status}`) : undefined;
+export function failureForStatus(status: number): (Error & { readonly status: number }) | undefined {
+  if (status !== 429 && status < 500) return undefined;
+  return Object.assign(new Error(`The response was sent with status ${status}`), { status });
 }

@@ -33,3 +33,15 @@ export function countsTokens(scheduler: Scheduler): boolean {
   }
   return answer;
 }
+
+/**
+ * True when the answer's `usage` changes a decision: the scheduler counts tokens ({@link countsTokens}),
+ * or its limit is adaptive (run time per output token is its latency signal). The adapters read the
+ * usage of JSON answers and SSE streams then, so a gateway needs no `reportUsage` call of its own.
+ *
+ * @example
+ * if (readsUsage(scheduler)) watchNodeUsage(res, (usage) => slot.reportUsage(usage));
+ */
+export function readsUsage(scheduler: Scheduler): boolean {
+  return scheduler.options.adaptive !== null || countsTokens(scheduler);
+}

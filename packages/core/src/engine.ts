@@ -179,7 +179,8 @@ export class Engine {
     this.#options = options;
     this.#settings = { ...this.#settings, ...settings };
     if (this.#deferring) return;
-    if (sameOptions && (this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before) return;
+    const sameLimit = (this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before;
+    if (sameOptions && sameLimit && settings.tenantCaps === undefined) return;
     void this.#configureStore();
   }
 

@@ -51,6 +51,16 @@ export interface SchedulerEvents {
   /** The adaptive limit changed (see `maxConcurrency: { initial, min, max }`). */
   limit: LimitEvent;
   /**
+   * A tenant's own 429s (while other tenants succeed) changed its hold: `maxConcurrency` is its
+   * concurrency now, `null` when the hold ended; `previous` the one before, `null` when it was not held.
+   * Only with an adaptive limit.
+   */
+  backoff: {
+    readonly tenant: string;
+    readonly maxConcurrency: number | null;
+    readonly previous: number | null;
+  };
+  /**
    * The wait-target controller gave a priority with `targetWaitMs` a new effective share: raised because
    * its p95 queue wait went above the target, given back because its waits stayed well under it, or
    * bounded afresh because the adaptive limit moved (`reason: "limit"`: a reserve never exceeds the
@@ -82,9 +92,10 @@ export type SchedulerEventName = keyof SchedulerEvents;
 
 /**
  * Why the adaptive limit changed: `increase` (a window used the limit fully, without overload),
- * `overload` (an upstream 429/503, a connection error or a run timeout), `latency` (a window's median
- * time to first byte or per output token above its tolerance), `update` (set by `update()`), `shared`
- * (another instance changed the global limit of a shared store).
+ * `overload` (an upstream 503, a 429 while no other tenant succeeds, a connection error or a run
+ * timeout), `latency` (a window's median time to first byte, per output token or run time above its
+ * tolerance), `update` (set by `update()`), `shared` (another instance changed the global limit of a
+ * shared store).
  */
 export type LimitReason = "increase" | "overload" | "latency" | "update" | "shared";
 

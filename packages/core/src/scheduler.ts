@@ -98,6 +98,10 @@ export class Scheduler {
         if (reporter.events.has("limit")) reporter.events.emit("limit", event);
       },
       error: (error) => reporter.error(error),
+      holdTenants: (caps) => engine.setLive({ tenantCaps: caps }),
+      emitBackoff: (event) => {
+        if (reporter.events.has("backoff")) reporter.events.emit("backoff", event);
+      },
     });
   }
 

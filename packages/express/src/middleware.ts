@@ -1,7 +1,6 @@
 import {
   acquireSlot,
   answerInstead,
-  countsTokens,
   headHeld,
   isThenable,
   nodeHeaderReader,
@@ -9,6 +8,7 @@ import {
   type RequestSlot,
   type ResolvedAdapterOptions,
   ResponseWatch,
+  readsUsage,
   rejectionFor,
   watchNodeUsage,
   withinOf,
@@ -57,7 +57,8 @@ export interface SchedulerRequestHandler extends RequestHandler {
  * answered with core's status (429, 503, 400), `Retry-After`, `retry-after-ms` and an OpenAI-style JSON
  * body that never echoes a credential. The request body is never read (the token estimate uses
  * `req.body` when a JSON parser ran first); the `usage` of a JSON or SSE answer corrects the estimate.
- * Both only while the scheduler counts tokens (`countsTokens`: token fairness, budget or buckets).
+ * Both only while the scheduler counts tokens (`countsTokens`: token fairness, budget or buckets); the
+ * `usage` also while its limit is adaptive (`readsUsage`).
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
@@ -111,8 +112,8 @@ export function schedulingOf(
     const stoppable = timed || slot.permit.preemptible;
     watch.hold(slot.permit, stoppable);
     if (watch.ended) return watch.releaseAtEnd(); // granted just as the client left
-    // The answer's usage only matters while the scheduler counts tokens (see `countsTokens`).
-    if (countsTokens(config.scheduler)) watchNodeUsage(res, (usage) => slot.reportUsage(usage));
+    // The answer's usage matters while the scheduler counts tokens or adapts its limit (`readsUsage`).
+    if (readsUsage(config.scheduler)) watchNodeUsage(res, (usage) => slot.reportUsage(usage));
     // Sent as usual, the response's end is the handler's; only a client gone first, or an answer of the
     // middleware's own (the 504 or 503), makes it wrap `end`/`destroy` to see the handler's.
     watch.endsWithResponse(workGoesOn);

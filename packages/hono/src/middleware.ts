@@ -1,11 +1,11 @@
 import {
   acquireSlot,
-  countsTokens,
   isThenable,
   nodeHeaderReader,
   type RequestSlot,
   ResponseWatch,
   raceRunTimeout,
+  readsUsage,
   rejectionFor,
   withinOf,
 } from "@llm-scheduler/adapter-kit";
@@ -32,7 +32,8 @@ export type SchedulerMiddleware = MiddlewareHandler<LlmSchedulerEnv> & { readonl
  * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body that never echoes a credential. The
  * request body is never read by the middleware: a JSON body is read from a copy for the token estimate (the
  * handler still reads all of it); the `usage` of a JSON or SSE answer corrects the estimate. Both only
- * while the scheduler counts tokens (`countsTokens`: token fairness, budget or buckets).
+ * while the scheduler counts tokens (`countsTokens`: token fairness, budget or buckets); the `usage`
+ * also while its limit is adaptive.
  *
  * @example
  * const app = new Hono<LlmSchedulerEnv>();
@@ -68,7 +69,7 @@ export function schedulerMiddleware(options?: HonoSchedulerOptions): SchedulerMi
     node: NodeBindings | undefined,
     watch: ResponseWatch | undefined,
   ) {
-    const readUsage = countsTokens(scheduler);
+    const readUsage = readsUsage(scheduler);
     const release = holdPermit(c.req.raw, slot, node?.outgoing, watch, readUsage);
     const holding: Holding = { slot, release, outgoing: node?.outgoing, readUsage };
     c.set("llmScheduler", slot);

@@ -1,11 +1,11 @@
 import {
   acquireSlot,
-  countsTokens,
   isThenable,
   nodeHeaderReader,
   type RequestSlot,
   ResponseWatch,
   raceRunTimeout,
+  readsUsage,
   rejectionFor,
   withinOf,
 } from "@llm-scheduler/adapter-kit";
@@ -96,7 +96,7 @@ export function scheduled<E = unknown, X = unknown>(
     watch?: ResponseWatch,
   ) {
     (request as Slotted)[SLOT] = slot;
-    const readUsage = countsTokens(scheduler);
+    const readUsage = readsUsage(scheduler);
     const release = holdPermit(request, slot, node?.outgoing, watch, readUsage);
     const holding: Holding = { slot, release, outgoing: node?.outgoing, readUsage };
     let answer: Response | Promise<Response>;

@@ -1,7 +1,6 @@
 import {
   acquireSlot,
   answerInstead,
-  countsTokens,
   headHeld,
   isThenable,
   nodeHeaderReader,
@@ -9,6 +8,7 @@ import {
   type RequestSlot,
   ResponseWatch,
   raceRunTimeout,
+  readsUsage,
   rejectionFor,
   watchNodeUsage,
   withinOf,
@@ -48,7 +48,7 @@ function answer(ctx: Context, error: SchedulerError): void {
  * `Retry-After`, `retry-after-ms` and an OpenAI-style JSON body that never echoes a credential. The
  * request body is never read (the token estimate uses `ctx.request.body` when a body parser ran first);
  * the `usage` of a JSON or SSE answer corrects the estimate. Both only while the scheduler counts tokens
- * (`countsTokens`: token fairness, budget or buckets).
+ * (`countsTokens`: token fairness, budget or buckets); the `usage` also while its limit is adaptive.
  *
  * @example
  * const scheduler = createScheduler({ maxConcurrency: 8 });
@@ -90,8 +90,8 @@ export function schedulerMiddleware(options?: KoaSchedulerOptions): SchedulerMid
       watch.releaseAtEnd(); // granted just as the client left
       return undefined;
     }
-    // The answer's usage only matters while the scheduler counts tokens (see `countsTokens`).
-    if (countsTokens(config.scheduler)) watchNodeUsage(ctx.res, (usage) => slot.reportUsage(usage));
+    // The answer's usage matters while the scheduler counts tokens or adapts its limit (`readsUsage`).
+    if (readsUsage(config.scheduler)) watchNodeUsage(ctx.res, (usage) => slot.reportUsage(usage));
     ctx.state.llmScheduler = slot;
     ctx.res.setHeader("server-timing", serverTiming(slot.waitMs));
     let timedOut = false;

@@ -3,12 +3,15 @@ import { Counter } from "prom-client";
 
 /** Every reason a `limit` event can give: the label's values are known up front, so they start at 0. */
 const LIMIT_REASONS: readonly LimitReason[] = ["increase", "overload", "latency", "update", "shared"];
+/** How a `backoff` event moved a tenant's hold: cut (or started), a slot given back, or ended. */
+const BACKOFF_CHANGES = ["cut", "give_back", "release"] as const;
 
 /**
- * Counters fed by the scheduler's `limit` and `share` events (not registered yet), and the listeners
- * that feed them: changes of the adaptive limit by reason, and changes of a wait target's effective
- * share by priority and reason. Both events are rare (at most one per window), so prom-client's own
- * counters serve.
+ * Counters fed by the scheduler's `limit`, `share` and `backoff` events (not registered yet), and the
+ * listeners that feed them: changes of the adaptive limit by reason, changes of a wait target's
+ * effective share by priority and reason, and changes of tenants' holds after their own 429s (no
+ * tenant label: unbounded). The events are rare (at most one per window or cool-down), so prom-client's
+ * own counters serve.
  *
  * @example
  * const adaptive = new AdaptiveCounters(scheduler, "llm_scheduler_");
@@ -18,6 +21,7 @@ const LIMIT_REASONS: readonly LimitReason[] = ["increase", "overload", "latency"
 export class AdaptiveCounters {
   readonly limitChanges: Counter<"reason">;
   readonly shareChanges: Counter<"priority" | "reason">;
+  readonly backoffChanges: Counter<"change">;
   readonly #stops: Array<() => void>;
 
   constructor(scheduler: Scheduler, prefix: string) {
@@ -39,11 +43,27 @@ export class AdaptiveCounters {
       for (const reason of ["above_target", "under_target", "limit"])
         this.shareChanges.inc({ priority, reason }, 0);
     }
+    this.backoffChanges = new Counter({
+      name: `${prefix}tenant_backoff_changes_total`,
+      help: "Changes of a tenant's hold after 429s of its own, by change (cut, give_back, release)",
+      labelNames: ["change"],
+      registers: [],
+    });
+    for (const change of BACKOFF_CHANGES) this.backoffChanges.inc({ change }, 0);
     this.#stops = [
       scheduler.on("limit", (event) => this.limitChanges.inc({ reason: event.reason })),
       scheduler.on("share", (event) =>
         this.shareChanges.inc({ priority: event.priority, reason: event.reason.replace("-", "_") }),
       ),
+      scheduler.on("backoff", ({ maxConcurrency, previous }) => {
+        const change =
+          maxConcurrency === null
+            ? "release"
+            : previous !== null && maxConcurrency > previous
+              ? "give_back"
+              : "cut";
+        this.backoffChanges.inc({ change });
+      }),
     ];
   }
 

@@ -51,6 +51,18 @@ describe("collectMetrics: the adaptive limit", () => {
     expect(sample(text, "llm_scheduler_concurrency_limit")).toBe(10);
     expect(sample(text, 'llm_scheduler_limit_changes_total{reason="update"}')).toBe(1);
     expect(sample(text, 'llm_scheduler_limit_changes_total{reason="overload"}')).toBe(1);
+
+    // Tenant b is served; tenant a's own 429 holds back a alone.
+    for (const change of ["cut", "give_back", "release"]) {
+      expect(sample(text, `llm_scheduler_tenant_backoff_changes_total{change="${change}"}`)).toBe(0);
+    }
+    await scheduler.run(() => "ok", { tenant: "b" });
+    const limited = scheduler.run(() => Promise.reject(withStatus(429)), { tenant: "a" });
+    await expect(limited).rejects.toThrow("upstream 429");
+    await flush();
+    text = await registry.metrics();
+    expect(sample(text, 'llm_scheduler_tenant_backoff_changes_total{change="cut"}')).toBe(1);
+    expect(sample(text, 'llm_scheduler_limit_changes_total{reason="overload"}')).toBe(1);
     await scheduler.close();
   });
 });

@@ -67,6 +67,7 @@ export function collectMetrics(scheduler: Scheduler, options: CollectMetricsOpti
       ...shareGauges(prefix, scrape),
       adaptive.limitChanges,
       adaptive.shareChanges,
+      adaptive.backoffChanges,
     ] as unknown as Metric[];
     for (const metric of [fed.requests, fed.wait, fed.run, fed.ttfb, ...gauges] as unknown as Metric[]) {
       registry.registerMetric(metric);

@@ -27,11 +27,13 @@ export interface MakespanBreakdown {
  * the chat work FIFO itself served meanwhile) takes on the capacity. A gateway that serves more chat
  * during the batch pays for that work and for nothing else, at best:
  *
- * `ideal = fifo.makespan + (run.chatBusyInBatch - fifo.chatBusyInBatch) / capacity`
+ * `ideal = fifo.makespan × fifo.capacity / capacity + (run.chatBusyInBatch - fifo.chatBusyInBatch) / capacity`
  *
  * where `chatBusyInBatch` is the chat slot-ms served between the first batch item sent and the last one
- * settled (each run's own window) and `capacity` is the gateway's limit. For the FIFO run itself the
- * ratio is exactly 1. Anything above the ideal is idle slots while work waited (reserved slots kept free,
+ * settled (each run's own window) and `capacity` is the run's limit: the fixed one, or an adaptive
+ * limit's mean over that window (so the ideal is what the slots the run really had could do, not its
+ * initial limit). With the same fixed limit, the first term is FIFO's makespan; for the FIFO run itself
+ * the ratio is exactly 1. Anything above the ideal is idle slots while work waited (reserved slots kept free,
  * per-priority or per-tenant caps, a token budget) and ordering effects at the end of the batch.
  *
  * @example
@@ -42,7 +44,7 @@ export function makespanVsIdeal(fifo: RunResult, run: RunResult): MakespanBreakd
   const capacity = run.slots.capacity;
   const chatWorkMs = (run.slots.chatBusyInBatchMs - fifo.slots.chatBusyInBatchMs) / capacity;
   const fifoMs = fifo.batch.makespanMs;
-  const idealMs = Math.max(0, fifoMs + chatWorkMs);
+  const idealMs = Math.max(0, (fifoMs * fifo.slots.capacity) / capacity + chatWorkMs);
   const actualMs = run.batch.makespanMs;
   const ratio = idealMs > 0 ? actualMs / idealMs : actualMs > 0 ? Number.POSITIVE_INFINITY : 1;
   return { actualMs, fifoMs, idealMs, ratio, chatWorkMs, lostMs: actualMs - idealMs };

@@ -54,6 +54,10 @@ export interface SlotRecord extends SlotTotals {
    * makespan's window); empty when no batch item was sent.
    */
   readonly busyInBatchWindowMs: Readonly<Record<string, number>>;
+  /** Slot-ms the limit in force allowed in the batch makespan's window (0 when no batch item was sent). */
+  readonly availableInBatchWindowMs: number;
+  /** The batch makespan's window, ms (0 when no batch item was sent). */
+  readonly batchWindowMs: number;
 }
 
 /**
@@ -79,7 +83,16 @@ export class Recorder implements WaitSink {
   endedAt = 0;
   readonly #meter: SlotMeter;
   /** Slot-ms busy by priority when the first batch item was sent, and when the last one settled. */
-  #batchWindow: { from: Record<string, number>; to: Record<string, number> } | undefined;
+  #batchWindow:
+    | {
+        from: Record<string, number>;
+        to: Record<string, number>;
+        availableFrom: number;
+        availableTo: number;
+        fromAt: number;
+        toAt: number;
+      }
+    | undefined;
 
   constructor(clock: Clock, options: RecorderOptions = {}) {
     this.#clock = clock;
@@ -104,7 +117,15 @@ export class Recorder implements WaitSink {
     this.records.push(record);
     if (spec.kind === "batch" && this.#batchWindow === undefined) {
       const busy = this.#meter.busyUntil(record.sentAt);
-      this.#batchWindow = { from: busy, to: busy };
+      const available = this.#meter.availableUntil(record.sentAt);
+      this.#batchWindow = {
+        from: busy,
+        to: busy,
+        availableFrom: available,
+        availableTo: available,
+        fromAt: record.sentAt,
+        toAt: record.sentAt,
+      };
     }
     return record;
   }
@@ -135,7 +156,14 @@ export class Recorder implements WaitSink {
     this.endedAt = Math.max(this.endedAt, record.endedAt);
     if (record.spec.kind === "batch" && this.#batchWindow !== undefined) {
       this.#batchWindow.to = this.#meter.busyUntil(record.endedAt);
+      this.#batchWindow.availableTo = this.#meter.availableUntil(record.endedAt);
+      this.#batchWindow.toAt = record.endedAt;
     }
+  }
+
+  /** The gateway's limit moved (an adaptive limit): utilization is measured against the limit in force. */
+  limitChanged(limit: number): void {
+    this.#meter.setCapacity(limit, this.now());
   }
 
   arrived(priority: string): void {
@@ -169,7 +197,9 @@ export class Recorder implements WaitSink {
         busyInBatchWindowMs[priority] = busy - (window.from[priority] ?? 0);
       }
     }
-    return { ...totals, busyInBatchWindowMs };
+    const availableInBatchWindowMs = window === undefined ? 0 : window.availableTo - window.availableFrom;
+    const batchWindowMs = window === undefined ? 0 : window.toAt - window.fromAt;
+    return { ...totals, busyInBatchWindowMs, availableInBatchWindowMs, batchWindowMs };
   }
 
   sample(snapshot: LoadSnapshot): void {

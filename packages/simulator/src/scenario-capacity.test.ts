@@ -2,6 +2,7 @@ import { VirtualClock } from "@llm-scheduler/core";
 import { createLatencyModel } from "@llm-scheduler/upstream-sim";
 import { describe, expect, it } from "vitest";
 import { Capacity } from "./capacity.js";
+import { explainMakespan, makespanVsIdeal } from "./ideal.js";
 import { renderHtmlReport } from "./report-html.js";
 import type { Scenario } from "./scenario.js";
 import { resolveScenario } from "./scenario-resolve.js";
@@ -64,6 +65,22 @@ describe("scenarios with an upstream capacity and an adaptive limit", () => {
       table: renderComparison(scenario, [fifo, scheduled]),
     });
     expect(html).toContain("concurrency limit over time");
+  });
+
+  it("measures slot use and the ideal against the limit in force, not the initial one", async () => {
+    const scenario = resolveScenario(adaptive);
+    const fifo = await simulate(scenario, { gateway: "fifo" });
+    const scheduled = await simulate(scenario, { gateway: "scheduler", sampleEveryMs: 1_000 });
+    const { slots } = scheduled;
+    expect(slots.utilizationWhileWaiting).toBeLessThanOrEqual(1);
+    expect(slots.utilization).toBeLessThanOrEqual(1);
+    expect(slots.idleWhileWaitingMs).toBeGreaterThanOrEqual(slots.idleReservedMs);
+    // The mean limit over the batch's window: between the two knees, above the initial 4.
+    expect(slots.capacity).toBeGreaterThan(6);
+    expect(slots.capacity).toBeLessThan(14);
+    const { ratio } = makespanVsIdeal(fifo, scheduled);
+    expect(ratio).toBeGreaterThan(0.8);
+    expect(explainMakespan(fifo, scheduled)).not.toMatch(/- [0-9.]+ s of idle|busy [1-9][0-9]{2}\.[0-9]%/);
   });
 });
 

@@ -77,6 +77,8 @@ export async function simulate(scenario: ResolvedScenario, options: SimulateOpti
   } else {
     scheduler = createScheduler({ ...scenario.scheduler, clock });
     recorder = new Recorder(clock, { capacity, reserved: reservedOf(scheduler) });
+    const watched = recorder;
+    scheduler.on("limit", ({ limit }) => watched.limitChanged(limit));
     gateway = createVirtualScheduledGateway(scheduler, upstream, clock, recorder);
   }
   const workload = options.workload ?? generateWorkload(scenario);

@@ -21,6 +21,8 @@ describe("SlotMeter", () => {
       busyWhileWaitingMs: 100 * 1 + 200 * 2 + 100 * 1, // 0-100: A; 100-300: A and C; 300-400: A
       // While B waited, the reserved slot sat idle 0-100 and 300-400, when no interactive ran.
       idleReservedMs: 100 + 100,
+      availableMs: 2 * 600,
+      availableWhileWaitingMs: 2 * 400,
     });
   });
 
@@ -37,7 +39,22 @@ describe("SlotMeter", () => {
       waitingMs: 150,
       busyWhileWaitingMs: 100,
       idleReservedMs: 100,
+      availableMs: 2 * 200,
+      availableWhileWaitingMs: 2 * 150,
     });
+  });
+
+  it("measures against the limit in force at each moment when it moves", () => {
+    // The limit starts at 2 and rises to 6 at 100; 6 attempts run from 100 to 200 while one waits.
+    const meter = new SlotMeter({ capacity: 2 });
+    for (let i = 0; i < 7; i++) meter.queued("batch", 0);
+    for (let i = 0; i < 2; i++) meter.dequeued("batch", 0, true);
+    meter.setCapacity(6, 100);
+    for (let i = 0; i < 4; i++) meter.dequeued("batch", 100, true);
+    const totals = meter.totals(200);
+    expect(totals.availableWhileWaitingMs).toBe(2 * 100 + 6 * 100);
+    expect(totals.busyWhileWaitingMs).toBe(2 * 100 + 6 * 100); // never an idle slot: 100%, not 200%
+    expect(meter.availableUntil(200)).toBe(800);
   });
 
   it("counts nothing for a slot handed over in the same moment, and nothing after the last event", () => {

@@ -1,6 +1,9 @@
 /** What a {@link SlotMeter} needs to know about the gateway it watches. */
 export interface SlotMeterOptions {
-  /** Slots available at every moment: the gateway's limit. @default Infinity (no idle time is counted as reserved) */
+  /**
+   * Slots available from the start: the gateway's limit (an adaptive limit moves it: see
+   * {@link SlotMeter.setCapacity}). @default Infinity (no idle time is counted as reserved)
+   */
   readonly capacity?: number;
   /** Slots each priority keeps for itself (`reserved`); none for a FIFO gateway. @default {} */
   readonly reserved?: Readonly<Record<string, number>>;
@@ -14,6 +17,10 @@ export interface SlotTotals {
   readonly waitingMs: number;
   /** Slot-ms spent running while at least one attempt waited. */
   readonly busyWhileWaitingMs: number;
+  /** Slot-ms the limit in force allowed over the whole run (the limit at each moment times its span). */
+  readonly availableMs: number;
+  /** Slot-ms the limit in force allowed while at least one attempt waited. */
+  readonly availableWhileWaitingMs: number;
   /**
    * Idle slot-ms, while something waited, that were some priority's `reserved` slots kept free for it
    * while nothing of that priority waited (at most the idle slots of the moment).
@@ -23,8 +30,8 @@ export interface SlotTotals {
 
 /**
  * Integrates a gateway's slot use exactly, event by event: how many attempts of each priority wait and
- * run is a step function of time, and each change adds the step's area to the sums. No sampling, so a
- * gap of a millisecond between two requests counts as exactly that.
+ * run, and the limit in force, are step functions of time, and each change adds the step's area to the
+ * sums. No sampling, so a gap of a millisecond between two requests counts as exactly that.
  *
  * @example
  * const meter = new SlotMeter({ capacity: 8, reserved: { interactive: 2 } });
@@ -32,7 +39,7 @@ export interface SlotTotals {
  * meter.totals(500).busyMs.batch; // 500
  */
 export class SlotMeter {
-  readonly #capacity: number;
+  #capacity: number;
   readonly #reserved: ReadonlyArray<readonly [string, number]>;
   readonly #waiting = new Map<string, number>();
   readonly #running = new Map<string, number>();
@@ -43,10 +50,24 @@ export class SlotMeter {
   #waitingMs = 0;
   #busyWhileWaiting = 0;
   #idleReserved = 0;
+  #available = 0;
+  #availableWhileWaiting = 0;
 
   constructor(options: SlotMeterOptions = {}) {
     this.#capacity = options.capacity ?? Number.POSITIVE_INFINITY;
     this.#reserved = Object.entries(options.reserved ?? {}).filter(([, slots]) => slots > 0);
+  }
+
+  /** The gateway's limit changed (an adaptive limit moved) at `now`. */
+  setCapacity(capacity: number, now: number): void {
+    this.#advance(now);
+    this.#capacity = capacity;
+  }
+
+  /** Slot-ms the limit in force allowed from the start to `now`. */
+  availableUntil(now: number): number {
+    this.#advance(now);
+    return this.#available;
   }
 
   /** An attempt reached the gateway and waits for a slot. */
@@ -80,6 +101,8 @@ export class SlotMeter {
       busyMs: { ...this.#busy },
       waitingMs: this.#waitingMs,
       busyWhileWaitingMs: this.#busyWhileWaiting,
+      availableMs: this.#available,
+      availableWhileWaitingMs: this.#availableWhileWaiting,
       idleReservedMs: this.#idleReserved,
     };
   }
@@ -97,8 +120,10 @@ export class SlotMeter {
     for (const [priority, running] of this.#running) {
       if (running > 0) this.#busy[priority] = (this.#busy[priority] ?? 0) + running * span;
     }
+    this.#available += this.#capacity * span;
     if (this.#waitingTotal <= 0) return;
     this.#waitingMs += span;
+    this.#availableWhileWaiting += this.#capacity * span;
     this.#busyWhileWaiting += this.#runningTotal * span;
     this.#idleReserved += this.#heldInReserve() * span;
   }

@@ -61,14 +61,18 @@ export interface TenantResult {
  * step; nothing is sampled). A slot-ms is one slot busy (or idle) for one millisecond.
  */
 export interface SlotResult {
-  /** Slots available at every moment: the gateway's limit. */
+  /**
+   * The gateway's limit: the fixed one, or with an adaptive limit its mean over the batch makespan's
+   * window (over the whole run when no batch item was sent), weighted by time.
+   */
   readonly capacity: number;
   /**
-   * Busy slot-ms over available slot-ms (`capacity` times the time) while at least one attempt waited at
-   * the gateway; `undefined` when nothing ever waited. 1 means no slot ever idled while work waited.
+   * Busy slot-ms over available slot-ms (the limit in force at each moment, times its span) while at
+   * least one attempt waited at the gateway; `undefined` when nothing ever waited. 1 means no slot ever
+   * idled while work waited.
    */
   readonly utilizationWhileWaiting: number | undefined;
-  /** Busy slot-ms over `capacity` times the whole run. */
+  /** Busy slot-ms over the slot-ms the limit in force allowed over the whole run. */
   readonly utilization: number;
   /** How long at least one attempt waited at the gateway, ms. */
   readonly waitingMs: number;
@@ -167,14 +171,19 @@ function interactiveOf(recorder: Recorder, chats: readonly RequestRecord[], wait
 
 function slotsOf(recorder: Recorder, scenario: ResolvedScenario): SlotResult {
   const record = recorder.slots();
-  const capacity = scenario.maxConcurrency;
   const busy = Object.values(record.busyMs).reduce((sum, ms) => sum + ms, 0);
-  const available = capacity * record.waitingMs;
+  const available = record.availableWhileWaitingMs;
   const idleWhileWaitingMs = Math.max(0, available - record.busyWhileWaitingMs);
+  const capacity =
+    record.batchWindowMs > 0 && record.availableInBatchWindowMs > 0
+      ? record.availableInBatchWindowMs / record.batchWindowMs
+      : recorder.endedAt > 0
+        ? record.availableMs / recorder.endedAt
+        : scenario.maxConcurrency;
   return {
     capacity,
     utilizationWhileWaiting: available > 0 ? record.busyWhileWaitingMs / available : undefined,
-    utilization: recorder.endedAt > 0 ? busy / (capacity * recorder.endedAt) : 0,
+    utilization: record.availableMs > 0 ? busy / record.availableMs : 0,
     waitingMs: record.waitingMs,
     idleWhileWaitingMs,
     // Both sums are exact, but added in a different order: never let rounding show a negative rest.

@@ -135,6 +135,6 @@ export const tableLegend = [
   "TTFT: per chat request, from its first send to its first token, retries included; `never` for one never answered",
   "timeouts: attempts the front end gave up on (then retried); 429s: attempts the gateway turned away",
   "makespan: first batch item sent to last batch item done; throughput: items done per second of makespan",
-  "ideal: the first run's (FIFO's) makespan plus the extra chat slot-time served during the batch, spread over the gateway's limit",
-  "slots busy while queued: busy slot-time / (limit x time) while any attempt waited at the gateway; idle: reserved slots kept for a priority with nothing waiting, and the rest",
+  "ideal: the first run's (FIFO's) makespan plus the extra chat slot-time served during the batch, spread over the limit in force (an adaptive limit's mean)",
+  "slots busy while queued: busy slot-time / (limit in force x time) while any attempt waited at the gateway; idle: reserved slots kept for a priority with nothing waiting, and the rest",
 ].join("\n");

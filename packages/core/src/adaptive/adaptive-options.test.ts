@@ -23,6 +23,16 @@ describe("adaptive limit: options", () => {
     expect(createScheduler({ maxConcurrency: { min: 3, max: 9 } }).maxConcurrency).toBe(3);
   });
 
+  it("uses the delay controller with a 30 s probe unless told otherwise, and switches on update()", async () => {
+    const scheduler = createScheduler({ maxConcurrency: { min: 2, max: 64 } });
+    expect(scheduler.options.adaptive).toMatchObject({ controller: "delay", probeMs: 30_000 });
+    await scheduler.update({ adaptive: { controller: "aimd", probeMs: 5_000 } });
+    expect(scheduler.options.adaptive).toMatchObject({ controller: "aimd", probeMs: 5_000 });
+    expect(() =>
+      createScheduler({ maxConcurrency: { min: 2, max: 8 }, adaptive: { controller: "x" as never } }),
+    ).toThrow('Expected `adaptive.controller` to be `"delay"` or `"aimd"`, got `x` (string)');
+  });
+
   it("keeps a plain number a fixed limit", () => {
     const scheduler = createScheduler({ maxConcurrency: 5 });
     expect(scheduler.options.adaptive).toBeNull();
@@ -52,6 +62,11 @@ describe("adaptive limit: options", () => {
     ["a factor of 1", { maxConcurrency: { min: 1, max: 8 }, adaptive: { overloadFactor: 1 } }],
     ["a tolerance of 1", { maxConcurrency: { min: 1, max: 8 }, adaptive: { latencyTolerance: 1 } }],
     ["zero samples", { maxConcurrency: { min: 1, max: 8 }, adaptive: { minSamples: 0 } }],
+    [
+      "an unknown controller",
+      { maxConcurrency: { min: 1, max: 8 }, adaptive: { controller: "pid" as never } },
+    ],
+    ["a probe under 1 s", { maxConcurrency: { min: 1, max: 8 }, adaptive: { probeMs: 999 } }],
     ["reserved above max", { maxConcurrency: { min: 1, max: 2 }, priorities: { a: { reserved: 3 } } }],
   ];
   for (const [name, options] of invalid) {

@@ -6,7 +6,7 @@ import { ErrorCode, SchedulerError } from "../errors.js";
 import type { LimitEvent } from "../events.js";
 import { createScheduler } from "../scheduler.js";
 
-const tunables = { windowMs: 1_000, minSamples: 5, cooldownMs: 2_000 };
+const tunables = { controller: "aimd" as const, windowMs: 1_000, minSamples: 5, cooldownMs: 2_000 };
 const lanes = { work: {} };
 
 function setUp(range = { initial: 8, min: 2, max: 16 }, adaptive = {}) {

@@ -12,7 +12,10 @@ function controller(
   share?: (proposal: LimitProposal) => LimitState,
 ) {
   const clock = new VirtualClock(0);
-  const config = withFloor(resolveLimit(range, { minSamples: 3, windowMs: 100, ...tunables }).adaptive!, 0);
+  const config = withFloor(
+    resolveLimit(range, { controller: "aimd", minSamples: 3, windowMs: 100, ...tunables }).adaptive!,
+    0,
+  );
   const events: LimitEvent[] = [];
   const applied: number[] = [];
   let running = 0;
@@ -30,6 +33,7 @@ function controller(
   const window = (count: number, ttfbMs: number): void => {
     const tasks: ObservedTask[] = Array.from({ length: count }, () => ({
       priority: "p",
+      tenant: "t",
       enqueuedAt: clock.now() - 1,
       startedAt: clock.now(),
       cost: 1,
@@ -38,7 +42,7 @@ function controller(
     for (const task of tasks) limits.started(task);
     clock.advance(100);
     for (const task of tasks) limits.firstByte(task, ttfbMs);
-    for (const task of tasks) limits.ended(task, true, undefined, undefined);
+    for (const task of tasks) limits.ended(task, "ok", undefined);
     clock.advance(1);
   };
   return { clock, limits, events, applied, window };
@@ -67,9 +71,8 @@ describe("LimitController", () => {
     const c = controller({ initial: 4, min: 4, max: 4 });
     for (let i = 0; i < 5; i++) c.window(5, 50);
     c.limits.ended(
-      { priority: "p", enqueuedAt: 0, startedAt: c.clock.now(), cost: 1 },
-      false,
-      { status: 503 },
+      { priority: "p", tenant: "t", enqueuedAt: 0, startedAt: c.clock.now(), cost: 1 },
+      "overload",
       undefined,
     );
     expect(c.events).toEqual([]);
@@ -87,9 +90,8 @@ describe("LimitController", () => {
     };
     const c = controller({ initial: 8, min: 2, max: 64 }, {}, share);
     c.limits.ended(
-      { priority: "p", enqueuedAt: 0, startedAt: 0, cost: 1 },
-      false,
-      { status: 429 },
+      { priority: "p", tenant: "t", enqueuedAt: 0, startedAt: 0, cost: 1 },
+      "overload",
       undefined,
     );
     expect(proposals[0]).toMatchObject({ epoch: 0, limit: 6, floor: 2, max: 64, force: false });

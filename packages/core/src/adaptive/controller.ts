@@ -1,22 +1,29 @@
 import type { Clock } from "../clock.js";
 import type { LimitEvent, LimitReason } from "../events.js";
 import { isPromise, type LimitProposal, type LimitState, type MaybePromise } from "../store.js";
-import { LatencyTrack, type LatencyVerdict } from "./latency.js";
+import { DelayPolicy } from "./delay-policy.js";
+import { LatencyTrack } from "./latency.js";
 import type { ResolvedAdaptive } from "./options.js";
-import { endingSignal } from "./signals.js";
+import { AimdPolicy, type LimitPolicy, type WindowReading } from "./policy.js";
+import type { EndingSignal } from "./signals.js";
 
 /** What the controller knows of a task: when it started, and its upstream's answer so far. */
 export interface ObservedTask {
   readonly priority: string;
+  readonly tenant: string;
   readonly enqueuedAt: number;
   readonly startedAt: number;
   readonly cost: number;
 }
 
-/** A priority's two latency measures (each priority has its own: chat and batch differ in kind). */
+/**
+ * A priority's latency measures (each priority has its own: chat and batch differ in kind): time to
+ * first byte, run time per output token (tasks that report usage), and run time (tasks that do not).
+ */
 interface Tracks {
   readonly ttfb: LatencyTrack;
   readonly perToken: LatencyTrack;
+  readonly runTime: LatencyTrack;
 }
 
 /** The controller's ties to its scheduler. */
@@ -32,28 +39,25 @@ export interface LimitHost {
   error(error: unknown): void;
 }
 
-/** Within this ratio of the limit of the last decrease, increases go one step at a time. */
-const NEAR_CUT = 0.8;
 /** Units running at a start at least this share of the limit mean the window used the limit. */
 const FULL_USE = 0.9;
 
 /**
- * The adaptive limit (AIMD with a latency guard), one per scheduler. Overload (an upstream 429/503, a
- * connection error, a run timeout) multiplies the limit by `overloadFactor` at once. A window of at
- * least `windowMs` and `minSamples` samples whose median time to first byte, or run time per output
- * token, is above `latencyTolerance` times its long baseline multiplies it by `latencyFactor` (or by
- * `tolerance × baseline / median` when that is lower, down to `overloadFactor`). A window that used
- * the limit fully without either adds `increaseStep` (doubled after each three increases in a row, at
- * most an eighth of the limit). Latency is measured per priority (chat and batch requests differ in
- * kind), each against its own baseline; one slow priority is enough. After a decrease nothing changes
- * for `cooldownMs`, and the endings of tasks started before it are not counted (they ran under the old
- * limit). Every window holds only tasks started under the limit in force. No timers: it moves on the
- * tasks' own events, through the scheduler's clock.
+ * The adaptive limit, one per scheduler: it measures, and its {@link LimitPolicy} (`"delay"` or
+ * `"aimd"`) decides. Overload (an upstream 503, a connection error, a run timeout) cuts the limit at
+ * once. Latency is measured per priority (chat and batch requests differ in kind), each measure against
+ * its own baseline: time to first byte, run time per output token when the task reported usage, plain
+ * run time when it did not. A window closes after at least `windowMs` and `minSamples` samples of one
+ * measure; its reading is the slowest measure's median over its baseline, and whether the limit was
+ * used fully. After a decrease nothing changes for `cooldownMs`, and the endings of tasks started
+ * before it are not counted (they ran under the old limit). Every window holds only tasks started
+ * under the limit in force. No timers: it moves on the tasks' own events, through the scheduler's clock.
  */
 export class LimitController {
   #config: ResolvedAdaptive;
   readonly #host: LimitHost;
   readonly #tracks = new Map<string, Tracks>();
+  #policy: LimitPolicy;
   #limit: number;
   /** The shared store's epoch of the global limit, as last seen. */
   #epoch = 0;
@@ -64,10 +68,6 @@ export class LimitController {
   #windowStart: number;
   #ended = 0;
   #fullUse = false;
-  /** Increases in a row since the last decrease. */
-  #streak = 0;
-  /** The limit the last decrease started from (0 before the first). */
-  #cutFrom = 0;
   /** The effective reserves in force (wait targets may raise them over the configured ones). */
   #reserved = 0;
 
@@ -75,6 +75,7 @@ export class LimitController {
     this.#config = config;
     this.#host = host;
     this.#limit = config.initial;
+    this.#policy = policyOf(config);
     this.#changedAt = this.#windowStart = host.clock.now();
   }
 
@@ -93,6 +94,8 @@ export class LimitController {
 
   /** New bounds or tunables from `update()`: the limit is kept, moved into the new range. */
   reconfigure(config: ResolvedAdaptive, setTo: number | undefined): void {
+    if (config.controller !== this.#config.controller) this.#policy = policyOf(config);
+    else this.#policy.reconfigure(config);
     this.#config = config;
     const target = setTo ?? this.#limit;
     const bounded = Math.min(config.max, Math.max(config.floor, target));
@@ -118,31 +121,31 @@ export class LimitController {
     this.#maybeCloseWindow();
   }
 
-  /** `task` ended: `ok` with `value` (a returned `Response` may still say 429/503), or failed with it. */
-  ended(task: ObservedTask, ok: boolean, value: unknown, outputTokens: number | undefined): void {
+  /** `task` ended as `signal` says (a 429 already judged: the server's overload or one tenant's). */
+  ended(task: ObservedTask, signal: EndingSignal, outputTokens: number | undefined): void {
     const now = this.#host.clock.now();
-    if (endingSignal(ok, value) === "overload") {
+    if (signal === "overload") {
       this.#overload(task, now);
       return;
     }
     if (task.startedAt < this.#changedAt) return;
     this.#ended++;
-    if (ok && outputTokens !== undefined && outputTokens > 0) {
-      this.#tracksOf(task.priority).perToken.add((now - task.startedAt) / outputTokens);
+    if (signal === "ok") {
+      const tracks = this.#tracksOf(task.priority);
+      const runMs = now - task.startedAt;
+      if (outputTokens !== undefined && outputTokens > 0) tracks.perToken.add(runMs / outputTokens);
+      else if (outputTokens === undefined) tracks.runTime.add(runMs);
     }
     this.#maybeCloseWindow();
   }
 
   #overload(task: ObservedTask, now: number): void {
     if (task.startedAt < this.#decreasedAt || now < this.#decreasedAt + this.#config.cooldownMs) return;
-    const target = Math.floor(this.#limit * this.#config.overloadFactor);
-    this.#streak = 0;
-    this.#decrease(target, "overload", now);
+    this.#decrease(this.#policy.afterOverload(this.#limit, now), "overload", now);
   }
 
   #decrease(target: number, reason: LimitReason, now: number, details: Partial<LimitEvent> = {}): void {
     this.#decreasedAt = now;
-    this.#cutFrom = this.#limit;
     // The floor: the configured one (`min`, the configured reserves), raised to the effective reserves
     // (a wait target's slots are not cut away), but always at least one slot of progress: reserves
     // that hold the whole limit shrink with it (the wait targets bound them by the new limit).
@@ -152,30 +155,45 @@ export class LimitController {
 
   #maybeCloseWindow(): void {
     const now = this.#host.clock.now();
-    const { windowMs, minSamples, latencyTolerance, latencyFactor } = this.#config;
-    if (now - this.#windowStart < windowMs || !this.#enoughSamples(minSamples)) return;
+    const { windowMs } = this.#config;
+    if (now - this.#windowStart < windowMs || !this.#enoughSamples(this.#minSamples())) return;
     if (now < this.#decreasedAt + this.#config.cooldownMs) return;
-    let verdict: LatencyVerdict | undefined;
-    for (const { ttfb, perToken } of this.#tracks.values()) {
-      for (const track of [ttfb, perToken]) {
-        const closed = track.close(minSamples, latencyTolerance);
-        if (closed?.slow && verdict === undefined) verdict = closed;
-      }
-    }
-    const fullUse = this.#fullUse;
+    const reading = this.#read();
     this.#startWindow(now);
-    if (verdict !== undefined) {
-      const { medianMs, baselineMs } = verdict;
-      // Far over the tolerance, cut in proportion (at most as an overload does): fewer steps back.
-      const proportional = (latencyTolerance * baselineMs) / medianMs;
-      const ratio = Math.max(this.#config.overloadFactor, Math.min(latencyFactor, proportional));
-      this.#streak = 0;
-      this.#decrease(Math.floor(this.#limit * ratio), "latency", now, { medianMs, baselineMs });
-    } else if (fullUse) {
-      this.#propose(Math.min(this.#config.max, this.#limit + this.#step()), "increase", {});
+    const move = this.#policy.afterWindow(this.#limit, reading, now);
+    if (move?.reason === "latency") {
+      const { medianMs, baselineMs } = reading;
+      this.#decrease(move.target, "latency", now, { medianMs, baselineMs });
+    } else if (move !== undefined) {
+      this.#propose(Math.min(this.#config.max, move.target), "increase", {});
     } else if (this.#host.share !== undefined) {
       this.#propose(this.#limit, "shared", {}); // learn what other instances did
     }
+  }
+
+  /** Closes every measure that has enough samples; the slowest against its baseline is the reading. */
+  /** Samples a window needs: `minSamples`, a third of it while a probe is judged. */
+  #minSamples(): number {
+    const { minSamples } = this.#config;
+    return this.#policy.probing ? Math.ceil(minSamples / 3) : minSamples;
+  }
+
+  #read(): WindowReading {
+    const minSamples = this.#minSamples();
+    let reading: WindowReading = { ratio: undefined, medianMs: 0, baselineMs: 0, fullUse: this.#fullUse };
+    for (const { ttfb, perToken, runTime } of this.#tracks.values()) {
+      for (const track of [ttfb, perToken, runTime]) {
+        const closed = track.close(minSamples);
+        if (closed === undefined) continue;
+        // A baseline of 0 (instant answers) cannot be exceeded by a ratio: only a real delay counts.
+        const { medianMs, baselineMs } = closed;
+        const ratio = medianMs <= baselineMs + 1 ? 1 : medianMs / baselineMs;
+        if (reading.ratio === undefined || ratio > reading.ratio) {
+          reading = { ratio, medianMs, baselineMs, fullUse: this.#fullUse };
+        }
+      }
+    }
+    return reading;
   }
 
   /**
@@ -184,7 +202,9 @@ export class LimitController {
    */
   #enoughSamples(minSamples: number): boolean {
     let most = 0;
-    for (const { ttfb, perToken } of this.#tracks.values()) most = Math.max(most, ttfb.count, perToken.count);
+    for (const { ttfb, perToken, runTime } of this.#tracks.values()) {
+      most = Math.max(most, ttfb.count, perToken.count, runTime.count);
+    }
     return most >= minSamples || this.#ended >= 4 * minSamples;
   }
 
@@ -192,24 +212,14 @@ export class LimitController {
     let tracks = this.#tracks.get(priority);
     if (tracks === undefined) {
       const weight = this.#config.baselineWeight;
-      tracks = { ttfb: new LatencyTrack(weight), perToken: new LatencyTrack(weight) };
+      tracks = {
+        ttfb: new LatencyTrack(weight),
+        perToken: new LatencyTrack(weight),
+        runTime: new LatencyTrack(weight),
+      };
       this.#tracks.set(priority, tracks);
     }
     return tracks;
-  }
-
-  /**
-   * The next increase: `increaseStep`, doubled after every three increases in a row, but never more
-   * than an eighth of the limit (so a limit far below a new capacity catches up in a few windows), and
-   * only `increaseStep` near the limit of the last decrease, where the knee was found.
-   */
-  #step(): number {
-    const { increaseStep } = this.#config;
-    const cut = this.#cutFrom;
-    if (this.#limit >= cut * NEAR_CUT && this.#limit <= cut / NEAR_CUT) return increaseStep;
-    const grown = increaseStep * 2 ** Math.floor(this.#streak / 3);
-    this.#streak++;
-    return Math.min(grown, Math.max(increaseStep, Math.ceil(this.#limit / 8)));
   }
 
   #startWindow(now: number): void {
@@ -269,11 +279,16 @@ export class LimitController {
     this.#limit = limit;
     this.#changedAt = now;
     this.#startWindow(now);
-    for (const { ttfb, perToken } of this.#tracks.values()) {
+    for (const { ttfb, perToken, runTime } of this.#tracks.values()) {
       ttfb.reset();
       perToken.reset();
+      runTime.reset();
     }
     this.#host.apply(limit);
     this.#host.emit({ ...details, limit, previous, reason });
   }
+}
+
+function policyOf(config: ResolvedAdaptive): LimitPolicy {
+  return config.controller === "aimd" ? new AimdPolicy(config) : new DelayPolicy(config);
 }

@@ -4,8 +4,6 @@ export interface LatencyVerdict {
   readonly medianMs: number;
   /** The baseline before this window, ms. */
   readonly baselineMs: number;
-  /** The median is above `tolerance` times the baseline. */
-  readonly slow: boolean;
 }
 
 function quantile(sorted: readonly number[], q: number): number {
@@ -22,7 +20,7 @@ function quantile(sorted: readonly number[], q: number): number {
  * @example
  * const ttfb = new LatencyTrack(0.02);
  * ttfb.add(120);
- * ttfb.close(10, 1.2); // undefined until 10 samples
+ * ttfb.close(10); // undefined until 10 samples
  */
 export class LatencyTrack {
   readonly #weight: number;
@@ -52,18 +50,16 @@ export class LatencyTrack {
   }
 
   /**
-   * Ends the window when it holds `minSamples`: the verdict against the baseline of before, then the
+   * Ends the window when it holds `minSamples`: its median and the baseline of before, then the
    * baseline moves. Undefined (and the samples kept) while there are too few.
    */
-  close(minSamples: number, tolerance: number): LatencyVerdict | undefined {
+  close(minSamples: number): LatencyVerdict | undefined {
     if (this.#samples.length < minSamples) return undefined;
     const sorted = this.#samples.sort((a, b) => a - b);
     this.#samples = [];
     const medianMs = quantile(sorted, 0.5);
     const baselineMs = this.#baseline ?? medianMs;
     this.#baseline = medianMs <= baselineMs ? medianMs : baselineMs + (medianMs - baselineMs) * this.#weight;
-    // A baseline of 0 (instant answers) cannot be exceeded by a ratio: only a real delay counts.
-    const slow = medianMs > Math.max(baselineMs * tolerance, baselineMs + 1);
-    return { medianMs, baselineMs, slow };
+    return { medianMs, baselineMs };
   }
 }

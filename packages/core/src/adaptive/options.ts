@@ -22,6 +22,20 @@ export interface ConcurrencyRange {
 /** Tunables of the adaptive limit (every field optional; the defaults suit LLM servers). */
 export interface AdaptiveOptions {
   /**
+   * How the limit moves: `"delay"` holds it just under the concurrency where latency starts to grow
+   * (cut in proportion to the excess, the knee remembered and probed again every `probeMs`); `"aimd"`
+   * adds a step after each good window and multiplies by `latencyFactor` after a slow one (a sawtooth
+   * around the knee). See docs/decisions/0036-adaptive-limit-controller.md.
+   * @default "delay"
+   */
+  readonly controller?: "delay" | "aimd";
+  /**
+   * `"delay"` only: after a cut, increases stop one below the limit that was cut (the knee found) for
+   * this long, then try it again (to follow a capacity that grew). From 1 s to 1 day.
+   * @default 30_000
+   */
+  readonly probeMs?: number;
+  /**
    * A window of measurements closes after at least this long (and `minSamples` samples); then the limit
    * may rise by `increaseStep` or drop on slow latency. Above 0 and at most 365 days.
    * @default 1_000
@@ -31,7 +45,7 @@ export interface AdaptiveOptions {
   readonly minSamples?: number;
   /** Added to the limit after a window that used it fully, with no overload and latency near its baseline: an integer from 1 to 1,000. @default 1 */
   readonly increaseStep?: number;
-  /** The limit is multiplied by this on an overload (429/503, connection error, run timeout): above 0 and below 1. @default 0.75 */
+  /** The limit is multiplied by this on an overload (503, connection error, run timeout): above 0 and below 1. @default 0.75 */
   readonly overloadFactor?: number;
   /** The limit is multiplied by this after a window whose latency was over `latencyTolerance` times its baseline: above 0 and below 1. @default 0.9 */
   readonly latencyFactor?: number;
@@ -46,13 +60,15 @@ export interface AdaptiveOptions {
   /**
    * How fast the latency baseline rises toward a window's median (it falls at once): a number above 0
    * and at most 1 (the weight of each window).
-   * @default 0.02
+   * @default 0.005
    */
   readonly baselineWeight?: number;
 }
 
 /** The adaptive limit's bounds and tunables, validated. */
 export interface ResolvedAdaptive {
+  readonly controller: "delay" | "aimd";
+  readonly probeMs: number;
   readonly initial: number;
   readonly min: number;
   readonly max: number;
@@ -70,6 +86,8 @@ export interface ResolvedAdaptive {
 
 const RANGE_KEYS: readonly (keyof ConcurrencyRange)[] = ["initial", "min", "max"];
 const ADAPTIVE_KEYS: readonly (keyof AdaptiveOptions)[] = [
+  "controller",
+  "probeMs",
   "windowMs",
   "minSamples",
   "increaseStep",
@@ -101,9 +119,15 @@ function tunables(raw: unknown): Omit<ResolvedAdaptive, "floor" | "initial" | "m
   rejectUnknownKeys("adaptive", object, ADAPTIVE_KEYS);
   const given = definedOnly(object as AdaptiveOptions);
   const tolerance = given.latencyTolerance ?? 1.15;
-  const weight = numberIn("adaptive.baselineWeight", given.baselineWeight ?? 0.02, 0, 1);
+  const weight = numberIn("adaptive.baselineWeight", given.baselineWeight ?? 0.005, 0, 1);
   if (weight === 0) throw invalidOption("adaptive.baselineWeight", "a number above 0 and at most 1", 0);
+  const controller = given.controller ?? "delay";
+  if (controller !== "delay" && controller !== "aimd") {
+    throw invalidOption("adaptive.controller", '`"delay"` or `"aimd"`', controller);
+  }
   return {
+    controller,
+    probeMs: numberIn("adaptive.probeMs", given.probeMs ?? 30_000, 1_000, 86_400_000),
     windowMs: duration("adaptive.windowMs", given.windowMs ?? 1_000),
     minSamples: integerIn("adaptive.minSamples", given.minSamples ?? 10, 1, 100_000),
     increaseStep: integerIn("adaptive.increaseStep", given.increaseStep ?? 1, 1, 1_000),

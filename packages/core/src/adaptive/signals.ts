@@ -1,12 +1,15 @@
 /**
- * How a task's ending speaks of the upstream's load: `"overload"` (it refused or could not take the
- * request), or `"neutral"` (anything else, including the caller's abort and a preemption, which say
+ * How a task's ending speaks of the upstream's load: `"overload"` (it could not take the request: a
+ * 503, a connection error, a run timeout), `"rate-limited"` (a 429: the server's load or only the
+ * tenant's own rate limit, which the caller tells apart by what other tenants get), `"ok"` (it
+ * answered), or `"neutral"` (anything else, including the caller's abort and a preemption, which say
  * nothing about the upstream).
  */
-export type EndingSignal = "overload" | "neutral";
+export type EndingSignal = "overload" | "rate-limited" | "ok" | "neutral";
 
 /** HTTP statuses an LLM server answers when it is over capacity. */
-const OVERLOAD_STATUSES = new Set([429, 503]);
+const OVERLOAD_STATUSES = new Set([503]);
+const RATE_LIMITED = 429;
 /** Error codes of a connection that failed or broke (Node's and undici's). */
 const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
@@ -46,18 +49,26 @@ function isConnectionError(error: unknown): boolean {
 }
 
 /**
- * Classifies how a task ended: an upstream 429/503 (an error with a status, or a `Response` returned or
- * thrown), a connection error and a run timeout are overload; a client abort (`ABORTED`), a preemption
- * (`PREEMPTED`) and everything else are neutral.
+ * Classifies how a task ended: an upstream 503 (an error with a status, or a `Response` returned
+ * or thrown), a connection error and a run timeout are overload; a 429 is `"rate-limited"`; a value
+ * without an error status is `"ok"`; a client abort (`ABORTED`), a preemption (`PREEMPTED`) and
+ * every other failure are neutral.
  *
  * @example
  * endingSignal(false, Object.assign(new Error("busy"), { status: 503 })); // "overload"
  */
 export function endingSignal(ok: boolean, value: unknown): EndingSignal {
-  if (ok) return OVERLOAD_STATUSES.has(field(value, "status") as number) ? "overload" : "neutral";
+  if (ok) return statusSignal(field(value, "status"));
   const code = field(value, "code");
   if (code === "ABORTED" || code === "PREEMPTED" || code === "CLOSED") return "neutral";
   if (code === "RUN_TIMEOUT") return "overload";
-  if (OVERLOAD_STATUSES.has(statusOf(value) as number)) return "overload";
+  const status = statusSignal(statusOf(value));
+  if (status !== "ok") return status;
   return isConnectionError(value) ? "overload" : "neutral";
+}
+
+function statusSignal(status: unknown): EndingSignal {
+  if (status === RATE_LIMITED) return "rate-limited";
+  if (OVERLOAD_STATUSES.has(status as number)) return "overload";
+  return typeof status === "number" && status >= 400 ? "neutral" : "ok";
 }

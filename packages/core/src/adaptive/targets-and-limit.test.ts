@@ -22,13 +22,13 @@ const reservedOf = (config: StoreConfig): number => config.priorities.reduce((su
  * An adaptive limit and a wait target on one scheduler, with more chat than the limit can hold (so the
  * target raises its reserve as far as the bounds let it) beside a batch flood.
  */
-function setUp(initial: number, maxReservedShare = 0.75) {
+function setUp(initial: number, maxReservedShare = 0.75, max = 16) {
   const clock = new VirtualClock(0);
   const store = new WatchedStore();
   const scheduler = createScheduler({
     clock,
     store,
-    maxConcurrency: { initial, min: 2, max: 16 },
+    maxConcurrency: { initial, min: 2, max },
     adaptive: { windowMs: 1_000, minSamples: 5, cooldownMs: 1_000, overloadFactor: 0.5 },
     priorities: {
       interactive: { weight: 1, targetWaitMs: 200, queueTimeoutMs: 600_000 },
@@ -118,7 +118,8 @@ describe("wait targets under an adaptive limit", () => {
   });
 
   it("still cuts when the reserves hold the whole limit: one slot at a time, the reserves shrink with it", async () => {
-    const s = setUp(8, 1); // maxReservedShare 1: the target may reserve the whole limit
+    // maxReservedShare 1: the target may reserve the whole limit (held at 8: chat needs eight slots).
+    const s = setUp(8, 1, 8);
     while (s.clock.now() < 60_000 && s.effectiveReserved() < s.scheduler.maxConcurrency) {
       await s.chat(s.clock.now() + 250);
     }

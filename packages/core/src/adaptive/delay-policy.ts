@@ -1,0 +1,83 @@
+import type { ResolvedAdaptive } from "./options.js";
+import { IncreaseSteps, type LimitPolicy, type PolicyMove, type WindowReading } from "./policy.js";
+
+/** A latency cut never goes below this share of the limit in one step. */
+const DEEPEST_CUT = 0.5;
+
+/**
+ * The delay-based policy (`adaptive.controller: "delay"`, the default), after TCP Vegas: the limit is
+ * the concurrency just below the one where latency starts to grow. A window whose slowest median is
+ * over `latencyTolerance` times its baseline cuts the limit in proportion to the excess (`limit ×
+ * tolerance / ratio`, at least one slot, at most half) and remembers that limit as the ceiling, the
+ * knee found (or back to the last limit that read well, when that is higher: one step past it, the
+ * excess says more about the knee's steepness than about the distance to it). A window that used the
+ * limit fully without it adds a step ({@link IncreaseSteps}), but
+ * stops one below the ceiling. The ceiling is tried again `probeMs` after it was found, so that a
+ * grown capacity is found too, while a steady one is probed above its knee only that often; a probe
+ * that passes forgets the knee, and the steps grow again. An overload (503, connection error, run
+ * timeout) multiplies the limit by `overloadFactor` and sets the ceiling the same way.
+ *
+ * @example
+ * const delay = new DelayPolicy(config);
+ * delay.afterWindow(25, { ratio: 1.3, medianMs: 390, baselineMs: 300, fullUse: true }, 0); // { target: 22, reason: "latency" }
+ */
+export class DelayPolicy implements LimitPolicy {
+  #config: ResolvedAdaptive;
+  readonly #steps = new IncreaseSteps();
+  /** The lowest limit found too slow or overloaded (0: none), and when. */
+  #ceiling = 0;
+  #ceilingAt = Number.NEGATIVE_INFINITY;
+  #probing = false;
+  /** The limit of the last window read and not slow (0: none). */
+  #lastGood = 0;
+
+  constructor(config: ResolvedAdaptive) {
+    this.#config = config;
+  }
+
+  get probing(): boolean {
+    return this.#probing;
+  }
+
+  reconfigure(config: ResolvedAdaptive): void {
+    this.#config = config;
+  }
+
+  afterWindow(limit: number, reading: WindowReading, now: number): PolicyMove | undefined {
+    const { latencyTolerance, increaseStep, max, probeMs } = this.#config;
+    const { ratio, fullUse } = reading;
+    this.#probing = false;
+    if (ratio !== undefined && ratio > latencyTolerance) {
+      this.#found(limit, now);
+      const factor = Math.max(DEEPEST_CUT, latencyTolerance / ratio);
+      // Just past a limit that read well, go back to it: a steep knee overstates the excess.
+      const back = this.#lastGood < limit ? this.#lastGood : 0;
+      return { target: Math.min(limit - 1, Math.max(back, Math.floor(limit * factor))), reason: "latency" };
+    }
+    if (ratio !== undefined) this.#lastGood = limit;
+    if (!fullUse) return undefined;
+    if (this.#ceiling !== 0 && limit >= this.#ceiling) {
+      this.#ceiling = 0; // the knee was passed without harm: capacity grew
+      this.#steps.cutFrom = 0;
+    }
+    if (this.#ceiling !== 0 && now - this.#ceilingAt >= probeMs) {
+      this.#probing = true;
+      return { target: this.#ceiling, reason: "increase" };
+    }
+    let target = Math.min(max, limit + this.#steps.next(limit, increaseStep));
+    if (this.#ceiling !== 0) target = Math.min(target, this.#ceiling - 1);
+    return target > limit ? { target, reason: "increase" } : undefined;
+  }
+
+  afterOverload(limit: number, now: number): number {
+    this.#found(limit, now);
+    return Math.floor(limit * this.#config.overloadFactor);
+  }
+
+  /** `limit` was found too slow or overloaded: it is the ceiling now. */
+  #found(limit: number, now: number): void {
+    this.#steps.decreased(limit);
+    this.#ceiling = limit;
+    this.#ceilingAt = now;
+  }
+}
