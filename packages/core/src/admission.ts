@@ -1,13 +1,13 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 import { isKnownShape } from "./known-options.js";
-import { TASK, type TaskOptions } from "./option-schema.js";
 import { MAX_TOKENS, type ResolvedOptions, type ResolvedPriority } from "./options.js";
 import { shortKey } from "./short-key.js";
 import { CallExtras, type Task } from "./task.js";
+import { TASK, type TaskOptions } from "./task-option-schema.js";
 import { UNLIMITED_TENANT } from "./tenant-options.js";
 import { duration, integerIn, invalidOption, rejectUnknownKeys } from "./validate.js";
 
-export type { TaskOptions } from "./option-schema.js";
+export type { TaskOptions } from "./task-option-schema.js";
 
 /** The keys `TaskOptions` declares (see option-schema.ts), for the per-call key check. */
 const TASK_KEYS = Object.keys(TASK);

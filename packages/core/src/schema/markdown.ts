@@ -1,4 +1,5 @@
-import { LIVE_KEYS, SCHEDULER, TASK, TENANT } from "../option-schema.js";
+import { LIVE_KEYS, SCHEDULER, TENANT } from "../option-schema.js";
+import { TASK } from "../task-option-schema.js";
 import type { Node, Shape } from "./schema.js";
 
 /** A README table of options: the marker's name, the first column's heading and the options it lists. */

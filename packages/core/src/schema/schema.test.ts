@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PRIORITY, SCHEDULER, TASK, TENANT } from "../option-schema.js";
+import { PRIORITY, SCHEDULER, TENANT } from "../option-schema.js";
 import { mergeUpdate } from "../resolve-options.js";
 import { createScheduler } from "../scheduler.js";
+import { TASK } from "../task-option-schema.js";
 import { toJsonSchema } from "./json-schema.js";
 import { integer, type JsonSchema, type Node, object, record, withDefaults } from "./schema.js";
 
