@@ -1,15 +1,15 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 import { isKnownShape } from "./known-options.js";
-import { MAX_TOKENS, type ResolvedOptions, type ResolvedPriority } from "./options.js";
+import type { ResolvedOptions, ResolvedPriority } from "./options.js";
 import { shortKey } from "./short-key.js";
 import { CallExtras, type Task } from "./task.js";
 import { TASK, type TaskOptions } from "./task-option-schema.js";
 import { UNLIMITED_TENANT } from "./tenant-options.js";
-import { duration, integerIn, invalidOption, rejectUnknownKeys } from "./validate.js";
+import { invalidOption, rejectUnknownKeys } from "./validate.js";
 
 export type { TaskOptions } from "./task-option-schema.js";
 
-/** The keys `TaskOptions` declares (see option-schema.ts), for the per-call key check. */
+/** The keys `TaskOptions` declares (see task-option-schema.ts), for the per-call key check. */
 const TASK_KEYS = Object.keys(TASK);
 const TASK_KEY_SET: ReadonlySet<string> = new Set(TASK_KEYS);
 
@@ -31,12 +31,6 @@ function isAbortSignal(value: unknown): value is AbortSignal {
     typeof signal.addEventListener === "function" &&
     typeof signal.removeEventListener === "function"
   );
-}
-
-function flag(field: string, value: unknown): boolean {
-  if (value === undefined) return false;
-  if (typeof value !== "boolean") throw invalidOption(field, "a boolean", value);
-  return value;
 }
 
 function priorityOf(options: TaskOptions, config: ResolvedOptions): ResolvedPriority {
@@ -120,7 +114,7 @@ export function admitExtras(
   ) {
     return null;
   }
-  const tokens = integerIn("tokens", givenTokens ?? 0, 0, MAX_TOKENS);
+  const tokens = TASK.tokens.check("tokens", givenTokens ?? 0);
   const cost = givenCost ?? 1;
   if (!Number.isInteger(cost) || cost < 1 || cost > priority.maxConcurrency) {
     throw invalidOption(
@@ -129,13 +123,13 @@ export function admitExtras(
       cost,
     );
   }
-  const timeoutMs = duration("timeoutMs", givenTimeout ?? Number.POSITIVE_INFINITY);
+  const timeoutMs = TASK.timeoutMs.check("timeoutMs", givenTimeout ?? Number.POSITIVE_INFINITY);
   if (givenId !== undefined && typeof givenId !== "string") throw invalidOption("id", "a string", givenId);
   const id = givenId === undefined ? undefined : shortKey(givenId);
   const signal = givenSignal ?? null;
   if (signal !== null && !isAbortSignal(signal)) throw invalidOption("signal", "an AbortSignal", signal);
-  const retry = flag("retry", givenRetry);
-  const claimedRetry = flag("claimedRetry", givenClaim);
+  const retry = givenRetry !== undefined && TASK.retry.check("retry", givenRetry);
+  const claimedRetry = givenClaim !== undefined && TASK.claimedRetry.check("claimedRetry", givenClaim);
   const plain =
     id === undefined &&
     signal === null &&
