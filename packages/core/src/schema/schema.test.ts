@@ -4,7 +4,7 @@ import { PRIORITY, SCHEDULER, TENANT } from "../option-schema.js";
 import { mergeUpdate } from "../resolve-options.js";
 import { createScheduler } from "../scheduler.js";
 import { TASK } from "../task-option-schema.js";
-import { toJsonSchema } from "./json-schema.js";
+import { optionsFromJson, toJsonSchema } from "./json-schema.js";
 import { integer, type JsonSchema, type Node, object, record, withDefaults } from "./schema.js";
 
 const SHAPES = { SCHEDULER, PRIORITY, TENANT, TASK };
@@ -137,5 +137,28 @@ describe("toJsonSchema()", () => {
     expect(priority.maxWaitMs!.anyOf).toContainEqual({ const: "Infinity" });
     expect(properties.fairness!.enum).toEqual(["requests", "tokens"]);
     expect(JSON.parse(JSON.stringify(schema))).toEqual(schema);
+  });
+});
+
+describe("optionsFromJson()", () => {
+  it('turns "Infinity" into the number where a bound may be infinite, and nothing else', () => {
+    const json = JSON.parse(
+      '{"maxQueue":"Infinity","defaultTenant":"Infinity","priorities":{"batch":{"maxWaitMs":"Infinity","weight":"Infinity"}},"tenants":{"a":{"tokensPerMinute":"Infinity"}},"tenantDefaults":{"maxQueue":"Infinity"},"unknown":"Infinity"}',
+    );
+    expect(optionsFromJson(json)).toEqual({
+      maxQueue: Number.POSITIVE_INFINITY,
+      defaultTenant: "Infinity",
+      priorities: { batch: { maxWaitMs: Number.POSITIVE_INFINITY, weight: "Infinity" } },
+      tenants: { a: { tokensPerMinute: Number.POSITIVE_INFINITY } },
+      tenantDefaults: { maxQueue: Number.POSITIVE_INFINITY },
+      unknown: "Infinity",
+    });
+  });
+
+  it("leaves the checks to createScheduler(), which names the path", () => {
+    const options = optionsFromJson({ priorities: { batch: { weight: "Infinity" } } });
+    expect(() => createScheduler(options)).toThrow(
+      "Expected `priorities.batch.weight` to be a number from 0.001 to 1000000, got `Infinity` (string)",
+    );
   });
 });
