@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PRIORITY, SCHEDULER, TENANT } from "../option-schema.js";
+import {
+  LIVE_KEYS,
+  PRIORITY,
+  SCHEDULER,
+  type SchedulerOptions,
+  type SchedulerUpdate,
+  TENANT,
+} from "../option-schema.js";
 import { mergeUpdate } from "../resolve-options.js";
 import { createScheduler } from "../scheduler.js";
 import { TASK } from "../task-option-schema.js";
@@ -160,5 +167,17 @@ describe("optionsFromJson()", () => {
     expect(() => createScheduler(options)).toThrow(
       "Expected `priorities.batch.weight` to be a number from 0.001 to 1000000, got `Infinity` (string)",
     );
+  });
+});
+
+describe("the derived types", () => {
+  it("let update() take only the live options, and the options only declared keys", () => {
+    const update: SchedulerUpdate = { maxQueue: 5, priorities: { batch: { weight: 2 } } };
+    // @ts-expect-error `retryWindowMs` is fixed at creation: not part of an update
+    const fixed: SchedulerUpdate = { retryWindowMs: 5 };
+    // @ts-expect-error an unknown key is a type error as well as a run-time one
+    const typo: SchedulerOptions = { priorities: { batch: { weigth: 2 } } };
+    expect([update, fixed, typo]).toHaveLength(3);
+    expect(LIVE_KEYS).not.toContain("retryWindowMs");
   });
 });
