@@ -1,95 +1,23 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 import { isKnownShape } from "./known-options.js";
-import { MAX_TOKENS, type ResolvedOptions, type ResolvedPriority } from "./options.js";
+import type { ResolvedOptions, ResolvedPriority } from "./options.js";
 import { shortKey } from "./short-key.js";
 import { CallExtras, type Task } from "./task.js";
+import { TASK, type TaskOptions } from "./task-option-schema.js";
 import { UNLIMITED_TENANT } from "./tenant-options.js";
-import { duration, integerIn, invalidOption, rejectUnknownKeys } from "./validate.js";
+import { invalidOption, rejectUnknownKeys } from "./validate.js";
 
-/** Per-call options of `run()` and `acquire()`. */
-export interface TaskOptions {
-  /** A configured priority name. @default the scheduler's `defaultPriority` */
-  readonly priority?: string;
-  /**
-   * Who the task belongs to (API key, team); tenants take turns within a priority. Any length: one
-   * longer than 128 characters is replaced by its hash (see `shortKey`). @default "default"
-   */
-  readonly tenant?: string;
-  /**
-   * Your id for the task (a request id); shows in events and errors, and marks retries. One longer than
-   * 128 characters is replaced by its hash (see `shortKey`).
-   */
-  readonly id?: string;
-  /** Aborting it removes a queued task at once (`ABORTED`) or aborts a running task's signal. */
-  readonly signal?: AbortSignal;
-  /**
-   * Run timeout: the task's signal fires and the caller gets `RUN_TIMEOUT` after this long running.
-   * Above 0 and at most 365 days, or `Infinity`. @default Infinity
-   */
-  readonly timeoutMs?: number;
-  /**
-   * Units of `maxConcurrency` the task takes (e.g. estimated tokens / 1000): an integer from 1 to its
-   * priority's `maxConcurrency`. @default 1
-   */
-  readonly cost?: number;
-  /**
-   * Estimated tokens of the task (prompt plus expected output): charged at start against the tenant's
-   * `tokensPerMinute` and the scheduler's `maxTokensInFlight`, and what `fairness: "tokens"` counts;
-   * `reportUsage` corrects it. An integer from 0 to 10^12. @default 0
-   */
-  readonly tokens?: number;
-  /**
-   * Your own code says this is a retry of a request that failed before (trusted): queued at the front
-   * of its tenant's queue. For a client's unchecked claim use `claimedRetry`. @default false
-   */
-  readonly retry?: boolean;
-  /**
-   * The client claims this is a retry (e.g. the `x-stainless-retry-count` header), which anyone can send:
-   * it goes to the front only when its id was rejected or timed out recently, or while its tenant has a
-   * recent rejection not yet used by another claimed retry (one front-of-queue entry per rejection,
-   * within `retryWindowMs`). @default false
-   */
-  readonly claimedRetry?: boolean;
-}
+export type { TaskOptions } from "./task-option-schema.js";
 
-const TASK_KEYS = [
-  "priority",
-  "tenant",
-  "id",
-  "signal",
-  "timeoutMs",
-  "cost",
-  "tokens",
-  "retry",
-  "claimedRetry",
-];
-
-/**
- * True for a name in `TASK_KEYS`: a switch compares the few names directly, with no hash lookup. It only
- * speeds the check up: a name it misses still goes to `rejectUnknownKeys()`, which judges by `TASK_KEYS`.
- */
-function isTaskKey(key: string): boolean {
-  switch (key) {
-    case "priority":
-    case "tenant":
-    case "id":
-    case "signal":
-    case "timeoutMs":
-    case "cost":
-    case "tokens":
-    case "retry":
-    case "claimedRetry":
-      return true;
-    default:
-      return false;
-  }
-}
+/** The keys `TaskOptions` declares (see task-option-schema.ts), for the per-call key check. */
+const TASK_KEYS = Object.keys(TASK);
+const TASK_KEY_SET: ReadonlySet<string> = new Set(TASK_KEYS);
 
 /** Throws `INVALID_OPTION` for a key `TaskOptions` does not have (no allocation when all are known). */
 function checkKeys(options: TaskOptions): void {
   if (isKnownShape(options)) return; // an adapter's options: known keys by construction
   for (const key in options) {
-    if (!isTaskKey(key)) rejectUnknownKeys("", options, TASK_KEYS);
+    if (!TASK_KEY_SET.has(key)) rejectUnknownKeys("", options, TASK_KEYS);
   }
 }
 
@@ -103,12 +31,6 @@ function isAbortSignal(value: unknown): value is AbortSignal {
     typeof signal.addEventListener === "function" &&
     typeof signal.removeEventListener === "function"
   );
-}
-
-function flag(field: string, value: unknown): boolean {
-  if (value === undefined) return false;
-  if (typeof value !== "boolean") throw invalidOption(field, "a boolean", value);
-  return value;
 }
 
 function priorityOf(options: TaskOptions, config: ResolvedOptions): ResolvedPriority {
@@ -192,7 +114,7 @@ export function admitExtras(
   ) {
     return null;
   }
-  const tokens = integerIn("tokens", givenTokens ?? 0, 0, MAX_TOKENS);
+  const tokens = TASK.tokens.check("tokens", givenTokens ?? 0);
   const cost = givenCost ?? 1;
   if (!Number.isInteger(cost) || cost < 1 || cost > priority.maxConcurrency) {
     throw invalidOption(
@@ -201,13 +123,13 @@ export function admitExtras(
       cost,
     );
   }
-  const timeoutMs = duration("timeoutMs", givenTimeout ?? Number.POSITIVE_INFINITY);
+  const timeoutMs = TASK.timeoutMs.check("timeoutMs", givenTimeout ?? Number.POSITIVE_INFINITY);
   if (givenId !== undefined && typeof givenId !== "string") throw invalidOption("id", "a string", givenId);
   const id = givenId === undefined ? undefined : shortKey(givenId);
   const signal = givenSignal ?? null;
   if (signal !== null && !isAbortSignal(signal)) throw invalidOption("signal", "an AbortSignal", signal);
-  const retry = flag("retry", givenRetry);
-  const claimedRetry = flag("claimedRetry", givenClaim);
+  const retry = givenRetry !== undefined && TASK.retry.check("retry", givenRetry);
+  const claimedRetry = givenClaim !== undefined && TASK.claimedRetry.check("claimedRetry", givenClaim);
   const plain =
     id === undefined &&
     signal === null &&

@@ -22,6 +22,8 @@ export type {
 export { Permit } from "./permit.js";
 export type { PreemptibleOptions, ResolvedPreemption } from "./preemption-options.js";
 export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
+export { optionsFromJson, toJsonSchema } from "./schema/json-schema.js";
+export type { Infer, InferShape, JsonSchema, Meta, Node, Shape } from "./schema/schema.js";
 export { shortKey } from "./short-key.js";
 export type { MetricsSnapshot, PriorityMetrics, PriorityShare, TaskCounts } from "./stats.js";
 export type { ResolvedPriority, ResolvedTenant, TokenUsage } from "./store.js";

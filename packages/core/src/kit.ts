@@ -9,11 +9,19 @@
  *   deadlines with;
  * - exporters (metrics, traces): `failedOutcome`, one label for how a started task ended;
  * - both: the one validation message shape (`invalidOption`, `integerIn`, `rejectUnknownKeys`, `nearest`);
- * - tools that read options from files: `PRIORITY_KEYS`, the keys a priority's options may have.
+ * - tools that read options from files: `PRIORITY_KEYS`, the keys a priority's options may have; the
+ *   options' schema (`SCHEDULER_SCHEMA`, `PRIORITY_SCHEMA`, `TENANT_SCHEMA`, `TASK_SCHEMA`) and the
+ *   combinators it is built with, to declare a file's own sections the same way (paths in messages,
+ *   unknown keys refused with a did-you-mean, JSON Schema, defaults).
  */
 export { type HeapItem, IndexedHeap } from "./heap.js";
 export { KnownTaskOptions } from "./known-options.js";
 export { MemoryStore } from "./memory/memory-store.js";
+export {
+  PRIORITY as PRIORITY_SCHEMA,
+  SCHEDULER as SCHEDULER_SCHEMA,
+  TENANT as TENANT_SCHEMA,
+} from "./option-schema.js";
 export { failedOutcome } from "./outcome.js";
 export {
   givenRequestId,
@@ -25,6 +33,19 @@ export {
   serverTiming,
 } from "./request.js";
 export { PRIORITY_KEYS } from "./resolve-options.js";
+export {
+  boolean,
+  custom,
+  duration,
+  integer,
+  number,
+  object,
+  oneOf,
+  positive,
+  record,
+  string,
+  withDefaults,
+} from "./schema/schema.js";
 export type {
   EnqueueResult,
   LimitProposal,
@@ -38,4 +59,5 @@ export type {
   Ticket,
   TokenUsage,
 } from "./store.js";
+export { TASK as TASK_SCHEMA } from "./task-option-schema.js";
 export { integerIn, invalidOption, nearest, rejectUnknownKeys } from "./validate.js";

@@ -1,15 +1,8 @@
+import type { PreemptibleOptions } from "./option-schema.js";
 import type { StoreAbilities } from "./store.js";
-import { integerIn, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
+import { invalidOption } from "./validate.js";
 
-/** How a priority's running tasks may be preempted (see `PriorityOptions.preemptible`). */
-export interface PreemptibleOptions {
-  /**
-   * After this many preemptions a task is immune: it keeps its slot until it ends. An integer from 1 to
-   * 100.
-   * @default 2
-   */
-  readonly maxPerTask?: number;
-}
+export type { PreemptibleOptions } from "./option-schema.js";
 
 /** Preemption as the scheduler applies it; `null` in `ResolvedOptions.preemption` when off. */
 export interface ResolvedPreemption {
@@ -19,12 +12,11 @@ export interface ResolvedPreemption {
   readonly maxPerTask: ReadonlyMap<string, number>;
 }
 
-const PREEMPTIBLE_KEYS: readonly (keyof PreemptibleOptions)[] = ["maxPerTask"];
 const DEFAULT_MAX_PER_TASK = 2;
 
 /**
  * Reads `preempts` and `preemptible` of every priority: names must be configured priorities other than
- * the priority itself, `maxPerTask` an integer from 1 to 100. A priority named in some `preempts` without
+ * the priority itself (`preemptible` is checked by the schema). A priority named in some `preempts` without
  * a `preemptible` entry of its own gets the defaults. Returns `null` when no priority preempts.
  */
 export function resolvePreemption(
@@ -36,7 +28,7 @@ export function resolvePreemption(
   for (const name of names) {
     const priority = raw[name] as { preempts?: unknown; preemptible?: unknown } | undefined;
     if (priority?.preempts !== undefined) preempts.set(name, targetsOf(name, priority.preempts, names));
-    if (priority?.preemptible !== undefined) maxPerTask.set(name, maxPerTaskOf(name, priority.preemptible));
+    if (priority?.preemptible !== undefined) maxPerTask.set(name, maxPerTaskOf(priority.preemptible));
   }
   if (preempts.size === 0) return null;
   for (const targets of preempts.values()) {
@@ -60,12 +52,8 @@ function targetsOf(name: string, value: unknown, names: readonly string[]): Read
   return targets;
 }
 
-function maxPerTaskOf(name: string, value: unknown): number {
-  const field = `priorities.${name}.preemptible`;
-  const object = plainObject(field, value);
-  rejectUnknownKeys(field, object, PREEMPTIBLE_KEYS);
-  const given = (object as PreemptibleOptions).maxPerTask;
-  return integerIn(`${field}.maxPerTask`, given ?? DEFAULT_MAX_PER_TASK, 1, 100);
+function maxPerTaskOf(value: unknown): number {
+  return (value as PreemptibleOptions).maxPerTask ?? DEFAULT_MAX_PER_TASK;
 }
 
 /**

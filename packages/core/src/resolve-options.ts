@@ -1,106 +1,25 @@
 import { resolveLimit, withFloor } from "./adaptive/options.js";
 import { resolveWaitTargets } from "./adaptive/wait-target-options.js";
 import { systemClock } from "./clock.js";
+import { LIVE_KEYS, PRIORITY, SCHEDULER } from "./option-schema.js";
 import {
   defaultPriorities,
-  MAX_TOKENS,
-  PRIORITY_WEIGHT,
   type PriorityOptions,
   type ResolvedOptions,
   type SchedulerOptions,
   type SchedulerUpdate,
-  type TenantOptions,
 } from "./options.js";
 import { resolvePreemption } from "./preemption-options.js";
+import { object, withDefaults } from "./schema/schema.js";
 import { shortKey } from "./short-key.js";
 import type { ResolvedPriority, Store } from "./store.js";
 import { resolveTenants } from "./tenant-options.js";
-import {
-  bound,
-  definedOnly,
-  duration,
-  integerIn,
-  invalidOption,
-  MAX_CONCURRENCY,
-  nonEmptyString,
-  numberIn,
-  plainObject,
-  rejectUnknownKeys,
-} from "./validate.js";
+import { definedOnly, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
-const OPTION_KEYS: readonly (keyof SchedulerOptions)[] = [
-  "maxConcurrency",
-  "adaptive",
-  "priorities",
-  "defaultPriority",
-  "unknownPriority",
-  "maxQueue",
-  "defaultTenant",
-  "tenants",
-  "tenantDefaults",
-  "maxTokensInFlight",
-  "fairness",
-  "outputTokenWeight",
-  "abortGraceMs",
-  "retryWindowMs",
-  "retryMemory",
-  "metricsTenantLimit",
-  "waitTargets",
-  "store",
-  "clock",
-];
+const OPTIONS = object(SCHEDULER, { doc: "the options of `createScheduler()`" });
+
 /** Every key a priority's options may have (also for tools that read options from files). */
-export const PRIORITY_KEYS: readonly (keyof PriorityOptions)[] = [
-  "weight",
-  "reserved",
-  "maxConcurrency",
-  "queueTimeoutMs",
-  "maxQueue",
-  "maxWaitMs",
-  "preempts",
-  "preemptible",
-  "targetWaitMs",
-];
-const UPDATE_KEYS: readonly (keyof SchedulerUpdate)[] = [
-  "maxConcurrency",
-  "adaptive",
-  "maxQueue",
-  "priorities",
-  "tenants",
-  "tenantDefaults",
-  "maxTokensInFlight",
-  "fairness",
-  "outputTokenWeight",
-  "abortGraceMs",
-  "waitTargets",
-];
-
-const CLOCK_METHODS = ["now", "setTimer", "clearTimer"] as const;
-const STORE_METHODS = [
-  "attach",
-  "configure",
-  "enqueue",
-  "remove",
-  "release",
-  "removeAll",
-  "depth",
-  "snapshot",
-  "detach",
-] as const;
-
-/** `value` when it is an object with every one of `names` as a method; `INVALID_OPTION` otherwise. */
-function methods<T>(field: string, value: T, names: readonly string[]): T {
-  const object = value as Record<string, unknown> | null;
-  const missing = names.filter((name) => typeof object?.[name] !== "function");
-  if (missing.length > 0) {
-    throw invalidOption(
-      field,
-      `an object with the methods ${names.map((n) => `\`${n}\``).join(", ")}`,
-      value,
-    );
-  }
-  return value;
-}
+export const PRIORITY_KEYS = Object.keys(PRIORITY) as readonly (keyof PriorityOptions)[];
 
 /**
  * Validates the `store` option (any object with the `Store` methods).
@@ -109,185 +28,128 @@ function methods<T>(field: string, value: T, names: readonly string[]): T {
  * const store = checkedStore(options.store) ?? new MemoryStore();
  */
 export function checkedStore(store: Store | undefined): Store | undefined {
-  return store === undefined ? undefined : methods("store", store, STORE_METHODS);
+  return store === undefined ? undefined : SCHEDULER.store.check("store", store);
 }
 
+/** A priority's fields over its defaults, held to the scheduler's limit (fields are checked already). */
 function resolvePriority(
   name: string,
   index: number,
-  raw: unknown,
-  maxConcurrency: number,
+  given: PriorityOptions,
+  limit: number,
 ): ResolvedPriority {
   const field = `priorities.${name}`;
-  const object = plainObject(field, raw);
-  rejectUnknownKeys(field, object, PRIORITY_KEYS);
-  const given = definedOnly(object as PriorityOptions);
-  const merged = {
-    weight: 1,
-    reserved: 0,
-    maxConcurrency,
-    queueTimeoutMs: 60_000,
-    maxQueue: 10_000,
-    maxWaitMs: Number.POSITIVE_INFINITY,
-    ...given,
-  };
-  const priority: ResolvedPriority = {
-    name,
-    index,
-    weight: numberIn(`${field}.weight`, merged.weight, PRIORITY_WEIGHT.min, PRIORITY_WEIGHT.max),
-    reserved: integerIn(`${field}.reserved`, merged.reserved, 0, MAX_CONCURRENCY),
-    maxConcurrency: integerIn(`${field}.maxConcurrency`, merged.maxConcurrency, 1, MAX_CONCURRENCY),
-    queueTimeoutMs: duration(`${field}.queueTimeoutMs`, merged.queueTimeoutMs),
-    maxQueue: bound(`${field}.maxQueue`, merged.maxQueue),
-    maxWaitMs: duration(`${field}.maxWaitMs`, merged.maxWaitMs),
-  };
-  if (priority.maxConcurrency > maxConcurrency) {
-    throw invalidOption(
-      `${field}.maxConcurrency`,
-      `at most \`maxConcurrency\` (${maxConcurrency})`,
-      priority.maxConcurrency,
-    );
+  const merged = withDefaults(PRIORITY, { maxConcurrency: limit, ...given });
+  const { weight, reserved, maxConcurrency, queueTimeoutMs, maxQueue, maxWaitMs } =
+    merged as Required<PriorityOptions>;
+  if (maxConcurrency > limit) {
+    throw invalidOption(`${field}.maxConcurrency`, `at most \`maxConcurrency\` (${limit})`, maxConcurrency);
   }
-  if (priority.reserved > priority.maxConcurrency) {
-    throw invalidOption(
-      `${field}.reserved`,
-      `at most its \`maxConcurrency\` (${priority.maxConcurrency})`,
-      priority.reserved,
-    );
+  if (reserved > maxConcurrency) {
+    throw invalidOption(`${field}.reserved`, `at most its \`maxConcurrency\` (${maxConcurrency})`, reserved);
   }
-  return priority;
+  return { name, index, weight, reserved, maxConcurrency, queueTimeoutMs, maxQueue, maxWaitMs };
 }
 
-function fairnessOf(value: unknown): "requests" | "tokens" {
-  const fairness = value ?? "requests";
-  if (fairness !== "requests" && fairness !== "tokens") {
-    throw invalidOption("fairness", '"requests" or "tokens"', fairness);
+/** The priorities, resolved in their configured order; their reserved slots fit in `limit` together. */
+function resolvePriorities(
+  raw: Readonly<Record<string, PriorityOptions>>,
+  limit: number,
+): ResolvedPriority[] {
+  const names = Object.keys(raw);
+  if (names.length === 0) throw invalidOption("priorities", "an object with at least one priority", raw);
+  const priorities = names.map((name, index) => resolvePriority(name, index, raw[name]!, limit));
+  const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
+  if (reservedTotal > limit) {
+    const expected = `in total at most \`maxConcurrency\` (${limit})`;
+    throw invalidOption("priorities.*.reserved", expected, reservedTotal);
   }
-  return fairness;
+  return priorities;
 }
 
 /**
- * Merges defaults under the given options (ignoring `undefined` fields) and validates every field,
- * throwing a `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
+ * Checks every field against the options' schema (see option-schema.ts), merges the declared defaults
+ * under the given fields (ignoring `undefined` ones) and checks what depends on several fields, throwing
+ * a `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
+ *
+ * @example
+ * resolveOptions({ maxConcurrency: 4 }).priorities.map((p) => p.name); // ["interactive", "batch"]
  */
 export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions {
-  const object = plainObject("options", options);
-  rejectUnknownKeys("", object, OPTION_KEYS);
-  const given = definedOnly(object as SchedulerOptions);
+  const given = OPTIONS.check("", options);
   const limit = resolveLimit(given.maxConcurrency, given.adaptive);
   // Priorities are held to the highest limit (the fixed one, or the adaptive range's `max`).
   const maxConcurrency = limit.ceiling;
-  const rawPriorities = plainObject("priorities", given.priorities ?? defaultPriorities(maxConcurrency));
-  const names = Object.keys(rawPriorities);
-  for (const name of names) {
-    // A plain-object key in metrics() and events: "__proto__" would vanish there.
-    if (nonEmptyString("priority names", name) === "__proto__") {
-      throw invalidOption("priority names", "a name other than `__proto__`", name);
-    }
-  }
-  if (names.length === 0)
-    throw invalidOption("priorities", "an object with at least one priority", rawPriorities);
-  const priorities = names.map((name, index) =>
-    resolvePriority(name, index, rawPriorities[name], maxConcurrency),
-  );
-  const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
-  if (reservedTotal > maxConcurrency) {
-    throw invalidOption(
-      "priorities.*.reserved",
-      `in total at most \`maxConcurrency\` (${maxConcurrency})`,
-      reservedTotal,
-    );
-  }
-  const defaultPriority = nonEmptyString(
-    "defaultPriority",
-    given.defaultPriority ?? (names.includes("interactive") ? "interactive" : names[0]),
-  );
+  const raw = given.priorities ?? defaultPriorities(maxConcurrency);
+  const priorities = resolvePriorities(raw, maxConcurrency);
+  const names = Object.keys(raw);
+  const defaultPriority =
+    given.defaultPriority ?? (names.includes("interactive") ? "interactive" : names[0]!);
   if (!names.includes(defaultPriority)) {
-    throw invalidOption(
-      "defaultPriority",
-      `one of ${names.map((name) => `\`${name}\``).join(", ")}`,
-      defaultPriority,
-    );
+    const list = names.map((name) => `\`${name}\``).join(", ");
+    throw invalidOption("defaultPriority", `one of ${list}`, defaultPriority);
   }
-  const unknownPriority = given.unknownPriority ?? "reject";
-  if (unknownPriority !== "reject" && unknownPriority !== "default") {
-    throw invalidOption("unknownPriority", '"reject" or "default"', unknownPriority);
-  }
+  const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
   const adaptive = limit.adaptive === null ? null : withFloor(limit.adaptive, reservedTotal);
+  const set = withDefaults(SCHEDULER, given) as Required<SchedulerOptions>;
   return {
     maxConcurrency: adaptive === null ? maxConcurrency : adaptive.initial,
     adaptive,
-    maxQueue: bound("maxQueue", given.maxQueue ?? Number.POSITIVE_INFINITY),
+    maxQueue: set.maxQueue,
     priorities,
     priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
-    preemption: resolvePreemption(rawPriorities, names),
+    preemption: resolvePreemption(raw, names),
     defaultPriority,
-    unknownPriority,
-    defaultTenant: shortKey(
-      nonEmptyString("defaultTenant", given.defaultTenant ?? "default", Number.POSITIVE_INFINITY),
-    ),
+    unknownPriority: set.unknownPriority,
+    defaultTenant: shortKey(set.defaultTenant),
     ...resolveTenants(given.tenantDefaults, given.tenants, names),
-    maxTokensInFlight: bound(
-      "maxTokensInFlight",
-      given.maxTokensInFlight ?? Number.POSITIVE_INFINITY,
-      MAX_TOKENS,
-    ),
-    fairness: fairnessOf(given.fairness),
-    outputTokenWeight: numberIn("outputTokenWeight", given.outputTokenWeight ?? 2, 0, 100),
-    abortGraceMs: duration("abortGraceMs", given.abortGraceMs ?? 5_000),
-    retryWindowMs: duration("retryWindowMs", given.retryWindowMs ?? 60_000),
-    retryMemory: integerIn("retryMemory", given.retryMemory ?? 10_000, 0, 1_000_000),
-    metricsTenantLimit: integerIn("metricsTenantLimit", given.metricsTenantLimit ?? 50, 0, 10_000),
-    waitTargets: resolveWaitTargets(given.waitTargets, rawPriorities),
-    clock: given.clock === undefined ? systemClock : methods("clock", given.clock, CLOCK_METHODS),
+    maxTokensInFlight: set.maxTokensInFlight,
+    fairness: set.fairness,
+    outputTokenWeight: set.outputTokenWeight,
+    abortGraceMs: set.abortGraceMs,
+    retryWindowMs: set.retryWindowMs,
+    retryMemory: set.retryMemory,
+    metricsTenantLimit: set.metricsTenantLimit,
+    waitTargets: resolveWaitTargets(given.waitTargets, raw),
+    clock: given.clock ?? systemClock,
   };
 }
 
-/** Applies an update to the options the scheduler was built from; the caller resolves the result. */
+/**
+ * Applies an update to the options the scheduler was built from, by the schema's rules: an object option
+ * (and `adaptive`) merges field by field, a record (`priorities`, `tenants`) entry by entry, each entry
+ * field by field (a new name adds an entry); any other option is replaced. The caller resolves the result.
+ *
+ * @example
+ * mergeUpdate({ priorities: { a: { weight: 2 } } }, { priorities: { a: { reserved: 1 } } }); // a: { weight: 2, reserved: 1 }
+ */
 export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate): SchedulerOptions {
   const object = plainObject("update", update);
-  rejectUnknownKeys("", object, UPDATE_KEYS);
-  const patch = definedOnly(object as SchedulerUpdate);
+  rejectUnknownKeys("", object, LIVE_KEYS);
+  const patch = definedOnly(object);
+  const merged: Record<string, unknown> = { ...current };
   const limit = patch.maxConcurrency ?? current.maxConcurrency ?? 8;
-  const priorities: Record<string, PriorityOptions> = {
-    ...(current.priorities ?? defaultPriorities(typeof limit === "number" ? limit : 8)),
-  };
-  const changed = patch.priorities === undefined ? {} : plainObject("priorities", patch.priorities);
-  for (const [name, fields] of Object.entries(changed)) {
-    priorities[name] = { ...priorities[name], ...definedOnly(plainObject(`priorities.${name}`, fields)) };
-  }
-  return {
+  const was: Record<string, unknown> = {
     ...current,
-    ...patch,
-    priorities,
-    tenantDefaults: { ...current.tenantDefaults, ...definedOnly(patch.tenantDefaults ?? {}) },
-    waitTargets:
-      patch.waitTargets === undefined
-        ? current.waitTargets
-        : { ...current.waitTargets, ...definedOnly(plainObject("waitTargets", patch.waitTargets)) },
-    tenants: mergeTenants(current.tenants ?? {}, patch.tenants),
-    ...mergeAdaptive(current, patch),
+    priorities: current.priorities ?? defaultPriorities(typeof limit === "number" ? limit : 8),
   };
+  for (const [key, value] of Object.entries(patch)) {
+    const node = SCHEDULER[key as keyof typeof SCHEDULER];
+    if ("entry" in node) merged[key] = mergeEntries(key, was[key], value);
+    else if ("shape" in node || key === "adaptive") merged[key] = mergeFields(key, was[key], value);
+    else merged[key] = value;
+  }
+  return merged as SchedulerOptions;
 }
 
-/** Each patched tenant's fields over its current entry (a tenant not named keeps its entry). */
-function mergeTenants(
-  current: Readonly<Record<string, TenantOptions>>,
-  patch: unknown,
-): Record<string, TenantOptions> {
-  const merged: Record<string, TenantOptions> = { ...current };
-  if (patch === undefined) return merged;
-  for (const [name, fields] of Object.entries(plainObject("tenants", patch))) {
-    merged[name] = { ...merged[name], ...definedOnly(plainObject(`tenants.${name}`, fields)) };
+function mergeFields(path: string, current: unknown, patch: unknown): object {
+  return { ...(current as object | undefined), ...definedOnly(plainObject(path, patch)) };
+}
+
+function mergeEntries(path: string, current: unknown, patch: unknown): Record<string, object> {
+  const merged: Record<string, object> = { ...(current as Record<string, object> | undefined) };
+  for (const [name, fields] of Object.entries(plainObject(path, patch))) {
+    merged[name] = mergeFields(`${path}.${name}`, merged[name], fields);
   }
   return merged;
-}
-
-/** The adaptive tunables merged over the current ones. */
-function mergeAdaptive(
-  current: SchedulerOptions,
-  patch: SchedulerUpdate,
-): Pick<SchedulerOptions, "adaptive"> {
-  if (patch.adaptive === undefined) return {};
-  return { adaptive: { ...current.adaptive, ...definedOnly(plainObject("adaptive", patch.adaptive)) } };
 }

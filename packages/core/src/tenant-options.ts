@@ -1,25 +1,7 @@
-import { MAX_TOKENS, TENANT_WEIGHT, type TenantOptions } from "./options.js";
+import type { TenantOptions } from "./options.js";
 import { shortKey } from "./short-key.js";
 import type { ResolvedTenant } from "./store.js";
-import {
-  bound,
-  definedOnly,
-  integerIn,
-  invalidOption,
-  MAX_CONCURRENCY,
-  numberIn,
-  plainObject,
-  rejectUnknownKeys,
-} from "./validate.js";
-
-const TENANT_KEYS: readonly (keyof TenantOptions)[] = [
-  "weight",
-  "maxConcurrency",
-  "maxQueue",
-  "tokensPerMinute",
-  "burstTokens",
-  "maxPriority",
-];
+import { invalidOption } from "./validate.js";
 
 /** A tenant with no quota at all: what a tenant gets when neither `tenantDefaults` nor `tenants` says more. */
 export const UNLIMITED_TENANT: ResolvedTenant = {
@@ -31,33 +13,17 @@ export const UNLIMITED_TENANT: ResolvedTenant = {
   maxPriority: undefined,
 };
 
-/** The checked fields of one tenant entry, before defaults. */
-function checkedFields(field: string, raw: unknown, priorities: readonly string[]): Partial<ResolvedTenant> {
-  const object = plainObject(field, raw);
-  rejectUnknownKeys(field, object, TENANT_KEYS);
-  const given = definedOnly(object as TenantOptions);
-  const out: { -readonly [K in keyof ResolvedTenant]?: ResolvedTenant[K] } = {};
-  if (given.weight !== undefined) {
-    out.weight = numberIn(`${field}.weight`, given.weight, TENANT_WEIGHT.min, TENANT_WEIGHT.max);
+/** One tenant entry's fields (checked by the schema already), with `maxPriority` a configured name. */
+function checkedFields(
+  field: string,
+  given: TenantOptions,
+  priorities: readonly string[],
+): Partial<ResolvedTenant> {
+  if (given.maxPriority !== undefined && !priorities.includes(given.maxPriority)) {
+    const list = priorities.map((name) => `\`${name}\``).join(", ");
+    throw invalidOption(`${field}.maxPriority`, `one of ${list}`, given.maxPriority);
   }
-  if (given.maxConcurrency !== undefined) {
-    out.maxConcurrency = bound(`${field}.maxConcurrency`, given.maxConcurrency, MAX_CONCURRENCY);
-  }
-  if (given.maxQueue !== undefined) out.maxQueue = bound(`${field}.maxQueue`, given.maxQueue);
-  if (given.tokensPerMinute !== undefined) {
-    out.tokensPerMinute = bound(`${field}.tokensPerMinute`, given.tokensPerMinute, MAX_TOKENS);
-  }
-  if (given.burstTokens !== undefined) {
-    out.burstTokens = integerIn(`${field}.burstTokens`, given.burstTokens, 1, MAX_TOKENS);
-  }
-  if (given.maxPriority !== undefined) {
-    if (typeof given.maxPriority !== "string" || !priorities.includes(given.maxPriority)) {
-      const list = priorities.map((name) => `\`${name}\``).join(", ");
-      throw invalidOption(`${field}.maxPriority`, `one of ${list}`, given.maxPriority);
-    }
-    out.maxPriority = given.maxPriority;
-  }
-  return out;
+  return given;
 }
 
 /** Fills in a tenant's bucket size (a tenth of its rate) and drops the bucket when the rate is unlimited. */
@@ -82,8 +48,8 @@ interface TenantLayers {
  * const { tenantQuotas } = resolveTenants({ maxQueue: 100 }, { a: { weight: 2 } }, ["interactive"]);
  */
 export function resolveTenants(
-  rawDefaults: unknown,
-  rawTenants: unknown,
+  rawDefaults: TenantOptions | undefined,
+  rawTenants: Readonly<Record<string, TenantOptions>> | undefined,
   priorities: readonly string[],
 ): TenantLayers {
   const defaults = rawDefaults === undefined ? {} : checkedFields("tenantDefaults", rawDefaults, priorities);
@@ -91,7 +57,7 @@ export function resolveTenants(
   const tenantQuotas = new Map<string, ResolvedTenant>();
   const tenantWeights = new Map<string, number>();
   if (rawTenants !== undefined) {
-    for (const [tenant, options] of Object.entries(plainObject("tenants", rawTenants))) {
+    for (const [tenant, options] of Object.entries(rawTenants)) {
       const key = shortKey(tenant);
       const own = checkedFields(`tenants.${key}`, options, priorities);
       const burstTokens =

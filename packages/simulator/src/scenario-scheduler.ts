@@ -1,6 +1,11 @@
-import { createScheduler, isSchedulerError, type SchedulerOptions } from "@llm-scheduler/core";
+import {
+  createScheduler,
+  isSchedulerError,
+  optionsFromJson,
+  type SchedulerOptions,
+} from "@llm-scheduler/core";
 import { PRIORITY_KEYS } from "@llm-scheduler/core/kit";
-import { objectAt, type RawObject } from "./fields.js";
+import { objectAt } from "./fields.js";
 import { invalidField, ScenarioError } from "./scenario-error.js";
 
 const SCHEDULER_KEYS = [
@@ -16,45 +21,12 @@ const SCHEDULER_KEYS = [
   "adaptive",
   "waitTargets",
 ] as const;
-const INFINITE_KEYS = new Set([
-  "queueTimeoutMs",
-  "maxQueue",
-  "maxWaitMs",
-  "maxConcurrency",
-  "tokensPerMinute",
-  "maxTokensInFlight",
-]);
-
-/** JSON has no infinity: `"Infinity"` stands for it in bounds and durations. */
-function withInfinity(object: RawObject): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(object).map(([key, value]) => [
-      key,
-      INFINITE_KEYS.has(key) && value === "Infinity" ? Number.POSITIVE_INFINITY : value,
-    ]),
-  );
-}
-
-/** `"Infinity"` in each tenant's quotas (core checks the fields themselves). */
-function tenantsAt(value: unknown): Record<string, unknown> | undefined {
-  if (value === undefined) return undefined;
-  const raw = objectAt("scheduler.tenants", value, Object.keys(value ?? {}));
-  return Object.fromEntries(
-    Object.entries(raw).map(([name, fields]) => [
-      name,
-      fields !== null && typeof fields === "object" ? withInfinity(fields as RawObject) : fields,
-    ]),
-  );
-}
-
-function prioritiesAt(value: unknown): Record<string, unknown> | undefined {
-  if (value === undefined) return undefined;
+/** The priorities' keys, checked here so a typo names its scenario field (core checks the values). */
+function checkPriorities(value: unknown): void {
+  if (value === undefined) return;
   const raw = objectAt("scheduler.priorities", value, Object.keys(value ?? {}));
-  const priorities: Record<string, unknown> = {};
-  for (const [name, fields] of Object.entries(raw)) {
-    priorities[name] = withInfinity(objectAt(`scheduler.priorities.${name}`, fields, PRIORITY_KEYS));
-  }
-  return priorities;
+  for (const [name, fields] of Object.entries(raw))
+    objectAt(`scheduler.priorities.${name}`, fields, PRIORITY_KEYS);
 }
 
 /** Core names the field in backticks (``Expected `priorities.batch.weight` ...``); put it under `scheduler.`. */
@@ -78,16 +50,10 @@ export function schedulerOptionsAt(
   maxConcurrency: SchedulerOptions["maxConcurrency"],
   required: readonly { readonly field: string; readonly name: string }[],
 ): SchedulerOptions {
-  const raw = withInfinity(objectAt("scheduler", value, SCHEDULER_KEYS));
-  const options: SchedulerOptions = {
-    ...raw,
-    priorities: prioritiesAt(raw.priorities) as SchedulerOptions["priorities"],
-    tenants: tenantsAt(raw.tenants) as SchedulerOptions["tenants"],
-    tenantDefaults: (raw.tenantDefaults !== null && typeof raw.tenantDefaults === "object"
-      ? withInfinity(raw.tenantDefaults as RawObject)
-      : raw.tenantDefaults) as SchedulerOptions["tenantDefaults"],
-    maxConcurrency,
-  };
+  const raw = objectAt("scheduler", value, SCHEDULER_KEYS);
+  checkPriorities(raw.priorities);
+  // JSON has no infinity: `"Infinity"` stands for it wherever core's schema takes an infinite bound.
+  const options: SchedulerOptions = { ...optionsFromJson(raw), maxConcurrency };
   let names: readonly string[];
   try {
     names = createScheduler(options).options.priorities.map((priority) => priority.name);

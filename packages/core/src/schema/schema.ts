@@ -1,0 +1,238 @@
+import * as valid from "../validate.js";
+
+/** A JSON Schema fragment (draft 2020-12), as plain data. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/** What every option declares besides its type: what it means and what it is when left out. */
+export interface Meta<T> {
+  /** What the option does, in one sentence: the README table's last column and the JSON Schema's description. */
+  readonly doc: string;
+  /** The value used when the option is left out. */
+  readonly default?: T;
+  /** How the default reads in the README when it is not a plain value (e.g. "its priority's `maxConcurrency`"). */
+  readonly shownDefault?: string;
+  /** How the range reads in the README when the words of the error message say too little. */
+  readonly shownRange?: string;
+  /** True for a top-level option that `update()` may change while the scheduler runs. */
+  readonly live?: boolean;
+}
+
+/** One declared option: its checker, its range in words and in JSON Schema, and its {@link Meta}. */
+export interface Node<T> extends Meta<T> {
+  /** Returns `value` when valid; throws `INVALID_OPTION` naming `path` otherwise. */
+  readonly check: (path: string, value: unknown) => T;
+  /** The range in words, as the error message says it ("an integer from 1 to 100"). */
+  readonly range: string;
+  /** The JSON Schema of the value; `undefined` for values no file can hold (a store, a clock). */
+  readonly json: JsonSchema | undefined;
+  /** The fields of an object option (for nested keys, tables and merges). */
+  readonly shape?: Shape;
+  /** The schema of each entry of a record option (`priorities.<name>`). */
+  readonly entry?: Node<unknown>;
+}
+
+/** The fields of an object option, by key. */
+// biome-ignore lint/suspicious/noExplicitAny: a shape holds nodes of every value type.
+export type Shape = { readonly [key: string]: Node<any> };
+
+/** The TypeScript type of a declared option. */
+export type Infer<N> = N extends Node<infer T> ? T : never;
+
+/** The TypeScript type of an object of options: every field optional and read-only. */
+export type InferShape<S extends Shape> = { readonly [K in keyof S]?: Infer<S[K]> };
+
+/** `Infinity` in JSON, where numbers cannot be infinite: a config loader maps the string to the number. */
+const orInfinity = (json: JsonSchema): JsonSchema => ({ anyOf: [json, { const: "Infinity" }] });
+
+/**
+ * An integer in `[min, max]`; with `infinite`, `Infinity` too (a bound that may be switched off).
+ *
+ * @example
+ * const maxQueue = integer(1, 10_000_000, { infinite: true, default: 10_000, doc: "At most this many wait." });
+ */
+export function integer(
+  min: number,
+  max: number,
+  meta: Meta<number> & { readonly infinite?: boolean },
+): Node<number> {
+  const json = { type: "integer", minimum: min, maximum: max };
+  if (meta.infinite === true) {
+    const range = `an integer from ${min} to ${max}, or Infinity`;
+    return { ...meta, check: (p, v) => valid.bound(p, v, max), range, json: orInfinity(json) };
+  }
+  const range = `an integer from ${min} to ${max}`;
+  return { ...meta, check: (p, v) => valid.integerIn(p, v, min, max), range, json };
+}
+
+/**
+ * A finite number in `[min, max]`.
+ *
+ * @example
+ * const weight = number(0.01, 1_000, { default: 1, doc: "Share within a priority." });
+ */
+export function number(min: number, max: number, meta: Meta<number>): Node<number> {
+  const json = { type: "number", minimum: min, maximum: max };
+  const range = `a number from ${min} to ${max}`;
+  return { ...meta, check: (p, v) => valid.numberIn(p, v, min, max), range, json };
+}
+
+/**
+ * A number above 0 and at most `max`.
+ *
+ * @example
+ * const windowMs = positive(3_600_000, { default: 5_000, doc: "One measuring window, in ms." });
+ */
+export function positive(max: number, meta: Meta<number>): Node<number> {
+  const json = { type: "number", exclusiveMinimum: 0, maximum: max };
+  const range = `a number in (0, ${max}]`;
+  return { ...meta, check: (p, v) => valid.positiveNumber(p, v, max), range, json };
+}
+
+/**
+ * Milliseconds above 0 and at most 365 days, or `Infinity` for "never".
+ *
+ * @example
+ * const abortGraceMs = duration({ default: 5_000, doc: "How long an aborted task keeps its slot." });
+ */
+export function duration(meta: Meta<number>): Node<number> {
+  const json = orInfinity({ type: "number", exclusiveMinimum: 0, maximum: valid.MAX_DURATION_MS });
+  return { ...meta, check: valid.duration, range: "duration", json };
+}
+
+/**
+ * A non-empty string of at most `maxLength` characters (`Infinity`: any length).
+ *
+ * @example
+ * const defaultTenant = string(Number.POSITIVE_INFINITY, { default: "default", doc: "The tenant of a task that names none." });
+ */
+export function string(maxLength: number, meta: Meta<string>): Node<string> {
+  const json =
+    maxLength === Number.POSITIVE_INFINITY
+      ? { type: "string", minLength: 1 }
+      : { type: "string", minLength: 1, maxLength };
+  const most = maxLength === Number.POSITIVE_INFINITY ? "any length" : `1 to ${maxLength} characters`;
+  return {
+    ...meta,
+    check: (p, v) => valid.nonEmptyString(p, v, maxLength),
+    range: `a string of ${most}`,
+    json,
+  };
+}
+
+/**
+ * `true` or `false`.
+ *
+ * @example
+ * const retry = boolean({ default: false, doc: "Your code says this is a retry." });
+ */
+export function boolean(meta: Meta<boolean>): Node<boolean> {
+  const check = (path: string, value: unknown): boolean => {
+    if (typeof value !== "boolean") throw valid.invalidOption(path, "a boolean", value);
+    return value;
+  };
+  return { ...meta, check, range: "boolean", json: { type: "boolean" } };
+}
+
+/**
+ * One of a few strings.
+ *
+ * @example
+ * const fairness = oneOf(["requests", "tokens"], { default: "requests", doc: "How tenants share a priority." });
+ */
+export function oneOf<const T extends string>(values: readonly T[], meta: Meta<T>): Node<T> {
+  const range = values.map((v) => `"${v}"`).join(" or ");
+  const check = (path: string, value: unknown): T => {
+    if (!values.includes(value as T)) throw valid.invalidOption(path, range, value);
+    return value as T;
+  };
+  return { ...meta, check, range, json: { enum: values } };
+}
+
+/**
+ * An object of the fields in `shape` (every one optional); any other key is refused with a did-you-mean.
+ * `check` returns the given fields without `undefined` ones, each checked.
+ *
+ * @example
+ * const preemptible = object({ maxPerTask: integer(1, 100, { default: 2, doc: "…" }) }, { doc: "…" });
+ */
+export function object<S extends Shape>(shape: S, meta: Meta<InferShape<S>>): Node<InferShape<S>> {
+  const keys = Object.keys(shape);
+  const check = (path: string, value: unknown): InferShape<S> => {
+    const given = valid.plainObject(path === "" ? "options" : path, value);
+    valid.rejectUnknownKeys(path, given, keys);
+    const out: Record<string, unknown> = {};
+    for (const key of keys) {
+      if (given[key] !== undefined)
+        out[key] = shape[key]!.check(path === "" ? key : `${path}.${key}`, given[key]);
+    }
+    return out as InferShape<S>;
+  };
+  const properties = Object.fromEntries(
+    keys.filter((key) => shape[key]!.json !== undefined).map((key) => [key, jsonOf(shape[key]!)]),
+  );
+  const json = { type: "object", properties, additionalProperties: false };
+  return { ...meta, check, range: "an object", json, shape };
+}
+
+/**
+ * An object of named entries, each of `entry`'s schema; `key` checks (and may rewrite, for the path) a name.
+ *
+ * @example
+ * const tenants = record(tenantSchema, { doc: "Named tenants." });
+ */
+export function record<T>(
+  entry: Node<T>,
+  meta: Meta<Readonly<Record<string, T>>> & { readonly key?: (path: string, key: string) => string },
+): Node<Readonly<Record<string, T>>> {
+  const check = (path: string, value: unknown): Readonly<Record<string, T>> => {
+    const given = valid.plainObject(path, value);
+    const out: Record<string, T> = {};
+    for (const [name, fields] of Object.entries(given)) {
+      const shown = meta.key?.(path, name) ?? name;
+      // Defined, not assigned: a tenant named `__proto__` stays an entry.
+      Object.defineProperty(out, name, {
+        value: entry.check(`${path}.${shown}`, fields),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  };
+  const json = { type: "object", additionalProperties: entry.json === undefined ? true : jsonOf(entry) };
+  return { ...meta, check, range: "an object", json, entry };
+}
+
+/**
+ * A value checked by code of its own (`check`), described by `range` and `json`.
+ *
+ * @example
+ * const clock = custom<Clock>({ range: "a clock", json: undefined, check: checkClock, doc: "Time source." });
+ */
+export function custom<T>(node: Meta<T> & Pick<Node<T>, "check" | "range" | "json">): Node<T> {
+  return node;
+}
+
+/** The node's JSON Schema with its description and default. */
+function jsonOf(node: Node<unknown>): JsonSchema {
+  const json: Record<string, unknown> = { ...node.json, description: node.doc };
+  if (node.default !== undefined) {
+    json.default = node.default === Number.POSITIVE_INFINITY ? "Infinity" : node.default;
+  }
+  return json;
+}
+
+/**
+ * The defaults declared in `shape` under the given fields (given ones win; `undefined` ones are dropped).
+ *
+ * @example
+ * withDefaults(PRIORITY.shape, { weight: 5 }); // { weight: 5, reserved: 0, queueTimeoutMs: 60_000, … }
+ */
+export function withDefaults<S extends Shape>(shape: S, given: InferShape<S>): InferShape<S> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(shape)) {
+    const value = (given as Record<string, unknown>)[key] ?? shape[key]!.default;
+    if (value !== undefined) out[key] = value;
+  }
+  return out as InferShape<S>;
+}

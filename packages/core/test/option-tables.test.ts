@@ -1,0 +1,33 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { withOptionTables } from "../src/schema/markdown.js";
+
+describe("the README's option tables", () => {
+  it("are what the schema generates (run `pnpm options:tables` after changing an option)", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    expect(withOptionTables(readme)).toBe(readme);
+  });
+
+  it("are regenerated between the markers, the rest untouched", () => {
+    const stale = ["intro", "<!-- options:start scheduler -->", "| old |", "<!-- options:end -->", "middle"];
+    const readme = [
+      ...stale,
+      "<!-- options:start tenant -->",
+      "<!-- options:end -->",
+      "<!-- options:start task -->",
+      "<!-- options:end -->",
+      "outro",
+    ].join("\n");
+    const out = withOptionTables(readme);
+    expect(out).not.toContain("| old |");
+    expect(out).toMatch(/^intro\n<!-- options:start scheduler -->\n\n\| scheduler option/);
+    expect(out).toContain("| `priorities.<name>.weight`");
+    expect(out).toContain("| `burstTokens`");
+    expect(out).toContain("| `claimedRetry`");
+    expect(out.endsWith("<!-- options:end -->\noutro")).toBe(true);
+  });
+
+  it("refuse a README without the markers", () => {
+    expect(() => withOptionTables("no tables")).toThrow(/options:start scheduler/);
+  });
+});
