@@ -90,10 +90,7 @@ export class Engine {
       get rejectsQueued() {
         return engine.#closed && !engine.#draining;
       },
-      release: (task: Task) => {
-        if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
-        else this.#release(task);
-      },
+      release: (task: Task) => this.#release(task),
       retire: (task: Task) => this.#retire(task),
       giveBack: (task: Task) => this.#giveBack(task),
       storeFailed: (task: Task, error: unknown) => this.#endings.storeFailed(task, error),
@@ -347,8 +344,7 @@ export class Engine {
   /** Run number `run` of the task's function settled: finish the task, unless that run was preempted. */
   readonly #ran = (task: Task, run: number, ok: boolean, value: unknown): void => {
     if (this.#preemption.generation(task) !== run) return; // a preempted run that outlived its grace
-    if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
-    else this.#finish(task, ok, value);
+    this.#finish(task, ok, value);
   };
 
   /**
@@ -370,21 +366,34 @@ export class Engine {
     return context;
   }
 
-  /** The task's function settled (or the permit was released): answer the caller, free the slot. */
+  /**
+   * The task's function settled (or the permit was released): answer the caller with the outcome, then
+   * free the slot. A preemption victim's outcome answers nobody: its caller waits for the next run.
+   */
   #finish(task: Task, ok: boolean, value: unknown): void {
     if (task.phase !== RUNNING) return;
+    if (!this.#preemption.isWinding(task)) this.#answer(task, ok, value);
+    this.#release(task);
+  }
+
+  #answer(task: Task, ok: boolean, value: unknown): void {
     const aborted = task.aborted;
     if (ok && !aborted) this.#reporter.completed(task, value);
     else if (!aborted) this.#reporter.failed(task, value);
     if (ok) task.resolveWith(value);
     else task.rejectWith(value);
-    this.#release(task);
   }
 
-  /** Frees the slot, exactly once. */
+  /**
+   * Frees a running task's slot, exactly once. The one path every route takes: the function settled,
+   * the permit was released, the abort's grace ran out, or a grant came for a caller already answered.
+   * A preemption victim's slot goes to the task that preempted it (see `Preemption.letGo`); any other
+   * task retires and its slot goes back to the store.
+   */
   #release(task: Task): void {
     if (task.phase !== RUNNING) return;
     this.#running.delete(task);
+    if (this.#preemption.letGo(task)) return;
     this.#retire(task);
     this.#giveBack(task);
   }

@@ -33,10 +33,7 @@ export function permitControl(host: PermitControlHost): PermitControl {
     wantsFirstByte: (task) =>
       reporter.wantsFirstByte || (host.options.preemption !== null && preemption.preemptible(task.priority)),
     preemptible: (task) => host.options.preemption !== null && preemption.preemptible(task.priority),
-    release: (task, failure) => {
-      if (preemption.isWinding(task)) preemption.letGo(task);
-      else host.finish(task, failure === undefined, failure);
-    },
+    release: (task, failure) => host.finish(task, failure === undefined, failure),
     abort: (task, reason) => {
       if (task.phase !== RUNNING) return;
       const about = { id: task.id, priority: task.priority, cause: reason };

@@ -98,15 +98,16 @@ export class Preemption {
   }
 
   /**
-   * The victim let go of its slot: the slot goes to its arrival (or the next arrival still waiting),
-   * then the victim waits again (a `run()` task whose caller still waits) or retires (a permit, an
-   * answered caller, or a scheduler that closes without draining).
+   * A running task let go of its slot (the engine's one release path, after taking it off the running
+   * list); false when it is no victim, and the engine frees the slot as usual. A victim's slot goes to
+   * its arrival (or the next arrival still waiting), then the victim waits again (a `run()` task whose
+   * caller still waits) or retires (a permit, an answered caller, or a scheduler that closes without
+   * draining).
    */
-  letGo(task: Task): void {
-    if (this.#victim !== task) return;
+  letGo(task: Task): boolean {
+    if (this.#victim !== task) return false;
     const host = this.#host;
     this.#victim = null;
-    host.running.delete(task);
     host.deadlines.clear(task);
     this.#counts.set(task, (this.#counts.get(task) ?? 0) + 1);
     const arrival = this.#waiting(this.#arrival) ? this.#arrival : this.#takeOwed();
@@ -132,6 +133,7 @@ export class Preemption {
       this.#requeue(task);
     }
     this.#nextOwed();
+    return true;
   }
 
   /** A preempted task waits again: a fresh queue deadline (or it could time out at once), its old arrival time. */
