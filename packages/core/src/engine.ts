@@ -333,7 +333,7 @@ export class Engine {
       return;
     }
     const context = this.#begin(task, now);
-    const fn = context.fn;
+    const fn = task.fn;
     if (fn === null) {
       task.resolveWith(context);
       return;
@@ -355,10 +355,9 @@ export class Engine {
     task.phase = RUNNING;
     const waitMs = now - task.enqueuedAt;
     const control = this.#permitControl;
-    const fn = task.fn;
     const context =
-      fn === null ? new Permit(task, waitMs, control) : new RunContext(task, fn, waitMs, control.usage);
-    task.job = context;
+      task.fn === null ? new Permit(task, waitMs, control) : new RunContext(task, waitMs, control.usage);
+    task.run = context;
     this.#running.add(task);
     const { timeoutMs } = task;
     if (timeoutMs !== Number.POSITIVE_INFINITY) this.#deadlines.set(task, now + timeoutMs);
@@ -414,7 +413,7 @@ export class Engine {
     this.#deadlines.clear(task);
     this.#preemption.forget(task);
     if (task.signal !== null) this.#signals.remove(task.signal, task);
-    if (typeof task.job === "function") task.job = null; // a task that never started keeps no function
+    if (task.run === null) task.fn = null; // a task that never started keeps no function
     task.resolve = null;
     if (--this.#live === 0) this.#becameIdle();
   }

@@ -129,7 +129,7 @@ export class Preemption {
       resolve(Promise.reject(error));
       host.retire(task);
     } else {
-      task.job = task.fn; // the next run gets a context and a signal of its own
+      task.run = null; // the next run gets a context and a signal of its own
       this.#requeue(task);
     }
     this.#nextOwed();

@@ -54,7 +54,7 @@ describe("Task", () => {
     expect([task.startedAt, task.aborted]).toEqual([0, false]);
     task.abort(new Error("before the start")); // nothing to abort yet
     expect(task.aborted).toBe(false);
-    task.job = new RunContext(task, task.fn, 250, noUsage);
+    task.run = new RunContext(task, 250, noUsage);
     expect(task.startedAt).toBe(1_250.5);
     expect(task.run?.signal.aborted).toBe(false);
     const reason = new Error("stop");
