@@ -3,11 +3,10 @@ import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
 import { effectiveStoreConfig, type LiveSettings } from "./effective-config.js";
 import { Endings } from "./endings.js";
-import { ErrorCode, rejection } from "./errors.js";
+import { ErrorCode, SchedulerError } from "./errors.js";
 import type { DeadlineFifo } from "./fifo-deadlines.js";
 import { Intake } from "./intake.js";
 import type { ResolvedOptions } from "./options.js";
-import { pending, takeResolve } from "./pending.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { permitControl } from "./permit-control.js";
 import { Preemption } from "./preemption.js";
@@ -192,8 +191,9 @@ export class Engine {
     } catch (error) {
       return Promise.reject(error);
     }
-    const promise = pending();
-    task.resolve = takeResolve();
+    const promise = new Promise<unknown>((resolve) => {
+      task.resolve = resolve;
+    });
     try {
       this.#enqueue(task);
     } catch (error) {
@@ -299,7 +299,7 @@ export class Engine {
         // close() took the queue out before this answer came: this ticket was not in it.
         this.#endings.reject(
           task,
-          rejection(ErrorCode.CLOSED, "The scheduler closed before the task started", {
+          new SchedulerError(ErrorCode.CLOSED, "The scheduler closed before the task started", {
             id: task.id,
             priority: task.priority,
           }),

@@ -1,5 +1,5 @@
 import type { Endings } from "./endings.js";
-import { ErrorCode, rejection } from "./errors.js";
+import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import type { PermitControl } from "./permit.js";
 import type { Preemption } from "./preemption.js";
@@ -37,7 +37,7 @@ export function permitControl(host: PermitControlHost): PermitControl {
     abort: (task, reason) => {
       if (task.phase !== RUNNING) return;
       const about = { id: task.id, priority: task.priority, cause: reason };
-      host.endings.abortRunning(task, rejection(ErrorCode.ABORTED, "The permit was aborted", about));
+      host.endings.abortRunning(task, new SchedulerError(ErrorCode.ABORTED, "The permit was aborted", about));
     },
     usage: (task, usage) => {
       reporter.observer?.usage(task, usage);

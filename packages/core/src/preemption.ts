@@ -1,5 +1,5 @@
 import type { Deadlines } from "./deadlines.js";
-import { ErrorCode, rejection } from "./errors.js";
+import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Reporter } from "./reporter.js";
 import type { RunningTasks } from "./running-tasks.js";
@@ -121,10 +121,14 @@ export class Preemption {
       host.retire(task);
     } else if (host.rejectsQueued) {
       const resolve = task.answer()!;
-      const error = rejection(ErrorCode.CLOSED, "The scheduler closed before the task could run again", {
-        id: task.id,
-        priority: task.priority,
-      });
+      const error = new SchedulerError(
+        ErrorCode.CLOSED,
+        "The scheduler closed before the task could run again",
+        {
+          id: task.id,
+          priority: task.priority,
+        },
+      );
       host.reporter.failed(task, error);
       resolve(Promise.reject(error));
       host.retire(task);
@@ -196,7 +200,7 @@ export class Preemption {
     host.deadlines.set(victim, now + host.options.abortGraceMs);
     const message = `Preempted by a ${arrival.priority} task; it runs again later`;
     const about = { id: victim.id, priority: victim.priority, retryAfterMs: 1_000 };
-    victim.abort(rejection(ErrorCode.PREEMPTED, message, about));
+    victim.abort(new SchedulerError(ErrorCode.PREEMPTED, message, about));
   }
 
   /** The victim for `arrival`, or `null` when none may be stopped or stopping one would not help it. */
