@@ -12,7 +12,7 @@
  * - tools that read options from files: `PRIORITY_KEYS`, the keys a priority's options may have.
  */
 export { type HeapItem, IndexedHeap } from "./heap.js";
-export { KnownTaskOptions } from "./known-options.js";
+export { type KnownTaskFields, KnownTaskOptions } from "./known-options.js";
 export { MemoryStore } from "./memory/memory-store.js";
 export { failedOutcome } from "./outcome.js";
 export {
