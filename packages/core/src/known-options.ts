@@ -55,7 +55,7 @@ export class KnownTaskOptions implements TaskOptions {
  * True when `options` was made by {@link KnownTaskOptions}: one prototype read on the common path. Its
  * instances are not sealed (`Object.preventExtensions` on each one costs more than the key check it
  * would protect), so a key added to one after construction goes unchecked: only adapters make them.
- * See docs/decisions/0007-known-task-options.md.
+ * See docs/decisions/0035-known-task-options-by-name.md.
  */
 export function isKnownShape(options: object): boolean {
   return Object.getPrototypeOf(options) === KnownTaskOptions.prototype;
