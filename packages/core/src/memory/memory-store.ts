@@ -10,7 +10,7 @@ import type {
 import { fitsAfterFreeing } from "./fit-after-freeing.js";
 import { Lane } from "./lane.js";
 import type { Linked } from "./links.js";
-import { pick } from "./picker.js";
+import { type Choice, pick } from "./picker.js";
 import { Room } from "./room.js";
 import { TenantBooks, type TenantState } from "./tenant-books.js";
 import type { TenantQueue } from "./tenant-queue.js";
@@ -36,6 +36,7 @@ export class MemoryStore implements Store {
   /** Stride scheduling's virtual time: the pass of the last start. */
   #virtualTime = 0;
   #pumping = false;
+  readonly #pick: Choice = { lane: null, ticket: null, aged: false };
 
   attach(host: StoreHost, options: StoreConfig): void {
     if (this.#host !== null) throw new Error("A MemoryStore serves one scheduler; create one per scheduler.");
@@ -319,13 +320,13 @@ export class MemoryStore implements Store {
     this.#pumping = true;
     try {
       const { clock } = this.#host;
+      const choice = this.#pick;
       const room = this.#room;
       while (this.#queued > 0 && room.running < room.maxConcurrency) {
         // Without aging, a pick needs no time: the clock is read for a start only.
         const agingNow = this.#aging ? clock.now() : undefined;
-        const choice = pick(this.#lanes, agingNow, room);
-        if (choice === null) break;
-        this.#start(choice.lane, choice.ticket, choice.aged, agingNow ?? clock.now());
+        if (!pick(this.#lanes, agingNow, room, choice)) break;
+        this.#start(choice.lane!, choice.ticket!, choice.aged, agingNow ?? clock.now());
       }
     } finally {
       this.#pumping = false;

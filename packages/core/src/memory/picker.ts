@@ -1,12 +1,12 @@
 import type { Lane } from "./lane.js";
 import type { Linked } from "./links.js";
 
-/** The picker's choice: which priority starts next, and which of its tickets. */
+/** The picker's choice: which priority starts next, and which of its tickets (reused between picks). */
 export interface Choice {
-  readonly lane: Lane;
-  readonly ticket: Linked;
+  lane: Lane | null;
+  ticket: Linked | null;
   /** Chosen by the aging bound rather than by weight and tenant turn. */
-  readonly aged: boolean;
+  aged: boolean;
 }
 
 /** Whether `ticket` of `lane` may take a slot now (all limits and other priorities' reserves). */
@@ -25,14 +25,14 @@ export interface Fits {
  *    priority configured first) starts its tenant turn's ticket.
  * Cost per pick is O(k) in the number of configured priorities and O(1) in queue length and tenants.
  * `now` is needed by the aging rule only: `undefined` when no priority has a `maxWaitMs` (rule 1 could
- * never choose), so that a pick that finds nothing costs no clock read. Null when nothing fits.
+ * never choose), so that a pick that finds nothing costs no clock read.
  */
-export function pick(lanes: readonly Lane[], now: number | undefined, fits: Fits): Choice | null {
-  return (now === undefined ? null : pickAged(lanes, now, fits)) ?? pickByStride(lanes, fits);
+export function pick(lanes: readonly Lane[], now: number | undefined, fits: Fits, out: Choice): boolean {
+  return (now !== undefined && pickAged(lanes, now, fits, out)) || pickByStride(lanes, fits, out);
 }
 
 /** Rule 1 alone: the starved priority's oldest ticket, if some priority is starved and it fits. */
-function pickAged(lanes: readonly Lane[], now: number, fits: Fits): Choice | null {
+function pickAged(lanes: readonly Lane[], now: number, fits: Fits, out: Choice): boolean {
   let aged: Lane | null = null;
   let agedTicket: Linked | null = null;
   let agedSince = Number.POSITIVE_INFINITY;
@@ -45,11 +45,11 @@ function pickAged(lanes: readonly Lane[], now: number, fits: Fits): Choice | nul
     agedTicket = oldest;
     agedSince = since;
   }
-  return aged === null ? null : { lane: aged, ticket: agedTicket!, aged: true };
+  return aged !== null && choose(out, aged, agedTicket!, true);
 }
 
 /** Rule 2 alone: the stride pick among priorities whose tenant turn's ticket fits. */
-function pickByStride(lanes: readonly Lane[], fits: Fits): Choice | null {
+function pickByStride(lanes: readonly Lane[], fits: Fits, out: Choice): boolean {
   let best: Lane | null = null;
   let bestLinked: Linked | null = null;
   for (const lane of lanes) {
@@ -58,5 +58,12 @@ function pickByStride(lanes: readonly Lane[], fits: Fits): Choice | null {
     best = lane;
     bestLinked = ticket;
   }
-  return best === null ? null : { lane: best, ticket: bestLinked!, aged: false };
+  return best === null ? false : choose(out, best, bestLinked!, false);
+}
+
+function choose(out: Choice, lane: Lane, ticket: Linked, aged: boolean): true {
+  out.lane = lane;
+  out.ticket = ticket;
+  out.aged = aged;
+  return true;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { resolveOptions } from "../resolve-options.js";
 import { Lane } from "./lane.js";
 import type { Linked } from "./links.js";
-import { pick } from "./picker.js";
+import { type Choice, pick } from "./picker.js";
 
 const weights = new Map<string, number>();
 const fitsAll = { fits: (): boolean => true };
@@ -28,9 +28,9 @@ function batchLane(): Lane {
 
 /** The first time (ms, from `from`) at which the picker takes an aged start in `lane`, and its ticket. */
 function firstAged(lane: Lane, from: number): { at: number; ticket: Linked } {
+  const out: Choice = { lane: null, ticket: null, aged: false };
   for (let now = from; now < from + 120_000; now += 100) {
-    const choice = pick([lane], now, fitsAll);
-    if (choice?.aged) return { at: now, ticket: choice.ticket };
+    if (pick([lane], now, fitsAll, out) && out.aged) return { at: now, ticket: out.ticket! };
   }
   throw new Error("no aged start");
 }
