@@ -10,8 +10,7 @@ import { KnownTaskOptions } from "@llm-scheduler/core/kit";
 const [grants = "300000", heldText = "8"] = process.argv.slice(2);
 const scheduler = createScheduler({ maxConcurrency: 64 });
 const held = Array.from({ length: Number(heldText) }, () => scheduler.tryAcquire());
-const options = (): KnownTaskOptions =>
-  new KnownTaskOptions(undefined, undefined, undefined, undefined, undefined, undefined, false);
+const options = (): KnownTaskOptions => new KnownTaskOptions({});
 
 function round(count: number): number {
   const before = process.cpuUsage();

@@ -99,10 +99,11 @@ function taskOptionsFor<R, H>(
     !isThenable(cost) &&
     !isThenable(tokens)
   ) {
-    return new KnownTaskOptions(priority, tenant, id, cost, tokens, timeoutMs, claimedRetry);
+    return new KnownTaskOptions({ priority, tenant, id, cost, tokens, timeoutMs, claimedRetry });
   }
   return Promise.all([priority, tenant, id, cost, tokens]).then(
-    ([p, t, i, c, k]) => new KnownTaskOptions(p, t, i, c, k, timeoutMs, claimedRetry),
+    ([priority, tenant, id, cost, tokens]) =>
+      new KnownTaskOptions({ priority, tenant, id, cost, tokens, timeoutMs, claimedRetry }),
   );
 }
 

@@ -2,31 +2,18 @@ import { type Clock, MAX_TIMER_MS, type TimerHandle } from "./clock.js";
 import type { DeadlineFifo } from "./fifo-deadlines.js";
 import { type HeapItem, IndexedHeap } from "./heap.js";
 
-/** Something with at most one deadline at a time. */
-export interface Deadlined {
+/** Something with at most one deadline at a time; both fields are owned by {@link Deadlines}. */
+export interface Deadlined extends HeapItem {
   /**
-   * Its deadline, owned by {@link Deadlines}: -1 when none; a queue deadline in its priority's FIFO as a
-   * whole number of ms after the deadlines' origin (rounded up, so never early; small integers keep the
-   * field unboxed in the record); or the heap's entry for a run, grace or out-of-order queue deadline.
-   * One field, so that a waiting task pays nothing for the heap's position.
+   * When its deadline falls due, in whole ms after the deadlines' origin (rounded up, so never early;
+   * small integers stay unboxed in the record); -1 when it has none.
    */
-  due: number | HeapEntry;
+  due: number;
+  /** Its place in the heap of run, grace and out-of-order queue deadlines; -1 when not there. */
+  heapIndex: number;
 }
 
-/** A deadline in the heap: made only for the deadlines that differ per task (run, grace). */
-class HeapEntry implements HeapItem {
-  heapIndex = -1;
-  readonly item: Deadlined;
-  /** In whole ms after the deadlines' origin, like a FIFO's `due`. */
-  readonly due: number;
-
-  constructor(item: Deadlined, due: number) {
-    this.item = item;
-    this.due = due;
-  }
-}
-
-const sooner = (a: HeapEntry, b: HeapEntry): boolean => a.due < b.due;
+const sooner = (a: Deadlined, b: Deadlined): boolean => a.due < b.due;
 
 /**
  * Every queue, run and grace deadline of a scheduler, driven by one timer that is armed for the earliest
@@ -36,7 +23,7 @@ const sooner = (a: HeapEntry, b: HeapEntry): boolean => a.due < b.due;
  * armed, and it re-arms itself for whatever is due next when it fires.
  */
 export class Deadlines<T extends Deadlined> {
-  readonly #heap = new IndexedHeap<HeapEntry>(sooner);
+  readonly #heap = new IndexedHeap<T>(sooner);
   /** Every FIFO that has held a deadline (listed whenever one gets its first after being empty). */
   readonly #fifos = new Set<DeadlineFifo<T>>();
   readonly #fifoOf: (item: T) => DeadlineFifo<T>;
@@ -64,9 +51,8 @@ export class Deadlines<T extends Deadlined> {
     this.clear(item);
     if (at === Number.POSITIVE_INFINITY) return;
     const due = Math.max(0, Math.ceil(at - this.#origin));
-    const entry = new HeapEntry(item, due);
-    item.due = entry;
-    this.#heap.push(entry);
+    item.due = due;
+    this.#heap.push(item);
     if (due < this.#armedAt) this.#arm(due);
   }
 
@@ -89,11 +75,10 @@ export class Deadlines<T extends Deadlined> {
   }
 
   clear(item: T): void {
-    const due = item.due;
-    if (typeof due === "object") {
-      this.#heap.remove(due);
+    if (item.heapIndex >= 0) {
+      this.#heap.remove(item);
       item.due = -1;
-    } else if (due >= 0) this.#fifoOf(item).remove(item);
+    } else if (item.due >= 0) this.#fifoOf(item).remove(item);
   }
 
   /**
@@ -108,7 +93,7 @@ export class Deadlines<T extends Deadlined> {
 
   /** Drops every deadline and the timer. */
   dispose(): void {
-    this.#heap.clear();
+    for (let item = this.#heap.pop(); item !== undefined; item = this.#heap.pop()) item.due = -1;
     for (const fifo of this.#fifos.values()) fifo.clear();
     this.#fifos.clear();
     this.#disarm();
@@ -133,28 +118,21 @@ export class Deadlines<T extends Deadlined> {
     this.#timer = null;
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = this.#clock.now() - this.#origin;
-    for (let item = this.#earliest(); item !== undefined && dueOf(item) <= now; item = this.#earliest()) {
+    for (let item = this.#earliest(); item !== undefined && item.due <= now; item = this.#earliest()) {
       this.clear(item);
       this.#onExpire(item);
     }
     const next = this.#earliest();
-    if (next !== undefined && this.#timer === null) this.#arm(dueOf(next));
+    if (next !== undefined && this.#timer === null) this.#arm(next.due);
   }
 
   /** The item due first: the heap's top or the head of one of the (few) priority FIFOs. */
   #earliest(): T | undefined {
-    // Only items of this class's type are ever given an entry (see set).
-    let earliest = this.#heap.peek()?.item as T | undefined;
+    let earliest = this.#heap.peek();
     for (const fifo of this.#fifos.values()) {
       const head = fifo.peek();
-      if (head !== undefined && (earliest === undefined || dueOf(head) < dueOf(earliest))) earliest = head;
+      if (head !== undefined && (earliest === undefined || head.due < earliest.due)) earliest = head;
     }
     return earliest;
   }
-}
-
-/** When an item that has a deadline falls due, in whole ms after the deadlines' origin. */
-function dueOf(item: Deadlined): number {
-  const due = item.due;
-  return typeof due === "number" ? due : due.due;
 }

@@ -1,5 +1,5 @@
 import type { Deadlines } from "./deadlines.js";
-import { ErrorCode, isSchedulerError, rejection, type SchedulerError } from "./errors.js";
+import { ErrorCode, isSchedulerError, SchedulerError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import type { RecentIds } from "./recent-ids.js";
 import type { Reporter } from "./reporter.js";
@@ -50,14 +50,14 @@ export class Endings {
         this.#remember(task, this.#books.options.clock.now());
         this.abortRunning(
           task,
-          rejection(ErrorCode.RUN_TIMEOUT, `Ran longer than ${task.timeoutMs} ms`, about(task)),
+          new SchedulerError(ErrorCode.RUN_TIMEOUT, `Ran longer than ${task.timeoutMs} ms`, about(task)),
         );
       }
     }
   }
 
   callerAborted(task: Task): void {
-    const error = rejection(ErrorCode.ABORTED, "The task's signal was aborted", {
+    const error = new SchedulerError(ErrorCode.ABORTED, "The task's signal was aborted", {
       ...about(task),
       cause: task.signal?.reason,
     });
@@ -132,7 +132,7 @@ export class Endings {
     const now = this.#books.options.clock.now();
     const error =
       typeof codeOrError === "string"
-        ? rejection(codeOrError, message, {
+        ? new SchedulerError(codeOrError, message, {
             ...about(task),
             retryAfterMs: this.#retryEstimate(task, codeOrError),
           })
@@ -153,7 +153,10 @@ export class Endings {
     } else {
       const retryAfterMs = Math.max(1, Math.ceil(result.retryAfterMs));
       const message = "The tenant's token rate limit is reached";
-      this.reject(task, rejection(ErrorCode.RATE_LIMITED, message, { ...about(task), retryAfterMs }));
+      this.reject(
+        task,
+        new SchedulerError(ErrorCode.RATE_LIMITED, message, { ...about(task), retryAfterMs }),
+      );
     }
   }
 
@@ -180,7 +183,7 @@ export class Endings {
   /** The store's own SchedulerError, or STORE_UNAVAILABLE with the store's reason as cause. */
   #storeError(task: Task, cause: unknown, message: string): SchedulerError {
     if (!isSchedulerError(cause)) {
-      return rejection(ErrorCode.STORE_UNAVAILABLE, message, {
+      return new SchedulerError(ErrorCode.STORE_UNAVAILABLE, message, {
         ...about(task),
         cause,
         retryAfterMs: 1_000,
@@ -189,7 +192,11 @@ export class Endings {
     if (cause.id !== undefined && cause.retryAfterMs !== undefined) return cause;
     // The store knows the code; the scheduler adds the task's id and, if missing, its own retry estimate.
     const retryAfterMs = cause.retryAfterMs ?? this.#retryEstimate(task, cause.code);
-    return rejection(cause.code, cause.message, { ...about(task), cause: cause.cause, retryAfterMs });
+    return new SchedulerError(cause.code, cause.message, {
+      ...about(task),
+      cause: cause.cause,
+      retryAfterMs,
+    });
   }
 
   /**
@@ -226,7 +233,7 @@ export class Endings {
         const task = ticket as Task;
         this.reject(
           task,
-          rejection(ErrorCode.CLOSED, "The scheduler closed before the task started", about(task)),
+          new SchedulerError(ErrorCode.CLOSED, "The scheduler closed before the task started", about(task)),
         );
         if (task.phase !== RUNNING) this.#books.retire(task);
       }
@@ -248,7 +255,7 @@ export class Endings {
     for (const task of [...this.#books.running]) {
       this.abortRunning(
         task,
-        rejection(ErrorCode.CLOSED, "The scheduler closed while the task ran", about(task)),
+        new SchedulerError(ErrorCode.CLOSED, "The scheduler closed while the task ran", about(task)),
       );
     }
   }

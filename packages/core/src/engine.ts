@@ -3,11 +3,10 @@ import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
 import { effectiveStoreConfig, type LiveSettings } from "./effective-config.js";
 import { Endings } from "./endings.js";
-import { ErrorCode, rejection } from "./errors.js";
+import { ErrorCode, SchedulerError } from "./errors.js";
 import type { DeadlineFifo } from "./fifo-deadlines.js";
 import { Intake } from "./intake.js";
 import type { ResolvedOptions } from "./options.js";
-import { pending, takeResolve } from "./pending.js";
 import { Permit, type PermitControl } from "./permit.js";
 import { permitControl } from "./permit-control.js";
 import { Preemption } from "./preemption.js";
@@ -90,10 +89,7 @@ export class Engine {
       get rejectsQueued() {
         return engine.#closed && !engine.#draining;
       },
-      release: (task: Task) => {
-        if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
-        else this.#release(task);
-      },
+      release: (task: Task) => this.#release(task),
       retire: (task: Task) => this.#retire(task),
       giveBack: (task: Task) => this.#giveBack(task),
       storeFailed: (task: Task, error: unknown) => this.#endings.storeFailed(task, error),
@@ -196,8 +192,9 @@ export class Engine {
     } catch (error) {
       return Promise.reject(error);
     }
-    const promise = pending();
-    task.resolve = takeResolve();
+    const promise = new Promise<unknown>((resolve) => {
+      task.resolve = resolve;
+    });
     try {
       this.#enqueue(task);
     } catch (error) {
@@ -303,7 +300,7 @@ export class Engine {
         // close() took the queue out before this answer came: this ticket was not in it.
         this.#endings.reject(
           task,
-          rejection(ErrorCode.CLOSED, "The scheduler closed before the task started", {
+          new SchedulerError(ErrorCode.CLOSED, "The scheduler closed before the task started", {
             id: task.id,
             priority: task.priority,
           }),
@@ -337,7 +334,7 @@ export class Engine {
       return;
     }
     const context = this.#begin(task, now);
-    const fn = context.fn;
+    const fn = task.fn;
     if (fn === null) {
       task.resolveWith(context);
       return;
@@ -348,8 +345,7 @@ export class Engine {
   /** Run number `run` of the task's function settled: finish the task, unless that run was preempted. */
   readonly #ran = (task: Task, run: number, ok: boolean, value: unknown): void => {
     if (this.#preemption.generation(task) !== run) return; // a preempted run that outlived its grace
-    if (this.#preemption.isWinding(task)) this.#preemption.letGo(task);
-    else this.#finish(task, ok, value);
+    this.#finish(task, ok, value);
   };
 
   /**
@@ -360,10 +356,9 @@ export class Engine {
     task.phase = RUNNING;
     const waitMs = now - task.enqueuedAt;
     const control = this.#permitControl;
-    const fn = task.fn;
     const context =
-      fn === null ? new Permit(task, waitMs, control) : new RunContext(task, fn, waitMs, control.usage);
-    task.job = context;
+      task.fn === null ? new Permit(task, waitMs, control) : new RunContext(task, waitMs, control.usage);
+    task.run = context;
     this.#running.add(task);
     const { timeoutMs } = task;
     if (timeoutMs !== Number.POSITIVE_INFINITY) this.#deadlines.set(task, now + timeoutMs);
@@ -371,21 +366,34 @@ export class Engine {
     return context;
   }
 
-  /** The task's function settled (or the permit was released): answer the caller, free the slot. */
+  /**
+   * The task's function settled (or the permit was released): answer the caller with the outcome, then
+   * free the slot. A preemption victim's outcome answers nobody: its caller waits for the next run.
+   */
   #finish(task: Task, ok: boolean, value: unknown): void {
     if (task.phase !== RUNNING) return;
+    if (!this.#preemption.isWinding(task)) this.#answer(task, ok, value);
+    this.#release(task);
+  }
+
+  #answer(task: Task, ok: boolean, value: unknown): void {
     const aborted = task.aborted;
     if (ok && !aborted) this.#reporter.completed(task, value);
     else if (!aborted) this.#reporter.failed(task, value);
     if (ok) task.resolveWith(value);
     else task.rejectWith(value);
-    this.#release(task);
   }
 
-  /** Frees the slot, exactly once. */
+  /**
+   * Frees a running task's slot, exactly once. The one path every route takes: the function settled,
+   * the permit was released, the abort's grace ran out, or a grant came for a caller already answered.
+   * A preemption victim's slot goes to the task that preempted it (see `Preemption.letGo`); any other
+   * task retires and its slot goes back to the store.
+   */
   #release(task: Task): void {
     if (task.phase !== RUNNING) return;
     this.#running.delete(task);
+    if (this.#preemption.letGo(task)) return;
     this.#retire(task);
     this.#giveBack(task);
   }
@@ -406,7 +414,7 @@ export class Engine {
     this.#deadlines.clear(task);
     this.#preemption.forget(task);
     if (task.signal !== null) this.#signals.remove(task.signal, task);
-    if (typeof task.job === "function") task.job = null; // a task that never started keeps no function
+    if (task.run === null) task.fn = null; // a task that never started keeps no function
     task.resolve = null;
     if (--this.#live === 0) this.#becameIdle();
   }

@@ -72,20 +72,3 @@ export class SchedulerError extends Error {
 export function isSchedulerError(value: unknown, code?: ErrorCode): value is SchedulerError {
   return value instanceof SchedulerError && (code === undefined || value.code === code);
 }
-
-/**
- * A {@link SchedulerError} raised by the scheduler's own timers, signals or store callbacks. It carries
- * no stack trace: that would show only the scheduler's internals, never the caller's code, and capturing
- * it was most of the cost of cancelling or timing out many queued tasks at once.
- */
-export function rejection(code: ErrorCode, message: string, options?: SchedulerErrorOptions): SchedulerError {
-  // `stackTraceLimit` is V8's (also honoured by JavaScriptCore); elsewhere setting it does nothing.
-  const engine = Error as { stackTraceLimit?: number };
-  const limit = engine.stackTraceLimit;
-  engine.stackTraceLimit = 0;
-  try {
-    return new SchedulerError(code, message, options);
-  } finally {
-    engine.stackTraceLimit = limit;
-  }
-}

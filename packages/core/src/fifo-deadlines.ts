@@ -1,16 +1,15 @@
 import type { Deadlined } from "./deadlines.js";
 
-/** True while `item`'s deadline sits in a {@link DeadlineFifo}: its `due` is then a whole number of ms. */
+/** True while `item`'s deadline sits in a {@link DeadlineFifo}: it has one, and not in the heap. */
 export function inFifo(item: Deadlined): boolean {
-  const due = item.due;
-  return typeof due === "number" && due >= 0;
+  return item.due >= 0 && item.heapIndex === -1;
 }
 
 /**
  * The queue deadlines of one priority, in the order they were set. Every task of a priority waits with
  * the same queue timeout, so deadlines arrive already sorted: adding is a push, the earliest is the
- * head. An item's `due` holds its deadline while it is here; removing it only sets `due` to -1, and such
- * entries are dropped when they reach the head, or all at once when they outnumber the live ones, so a
+ * head. An item's `due` holds its deadline while it is here; removing it only sets `due` to -1 (or
+ * moves it to the heap, see `Deadlines.set`), and such entries are dropped when they reach the head, or all at once when they outnumber the live ones, so a
  * removal costs O(1) amortized and a finished task is not kept alive for long.
  *
  * @example

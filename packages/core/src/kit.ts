@@ -15,7 +15,7 @@
  *   unknown keys refused with a did-you-mean, JSON Schema, defaults).
  */
 export { type HeapItem, IndexedHeap } from "./heap.js";
-export { KnownTaskOptions } from "./known-options.js";
+export { type KnownTaskFields, KnownTaskOptions } from "./known-options.js";
 export { MemoryStore } from "./memory/memory-store.js";
 export {
   PRIORITY as PRIORITY_SCHEMA,

@@ -3,7 +3,7 @@ import { KnownTaskOptions } from "./known-options.js";
 import { createScheduler } from "./scheduler.js";
 
 const known = (priority?: string, tenant?: string, cost?: number, tokens?: number, timeoutMs?: number) =>
-  new KnownTaskOptions(priority, tenant, undefined, cost, tokens, timeoutMs, false);
+  new KnownTaskOptions({ priority, tenant, cost, tokens, timeoutMs });
 
 describe("KnownTaskOptions (an adapter's per-request options)", () => {
   it("grants and releases like the same options as a plain object", () => {
@@ -38,6 +38,19 @@ describe("KnownTaskOptions (an adapter's per-request options)", () => {
     expect(() => scheduler.tryAcquire(copy)).toThrow(
       expect.objectContaining({ code: "INVALID_OPTION", message: expect.stringContaining("`tenat`") }),
     );
+  });
+
+  it("takes each field by its name, and only the named fields", () => {
+    const signal = new AbortController().signal;
+    const fields = { priority: "batch", tenant: "alice", id: "req-1", cost: 2, tokens: 30, timeoutMs: 500 };
+    const options = new KnownTaskOptions({ ...fields, claimedRetry: true, signal, tenat: "typo" } as never);
+    expect({ ...options }).toEqual({ ...fields, claimedRetry: true, signal });
+    expect(new KnownTaskOptions({}).claimedRetry).toBe(false);
+    expect({ ...new KnownTaskOptions(fields).withSignal(signal) }).toEqual({
+      ...fields,
+      claimedRetry: false,
+      signal,
+    });
   });
 
   it("withSignal queues with the caller's signal: aborting it drops the waiting request", async () => {

@@ -8,9 +8,21 @@ import type { TaskOptions } from "./admission.js";
  * Fields are `declare`d and assigned in the constructor (no class-field initializers), as in `Task`.
  *
  * @example
- * const options = new KnownTaskOptions("interactive", tenant, id, undefined, undefined, undefined, false);
+ * const options = new KnownTaskOptions({ priority: "interactive", tenant, id });
  * const permit = scheduler.tryAcquire(options);
  */
+/** What a {@link KnownTaskOptions} is made from, by name; each field is the `TaskOptions` field of that name. */
+export interface KnownTaskFields {
+  readonly priority?: string | undefined;
+  readonly tenant?: string | undefined;
+  readonly id?: string | undefined;
+  readonly cost?: number | undefined;
+  readonly tokens?: number | undefined;
+  readonly timeoutMs?: number | undefined;
+  readonly claimedRetry?: boolean | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
 export class KnownTaskOptions implements TaskOptions {
   declare readonly priority: string | undefined;
   declare readonly tenant: string | undefined;
@@ -21,30 +33,21 @@ export class KnownTaskOptions implements TaskOptions {
   declare readonly claimedRetry: boolean;
   declare readonly signal: AbortSignal | undefined;
 
-  constructor(
-    priority: string | undefined,
-    tenant: string | undefined,
-    id: string | undefined,
-    cost: number | undefined,
-    tokens: number | undefined,
-    timeoutMs: number | undefined,
-    claimedRetry: boolean,
-    signal?: AbortSignal,
-  ) {
-    this.priority = priority;
-    this.tenant = tenant;
-    this.id = id;
-    this.cost = cost;
-    this.tokens = tokens;
-    this.timeoutMs = timeoutMs;
-    this.claimedRetry = claimedRetry;
-    this.signal = signal;
+  /** Takes the named fields of `fields` (any other key it has is not copied); `claimedRetry` defaults to false. */
+  constructor(fields: KnownTaskFields) {
+    this.priority = fields.priority;
+    this.tenant = fields.tenant;
+    this.id = fields.id;
+    this.cost = fields.cost;
+    this.tokens = fields.tokens;
+    this.timeoutMs = fields.timeoutMs;
+    this.claimedRetry = fields.claimedRetry ?? false;
+    this.signal = fields.signal;
   }
 
   /** The same options with the caller's signal (for a request that has to wait in the queue). */
   withSignal(signal: AbortSignal): KnownTaskOptions {
-    const { priority, tenant, id, cost, tokens, timeoutMs, claimedRetry } = this;
-    return new KnownTaskOptions(priority, tenant, id, cost, tokens, timeoutMs, claimedRetry, signal);
+    return new KnownTaskOptions({ ...this, signal });
   }
 }
 
@@ -52,7 +55,7 @@ export class KnownTaskOptions implements TaskOptions {
  * True when `options` was made by {@link KnownTaskOptions}: one prototype read on the common path. Its
  * instances are not sealed (`Object.preventExtensions` on each one costs more than the key check it
  * would protect), so a key added to one after construction goes unchecked: only adapters make them.
- * See docs/decisions/0007-known-task-options.md.
+ * See docs/decisions/0035-known-task-options-by-name.md.
  */
 export function isKnownShape(options: object): boolean {
   return Object.getPrototypeOf(options) === KnownTaskOptions.prototype;

@@ -1,5 +1,5 @@
 import type { Endings } from "./endings.js";
-import { ErrorCode, rejection } from "./errors.js";
+import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import type { PermitControl } from "./permit.js";
 import type { Preemption } from "./preemption.js";
@@ -33,14 +33,11 @@ export function permitControl(host: PermitControlHost): PermitControl {
     wantsFirstByte: (task) =>
       reporter.wantsFirstByte || (host.options.preemption !== null && preemption.preemptible(task.priority)),
     preemptible: (task) => host.options.preemption !== null && preemption.preemptible(task.priority),
-    release: (task, failure) => {
-      if (preemption.isWinding(task)) preemption.letGo(task);
-      else host.finish(task, failure === undefined, failure);
-    },
+    release: (task, failure) => host.finish(task, failure === undefined, failure),
     abort: (task, reason) => {
       if (task.phase !== RUNNING) return;
       const about = { id: task.id, priority: task.priority, cause: reason };
-      host.endings.abortRunning(task, rejection(ErrorCode.ABORTED, "The permit was aborted", about));
+      host.endings.abortRunning(task, new SchedulerError(ErrorCode.ABORTED, "The permit was aborted", about));
     },
     usage: (task, usage) => {
       reporter.observer?.usage(task, usage);

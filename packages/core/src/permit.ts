@@ -34,7 +34,7 @@ export class Permit extends RunContext {
 
   /** @internal Created by the scheduler when a slot is granted. */
   constructor(task: Task, waitMs: number, control: PermitControl) {
-    super(task, null, waitMs, control.usage);
+    super(task, waitMs, control.usage);
     this.#task = task;
     this.#control = control;
   }

@@ -1,5 +1,5 @@
 import type { Deadlines } from "./deadlines.js";
-import { ErrorCode, rejection } from "./errors.js";
+import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Reporter } from "./reporter.js";
 import type { RunningTasks } from "./running-tasks.js";
@@ -98,15 +98,16 @@ export class Preemption {
   }
 
   /**
-   * The victim let go of its slot: the slot goes to its arrival (or the next arrival still waiting),
-   * then the victim waits again (a `run()` task whose caller still waits) or retires (a permit, an
-   * answered caller, or a scheduler that closes without draining).
+   * A running task let go of its slot (the engine's one release path, after taking it off the running
+   * list); false when it is no victim, and the engine frees the slot as usual. A victim's slot goes to
+   * its arrival (or the next arrival still waiting), then the victim waits again (a `run()` task whose
+   * caller still waits) or retires (a permit, an answered caller, or a scheduler that closes without
+   * draining).
    */
-  letGo(task: Task): void {
-    if (this.#victim !== task) return;
+  letGo(task: Task): boolean {
+    if (this.#victim !== task) return false;
     const host = this.#host;
     this.#victim = null;
-    host.running.delete(task);
     host.deadlines.clear(task);
     this.#counts.set(task, (this.#counts.get(task) ?? 0) + 1);
     const arrival = this.#waiting(this.#arrival) ? this.#arrival : this.#takeOwed();
@@ -120,18 +121,23 @@ export class Preemption {
       host.retire(task);
     } else if (host.rejectsQueued) {
       const resolve = task.answer()!;
-      const error = rejection(ErrorCode.CLOSED, "The scheduler closed before the task could run again", {
-        id: task.id,
-        priority: task.priority,
-      });
+      const error = new SchedulerError(
+        ErrorCode.CLOSED,
+        "The scheduler closed before the task could run again",
+        {
+          id: task.id,
+          priority: task.priority,
+        },
+      );
       host.reporter.failed(task, error);
       resolve(Promise.reject(error));
       host.retire(task);
     } else {
-      task.job = task.fn; // the next run gets a context and a signal of its own
+      task.run = null; // the next run gets a context and a signal of its own
       this.#requeue(task);
     }
     this.#nextOwed();
+    return true;
   }
 
   /** A preempted task waits again: a fresh queue deadline (or it could time out at once), its old arrival time. */
@@ -194,7 +200,7 @@ export class Preemption {
     host.deadlines.set(victim, now + host.options.abortGraceMs);
     const message = `Preempted by a ${arrival.priority} task; it runs again later`;
     const about = { id: victim.id, priority: victim.priority, retryAfterMs: 1_000 };
-    victim.abort(rejection(ErrorCode.PREEMPTED, message, about));
+    victim.abort(new SchedulerError(ErrorCode.PREEMPTED, message, about));
   }
 
   /** The victim for `arrival`, or `null` when none may be stopped or stopping one would not help it. */

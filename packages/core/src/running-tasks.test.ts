@@ -9,7 +9,7 @@ const batch = new PriorityBook("batch", 1_000);
 /** A started task as far as the list reads it: its book, its cost and its run's context. */
 function task(book: PriorityBook, cost: number): Task {
   const started = { book, cost } as { book: PriorityBook; cost: number; run: RunContext };
-  started.run = new RunContext(started as unknown as Task, null, 0, () => {});
+  started.run = new RunContext(started as unknown as Task, 0, () => {});
   return started as unknown as Task;
 }
 

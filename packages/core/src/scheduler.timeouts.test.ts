@@ -27,6 +27,35 @@ describe("queue timeout", () => {
     expect(h.scheduler.metrics().priorities.interactive!.rejected).toEqual({ QUEUE_TIMEOUT: 1 });
   });
 
+  it("leaves the global Error.stackTraceLimit alone: a timeout's error is an ordinary SchedulerError", async () => {
+    const engine = Error as { stackTraceLimit?: number };
+    const limit = engine.stackTraceLimit;
+    const written: unknown[] = [];
+    Object.defineProperty(Error, "stackTraceLimit", {
+      configurable: true,
+      get: () => limit,
+      set: (value: unknown) => written.push(value),
+    });
+    try {
+      const h = new Harness({ maxConcurrency: 1, priorities: lanes });
+      h.submit("blocker", { priority: "batch" });
+      h.submit("late", { priority: "interactive" });
+      await flush();
+      h.clock.advance(5_000);
+      await flush();
+      expect(h.errorCode("late")).toBe("QUEUE_TIMEOUT");
+      expect(written).toEqual([]);
+      await h.finish("blocker");
+    } finally {
+      Object.defineProperty(Error, "stackTraceLimit", {
+        configurable: true,
+        enumerable: true,
+        writable: true,
+        value: limit,
+      });
+    }
+  });
+
   it("keeps one timer for all queued tasks", async () => {
     const h = new Harness({
       maxConcurrency: 1,

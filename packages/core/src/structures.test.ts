@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "./clock.js";
-import { type Deadlined, Deadlines } from "./deadlines.js";
+import { Deadlines } from "./deadlines.js";
 import { DeadlineFifo } from "./fifo-deadlines.js";
 import { IndexedHeap } from "./heap.js";
 import { RecentIds } from "./recent-ids.js";
@@ -25,11 +25,12 @@ describe("IndexedHeap", () => {
 
 interface Item {
   id: number;
-  due: Deadlined["due"];
+  due: number;
+  heapIndex: number;
   lane: string;
 }
 
-const item = (id: number, lane = "a"): Item => ({ id, due: -1, lane });
+const item = (id: number, lane = "a"): Item => ({ id, due: -1, heapIndex: -1, lane });
 const lanes = new Map<string, DeadlineFifo<Item>>();
 /** The FIFO of a lane, made on first use (a scheduler keeps one in each priority's book). */
 function fifoOf(lane: string): DeadlineFifo<Item> {
@@ -50,7 +51,7 @@ describe("Deadlines", () => {
       (item) => fired.push(item.id),
       (item) => fifoOf(item.lane),
     );
-    const items = [30, 10, 20, 10].map((at, id) => ({ id, due: -1, at, lane: "a" }));
+    const items = [30, 10, 20, 10].map((at, id) => ({ ...item(id), at }));
     for (const item of items) deadlines.set(item, item.at);
     expect(clock.pendingTimers).toBe(1);
     deadlines.clear(items[2]!);
@@ -85,6 +86,31 @@ describe("Deadlines", () => {
     expect(fired).toEqual([5, 1, 4, 2, 3]);
     deadlines.dispose();
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("moves a queued deadline to the heap without holding up the FIFO behind it", () => {
+    const clock = new VirtualClock();
+    const fired: number[] = [];
+    const deadlines = new Deadlines<Item>(
+      clock,
+      (expired) => fired.push(expired.id),
+      (expired) => fifoOf(expired.lane),
+    );
+    const [first, moved, behind, last] = [item(0, "c"), item(1, "c"), item(2, "c"), item(3, "c")];
+    deadlines.queue(first, 5);
+    deadlines.queue(moved, 10);
+    deadlines.queue(behind, 20);
+    deadlines.queue(last, 40);
+    deadlines.set(moved, 30); // its FIFO entry stays until the head passes it, but no longer counts
+    clock.advance(25);
+    expect(fired).toEqual([0, 2]);
+    clock.advance(10);
+    expect(fired).toEqual([0, 2, 1]);
+    deadlines.set(first, 100);
+    deadlines.dispose();
+    expect([first, moved, behind, last].every(({ due, heapIndex }) => due === -1 && heapIndex === -1)).toBe(
+      true,
+    );
   });
 
   it("keeps a FIFO as small as its live deadlines when removals come out of order", () => {

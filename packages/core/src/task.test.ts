@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { admitExtras, admitPriority, admitTenant, type TaskOptions } from "./admission.js";
 import { VirtualClock } from "./clock.js";
-import { pending, takeResolve } from "./pending.js";
 import { PriorityBook } from "./priority-book.js";
 import { resolveOptions } from "./resolve-options.js";
 import { RunContext, Task } from "./task.js";
@@ -54,25 +53,12 @@ describe("Task", () => {
     expect([task.startedAt, task.aborted]).toEqual([0, false]);
     task.abort(new Error("before the start")); // nothing to abort yet
     expect(task.aborted).toBe(false);
-    task.job = new RunContext(task, task.fn, 250, noUsage);
+    task.run = new RunContext(task, 250, noUsage);
     expect(task.startedAt).toBe(1_250.5);
     expect(task.run?.signal.aborted).toBe(false);
     const reason = new Error("stop");
     task.abort(reason);
     expect(task.aborted).toBe(true);
     expect(task.run?.signal.reason).toBe(reason);
-  });
-});
-
-describe("pending", () => {
-  it("hands each promise's own resolving function over", async () => {
-    const first = pending();
-    const resolveFirst = takeResolve();
-    const second = pending();
-    const resolveSecond = takeResolve();
-    resolveSecond("second");
-    resolveFirst(Promise.reject(new Error("first")));
-    await expect(first).rejects.toThrow("first");
-    await expect(second).resolves.toBe("second");
   });
 });

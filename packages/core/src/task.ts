@@ -47,8 +47,6 @@ export class CallExtras {
   readonly timeoutMs: number;
   readonly cost: number;
   readonly tokens: number;
-  /** The task's number (see `Ticket.seq`), set when the task is made. */
-  seq = 0;
   /** Goes to the front: a trusted retry, or (set by the intake) a claimed one that was backed. */
   retry: boolean;
   /** The client claims a retry; the intake decides whether it counts (see `TaskOptions.claimedRetry`). */
@@ -80,43 +78,39 @@ export class CallExtras {
 /**
  * One submitted task or permit request: the store's ticket, the deadline queue's item and the caller's
  * promise in one record, so that a queued task costs one object plus its promise (`pnpm bench memory`;
- * docs/decisions/0010-task-record-shape.md). `phase` says what the store holds for it; `settled` whether the caller's promise is
- * settled. They move independently: a caller can be answered (timeout, abort) while the store still
- * holds a slot that is freed later. The caller's promise is rejected by resolving it with a rejected
- * promise, so only one resolving function is kept per task.
+ * docs/decisions/0032-plain-task-fields.md). `phase` says what the store holds for it; `settled` whether
+ * the caller's promise is settled. They move independently: a caller can be answered (timeout, abort)
+ * while the store still holds a slot that is freed later. The caller's promise is rejected by resolving
+ * it with a rejected promise, so only one resolving function is kept per task.
  *
- * The record holds what every waiting task needs; settings few calls give live in {@link CallExtras},
- * and what only a started task needs (its start, its abort controller) lives in its {@link RunContext},
- * made at the start. A field does two jobs where they never overlap: `call` is the task's number or
- * its extras (which then hold the number), `job` its function or, once started, its run's context
- * (which then holds the function), and `resolve` is null exactly when the caller is answered. Fields are `declare`d and assigned in the constructor, all of them in one order:
- * class-field initializers (define semantics) define each field as a property at run time, which costs
- * more per construction than a plain store, and fields assigned as `this.x = ...` are the ones V8 counts
- * to size the record, so every field sits in the object itself.
+ * The record holds what every waiting task needs, one meaning per field; settings few calls give live
+ * in {@link CallExtras}, and what only a started task needs (its start, its abort controller) lives in
+ * its {@link RunContext}, made at the start. Fields are `declare`d and assigned in the constructor, all
+ * of them in one order: V8 sizes a class's objects by the `this.x = ...` assignments it sees there, so
+ * every field sits in the object itself.
  */
 export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject {
+  /** Unique among this scheduler's tasks, in the order they were made. */
+  declare readonly seq: number;
   /** Its priority's book (counters, running cost, queue deadlines); its name is {@link priority}. */
   declare readonly book: PriorityBook;
   declare readonly tenant: string;
   declare readonly enqueuedAt: number;
-  /**
-   * The task's number when the call left every per-call setting at its default; otherwise its
-   * {@link CallExtras}, which then hold the number: see {@link seq}, {@link extras}.
-   */
-  declare readonly call: number | CallExtras;
-  /**
-   * Its work: the task's function while it waits (null for a permit request), then from its start the
-   * run's context, which holds the function (a {@link Permit} for a permit); see {@link fn}, {@link run}.
-   */
-  declare job: TaskFunction<unknown> | RunContext | null;
+  /** The call's id, signal, run timeout, cost, token estimate and retry; null when all are defaults. */
+  declare readonly extras: CallExtras | null;
+  /** The task's function: null for a permit request, and for a task retired before it started. */
+  declare fn: TaskFunction<unknown> | null;
+  /** The context of its current run (a {@link Permit} for a permit), from its start on; null before. */
+  declare run: RunContext | null;
   /** Resolves the caller's promise; null once the caller is answered (see {@link settled}). */
   declare resolve: ((value: unknown) => void) | null;
   declare phase: Phase;
-  // The memory store's links (declared here so every task has one shape) and the deadlines' field.
+  // The memory store's links (declared here so every task has one shape) and the deadlines' fields.
   declare prev: Linked | null;
   declare next: Linked | null;
   declare queuedIn: object | null;
-  declare due: Deadlined["due"];
+  declare due: number;
+  declare heapIndex: number;
 
   constructor(
     seq: number,
@@ -127,46 +121,24 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
     fn: TaskFunction<unknown> | null,
     resolve: (value: unknown) => void,
   ) {
-    if (extras !== null) extras.seq = seq;
-    this.call = extras ?? seq;
+    this.seq = seq;
     this.book = book;
     this.tenant = tenant;
     this.enqueuedAt = enqueuedAt;
-    this.job = fn;
+    this.extras = extras;
+    this.fn = fn;
+    this.run = null;
     this.resolve = resolve;
     this.phase = PENDING;
     this.prev = null;
     this.next = null;
     this.queuedIn = null;
     this.due = -1;
+    this.heapIndex = -1;
   }
 
   get priority(): string {
     return this.book.name;
-  }
-
-  /** Unique among this scheduler's tasks, in the order they were made. */
-  get seq(): number {
-    const call = this.call;
-    return typeof call === "number" ? call : call.seq;
-  }
-
-  /** The call's id, signal, run timeout, cost, token estimate and retry, or null when all are defaults. */
-  get extras(): CallExtras | null {
-    const call = this.call;
-    return typeof call === "number" ? null : call;
-  }
-
-  /** The task's function: null for a permit, and for a task retired before it started. */
-  get fn(): TaskFunction<unknown> | null {
-    const job = this.job;
-    return typeof job === "function" ? job : job === null ? null : job.fn;
-  }
-
-  /** The context of its run (a {@link Permit} for a permit), from its start on; null before. */
-  get run(): RunContext | null {
-    const job = this.job;
-    return typeof job === "object" ? job : null;
   }
 
   get id(): string {
@@ -262,7 +234,6 @@ export class Task implements Ticket, QueueLinks, Deadlined, EventListenerObject 
  */
 export class RunContext implements TaskContext {
   readonly #task: Task;
-  readonly #fn: TaskFunction<unknown> | null;
   readonly #usage: UsageSink;
   #reported = false;
   #controller: AbortController | null = null;
@@ -273,9 +244,8 @@ export class RunContext implements TaskContext {
   #runPrev: Task | null = null;
   #runNext: Task | null = null;
 
-  constructor(task: Task, fn: TaskFunction<unknown> | null, waitMs: number, usage: UsageSink) {
+  constructor(task: Task, waitMs: number, usage: UsageSink) {
     this.#task = task;
-    this.#fn = fn;
     this.#usage = usage;
     this.waitMs = waitMs;
   }
@@ -296,11 +266,6 @@ export class RunContext implements TaskContext {
 
   set runNext(task: Task | null) {
     this.#runNext = task;
-  }
-
-  /** @internal The function this run calls (null for a permit); see {@link Task.fn}. */
-  get fn(): TaskFunction<unknown> | null {
-    return this.#fn;
   }
 
   /** Bound to this context, so it may be destructured (`({ signal, reportUsage }) => ...`). */
