@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const packages = readdirSync("packages").filter((name) => existsSync(`packages/${name}/src`));
@@ -22,6 +23,8 @@ export default defineConfig({
           name: "integration",
           root: "test",
           include: ["**/*.test.ts"],
+          // Bun, Deno and workerd live in their own lockfile, out of the root install: installed here.
+          globalSetup: [fileURLToPath(new URL("test/edge-runtimes/install.ts", import.meta.url))],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -78,8 +78,10 @@ export function createApp(
   const access = new Access({ ...config, anonymousPriority: scheduler.options.defaultPriority });
   const app = express();
   app.use(adminOnly(access)); // before every route: no path spelling reaches them without the key
+  // Batches and files belong to a configured tenant; the `anonymous` pool may not own any.
+  const batches = mountBatches(app, config, scheduler, (authorization) => access.owner(authorization));
   const registry = new Registry();
-  collectMetrics(scheduler, { registry, tenantLabel: { top: 20 } });
+  collectMetrics(scheduler, { registry, batches, tenantLabel: { top: 20 } });
   app.get("/health", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -91,7 +93,7 @@ export function createApp(
   });
   // The live page at /dashboard, for the admin key only (a browser asks for it: any user name).
   const authorize = (request: globalThis.Request) => access.admin(request.headers.get("authorization"));
-  app.use(toNodeHandler(createDashboard({ scheduler, authorize })));
+  app.use(toNodeHandler(createDashboard({ scheduler, batches, authorize })));
   app.get("/v1/models", authenticate(config, access), (req, res) => {
     const controller = new AbortController();
     res.once("close", () => controller.abort());
@@ -109,8 +111,6 @@ export function createApp(
     const { signal } = req.llmScheduler!;
     void forward(req, res, config.upstreamUrl, config.upstreamKey, signal);
   });
-  // Batches and files belong to a configured tenant; the `anonymous` pool may not own any.
-  const batches = mountBatches(app, config, scheduler, (authorization) => access.owner(authorization));
   return { app, batches };
 }
 

@@ -138,7 +138,7 @@ export function createApp(
   app.get("/metrics.json", (c) => c.json(scheduler.metrics())); // the same path as the Node examples
   // The live page, for the admin key only (a browser asks for it: any user name, the key as password).
   const authorize = (request: Request) => access.admin(request.headers.get("authorization"));
-  const dashboard = createDashboard({ scheduler, authorize });
+  const dashboard = createDashboard({ scheduler, batches, authorize }); // batches shown when given
   app.all("/dashboard/*", (c) => dashboard(c.req.raw));
   app.get("/v1/models", authenticate(config, access), (c) => relay(c, config, c.req.raw.signal));
   if (batches !== undefined) {

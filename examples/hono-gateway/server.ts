@@ -9,9 +9,9 @@ import { accessOf, createApp, type MetricsResponder } from "./app.js";
 import { configFrom, generatedKeyLines, type ProxyConfig, schedulerOptionsOf } from "./config.js";
 
 /** `GET /metrics` in Prometheus text format, from prom-client (which needs Node's modules). */
-function prometheus(scheduler: Scheduler): MetricsResponder {
+function prometheus(scheduler: Scheduler, batches: Batches): MetricsResponder {
   const registry = new Registry();
-  collectMetrics(scheduler, { registry, tenantLabel: { top: 20 } });
+  collectMetrics(scheduler, { registry, batches, tenantLabel: { top: 20 } });
   return async () =>
     new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });
 }
@@ -33,7 +33,7 @@ function startup(): {
       execute: openaiExecutor({ baseURL: `${config.upstreamUrl}/v1`, apiKey: config.upstreamKey }),
       tenant: (request) => access.owner(request.headers.get("authorization")),
     });
-    const app = createApp(config, scheduler, batches, prometheus(scheduler));
+    const app = createApp(config, scheduler, batches, prometheus(scheduler, batches));
     return { config, scheduler, app, batches };
   } catch (error) {
     console.error(`hono-gateway: ${(error as Error).message}`);

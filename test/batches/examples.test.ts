@@ -32,6 +32,7 @@ describe.each([["express-openai-proxy/server.ts"], ["hono-gateway/server.ts"]])(
       example = await startExample(entry, {
         UPSTREAM_URL: sim.url,
         API_KEYS: "sk-team-a:team-a:interactive,sk-team-b:team-b:interactive",
+        ADMIN_KEY: "sk-admin-0123456789abcdef",
       });
       const client = new OpenAI({ baseURL: `${example.url}/v1`, apiKey: "sk-team-a", maxRetries: 0 });
       const file = await client.files.create({
@@ -61,6 +62,16 @@ describe.each([["express-openai-proxy/server.ts"], ["hono-gateway/server.ts"]])(
       await expect(other.batches.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
       const anonymous = await fetch(`${example.url}/v1/batches/${created.id}`);
       expect(anonymous.status).toBe(401);
+    });
+
+    it("shows the batch on its dashboard and in its Prometheus metrics", async () => {
+      const admin = { authorization: "Bearer sk-admin-0123456789abcdef" };
+      const snapshot = (await (
+        await fetch(`${example!.url}/dashboard/api/snapshot`, { headers: admin })
+      ).json()) as { batches?: { status: string }[] };
+      expect(snapshot.batches?.map((batch) => batch.status)).toEqual(["completed"]);
+      const metrics = await (await fetch(`${example!.url}/metrics`, { headers: admin })).text();
+      expect(metrics).toContain('llm_scheduler_batches{status="completed"} 1');
     });
   },
 );

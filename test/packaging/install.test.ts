@@ -21,7 +21,7 @@ import {
 // npm install, a few child processes.
 const published = publishedPackages();
 const bin = (name: string): string => join(ROOT, "node_modules", ".bin", name);
-const BUN = join(ROOT, "test", "node_modules", ".bin", "bun");
+const BUN = join(ROOT, "test", "edge-runtimes", "node_modules", ".bin", "bun"); // see test/edge-runtimes
 
 let packDir: string;
 let tarballs: Map<string, string>;

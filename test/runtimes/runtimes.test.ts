@@ -8,13 +8,14 @@ import { stopChild } from "../demo/spawn.js";
  * Core and the Hono middleware under Bun and Deno, as their users run them: `server.ts` straight from
  * TypeScript, workspace packages read from their sources (`--conditions=source`; Deno also needs
  * `--sloppy-imports` for the `.js` specifiers that point at `.ts` files). The binaries come inside the
- * `bun` and `deno` npm packages (devDependencies of `test/`); a missing one fails with how to get it.
+ * `bun` and `deno` npm packages (test/edge-runtimes, installed by the integration tests' setup).
  */
 const here = fileURLToPath(new URL(".", import.meta.url));
-const bin = (name: string) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url));
+const bin = (name: string) =>
+  fileURLToPath(new URL(`../edge-runtimes/node_modules/.bin/${name}`, import.meta.url));
 // Deno's `.bin` shim is a Node script that runs the binary with `spawnSync`: stopping the shim would leave
 // the Deno server running, so the test starts the binary the package installed beside it.
-const denoBinary = fileURLToPath(new URL("../node_modules/deno/deno", import.meta.url));
+const denoBinary = fileURLToPath(new URL("../edge-runtimes/node_modules/deno/deno", import.meta.url));
 
 const runtimes: ReadonlyArray<readonly [string, string, readonly string[]]> = [
   ["bun", bin("bun"), ["--conditions=source", "server.ts"]],
@@ -50,7 +51,9 @@ afterEach(async () => {
 
 function start(binary: string, args: readonly string[]): Promise<string> {
   if (!existsSync(binary)) {
-    throw new Error(`${binary} is missing: run \`pnpm install\` (the bun and deno npm packages bring it)`);
+    throw new Error(
+      `${binary} is missing: run \`pnpm install\` in test/edge-runtimes (the bun and deno npm packages bring it)`,
+    );
   }
   const spawned = spawn(binary, args, { cwd: here, stdio: ["ignore", "pipe", "pipe"] });
   child = spawned;

@@ -51,6 +51,19 @@ describe("errorResponseFor", () => {
     expect(JSON.stringify(response.body)).not.toContain("hunter2");
   });
 
+  it("leaves a store's address and cause out of a STORE_UNAVAILABLE body", () => {
+    const cause = new Error("connect ECONNREFUSED 10.0.0.5:6379");
+    const message = "Redis at 10.0.0.5:6379 cannot be reached (connect ECONNREFUSED 10.0.0.5:6379)";
+    const response = errorResponseFor(new SchedulerError("STORE_UNAVAILABLE", message, { cause }));
+    expect(response.status).toBe(503);
+    expect(response.body.error).toEqual({
+      message: "The scheduler's store is unavailable",
+      type: "server_unavailable",
+      code: "STORE_UNAVAILABLE",
+      param: null,
+    });
+  });
+
   it("keeps cause and name on the error", () => {
     const cause = new Error("root");
     const error = new SchedulerError("ABORTED", "aborted", { cause });

@@ -59,12 +59,15 @@ export interface ErrorResponse {
   readonly body: ErrorBody;
 }
 
+const STORE_UNAVAILABLE_MESSAGE = "The scheduler's store is unavailable";
+
 /**
  * Turns a rejection into the response all adapters send: the status from {@link httpStatusFor},
  * `Retry-After` in whole seconds (RFC 9110) plus `retry-after-ms` (read by the official openai client)
  * when a retry estimate exists, `x-preempted: 1` for a request preempted before its first byte, and an
  * OpenAI-style body. Errors that are not a {@link SchedulerError}
- * become a 500 that does not leak their message.
+ * become a 500 that does not leak their message; a STORE_UNAVAILABLE body leaves out the store's
+ * address and cause.
  *
  * @example
  * const { status, headers, body } = errorResponseFor(error);
@@ -87,12 +90,14 @@ export function errorResponseFor(error: unknown): ErrorResponse {
     headers["retry-after-ms"] = String(ms);
   }
   if (error.code === ErrorCode.PREEMPTED) headers[HeaderNames.preempted] = "1";
+  // A store's message names where it is and why it failed (for logs and `error` events), not for clients.
+  const message = error.code === ErrorCode.STORE_UNAVAILABLE ? STORE_UNAVAILABLE_MESSAGE : error.message;
   return {
     status: httpStatusFor(error.code),
     headers,
     body: {
       error: {
-        message: error.message,
+        message,
         type: TYPE[error.code] ?? "server_error",
         code: error.code,
         param: null,

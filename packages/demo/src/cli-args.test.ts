@@ -37,6 +37,7 @@ describe("parseDemoArgs", () => {
     expect(parseDemoArgs(["--duration", "1h"])).toEqual({ kind: "run", options: { durationMs: 3_600_000 } });
     expect(parseDemoArgs([])).toEqual({ kind: "run", options: {} });
     expect(parseDemoArgs(["-h"])).toEqual({ kind: "help" });
+    expect(parseDemoArgs(["--exit"])).toEqual({ kind: "run", options: { holdDashboard: false } });
   });
 
   it.each([

@@ -19,6 +19,8 @@ Prints both side by side and writes an HTML report with charts.
                         checked first (GET /v1/models answers within 5 s and lists --model)
   --model <name>        model of each request, for a real server (default sim-model)
   --report <file>       where the HTML report goes (default demo-report.html); checked before the run
+  --exit                exit after the report; on a terminal the live dashboard otherwise stays up
+                        until Enter or Ctrl-C (piped or in CI the demo always exits by itself)
   -h, --help            show this help
 
 UPSTREAM_API_KEY, when set, is sent to the upstream server as a bearer token.
@@ -53,6 +55,7 @@ export function parseDemoArgs(args: readonly string[], env: NodeJS.ProcessEnv = 
       upstream: { type: "string" },
       model: { type: "string" },
       report: { type: "string" },
+      exit: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -80,6 +83,7 @@ export function parseDemoArgs(args: readonly string[], env: NodeJS.ProcessEnv = 
     model: values.model,
     reportPath: values.report,
     upstreamKey: env.UPSTREAM_API_KEY,
+    holdDashboard: values.exit === true ? false : undefined,
   };
   const defined = Object.entries(options).filter(([, value]) => value !== undefined);
   return { kind: "run", options: Object.fromEntries(defined) as DemoOptions };

@@ -1,8 +1,7 @@
-import { createScheduler } from "@llm-scheduler/core";
 import { Recorder } from "@llm-scheduler/simulator";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GatewayServer, startFifoGateway, startScheduledGateway } from "./gateways.js";
+import { type GatewayServer, startFifoGateway } from "./gateways.js";
 import type { KeyEntry } from "./keys.js";
 import { WaitProbe } from "./probe.js";
 import { realClock } from "./real-clock.js";
@@ -78,26 +77,5 @@ describe("the FIFO gateway", () => {
       queued: { batch: 0, interactive: 0 },
       running: { batch: 0, interactive: 0 },
     });
-  });
-});
-
-describe("the scheduled gateway", () => {
-  it("serves its scheduler's live dashboard beside the generation routes", async () => {
-    const scheduler = createScheduler({ maxConcurrency: 3 });
-    const probe = new WaitProbe(new Recorder(realClock));
-    const gateway = await startScheduledGateway(
-      { upstream: "http://127.0.0.1:9", keys: new Map(), probe },
-      scheduler,
-    );
-    try {
-      expect(gateway.dashboardUrl).toBe(`${gateway.url}/dashboard`);
-      const page = await fetch(gateway.dashboardUrl!);
-      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
-      const snapshot = await (await fetch(`${gateway.dashboardUrl}/api/snapshot`)).json();
-      expect(snapshot).toMatchObject({ maxConcurrency: 3, controls: false });
-    } finally {
-      await gateway.close();
-      await scheduler.close();
-    }
   });
 });

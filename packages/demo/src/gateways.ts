@@ -1,8 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Scheduler } from "@llm-scheduler/core";
-import { createDashboard } from "@llm-scheduler/dashboard";
-import { toNodeHandler } from "@llm-scheduler/dashboard/node";
 import { schedulerMiddleware } from "@llm-scheduler/express";
 import { FifoLimiter, type LoadSnapshot, schedulerLoad } from "@llm-scheduler/simulator";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -13,8 +11,6 @@ import { forward } from "./proxy.js";
 /** A gateway listening on 127.0.0.1, with its load readable at any time. */
 export interface GatewayServer {
   readonly url: string;
-  /** The live dashboard of the scheduled gateway (read-only); none for FIFO. */
-  readonly dashboardUrl?: string;
   snapshot(): LoadSnapshot;
   close(): Promise<void>;
 }
@@ -117,9 +113,6 @@ export async function startScheduledGateway(
   scheduler: Scheduler,
 ): Promise<GatewayServer> {
   const app = express();
-  // Listens on 127.0.0.1 only, and shows the demo's made-up tenants: open to whoever runs it.
-  const dashboard = createDashboard({ scheduler, access: "open", intervalMs: 500 });
-  app.use(toNodeHandler(dashboard));
   const limiter = schedulerMiddleware({
     scheduler,
     priority: (req) => keyEntryOf(req).priority,
@@ -132,14 +125,5 @@ export async function startScheduledGateway(
   });
   const { server, url } = await listen(app);
   const snapshot = (): LoadSnapshot => schedulerLoad(scheduler);
-  const close = closer(server);
-  return {
-    url,
-    dashboardUrl: `${url}${dashboard.path}`,
-    snapshot,
-    close: () => {
-      dashboard.close();
-      return close();
-    },
-  };
+  return { url, snapshot, close: closer(server) };
 }

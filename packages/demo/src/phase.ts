@@ -1,4 +1,4 @@
-import { createScheduler } from "@llm-scheduler/core";
+import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import {
   Driver,
   type GatewayKind,
@@ -32,8 +32,11 @@ export interface PhaseOptions {
   readonly upstreamKey?: string;
   /** Load samples for the charts, ms. @default 100 */
   readonly sampleEveryMs?: number;
-  /** Called once the gateway listens, before any request, with its dashboard's URL when it has one. */
-  readonly onGateway?: (gateway: { readonly url: string; readonly dashboardUrl?: string }) => void;
+  /**
+   * The scheduler of the llm-scheduler gateway, e.g. one whose live dashboard is already up; the caller
+   * closes it. @default a new one from the scenario, closed at the end of the phase
+   */
+  readonly scheduler?: Scheduler;
   /** Receives where the phase stands about four times a second, and once at the end. */
   readonly onProgress?: (progress: PhaseProgress) => void;
   /** Fails the phase if it has not finished by then, ms. @default 5 * durationMs + 60_000 */
@@ -46,7 +49,7 @@ async function startGateway(options: PhaseOptions, probe: WaitProbe) {
   if (options.gateway === "fifo") {
     return { server: await startFifoGateway(gatewayOptions, scenario.maxConcurrency), scheduler: undefined };
   }
-  const scheduler = createScheduler(scenario.scheduler);
+  const scheduler = options.scheduler ?? createScheduler(scenario.scheduler);
   return { server: await startScheduledGateway(gatewayOptions, scheduler), scheduler };
 }
 
@@ -82,7 +85,6 @@ export async function runPhase(options: PhaseOptions): Promise<RunResult> {
     released: (priority) => current?.released(priority),
   };
   const { server, scheduler } = await startGateway(options, new WaitProbe(sink));
-  options.onGateway?.({ url: server.url, dashboardUrl: server.dashboardUrl });
   const capacity = scenario.maxConcurrency;
   const reserved = scheduler === undefined ? {} : reservedOf(scheduler);
   const recorder = new Recorder(realClock, { capacity, reserved });
@@ -104,7 +106,7 @@ export async function runPhase(options: PhaseOptions): Promise<RunResult> {
     clearInterval(sampler);
     clearInterval(reporter);
     await server.close();
-    await scheduler?.close();
+    if (options.scheduler === undefined) await scheduler?.close();
   }
   return summarize(label, recorder, scenario);
 }

@@ -1,4 +1,5 @@
 import { writeFile } from "node:fs/promises";
+import { createScheduler } from "@llm-scheduler/core";
 import {
   checkOutputPath,
   demoScenario,
@@ -15,6 +16,7 @@ import {
   tableLegend,
 } from "@llm-scheduler/simulator";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
+import { startLiveDashboard, untilDismissed } from "./live-dashboard.js";
 import { runPhase } from "./phase.js";
 import { checkUpstream, DemoError } from "./preflight.js";
 import type { PhaseProgress } from "./progress.js";
@@ -42,6 +44,13 @@ export interface DemoOptions {
   readonly interactive?: boolean;
   /** The terminal's width, read at each update; the progress line never gets wider. @default process.stdout.columns, else 80 */
   readonly columns?: () => number | undefined;
+  /**
+   * After the report, keep the live dashboard up until Enter, the end of `input` or Ctrl-C; otherwise it
+   * closes with the run. @default `input` and stdout are both a terminal
+   */
+  readonly holdDashboard?: boolean;
+  /** What is read while the dashboard is held. @default process.stdin */
+  readonly input?: NodeJS.ReadableStream & { readonly isTTY?: boolean };
 }
 
 /** What {@link runDemo} measured and wrote. */
@@ -135,24 +144,27 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     columns: options.columns ?? (() => process.stdout.columns),
   });
   const { scenario, reportPath } = await preflight(options);
+  const input = options.input ?? process.stdin;
+  const hold = options.holdDashboard ?? (input.isTTY === true && process.stdout.isTTY === true);
   const sim =
     options.upstreamUrl === undefined
       ? await startUpstream({ ...scenario.upstream, seed: scenario.seed, port: 0 })
       : undefined;
+  // The llm-scheduler gateway's scheduler, and its live page, up from the start (idle while FIFO runs).
+  const scheduler = createScheduler(scenario.scheduler);
+  const dashboard = await startLiveDashboard(scheduler);
   const upstream = options.upstreamUrl ?? sim!.url;
   try {
     write(`${describeScenario(scenario)}\n`);
-    write(`upstream: ${sim === undefined ? upstream : `simulated LLM server at ${upstream}`}\n\n`);
+    write(`upstream: ${sim === undefined ? upstream : `simulated LLM server at ${upstream}`}\n`);
+    write(`live dashboard of the llm-scheduler gateway (busy in the second run): ${dashboard.url}\n\n`);
     const workload = generateWorkload(scenario);
     const phase = { scenario, workload, upstream, model: options.model, upstreamKey: options.upstreamKey };
     const onProgress = (state: PhaseProgress) => progress.update(state);
     const fifo = await runPhase({ ...phase, gateway: "fifo", onProgress });
     progress.end();
     await quiet(sim);
-    const onGateway = ({ dashboardUrl }: { dashboardUrl?: string }) => {
-      if (dashboardUrl !== undefined) write(`live dashboard while this phase runs: ${dashboardUrl}\n`);
-    };
-    const scheduled = await runPhase({ ...phase, gateway: "scheduler", onProgress, onGateway });
+    const scheduled = await runPhase({ ...phase, gateway: "scheduler", onProgress, scheduler });
     progress.end();
     nothingAnswered(upstream, [fifo, scheduled]);
     const table = renderComparison(scenario, [fifo, scheduled]);
@@ -160,8 +172,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     const server = sim === undefined ? upstream : "the simulated LLM server";
     await writeReport(reportPath, { scenario, results: [fifo, scheduled], table }, server);
     write(`\nHTML report: ${reportPath}\n`);
+    if (hold) {
+      write(`live dashboard still at ${dashboard.url}; press Enter or Ctrl-C to exit\n`);
+      await untilDismissed(input);
+    }
     return { scenario, fifo, scheduled, table, reportPath };
   } finally {
+    await dashboard.close();
+    await scheduler.close();
     await sim?.close();
   }
 }

@@ -37,6 +37,25 @@ export function openClient(config: ResolvedRedisOptions): { client: Connection; 
   return { client, owned: true };
 }
 
+/**
+ * Where `client` connects, for error messages: `host:port`, the socket path, the Sentinel group or the
+ * cluster's startup nodes; never the user name or password of a URL.
+ */
+export function addressOf(client: Connection, cluster: readonly string[] | undefined): string {
+  if (cluster !== undefined) {
+    const nodes = cluster.map((url) => {
+      const parsed = URL.canParse(url) ? new URL(url) : undefined;
+      return parsed === undefined ? "?" : `${parsed.hostname}:${parsed.port || 6379}`;
+    });
+    return `cluster ${nodes.join(", ")}`;
+  }
+  if (isCluster(client)) return "a Redis Cluster";
+  const { host, port, path, sentinels, name } = client.options;
+  if (path) return path;
+  if (sentinels && sentinels.length > 0) return `sentinel group ${name}`;
+  return `${host ?? "localhost"}:${port ?? 6379}`;
+}
+
 /** A second connection like `client` (same nodes, TLS, auth, Sentinel), for pub/sub. */
 function duplicateFor(client: Connection): Connection {
   if (isCluster(client)) {

@@ -9,13 +9,33 @@ export function unknownPriority(ticket: Ticket, prefix: string): Error {
   );
 }
 
+/** `: <the cause's message>` when it has one, for the messages below. */
+const reasonOf = (cause: unknown): string =>
+  cause instanceof Error && cause.message !== "" ? ` (${cause.message})` : "";
+
 /** Failing closed, the store dropped a waiting ticket because Redis stayed out of reach. */
-export function unavailable(ticket: Ticket, cause: unknown, retryAfterMs: number): SchedulerError {
-  const reason = cause instanceof Error ? `: ${cause.message}` : "";
+export function unavailable(
+  ticket: Ticket,
+  address: string,
+  cause: unknown,
+  retryAfterMs: number,
+): SchedulerError {
   return new SchedulerError(
     ErrorCode.STORE_UNAVAILABLE,
-    `Redis cannot be reached${reason}; the store fails closed and dropped the waiting task`,
+    `Redis at ${address} cannot be reached${reasonOf(cause)}; the store fails closed and dropped the waiting task`,
     { priority: ticket.priority, retryAfterMs, cause },
+  );
+}
+
+/**
+ * Failing closed, Redis is out of reach: a new task is refused. The message names where Redis is
+ * (`host:port`, never a password) and why (`connect ECONNREFUSED …`); `cause` is that error.
+ */
+export function storeDown(address: string, cause: unknown): SchedulerError {
+  return new SchedulerError(
+    ErrorCode.STORE_UNAVAILABLE,
+    `Redis at ${address} cannot be reached${reasonOf(cause)}; the store fails closed until it is back`,
+    cause === null || cause === undefined ? {} : { cause },
   );
 }
 

@@ -1,4 +1,4 @@
-import { evicting, refusedAgain, unavailable, unknownPriority } from "./errors.js";
+import { evicting, refusedAgain, storeDown, unavailable, unknownPriority } from "./errors.js";
 import { LocalFallback } from "./fallback.js";
 import type { Grants } from "./grants.js";
 import { Heartbeat, type HeartbeatLink } from "./heartbeat.js";
@@ -43,7 +43,7 @@ export class Link implements HeartbeatLink {
         if (!connected && this.#state.config.onStoreError === "local") this.#enterFallback();
         this.#state.report();
         if (!connected && this.#state.config.onStoreError !== "local") {
-          throw new Error("Redis is unavailable; the store fails closed until it is back");
+          throw storeDown(this.#state.address, this.#state.lastError);
         }
       });
     this.#state.starting = first.catch(() => {});
@@ -64,6 +64,7 @@ export class Link implements HeartbeatLink {
     if (!state.up) return;
     state.up = false;
     this.#downCause = error;
+    state.noteError(error);
     state.config.onError(error);
     if (state.config.onStoreError === "local") this.#enterFallback();
     state.report();
@@ -80,7 +81,8 @@ export class Link implements HeartbeatLink {
     if (state.config.onStoreError !== "fail-closed" || state.detached || state.host === null) return;
     for (const entry of state.ledger.list("waiting")) {
       state.dropped.push(state.remote.id(entry.ticket));
-      this.#drop(entry, unavailable(entry.ticket, this.#downCause, this.heartbeat.intervalMs));
+      const error = unavailable(entry.ticket, state.address, this.#downCause, this.heartbeat.intervalMs);
+      this.#drop(entry, error);
     }
   }
 
@@ -116,11 +118,13 @@ export class Link implements HeartbeatLink {
     try {
       await this.#hello();
     } catch (error) {
+      state.noteError(error);
       state.config.onError(error);
       return false;
     }
     if (state.detached) return false;
     state.up = true;
+    state.lastError = null;
     if (state.ledger.list("granted").length === 0) this.heartbeat.renewed(sentAt); // nothing to reclaim
     this.#reconcile();
     state.report();

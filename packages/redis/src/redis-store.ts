@@ -10,7 +10,15 @@ import type {
   Ticket,
   TokenUsage,
 } from "@llm-scheduler/core/kit";
-import { type Connection, openClient, openSubscriber, settledWithin, whenReady } from "./connection.js";
+import {
+  addressOf,
+  type Connection,
+  openClient,
+  openSubscriber,
+  settledWithin,
+  whenReady,
+} from "./connection.js";
+import { storeDown } from "./errors.js";
 import { Grants } from "./grants.js";
 import { grantChannel } from "./keys.js";
 import type { Entry } from "./ledger.js";
@@ -57,7 +65,10 @@ export class RedisStore implements Store {
   readonly #figures: TenantFiguresCache;
   #subscriber: Connection | null = null;
   #closing: Promise<void> | null = null;
-  readonly #onClientError = (error: unknown): void => this.#state.config.onError(error);
+  readonly #onClientError = (error: unknown): void => {
+    this.#state.noteError(error);
+    this.#state.config.onError(error);
+  };
   readonly #onClientReady = (): void => {
     if (!this.#state.up) void this.#link.connect();
   };
@@ -72,6 +83,7 @@ export class RedisStore implements Store {
     this.#client = client;
     this.#ownsClient = owned;
     this.#state = new StoreState(config, new Remote(client, config, (reply) => this.#grants.absorb(reply)));
+    this.#state.address = addressOf(client, config.cluster);
     this.#figures = new TenantFiguresCache(client, config.prefix);
     this.#grants = new Grants(this.#state, (ids) => this.#path.handBack(ids));
     this.#link = new Link(this.#state, this.#grants);
@@ -123,7 +135,7 @@ export class RedisStore implements Store {
     if (state.up) return this.#path.enqueue(state.ledger.add(ticket));
     if (state.fallback !== null) return this.#enqueueLocal(state.ledger.add(ticket));
     if (state.starting !== null) return state.starting.then(() => this.enqueue(ticket));
-    return Promise.reject(new Error("Redis is unavailable; the store fails closed until it is back"));
+    return Promise.reject(storeDown(state.address, state.lastError));
   }
 
   remove(ticket: Ticket): MaybePromise<boolean> {

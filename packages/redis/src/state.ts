@@ -37,6 +37,10 @@ export class StoreState {
    * lapsed lease and are refused.
    */
   leaseExpired = false;
+  /** Where Redis is, for error messages: `host:port` or the cluster's nodes, never a password. */
+  address = "Redis";
+  /** The last error the connection met (e.g. `connect ECONNREFUSED`), the cause of STORE_UNAVAILABLE. */
+  lastError: unknown = null;
   /** The status last reported to `onStatusChange`. */
   #reported: RedisStoreStatus = "connecting";
 
@@ -51,6 +55,15 @@ export class StoreState {
     if (this.up) return "connected";
     if (this.fallback !== null) return "local";
     return this.starting !== null || this.host === null ? "connecting" : "unavailable";
+  }
+
+  /**
+   * Keeps `error` as the cause of STORE_UNAVAILABLE, unless one with a system code (ECONNREFUSED,
+   * ENOTFOUND, …) is kept already and this one has none (a command timing out says less).
+   */
+  noteError(error: unknown): void {
+    const coded = (e: unknown) => typeof (e as { code?: unknown } | null)?.code === "string";
+    if (this.lastError === null || coded(error) || !coded(this.lastError)) this.lastError = error;
   }
 
   /** Tells `onStatusChange` when the status differs from the one it heard last. */

@@ -1,0 +1,115 @@
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { root } from "../demo/spawn.js";
+import { type RedisServer, startRedisServer } from "../redis/redis-server.js";
+import { blocksOf, readmes, type Snippet } from "./snippets.js";
+
+const dir = join(root, "test/docs/.snippets"); // inside the repository: the workspace packages resolve
+const all = readmes(root).flatMap((readme) => blocksOf(root, readme));
+const runnable = all.filter((block) => block.runnable).map((block) => block.snippet);
+
+/** Runs `command` to its end; a server snippet is stopped once it has run `serverMs` without failing. */
+function run(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string>; serverMs?: number; timeoutMs: number },
+): Promise<{ code: number | null; output: string; stillRunning: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(args[0]!, args.slice(1), {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    let stillRunning = false;
+    const timer = setTimeout(() => {
+      if (options.serverMs === undefined) {
+        child.kill("SIGKILL");
+        reject(new Error(`${args.join(" ")} did not end within ${options.timeoutMs} ms:\n${output}`));
+      } else {
+        stillRunning = true;
+        child.kill("SIGTERM");
+      }
+    }, options.serverMs ?? options.timeoutMs);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, stillRunning });
+    });
+  });
+}
+
+describe("README snippets", () => {
+  let sim: Upstream;
+  let redis: RedisServer;
+  let cwd: string;
+  beforeAll(async () => {
+    sim = await startUpstream({ port: 0, parallel: 8, ttftMs: 5, tokenMs: 1, prefillMsPerToken: 0 });
+    redis = await startRedisServer();
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    for (const snippet of runnable) await writeFile(join(dir, snippet.file), snippet.code);
+    // Run from an empty directory (what a snippet writes lands there) that has the scenario files.
+    cwd = await mkdtemp(join(tmpdir(), "llm-scheduler-snippets-"));
+    await symlink(join(root, "examples"), join(cwd, "examples"));
+  }, 30_000);
+  afterAll(async () => {
+    await sim?.close();
+    await redis?.stop();
+    await rm(dir, { recursive: true, force: true });
+    if (cwd !== undefined) await rm(cwd, { recursive: true, force: true });
+  });
+
+  it("mark the first TypeScript snippet of the root README and of every package README runnable", () => {
+    const firsts = readmes(root)
+      .filter((readme) => !readme.startsWith("examples/"))
+      .map((readme) => blocksOf(root, readme)[0])
+      .filter((block) => block !== undefined);
+    expect(firsts.length).toBeGreaterThanOrEqual(14);
+    expect(firsts.filter((block) => !block.runnable).map((block) => block.snippet.name)).toEqual([]);
+  });
+
+  it("type-check as pasted", async () => {
+    const config = {
+      extends: "../../../tsconfig.base.json",
+      compilerOptions: { noEmit: true, types: ["node"] },
+      include: ["*.ts"],
+    };
+    await writeFile(join(dir, "tsconfig.json"), JSON.stringify(config));
+    const tsc = join(root, "node_modules/.bin/tsc");
+    const { code, output } = await run([tsc, "-p", join(dir, "tsconfig.json")], {
+      cwd: dir,
+      timeoutMs: 90_000,
+    });
+    expect(output.replaceAll(`${dir}/`, ""), "tsc").toBe("");
+    expect(code).toBe(0);
+  }, 100_000);
+
+  it.each(runnable.map((snippet): [string, Snippet] => [snippet.name, snippet]))(
+    "%s runs as pasted",
+    async (_name, snippet) => {
+      const env = { UPSTREAM_URL: sim.url, REDIS_URL: redis.url, PORT: "0" };
+      const tsx = join(root, "node_modules/.bin/tsx");
+      const result = await run([tsx, "--conditions=source", join(dir, snippet.file)], {
+        cwd,
+        env,
+        serverMs: snippet.server ? 3_000 : undefined,
+        timeoutMs: 60_000,
+      });
+      if (snippet.server) {
+        expect(result.stillRunning, result.output).toBe(true); // it listens, and did not fail
+        expect(result.output).not.toMatch(/Error|error:/);
+      } else {
+        expect(result.code, result.output).toBe(0);
+      }
+    },
+    70_000,
+  );
+});
