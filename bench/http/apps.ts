@@ -16,7 +16,6 @@ import { scheduled as honoScheduled, schedulerMiddleware as honoScheduler } from
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
 import { Hono } from "hono";
 import PQueue from "p-queue";
-import { flatten } from "../../packages/express/src/flatten.js";
 import { holdUntilClosed, permitUntilClosed } from "./floor.js";
 import { express, Koa, type KoaContext } from "./untyped.js";
 
@@ -31,15 +30,12 @@ export const MODES = [
   "floor",
   "scheduler-floor",
   "scheduled-app",
-  "flat-no-op",
 ] as const;
 export type Mode = (typeof MODES)[number];
 
 /**
  * The ways `framework` is served: Hono also as `scheduled(app)`, the wrapper around `app.fetch`, and
- * Express as `scheduled(app)`, the request listener around the app. Express also with `flat-no-op`, a
- * no-op middleware that flattens `req` and `res` as `schedulerMiddleware()` does (see `flatten.ts` of
- * the Express package): the middleware's own work is its cost over that one.
+ * Express as `scheduled(app)`, the request listener around the app.
  */
 export function modesOf(framework: Framework): readonly Mode[] {
   return MODES.filter((mode) => ONLY[mode]?.includes(framework) ?? true);
@@ -48,7 +44,6 @@ export function modesOf(framework: Framework): readonly Mode[] {
 /** The modes that only some frameworks are served in. */
 const ONLY: Partial<Record<Mode, readonly Framework[]>> = {
   "scheduled-app": ["express", "hono"],
-  "flat-no-op": ["express"],
 };
 
 export const PATH = "/v1/ping";
@@ -92,12 +87,6 @@ export function freeScheduler(slots: number): Scheduler {
 function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = express();
   if (mode === "no-op") app.use("/v1", (_req: unknown, _res: unknown, next: () => void) => next());
-  if (mode === "flat-no-op")
-    app.use("/v1", (req: object, res: object, next: () => void) => {
-      flatten(req);
-      flatten(res);
-      next();
-    });
   const hold = holdOf(mode, scheduler);
   if (hold !== null)
     app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>

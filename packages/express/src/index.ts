@@ -1,4 +1,5 @@
 export type { RequestSlot } from "@llm-scheduler/adapter-kit";
+export { flattenRequests } from "./flatten.js";
 export { type SchedulerRequestHandler, schedulerMiddleware } from "./middleware.js";
 export type {
   ExpressOptions,
