@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 const SRC = dirname(fileURLToPath(import.meta.url));
 /** The files that wire the two layers together: the package entry and `createBatches`. */
 const WIRING = new Set(["index.ts", "create.ts"]);
-const IMPORT = /(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"|import\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g;
+/** `import … from "./x.js"`, `export … from`, `import "./x.js"` and `import("./x.js")`. */
+const IMPORT = /(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"|import\s*\(?\s*"(\.{1,2}\/[^"]+)"/g;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

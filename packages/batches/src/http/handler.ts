@@ -73,7 +73,7 @@ function closed(batches: Batches): Response {
     batches.options.onError(
       invalidOption(
         "tenant",
-        'a function saying who a request belongs to before the batch API serves anything (`tenant: () => "default"` opens the batch API to every caller as one tenant, on purpose)',
+        'a function saying who a request belongs to before `fetch()` serves anything (`tenant: () => "default"` opens the batch API to every caller as one tenant, on purpose)',
         undefined,
       ),
     );
