@@ -11,6 +11,7 @@ import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import {
   scheduled as expressScheduled,
   schedulerMiddleware as expressScheduler,
+  flattenRequests,
 } from "@llm-scheduler/express";
 import { scheduled as honoScheduled, schedulerMiddleware as honoScheduler } from "@llm-scheduler/hono";
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
@@ -30,12 +31,14 @@ export const MODES = [
   "floor",
   "scheduler-floor",
   "scheduled-app",
+  "flattened",
 ] as const;
 export type Mode = (typeof MODES)[number];
 
 /**
  * The ways `framework` is served: Hono also as `scheduled(app)`, the wrapper around `app.fetch`, and
- * Express as `scheduled(app)`, the request listener around the app.
+ * Express as `scheduled(app)`, the request listener around the app. Express also `flattened`: the
+ * opt-in `flattenRequests()` mounted first, then the middleware as in `scheduled`.
  */
 export function modesOf(framework: Framework): readonly Mode[] {
   return MODES.filter((mode) => ONLY[mode]?.includes(framework) ?? true);
@@ -44,6 +47,7 @@ export function modesOf(framework: Framework): readonly Mode[] {
 /** The modes that only some frameworks are served in. */
 const ONLY: Partial<Record<Mode, readonly Framework[]>> = {
   "scheduled-app": ["express", "hono"],
+  flattened: ["express"],
 };
 
 export const PATH = "/v1/ping";
@@ -86,13 +90,15 @@ export function freeScheduler(slots: number): Scheduler {
 
 function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = express();
+  if (mode === "flattened") app.use("/v1", flattenRequests());
   if (mode === "no-op") app.use("/v1", (_req: unknown, _res: unknown, next: () => void) => next());
   const hold = holdOf(mode, scheduler);
   if (hold !== null)
     app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>
       hold(res) ? next() : res.writeHead(429).end(),
     );
-  if (scheduler !== null && mode === "scheduled") app.use("/v1", expressScheduler({ scheduler }));
+  if (scheduler !== null && (mode === "scheduled" || mode === "flattened"))
+    app.use("/v1", expressScheduler({ scheduler }));
   const handler = (res: { json(body: unknown): void }): void => res.json(BODY);
   if (queue === null) app.get(PATH, (_req, res) => handler(res));
   else
@@ -175,7 +181,7 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
  */
 export async function start(framework: Framework, mode: Mode, slots = 64): Promise<Running> {
   const scheduler =
-    mode === "scheduled" || mode === "scheduled-app" || mode === "scheduler-floor"
+    mode === "scheduled" || mode === "scheduled-app" || mode === "scheduler-floor" || mode === "flattened"
       ? freeScheduler(slots)
       : null;
   const queue = mode === "p-queue" ? new PQueue({ concurrency: slots }) : null;

@@ -192,6 +192,11 @@ function report(configs: Config[], settings: Settings) {
       0,
     );
     if (failures > 0) notes.push(`${framework}: ${failures} responses were not 2xx or failed.`);
+    const flattened = configs.find((c) => c.framework === framework && c.mode === "flattened");
+    if (flattened !== undefined)
+      notes.push(
+        `${framework} with the opt-in flattenRequests() mounted first, then the middleware: ${ratio(rpsRatio(flattened, queued))} the requests per second of the p-queue handler (the middleware alone: ${ratio(vsQueue)}).`,
+      );
     if (started === 0)
       notes.push(`${framework}: the scheduler saw no request; the middleware was not in the path.`);
     const rps = (config: Config) =>
