@@ -31,7 +31,7 @@ export function flatten(object: object): void {
 /**
  * Opt-in Express middleware that switches each request's `req` and `res` to dictionary properties,
  * so that V8 can share one hidden class between requests (see "Flattening `req` and `res`" in the
- * README and docs/decisions/0035). Mount it first, with `app.use(flattenRequests())`: Express has
+ * README and docs/decisions/0037). Mount it first, with `app.use(flattenRequests())`: Express has
  * swapped the prototypes by then. It changes nothing an app can see and never throws.
  *
  * @example
