@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { type Batches, createBatches, type Execute } from "@llm-scheduler/batches";
+import { createBatches, type Execute, type ServedBatches } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { redisBatchStore } from "@llm-scheduler/redis";
 import { Redis } from "ioredis";
@@ -24,7 +24,7 @@ function items(n: number) {
 }
 
 /** Resolves when any of `instances` reports the batch done. */
-function whenDone(instances: readonly Batches[], id: () => string): Promise<void> {
+function whenDone(instances: readonly ServedBatches[], id: () => string): Promise<void> {
   return new Promise((resolve) => {
     for (const batches of instances) batches.on("done", (event) => event.id === id() && resolve());
   });
@@ -82,7 +82,7 @@ export async function redisBatch(
   prefix: string,
 ): Promise<{ seconds: number; commandsPerItem: number }> {
   const admin = new Redis(url);
-  const instances: Array<{ scheduler: Scheduler; batches: Batches; close: () => Promise<void> }> = [];
+  const instances: Array<{ scheduler: Scheduler; batches: ServedBatches; close: () => Promise<void> }> = [];
   for (let i = 0; i < 3; i++) {
     const scheduler = createScheduler({ maxConcurrency: CONCURRENCY });
     const store = redisBatchStore({ url, prefix });
@@ -111,7 +111,10 @@ export async function redisBatch(
   return { seconds: elapsed / 1000, commandsPerItem: calls / n };
 }
 
-async function uploadDirect(batches: Batches, megabytes: number): Promise<{ id: string; bytes: number }> {
+async function uploadDirect(
+  batches: ServedBatches,
+  megabytes: number,
+): Promise<{ id: string; bytes: number }> {
   const upload = bigUpload(megabytes);
   const init = {
     method: "POST",

@@ -11,12 +11,12 @@ import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import {
   scheduled as expressScheduled,
   schedulerMiddleware as expressScheduler,
+  flattenRequests,
 } from "@llm-scheduler/express";
 import { scheduled as honoScheduled, schedulerMiddleware as honoScheduler } from "@llm-scheduler/hono";
 import { schedulerMiddleware as koaScheduler } from "@llm-scheduler/koa";
 import { Hono } from "hono";
 import PQueue from "p-queue";
-import { flatten } from "../../packages/express/src/flatten.js";
 import { holdUntilClosed, permitUntilClosed } from "./floor.js";
 import { express, Koa, type KoaContext } from "./untyped.js";
 
@@ -31,15 +31,14 @@ export const MODES = [
   "floor",
   "scheduler-floor",
   "scheduled-app",
-  "flat-no-op",
+  "flattened",
 ] as const;
 export type Mode = (typeof MODES)[number];
 
 /**
  * The ways `framework` is served: Hono also as `scheduled(app)`, the wrapper around `app.fetch`, and
- * Express as `scheduled(app)`, the request listener around the app. Express also with `flat-no-op`, a
- * no-op middleware that flattens `req` and `res` as `schedulerMiddleware()` does (see `flatten.ts` of
- * the Express package): the middleware's own work is its cost over that one.
+ * Express as `scheduled(app)`, the request listener around the app. Express also `flattened`: the
+ * opt-in `flattenRequests()` mounted first, then the middleware as in `scheduled`.
  */
 export function modesOf(framework: Framework): readonly Mode[] {
   return MODES.filter((mode) => ONLY[mode]?.includes(framework) ?? true);
@@ -48,7 +47,7 @@ export function modesOf(framework: Framework): readonly Mode[] {
 /** The modes that only some frameworks are served in. */
 const ONLY: Partial<Record<Mode, readonly Framework[]>> = {
   "scheduled-app": ["express", "hono"],
-  "flat-no-op": ["express"],
+  flattened: ["express"],
 };
 
 export const PATH = "/v1/ping";
@@ -91,19 +90,15 @@ export function freeScheduler(slots: number): Scheduler {
 
 function expressApp(mode: Mode, scheduler: Scheduler | null, queue: PQueue | null): RequestListener {
   const app = express();
+  if (mode === "flattened") app.use("/v1", flattenRequests());
   if (mode === "no-op") app.use("/v1", (_req: unknown, _res: unknown, next: () => void) => next());
-  if (mode === "flat-no-op")
-    app.use("/v1", (req: object, res: object, next: () => void) => {
-      flatten(req);
-      flatten(res);
-      next();
-    });
   const hold = holdOf(mode, scheduler);
   if (hold !== null)
     app.use("/v1", (_req: unknown, res: NodeResponse, next: () => void) =>
       hold(res) ? next() : res.writeHead(429).end(),
     );
-  if (scheduler !== null && mode === "scheduled") app.use("/v1", expressScheduler({ scheduler }));
+  if (scheduler !== null && (mode === "scheduled" || mode === "flattened"))
+    app.use("/v1", expressScheduler({ scheduler }));
   const handler = (res: { json(body: unknown): void }): void => res.json(BODY);
   if (queue === null) app.get(PATH, (_req, res) => handler(res));
   else
@@ -186,7 +181,7 @@ function listening(server: Server, scheduler: Scheduler | null): Promise<Running
  */
 export async function start(framework: Framework, mode: Mode, slots = 64): Promise<Running> {
   const scheduler =
-    mode === "scheduled" || mode === "scheduled-app" || mode === "scheduler-floor"
+    mode === "scheduled" || mode === "scheduled-app" || mode === "scheduler-floor" || mode === "flattened"
       ? freeScheduler(slots)
       : null;
   const queue = mode === "p-queue" ? new PQueue({ concurrency: slots }) : null;

@@ -192,6 +192,11 @@ function report(configs: Config[], settings: Settings) {
       0,
     );
     if (failures > 0) notes.push(`${framework}: ${failures} responses were not 2xx or failed.`);
+    const flattened = configs.find((c) => c.framework === framework && c.mode === "flattened");
+    if (flattened !== undefined)
+      notes.push(
+        `${framework} with the opt-in flattenRequests() mounted first, then the middleware: ${ratio(rpsRatio(flattened, queued))} the requests per second of the p-queue handler (the middleware alone: ${ratio(vsQueue)}).`,
+      );
     if (started === 0)
       notes.push(`${framework}: the scheduler saw no request; the middleware was not in the path.`);
     const rps = (config: Config) =>
@@ -229,7 +234,6 @@ function report(configs: Config[], settings: Settings) {
       floor: of("floor"),
       schedulerFloor: of("scheduler-floor"),
       app,
-      flatNoop: configs.find((c) => c.framework === framework && c.mode === "flat-no-op"),
     });
     memoryRows.push([framework, ...memory.cells]);
     const memoryFailures = configs
@@ -277,25 +281,15 @@ function report(configs: Config[], settings: Settings) {
         holds: appVsQueue > 1 && appFailures === 0 && appStarted > 0,
       });
     }
-    // On Express the middleware flattens `req` and `res`, which makes Express's own work cheaper: its
-    // own work is its cost over a no-op that flattens too, and the goal holds only if that meets it too.
-    const ownWork = Number.isNaN(memory.overFlatNoop)
-      ? ""
-      : `; its own work, over a no-op that flattens too, ${signed(memory.overFlatNoop, 1)} µs`;
     goals.push(
       {
         name: `${framework}: CPU the middleware adds over a no-op middleware (in-memory connections)`,
         target: `<= ${GOAL_CPU_MICROS} µs per request`,
-        measured: `${pairedCell(memory.middleware)} µs (floor ${signed(memory.floorOverNoop, 1)} µs, scheduler floor ${signed(memory.schedulerFloorOverNoop, 1)} µs${ownWork})`,
-        holds:
-          memory.overNoop <= GOAL_CPU_MICROS &&
-          (Number.isNaN(memory.overFlatNoop) || memory.overFlatNoop <= GOAL_CPU_MICROS) &&
-          failures === 0 &&
-          memoryFailures === 0 &&
-          started > 0,
+        measured: `${pairedCell(memory.middleware)} µs (floor ${signed(memory.floorOverNoop, 1)} µs, scheduler floor ${signed(memory.schedulerFloorOverNoop, 1)} µs)`,
+        holds: memory.overNoop <= GOAL_CPU_MICROS && failures === 0 && memoryFailures === 0 && started > 0,
       },
       {
-        name: `${framework}: req/s with the middleware vs the handler wrapped in p-queue`,
+        name: `${framework}: req/s with the middleware vs the handler wrapped in p-queue, same run`,
         target: "> 1x",
         measured: `${ratio(vsQueue)} (ahead in ${aheadOfQueue} of ${queued.results.length} rounds; floor ${ratio(floorVsQueue)}, scheduler floor ${ratio(schedulerFloorVsQueue)})`,
         holds: vsQueue > 1 && failures === 0 && started > 0,
@@ -312,7 +306,7 @@ function report(configs: Config[], settings: Settings) {
     part: "http",
     title: "HTTP: schedulerMiddleware() against the bare framework",
     method: [
-      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in six ways (Express and Hono in a seventh: the whole app wrapped in scheduled(app), no middleware; Express in an eighth: a no-op middleware that flattens req and res as schedulerMiddleware() does on Express): bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative; and behind the two floors, mounted as the middleware: a counter taken before the chain and given back on the response's close, and the least middleware built on the scheduler (tryAcquire(), released on close; bench/http/floor.ts).`,
+      `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in six ways (Express and Hono in a seventh: the whole app wrapped in scheduled(app), no middleware): bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative; and behind the two floors, mounted as the middleware: a counter taken before the chain and given back on the response's close, and the least middleware built on the scheduler (tryAcquire(), released on close; bench/http/floor.ts).`,
       `The ${settings.servers} servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round. ${settings.pinned ? `The servers' process ran pinned to CPU ${SERVER_CPU} and autocannon's to CPU ${LOAD_CPU} (taskset), so that each server's requests per second follow its own CPU per request rather than how two busy processes share the cores.` : "Nothing was pinned to a CPU (no taskset, a single CPU, or a quick run)."}`,
       `${settings.warmSeconds > 0 ? `A ${settings.warmSeconds} s warm-up per server, then ` : ""}${settings.runs} round(s). Ratios and the p99 difference are medians over rounds of the paired figures (same round, same framework).`,
       "Server CPU per request is this process's user plus system time (all threads, gc included) while one server was under load, divided by the requests it answered; median over rounds.",
@@ -373,11 +367,10 @@ function report(configs: Config[], settings: Settings) {
           "p-queue handler over no-op",
           "middleware over p-queue handler",
           "scheduled(app) over bare",
-          "middleware over flattening no-op",
           "middleware over no-op, process CPU",
         ],
         rows: memoryRows,
-        note: "Node's HTTP server, the framework and the middleware as in the tables above, but each connection is an in-memory stream handed to the server (no kernel, no second process), and the same process sends the requests: the client's share is the same for every server, so the differences are the servers'. Each difference is taken within one round (the same moment of the machine). The main thread's CPU (Linux's schedstat) leaves out V8's helper threads, whose concurrent marking and parallel scavenges land in whichever block runs; the last column is the process's figure, helper threads included, for comparison. The floor is the least a middleware can do to hold a slot to the last byte and see a disconnect: a counter, taken before the chain and given back on the response's close; the scheduler floor the least built on the scheduler: a permit taken at once and released on the response's close. On Express, schedulerMiddleware() first flattens req and res (dictionary properties, which V8 shares between requests; packages/express/src/flatten.ts), which makes Express's own work after it cheaper: the flattening no-op does only that, so the middleware over it is the middleware's own work.",
+        note: "Node's HTTP server, the framework and the middleware as in the tables above, but each connection is an in-memory stream handed to the server (no kernel, no second process), and the same process sends the requests: the client's share is the same for every server, so the differences are the servers'. Each difference is taken within one round (the same moment of the machine). The main thread's CPU (Linux's schedstat) leaves out V8's helper threads, whose concurrent marking and parallel scavenges land in whichever block runs; the last column is the process's figure, helper threads included, for comparison. The floor is the least a middleware can do to hold a slot to the last byte and see a disconnect: a counter, taken before the chain and given back on the response's close; the scheduler floor the least built on the scheduler: a permit taken at once and released on the response's close.",
       },
       {
         title: "Express and Hono: scheduled(app), the whole app wrapped (no middleware)",
@@ -445,7 +438,6 @@ function inMemoryFigures(of: {
   floor: Config;
   schedulerFloor: Config;
   app: Config | undefined;
-  flatNoop: Config | undefined;
 }) {
   const over = (config: Config, base: Config) => pairedDifferences(config.thread, base.thread);
   const middleware = over(of.scheduled, of.noop);
@@ -457,8 +449,6 @@ function inMemoryFigures(of: {
   const floorOverNoop = medianOrNaN(floor);
   const schedulerFloorOverNoop = medianOrNaN(schedulerFloor);
   const appOverBare = medianOrNaN(app);
-  const flat = of.flatNoop === undefined ? [] : over(of.scheduled, of.flatNoop);
-  const overFlatNoop = medianOrNaN(flat);
   const processOverNoop = pairedDifferences(of.scheduled.memory, of.noop.memory);
   const cells = [
     of.noop.thread.length > 0 ? num(median(of.noop.thread), 1) : "n/a",
@@ -468,8 +458,7 @@ function inMemoryFigures(of: {
     pairedCell(over(of.queued, of.noop)),
     pairedCell(vsQueue),
     of.app === undefined ? "–" : pairedCell(app),
-    of.flatNoop === undefined ? "–" : pairedCell(flat),
     pairedCell(processOverNoop),
   ];
-  return { cells, overNoop, floorOverNoop, schedulerFloorOverNoop, appOverBare, overFlatNoop, middleware };
+  return { cells, overNoop, floorOverNoop, schedulerFloorOverNoop, appOverBare, middleware };
 }

@@ -1,6 +1,6 @@
 // The gateway itself: web standards only, so the same app runs on Node, Bun, Deno and Cloudflare Workers.
 
-import type { Batches } from "@llm-scheduler/batches";
+import type { ServedBatches } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
 import { createDashboard } from "@llm-scheduler/dashboard";
@@ -120,7 +120,7 @@ export type MetricsResponder = () => Promise<Response>;
 export function createApp(
   config: ProxyConfig,
   scheduler: Scheduler = createScheduler(schedulerOptionsOf(config)),
-  batches?: Batches,
+  batches?: ServedBatches,
   metrics?: MetricsResponder,
 ): Hono<GatewayEnv> {
   for (const entry of config.keys.values()) {

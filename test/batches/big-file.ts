@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { type Batches, nodeListener } from "@llm-scheduler/batches";
+import { nodeListener, type ServedBatches } from "@llm-scheduler/batches";
 
 const BOUNDARY = "----batches-big-file";
 
@@ -49,7 +49,7 @@ export function bigUpload(megabytes: number): {
 }
 
 /** Serves `batches.fetch` on 127.0.0.1, a free port. */
-export async function serveBatches(batches: Batches): Promise<{ url: string; server: Server }> {
+export async function serveBatches(batches: ServedBatches): Promise<{ url: string; server: Server }> {
   const server = createServer(nodeListener((request) => batches.fetch(request)));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };

@@ -1,7 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
-import { type Batches, createBatches, type ExecuteContext, openaiExecutor } from "@llm-scheduler/batches";
+import {
+  createBatches,
+  type ExecuteContext,
+  openaiExecutor,
+  type ServedBatches,
+} from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import OpenAI, { toFile } from "openai";
@@ -31,7 +36,7 @@ function line(n: number): string {
 describe("the official openai client against batches.fetch", () => {
   let upstream: Upstream | undefined;
   let scheduler: Scheduler | undefined;
-  let batches: Batches | undefined;
+  let batches: ServedBatches | undefined;
   let server: Server | undefined;
 
   afterEach(async () => {

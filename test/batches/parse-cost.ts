@@ -1,4 +1,4 @@
-import type { Batches } from "@llm-scheduler/batches";
+import type { ServedBatches } from "@llm-scheduler/batches";
 
 const BOUNDARY = "----batches-parse-cost";
 const CHUNK = 65_536;
@@ -36,7 +36,7 @@ export function uploadBody(file: Uint8Array): { body: ReadableStream<Uint8Array>
 }
 
 /** CPU milliseconds (user + system) that uploading `file` through `batches.fetch` costs; it must succeed. */
-export async function uploadCpuMs(batches: Batches, file: Uint8Array): Promise<number> {
+export async function uploadCpuMs(batches: ServedBatches, file: Uint8Array): Promise<number> {
   const { body, contentType } = uploadBody(file);
   const request = new Request("http://gateway.test/v1/files", {
     method: "POST",

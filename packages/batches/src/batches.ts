@@ -10,9 +10,8 @@ import {
 import { BatchError, BatchErrorCode, batchIdOf, batchNotFound } from "./errors.js";
 import { BatchEmitter, type BatchEvents } from "./events.js";
 import { copyFileItems } from "./from-file.js";
-import { handle } from "./http/handler.js";
 import { newId } from "./ids.js";
-import { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
+import { type BatchesCoreOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 import { Runner } from "./runner.js";
 import { sameTenant } from "./same-tenant.js";
 import type { BatchStore } from "./store.js";
@@ -34,7 +33,7 @@ export class Batches {
   readonly #runner: Runner;
   #closed = false;
 
-  constructor(options: BatchesOptions) {
+  constructor(options: BatchesCoreOptions) {
     this.#options = resolveBatchesOptions(options);
     const { onError } = this.#options;
     this.#events = new BatchEmitter(onError);
@@ -243,20 +242,6 @@ export class Batches {
   }
 
   /**
-   * OpenAI's Files and Batches API over web `Request`/`Response` (so the official `openai` client works
-   * unchanged): `POST /v1/files`, `GET|DELETE /v1/files/{id}`, `GET /v1/files/{id}/content`,
-   * `POST|GET /v1/batches`, `GET /v1/batches/{id}`, `POST /v1/batches/{id}/cancel`. Never throws.
-   * Closed without the `tenant` option: every request is then a 401 (`tenant: () => "default"` opens
-   * it to every caller as one tenant, on purpose).
-   *
-   * @example
-   * app.all("/v1/files/*", (c) => batches.fetch(c.req.raw)); // Hono
-   */
-  fetch(request: Request): Promise<Response> {
-    return handle(this, request, this.#options);
-  }
-
-  /**
    * Batches by status and their items as `completed`, `failed` and `pending`, over the newest 10,000
    * batches of every tenant: what `collectMetrics(scheduler, { registry, batches })` of
    * `@llm-scheduler/prometheus` reads at scrape time.
@@ -273,7 +258,7 @@ export class Batches {
     return this.#runner.inFlight;
   }
 
-  /** The resolved options (for the HTTP layer). */
+  /** The resolved options (read by layers on top, such as the HTTP one). */
   get options(): ResolvedBatchesOptions {
     return this.#options;
   }

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advance, hang, ok, scripted, setup } from "../test/helpers.js";
-import type { Batches } from "./batches.js";
+import type { BatchesOptions, ServedBatches } from "./create.js";
 import { MemoryBatchStore } from "./memory-store.js";
-import type { BatchesOptions } from "./options.js";
 
-let open: Batches | undefined;
+let open: ServedBatches | undefined;
 afterEach(async () => {
   await open?.close();
   open = undefined;

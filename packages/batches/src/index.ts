@@ -1,7 +1,7 @@
 export { Batches } from "./batches.js";
 export { type BatchProgress, type BatchTask, getBatchProgress, submitBatch } from "./compat.js";
 export type { BatchStatusCounts } from "./counts.js";
-export { createBatches } from "./create.js";
+export { type BatchesOptions, createBatches, type ServedBatches } from "./create.js";
 export {
   BATCH_ENDPOINTS,
   type CreateBatchOptions,
@@ -12,11 +12,19 @@ export {
 export { BatchError, BatchErrorCode, batchErrorHttp, fileStorageFull, filesQuotaExceeded } from "./errors.js";
 export type { BatchEvents } from "./events.js";
 export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
+export { type BatchesHandler, batchesHandler } from "./http/handler.js";
 export { bearerKeyTenant } from "./http/identity.js";
+export {
+  type BatchesHttpOptions,
+  type PriorityOf,
+  type ResolvedHttpOptions,
+  resolveHttpOptions,
+  type TenantOf,
+} from "./http/options.js";
 export { newId } from "./ids.js";
 export { MemoryBatchStore, type MemoryBatchStoreOptions } from "./memory-store.js";
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
-export { type BatchesOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
+export { type BatchesCoreOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
 export type {
   BatchStore,

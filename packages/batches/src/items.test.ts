@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { advance, ok, scripted, setup } from "../test/helpers.js";
-import type { Batches } from "./batches.js";
+import type { ServedBatches } from "./create.js";
 import { BATCH_ENDPOINTS } from "./create-options.js";
 import { openaiExecutor } from "./executor.js";
 
-let open: Batches | undefined;
+let open: ServedBatches | undefined;
 afterEach(async () => {
   await open?.close();
   open = undefined;

@@ -1,13 +1,15 @@
 import type { Clock, Scheduler } from "@llm-scheduler/core";
 import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import type { PriorityOf, TenantOf } from "./http/handler.js";
 import { MemoryBatchStore } from "./memory-store.js";
 import { retryOf } from "./retry-policy.js";
 import type { BatchStore } from "./store.js";
 import type { Execute, RetryPolicy } from "./types.js";
 
-/** Options of {@link createBatches}. */
-export interface BatchesOptions {
+/**
+ * Options of the batch layer itself (`new Batches(options)`); {@link createBatches} also takes the HTTP
+ * layer's (`BatchesHttpOptions`).
+ */
+export interface BatchesCoreOptions {
   /** Every item runs through this scheduler's `run()`. */
   readonly scheduler: Scheduler;
   /** Runs one item upstream: `openaiExecutor({ baseURL, apiKey })` or your own function. */
@@ -55,38 +57,6 @@ export interface BatchesOptions {
    */
   readonly retry?: Partial<RetryPolicy>;
   /**
-   * HTTP: who a request belongs to (e.g. from its API key, or {@link bearerKeyTenant}); a tenant sees
-   * only its own files and batches, and its batches run as that scheduler tenant. `undefined` refuses
-   * the request (401). Without it `fetch()` serves nobody (every request 401, `onError` told why);
-   * `tenant: () => "default"` opens the API to every caller as one tenant, on purpose.
-   * @default none: the HTTP routes are closed
-   */
-  readonly tenant?: TenantOf;
-  /**
-   * HTTP: the scheduler priority of batches created with `POST /v1/batches`: one configured priority,
-   * or a function of the request and its tenant (e.g. `(req, tenant) => tenant === "eval-team" ?
-   * "batch" : "bulk"`); a function that throws or answers an unknown priority makes that request a 500
-   * and goes to `onError`.
-   * @default "batch"
-   */
-  readonly httpPriority?: string | PriorityOf;
-  /**
-   * HTTP: the largest input file accepted, in bytes (OpenAI's limit).
-   * @default 209_715_200 (200 MB)
-   */
-  readonly maxFileBytes?: number;
-  /**
-   * HTTP: the longest line of an input file, in bytes.
-   * @default 10_485_760 (10 MB)
-   */
-  readonly maxLineBytes?: number;
-  /**
-   * HTTP: the largest JSON body (`POST /v1/batches`), checked on the declared length and counted as
-   * it is read (413).
-   * @default 1_048_576 (1 MB)
-   */
-  readonly maxBodyBytes?: number;
-  /**
    * How long an uploaded input file is kept, in ms, unless its upload asks for less with OpenAI's
    * `expires_after` (`{ anchor: "created_at", seconds }`, 3,600 to 2,592,000 s); a longer request is
    * cut to this. An expired file is deleted; a batch created from it before keeps its items.
@@ -121,12 +91,6 @@ export interface ResolvedBatchesOptions {
   readonly random: () => number;
   readonly onError: (error: unknown) => void;
   readonly retry: RetryPolicy;
-  /** `undefined`: no identity configured, the HTTP routes refuse every request. */
-  readonly tenant: TenantOf | undefined;
-  readonly httpPriority: PriorityOf;
-  readonly maxFileBytes: number;
-  readonly maxLineBytes: number;
-  readonly maxBodyBytes: number;
   readonly fileTtlMs: number;
   readonly maxFilesPerTenant: number;
   readonly maxFileBytesPerTenant: number;
@@ -145,11 +109,6 @@ const KNOWN = [
   "random",
   "onError",
   "retry",
-  "tenant",
-  "httpPriority",
-  "maxFileBytes",
-  "maxLineBytes",
-  "maxBodyBytes",
   "fileTtlMs",
   "maxFilesPerTenant",
   "maxFileBytesPerTenant",
@@ -170,27 +129,13 @@ function safe(onError: (error: unknown) => void): (error: unknown) => void {
   };
 }
 
-function httpPriorityOf(options: BatchesOptions): PriorityOf {
-  if (typeof options.httpPriority === "function") return options.httpPriority;
-  const priority = options.httpPriority ?? "batch";
-  const known = options.scheduler.options.priorities.map((p) => p.name);
-  if (options.httpPriority !== undefined && !known.includes(priority)) {
-    throw invalidOption(
-      "httpPriority",
-      `a configured priority (${known.join(", ")}) or a function`,
-      priority,
-    );
-  }
-  return () => priority;
-}
-
 /**
  * Validates every option up front (`INVALID_OPTION` naming the field) and fills in the defaults.
  *
  * @example
  * resolveBatchesOptions({ scheduler, execute, maxInFlight: -1 }); // throws: Expected `maxInFlight` to be an integer from 0 to 10000, got `-1` (number)
  */
-export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesOptions {
+export function resolveBatchesOptions(options: BatchesCoreOptions): ResolvedBatchesOptions {
   if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
   rejectUnknownKeys("", options, KNOWN);
   const scheduler = options.scheduler as Partial<Scheduler> | undefined;
@@ -224,11 +169,6 @@ export function resolveBatchesOptions(options: BatchesOptions): ResolvedBatchesO
     random: functionOr("random", options.random, Math.random),
     onError: safe(functionOr<(error: unknown) => void>("onError", options.onError, () => {})),
     retry: retryOf(options.retry),
-    tenant: functionOr<TenantOf | undefined>("tenant", options.tenant, undefined),
-    httpPriority: httpPriorityOf(options),
-    maxFileBytes: integerIn("maxFileBytes", options.maxFileBytes, 1, 2 ** 40, 209_715_200),
-    maxLineBytes: integerIn("maxLineBytes", options.maxLineBytes, 64, 2 ** 30, 10_485_760),
-    maxBodyBytes: integerIn("maxBodyBytes", options.maxBodyBytes, 1_024, 67_108_864, 1_048_576),
     fileTtlMs: integerIn("fileTtlMs", options.fileTtlMs, 1_000, 31_536_000_000, 2_592_000_000),
     maxFilesPerTenant: integerIn("maxFilesPerTenant", options.maxFilesPerTenant, 1, 1_000_000, 1_000),
     maxFileBytesPerTenant: integerIn(

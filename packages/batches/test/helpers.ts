@@ -1,5 +1,5 @@
 import { createScheduler, type Scheduler, type TaskOptions, VirtualClock } from "@llm-scheduler/core";
-import { type Batches, createBatches } from "../src/index.js";
+import { createBatches, type ServedBatches } from "../src/index.js";
 import type { Execute, ExecuteContext, ExecuteResult } from "../src/types.js";
 
 /** Lets every pending promise callback and store call run (no wall-clock time passes). */
@@ -54,7 +54,7 @@ export function setup(execute: Execute, extra: Partial<Parameters<typeof createB
     return run(fn, options);
   }) as Scheduler["run"];
   const errors: unknown[] = [];
-  const batches: Batches = createBatches({
+  const batches: ServedBatches = createBatches({
     scheduler,
     execute,
     random: () => 0.5,

@@ -16,7 +16,6 @@ import {
 import { isSchedulerError, type Scheduler } from "@llm-scheduler/core";
 import { serverTiming } from "@llm-scheduler/core/kit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { flatten } from "./flatten.js";
 import { releaseWhenHandlerEnds, workGoesOn } from "./handler-end.js";
 import {
   type ExpressRejectionHandler,
@@ -71,10 +70,7 @@ export interface SchedulerRequestHandler extends RequestHandler {
 export function schedulerMiddleware(options?: ExpressSchedulerOptions): SchedulerRequestHandler {
   const config = resolveExpressOptions(options);
   const scheduling = schedulingOf(config);
-  // Express has already swapped the prototypes of `req` and `res`: from here on they can be flattened.
   function llmScheduler(req: Request, res: Response, next: NextFunction): void {
-    flatten(req);
-    flatten(res);
     scheduling(req, res, next);
   }
   return Object.assign(llmScheduler, { scheduler: config.scheduler });

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   type AdapterOptions,
   type Awaitable,
@@ -20,37 +21,83 @@ export type ExpressRejectionHandler = (
 ) => Awaitable<void>;
 
 /**
- * Options of `schedulerMiddleware()` for Express. The mapping functions (`priority`, `tenant`, `id`,
- * `cost`) receive Express's `req`, may be async, and may throw: a `SchedulerError` is answered as a
- * rejection, anything else goes to `next(error)`.
+ * Answers a rejected request in place of the default JSON error (`scheduled(app)`), on Node's `req` and
+ * `res`: Express has not seen the request yet. `error.code` says why and `error.retryAfterMs` when to
+ * come back. A thrown error or rejected promise is answered with a bare 500.
+ */
+export type NodeRejectionHandler = (
+  error: SchedulerError,
+  req: IncomingMessage,
+  res: ServerResponse,
+) => Awaitable<void>;
+
+/**
+ * The two shapes of the adapter and what their callbacks receive: `schedulerMiddleware()` runs as a
+ * route's middleware, on Express's `req`; `scheduled(app)` runs before Express routes the request, on
+ * Node's `req` and `res`.
+ */
+export interface ExpressShapes {
+  readonly middleware: { readonly req: Request; readonly onRejected: ExpressRejectionHandler };
+  readonly scheduled: { readonly req: IncomingMessage; readonly onRejected: NodeRejectionHandler };
+}
+
+/** A shape of the adapter: `"middleware"` or `"scheduled"`. */
+export type ExpressShape = keyof ExpressShapes;
+
+/**
+ * Options of the Express adapter, one set for both shapes. The mapping functions (`priority`, `tenant`,
+ * `id`, `cost`, `tokens`) receive the shape's request (Express's `req` for `schedulerMiddleware()`,
+ * Node's for `scheduled(app)`), may be async, and may throw: a `SchedulerError` is answered as a
+ * rejection; anything else goes to `next(error)` (middleware) or is a bare 500 (`scheduled`).
  *
  * @example
- * const options: ExpressSchedulerOptions = {
+ * const options: ExpressOptions = {
  *   scheduler,
  *   // `teams`: the keys you issued -> { tenant, priority }; never the raw key as the tenant
  *   priority: (req) => teams.get(req.get("x-api-key") ?? "")?.priority ?? "batch",
  *   tenant: (req) => teams.get(req.get("x-api-key") ?? "")?.tenant ?? "unknown-key",
  * };
  */
-export interface ExpressSchedulerOptions extends AdapterOptions<Request> {
+export interface ExpressOptions<S extends ExpressShape = "middleware">
+  extends AdapterOptions<ExpressShapes[S]["req"]> {
   /**
    * Sends the response of a rejected request.
    * @default a JSON body `{ error: { message, type, code, param } }` with core's status, `Retry-After` and
    * `retry-after-ms`
    */
-  readonly onRejected?: ExpressRejectionHandler;
+  readonly onRejected?: ExpressShapes[S]["onRejected"];
 }
 
+/** Options of `schedulerMiddleware()` (the adapter's options on Express's `req`). */
+export type ExpressSchedulerOptions = ExpressOptions<"middleware">;
+
+/** Options of `scheduled(app)` (the adapter's options on Node's `req`). */
+export type ScheduledOptions = ExpressOptions<"scheduled">;
+
 /**
- * Validates the options up front (throws `INVALID_OPTION`, naming an unknown key and the nearest known
- * one) and fills in the defaults.
+ * The token estimate's body per shape: the middleware reads what a JSON parser (`express.json()`)
+ * placed before it left; before Express no parser has run, so the declared `content-length` and
+ * `defaultMaxTokens` make the estimate.
+ */
+const BODY_OF: { readonly [S in ExpressShape]: (req: ExpressShapes[S]["req"]) => unknown } = {
+  middleware: (req) => req.body as unknown,
+  scheduled: () => undefined,
+};
+
+/**
+ * Validates the options of either shape up front (throws `INVALID_OPTION`, naming an unknown key and the
+ * nearest known one) and fills in the defaults.
  *
  * @example
- * const config = resolveExpressOptions({ scheduler, timeoutMs: 60_000 });
+ * const config = resolveExpressOptions({ scheduler, timeoutMs: 60_000 }); // schedulerMiddleware()
+ * const early = resolveExpressOptions({ scheduler }, "scheduled"); // scheduled(app)
  */
-export function resolveExpressOptions(
-  options?: ExpressSchedulerOptions,
-): ResolvedAdapterOptions<Request, ExpressRejectionHandler> {
-  // The token estimate reads the body a JSON parser (`express.json()`) placed before this one left.
-  return resolveAdapterOptions<Request, ExpressRejectionHandler>(options, (req) => req.body as unknown);
+export function resolveExpressOptions<S extends ExpressShape = "middleware">(
+  options?: ExpressOptions<S>,
+  shape: S = "middleware" as S,
+): ResolvedAdapterOptions<ExpressShapes[S]["req"], ExpressShapes[S]["onRejected"]> {
+  return resolveAdapterOptions<ExpressShapes[S]["req"], ExpressShapes[S]["onRejected"]>(
+    options,
+    BODY_OF[shape] as (req: ExpressShapes[S]["req"]) => unknown,
+  );
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Scheduler } from "@llm-scheduler/core";
 import type { NextFunction, Request, Response } from "express";
 import { schedulingOf } from "./middleware.js";
-import { resolveScheduledOptions, type ScheduledOptions } from "./scheduled-options.js";
+import { resolveExpressOptions, type ScheduledOptions } from "./options.js";
 
 /** What `scheduled()` wraps: an Express app, or any Node request listener. */
 export type NodeApp = (req: IncomingMessage, res: ServerResponse, next?: Out) => unknown;
@@ -66,7 +66,7 @@ function fail(res: ServerResponse, error: unknown, out: Out | undefined): void {
  * http.createServer(scheduled(app, { scheduler })).listen(8080);
  */
 export function scheduled(app: NodeApp, options?: ScheduledOptions): ScheduledListener {
-  const config = resolveScheduledOptions(options);
+  const config = resolveExpressOptions(options, "scheduled");
   const scheduling = schedulingOf(config);
 
   function scheduledRequest(req: IncomingMessage, res: ServerResponse, out?: Out): void {

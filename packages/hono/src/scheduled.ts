@@ -14,7 +14,7 @@ import type { HeaderReader } from "@llm-scheduler/core/kit";
 import { type Holding, holdAnswer, holdPermit, timeOnNode, untilFirstByte } from "./hold.js";
 import { inWorkerd, type Lifeline, Lifelines } from "./lifeline.js";
 import { type NodeBindings, nodeBindingsOf } from "./node-bindings.js";
-import { resolveScheduledOptions, type ScheduledOptions } from "./scheduled-options.js";
+import { resolveHonoOptions, type ScheduledOptions } from "./options.js";
 
 /** What `scheduled()` wraps: a Hono app, or anything with Hono's `fetch(request, env, executionCtx)`. */
 export interface FetchApp<E = unknown, X = unknown> {
@@ -74,7 +74,7 @@ export function scheduled<E = unknown, X = unknown>(
   app: FetchApp<E, X>,
   options?: ScheduledOptions,
 ): ScheduledApp<E, X> {
-  const config = resolveScheduledOptions(options);
+  const config = resolveHonoOptions(options, "scheduled");
   const { onRejected, scheduler } = config;
   const within = withinOf(scheduler);
   const timed = config.timeoutMs !== undefined;

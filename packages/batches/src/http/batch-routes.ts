@@ -45,17 +45,18 @@ function invalidCreate(body: Record<string, unknown>): Response | undefined {
  * file with invalid lines makes a `failed` batch whose `errors` name the lines.
  *
  * @example
- * if (method === "POST" && path === "batches") return createBatch(batches, request, tenant, priority);
+ * if (method === "POST" && path === "batches") return createBatch(batches, request, tenant, priority, 1_048_576);
  */
 export async function createBatch(
   batches: Batches,
   request: Request,
   tenant: string,
   priority: string,
+  maxBodyBytes: number,
 ): Promise<Response> {
   let body: Record<string, unknown> | undefined;
   try {
-    body = await bodyOf(request, batches.options.maxBodyBytes);
+    body = await bodyOf(request, maxBodyBytes);
   } catch (error) {
     if (error instanceof LimitError)
       return openaiError(error.status, `${error.message}.`, { code: "request_too_large" });

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ok, scripted, setup } from "../../test/helpers.js";
-import type { Batches } from "../batches.js";
+import type { ServedBatches } from "../create.js";
 
-let open: Batches | undefined;
+let open: ServedBatches | undefined;
 afterEach(async () => {
   await open?.close();
   open = undefined;

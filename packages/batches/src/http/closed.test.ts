@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { advance, items, ok, scripted, setup } from "../../test/helpers.js";
-import type { Batches } from "../batches.js";
+import type { ServedBatches } from "../create.js";
 import { sameTenant } from "../same-tenant.js";
 import { bearerKeyTenant } from "./identity.js";
 
-let open: Batches | undefined;
+let open: ServedBatches | undefined;
 afterEach(async () => {
   await open?.close();
   open = undefined;

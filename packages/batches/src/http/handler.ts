@@ -2,21 +2,14 @@ import { invalidOption } from "@llm-scheduler/core/kit";
 import type { Batches } from "../batches.js";
 import { cancelBatch, createBatch, getBatch, listBatches } from "./batch-routes.js";
 import { deleteFile, fileContent, getFile, type UploadLimits, upload } from "./files.js";
+import { type BatchesHttpOptions, type ResolvedHttpOptions, resolveHttpOptions } from "./options.js";
 import { openaiError } from "./respond.js";
 
-/** Who a request belongs to; `undefined` refuses it (401). */
-export type TenantOf = (request: Request) => string | undefined | Promise<string | undefined>;
+/** What the routes read: the HTTP options and the batch layer's file limits. */
+type HttpOptions = ResolvedHttpOptions & UploadLimits;
 
-/** The scheduler priority of a batch created over HTTP, from the request and its tenant. */
-export type PriorityOf = (request: Request, tenant: string) => string | Promise<string>;
-
-/** Options of the HTTP layer. */
-export interface HttpOptions extends UploadLimits {
-  /** `undefined`: no identity configured, every request is refused. */
-  readonly tenant: TenantOf | undefined;
-  /** The scheduler priority of batches created over HTTP. */
-  readonly httpPriority: PriorityOf;
-}
+/** A web handler: OpenAI's Files and Batches routes over `Request`/`Response`. */
+export type BatchesHandler = (request: Request) => Promise<Response>;
 
 const ROUTE = /\/v1\/(files|batches)(?:\/([^/]+))?(?:\/(content|cancel))?\/?$/;
 
@@ -41,7 +34,7 @@ function dispatch(batches: Batches, request: Request, route: Route, tenant: stri
   } else {
     if (id === undefined && method === "POST")
       return priorityOf(batches, request, tenant, options).then((priority) =>
-        createBatch(batches, request, tenant, priority),
+        createBatch(batches, request, tenant, priority, options.maxBodyBytes),
       );
     if (id === undefined && method === "GET") return listBatches(batches, new URL(request.url), tenant);
     if (id !== undefined && action === undefined && method === "GET") return getBatch(batches, id, tenant);
@@ -91,15 +84,32 @@ function closed(batches: Batches): Response {
 }
 
 /**
- * OpenAI's Files and Batches routes over web `Request`/`Response`: what `batches.fetch()` serves. A
- * request is matched on the end of its path (`…/v1/files`, `…/v1/batches/{id}/cancel`), so it works
- * mounted under any prefix. Every failure is an OpenAI-style JSON error; an unexpected one is a 500
- * that reveals nothing and goes to `onError`. Without a `tenant` function every request is a 401.
+ * OpenAI's Files and Batches routes over web `Request`/`Response`, for a batch layer: the HTTP layer,
+ * which depends on the batch layer and never the reverse (`createBatches` wires one in as
+ * `batches.fetch`). Options are checked at once (`INVALID_OPTION` naming the field). A request is
+ * matched on the end of its path (`…/v1/files`, `…/v1/batches/{id}/cancel`), so it works mounted under
+ * any prefix. It never throws: every failure is an OpenAI-style JSON error; an unexpected one is a 500
+ * that reveals nothing and goes to the batch layer's `onError`. Without a `tenant` function every
+ * request is a 401.
  *
  * @example
- * const response = await handle(batches, request, options);
+ * const serve = batchesHandler(batches, { tenant: bearerKeyTenant });
+ * app.all("/v1/files/*", (c) => serve(c.req.raw)); // Hono
  */
-export async function handle(batches: Batches, request: Request, options: HttpOptions): Promise<Response> {
+export function batchesHandler(batches: Batches, options?: BatchesHttpOptions): BatchesHandler {
+  return handlerOf(batches, resolveHttpOptions(options, batches.options.scheduler));
+}
+
+/** The handler for options already resolved (what `createBatches` uses after checking them up front). */
+export function handlerOf(batches: Batches, http: ResolvedHttpOptions): BatchesHandler {
+  const { fileTtlMs, maxFilesPerTenant, maxFileBytesPerTenant } = batches.options;
+  const options: HttpOptions = { ...http, fileTtlMs, maxFilesPerTenant, maxFileBytesPerTenant };
+  return function serveBatches(request) {
+    return handle(batches, request, options);
+  };
+}
+
+async function handle(batches: Batches, request: Request, options: HttpOptions): Promise<Response> {
   let route: Route | undefined;
   try {
     route = routeOf(new URL(request.url));
