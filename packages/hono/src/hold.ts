@@ -123,7 +123,7 @@ const SERVER_TIMING = "server-timing";
  * makes them): a copy with the header added (the object may be the app's own, shared by responses), so
  * that `@hono/node-server` writes the whole head in one `writeHead(status, headers)`. Set on Node's
  * response instead (`setHeader`), the header sends that `writeHead()` down Node's slow path, which sets
- * and checks each of the app's headers once more: about 1.5 µs a request (`bench/tools/ab-builds.ts`).
+ * and checks each of the app's headers once more (decision 0004; `bench/tools/ab-builds.ts` measures it).
  * A `Server-Timing` the app set is kept. Other shapes (no headers, a `Headers` object): {@link timeOnNode}.
  * Node reads the copy only when it writes the head, so each request's copy is its own.
  */
