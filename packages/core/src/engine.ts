@@ -1,7 +1,7 @@
 import type { TaskOptions } from "./admission.js";
 import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
-import { effectiveStoreConfig, type LiveSettings } from "./effective-config.js";
+import type { LiveSettings } from "./effective-config.js";
 import { Endings } from "./endings.js";
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { DeadlineFifo } from "./fifo-deadlines.js";
@@ -14,6 +14,7 @@ import type { Reporter } from "./reporter.js";
 import { RunningTasks } from "./running-tasks.js";
 import { SignalListeners } from "./signal-listeners.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
+import { StoreConfiguration } from "./store-configuration.js";
 import {
   callTaskFunction,
   DONE,
@@ -40,7 +41,7 @@ const queueDeadlinesOf = (task: Task): DeadlineFifo<Task> => task.book.queueDead
  * come in. The `Scheduler` is the public face of this class.
  */
 export class Engine {
-  #options: ResolvedOptions;
+  readonly #configuration: StoreConfiguration;
   readonly #store: Store;
   readonly #reporter: Reporter;
   readonly #deadlines: Deadlines<Task>;
@@ -50,10 +51,6 @@ export class Engine {
   readonly #running = new RunningTasks();
   readonly #signals = new SignalListeners();
   #live = 0;
-  /** What the automatic controls set over the options (see `effectiveStoreConfig`). */
-  #settings: LiveSettings = {};
-  /** Inside `configureOnce`: `configure` and `setLive` only take their values. */
-  #deferring = false;
   #closed = false;
   #draining = false;
   #idleWaiters: Array<() => void> = [];
@@ -62,7 +59,7 @@ export class Engine {
 
   /** `options` must have been checked against `store` (see `configurationOf`). */
   constructor(options: ResolvedOptions, store: Store, reporter: Reporter) {
-    this.#options = options;
+    this.#configuration = new StoreConfiguration(options, store, reporter);
     this.#store = store;
     this.#reporter = reporter;
     this.#deadlines = new Deadlines(options.clock, (task) => this.#endings.expired(task), queueDeadlinesOf);
@@ -105,7 +102,12 @@ export class Engine {
       fail: (ticket, error) => this.#endings.storeDropped(ticket as Task, error),
       revoke: (ticket, error) => this.#endings.storeRevoked(ticket as Task, error),
     };
-    this.#settleStore(store.attach(host, effectiveStoreConfig(options, this.#settings)));
+    this.#settleStore(store.attach(host, this.#configuration.forStore()));
+  }
+
+  /** The options in force. */
+  get #options(): ResolvedOptions {
+    return this.#configuration.options;
   }
 
   /** Units running on this instance now. */
@@ -122,62 +124,19 @@ export class Engine {
     return this.#reporter.bookOf(priority)?.runningCost ?? 0;
   }
 
-  /**
-   * New effective options (the wait targets moved a share; `update()` goes through `configureOnce`):
-   * the store re-evaluates what waits. Resolves once the store has them; never rejects: a store that fails to
-   * take them is reported (`error` event) while the options are in force here all the same (a shared
-   * store writes them again when it reconnects).
-   */
+  /** New effective options (see `StoreConfiguration.configure`). */
   configure(options: ResolvedOptions): Promise<void> {
-    this.#options = options;
-    return this.#deferring ? Promise.resolve() : this.#configureStore();
+    return this.#configuration.configure(options);
   }
 
-  /**
-   * Takes `options`, runs `change` (the other parts following them), in which `configure` and
-   * `setLive` only take their values, then gives the store where they left them in one `configure`:
-   * one update, one store configuration, never one halfway (say, new priority caps under the limit
-   * from before). Resolves and fails as `configure` does.
-   */
+  /** One update, one store configuration (see `StoreConfiguration.configureOnce`). */
   configureOnce(options: ResolvedOptions, change: () => void): Promise<void> {
-    this.#options = options;
-    this.#deferring = true;
-    try {
-      change();
-    } finally {
-      this.#deferring = false;
-    }
-    return this.#configureStore();
+    return this.#configuration.configureOnce(options, change);
   }
 
-  /** The store gets the options with the live settings over them; a failure is an `error` event. */
-  #configureStore(): Promise<void> {
-    let result: MaybePromise<void>;
-    try {
-      result = this.#store.configure(effectiveStoreConfig(this.#options, this.#settings));
-    } catch (error) {
-      this.#reporter.error(error);
-      return Promise.resolve();
-    }
-    if (!isPromise(result)) return Promise.resolve();
-    return result.then(undefined, (error: unknown) => this.#reporter.error(error));
-  }
-
-  /**
-   * A value an automatic control set (the adaptive limit), with the effective options that go with it
-   * when they changed too (the wait targets' reserves, bounded by the new limit): the store is
-   * configured with both at once, in one call, a store failure is reported. `undefined` fields fall
-   * back to the options.
-   */
-  setLive(settings: LiveSettings, options: ResolvedOptions = this.#options): void {
-    const before = this.#settings.maxConcurrency ?? this.#options.maxConcurrency;
-    const sameOptions = options === this.#options;
-    this.#options = options;
-    this.#settings = { ...this.#settings, ...settings };
-    if (this.#deferring) return;
-    const sameLimit = (this.#settings.maxConcurrency ?? this.#options.maxConcurrency) === before;
-    if (sameOptions && sameLimit && settings.tenantCaps === undefined) return;
-    void this.#configureStore();
+  /** A value an automatic control set (see `StoreConfiguration.setLive`). */
+  setLive(settings: LiveSettings, options?: ResolvedOptions): void {
+    this.#configuration.setLive(settings, options);
   }
 
   /**
