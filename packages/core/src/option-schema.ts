@@ -125,7 +125,7 @@ export const TENANT = {
 };
 
 /** How the wait-target controller judges and bounds its changes (see `targetWaitMs`). */
-const WAIT_TARGETS = {
+export const WAIT_TARGETS = {
   windowMs: positive(MAX_TARGET_MS, {
     default: 5_000,
     doc: "one measuring window: each target is judged once per window",

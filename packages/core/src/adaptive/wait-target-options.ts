@@ -1,12 +1,5 @@
-import {
-  definedOnly,
-  integerIn,
-  MAX_DURATION_MS,
-  numberIn,
-  plainObject,
-  positiveNumber,
-  rejectUnknownKeys,
-} from "../validate.js";
+import { WAIT_TARGETS } from "../option-schema.js";
+import { withDefaults } from "../schema/schema.js";
 
 /**
  * How the wait-target controller works (see `PriorityOptions.targetWaitMs`). Every field is optional;
@@ -56,47 +49,28 @@ export interface ResolvedWaitTargets {
   readonly maxReservedShare: number;
 }
 
-const KEYS: readonly (keyof WaitTargetOptions)[] = [
-  "windowMs",
-  "minSamples",
-  "calmWindows",
-  "maxBoost",
-  "maxReservedShare",
-];
-
-/** The largest `targetWaitMs` and `windowMs`: one hour. */
-const MAX_TARGET_MS = 3_600_000;
-
 /**
- * Validates `waitTargets` and each priority's `targetWaitMs` (the priorities' other fields are checked
- * elsewhere); throws `INVALID_OPTION`.
+ * The controller's settings from options the schema has checked (`waitTargets` and each priority's
+ * `targetWaitMs`, see option-schema.ts), with the declared defaults under what is not given.
  *
  * @example
  * resolveWaitTargets({ windowMs: 2_000 }, { interactive: { targetWaitMs: 500 }, batch: {} });
  */
 export function resolveWaitTargets(
-  raw: unknown,
-  priorities: Readonly<Record<string, unknown>>,
+  checked: WaitTargetOptions | undefined,
+  priorities: Readonly<Record<string, { readonly targetWaitMs?: number | undefined }>>,
 ): ResolvedWaitTargets {
-  const object = plainObject("waitTargets", raw ?? {});
-  rejectUnknownKeys("waitTargets", object, KEYS);
-  const given = definedOnly(object as WaitTargetOptions);
+  const set = withDefaults(WAIT_TARGETS, checked ?? {}) as Required<WaitTargetOptions>;
   const targets = new Map<string, number>();
   for (const [name, fields] of Object.entries(priorities)) {
-    const value = (fields as { targetWaitMs?: unknown } | null)?.targetWaitMs;
-    if (value === undefined) continue;
-    targets.set(name, positiveNumber(`priorities.${name}.targetWaitMs`, value, MAX_TARGET_MS));
+    if (fields.targetWaitMs !== undefined) targets.set(name, fields.targetWaitMs);
   }
   return {
     targets,
-    windowMs: positiveNumber(
-      "waitTargets.windowMs",
-      given.windowMs ?? 5_000,
-      Math.min(MAX_TARGET_MS, MAX_DURATION_MS),
-    ),
-    minSamples: integerIn("waitTargets.minSamples", given.minSamples ?? 20, 1, 100_000),
-    calmWindows: integerIn("waitTargets.calmWindows", given.calmWindows ?? 3, 1, 1_000),
-    maxBoost: numberIn("waitTargets.maxBoost", given.maxBoost ?? 64, 1, 10_000),
-    maxReservedShare: numberIn("waitTargets.maxReservedShare", given.maxReservedShare ?? 0.75, 0, 1),
+    windowMs: set.windowMs,
+    minSamples: set.minSamples,
+    calmWindows: set.calmWindows,
+    maxBoost: set.maxBoost,
+    maxReservedShare: set.maxReservedShare,
   };
 }
