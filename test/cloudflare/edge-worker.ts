@@ -23,6 +23,7 @@ const scheduler = createScheduler({
     namespace: env.LLM_SCHEDULER,
     name: "shared",
     leaseMs: Number(env.LEASE_MS),
+    onError: (error) => console.error("store:", error),
   }),
 });
 
@@ -34,7 +35,8 @@ app.get("/metrics", (c) => {
 app.use("/v1/*", schedulerMiddleware({ scheduler }));
 app.get("/v1/stream", async (c) => {
   const holdMs = Number(c.req.query("holdMs") ?? "100");
-  const upstream = await fetch(env.UPSTREAM_URL, { method: "POST", body: "{}" });
+  const { signal } = c.get("llmScheduler"); // aborted when the slot goes: the upstream call ends with it
+  const upstream = await fetch(env.UPSTREAM_URL, { method: "POST", body: "{}", signal });
   const reader = upstream.body!.getReader();
   const until = Date.now() + holdMs;
   const body = new ReadableStream<Uint8Array>({

@@ -49,8 +49,7 @@ type Call = Message extends infer M
  * const scheduler = createScheduler({ maxConcurrency: 8, store });
  */
 export class DurableObjectStore implements Store {
-  /** This isolate's id in the object (its tickets are `<clientId>:<seq>`). */
-  readonly clientId: string = crypto.randomUUID();
+  #clientId: string | null = null;
   readonly #options: ResolvedDurableObjectStoreOptions;
   readonly #ledger = new ClientLedger();
   #host: StoreHost | null = null;
@@ -63,6 +62,15 @@ export class DurableObjectStore implements Store {
 
   constructor(options: DurableObjectStoreOptions) {
     this.#options = resolveDurableObjectOptions(options);
+  }
+
+  /**
+   * This isolate's id in the object (its tickets are `<clientId>:<seq>`): random, drawn at the first
+   * call (workerd allows no random values at a module's top level, where a scheduler may be created).
+   */
+  get clientId(): string {
+    this.#clientId ??= crypto.randomUUID();
+    return this.#clientId;
   }
 
   attach(host: StoreHost, config: StoreConfig): void {
