@@ -313,6 +313,11 @@ export class ObjectQueue {
     this.#entries.delete(entry.key);
     this.#bySeq.delete(entry.ticket.seq);
     entry.waiter?.();
+    // A grant nobody heard of (its isolate died) leaves the inbox with its entry.
+    const inbox = this.#inbox.get(entry.client);
+    const at = inbox?.indexOf(entry.key) ?? -1;
+    if (at >= 0) inbox!.splice(at, 1);
+    if (inbox?.length === 0) this.#inbox.delete(entry.client);
   }
 
   /** Releases lapsed leases and drops waiting tickets nobody has asked about for a lease's length. */
