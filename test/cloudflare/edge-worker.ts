@@ -5,7 +5,7 @@ import { type LlmSchedulerEnv, schedulerMiddleware } from "@llm-scheduler/hono";
 import { Hono } from "hono";
 
 interface Env {
-  readonly LLM_SCHEDULER: ObjectNamespace<never>;
+  readonly LLM_SCHEDULER: ObjectNamespace;
   readonly UPSTREAM_URL: string;
   readonly LEASE_MS: string;
 }

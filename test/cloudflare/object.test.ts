@@ -100,6 +100,7 @@ describe("DurableObjectStore leases, cost and bad calls", () => {
       "[]",
       '{"op":"enqueue","client":"x","now":1}',
       '{"op":"drop","client":"x","now":1}',
+      '{"op":"renew","client":"x","now":1,"config":{"leaseMs":1}}',
     ]) {
       const response = await fetch(`${cluster.objects}/object/${name}`, { method: "POST", body });
       expect(response.status).toBe(400);

@@ -42,17 +42,38 @@ function checkTicket(value: unknown): void {
   need(typeof t.retry === "boolean" && isNumber(t.enqueuedAt), "`ticket.retry` and `ticket.enqueuedAt`");
 }
 
+/** The parts of a configuration the object relies on before handing it to the memory store. */
+function checkConfig(value: unknown): void {
+  need(isObject(value), "`config` to be an object");
+  const c = value as Fields;
+  need(
+    isNumber(c.leaseMs) && c.leaseMs >= 500 && c.leaseMs <= 3_600_000,
+    "`config.leaseMs` from 500 to 3600000",
+  );
+  need(c.agingClock === "object" || c.agingClock === "scheduler", "`config.agingClock`");
+  need(typeof c.maxConcurrency === "number" && c.maxConcurrency >= 1, "`config.maxConcurrency` >= 1");
+  need(c.fairness === "requests" || c.fairness === "tokens", "`config.fairness`");
+  need(
+    Array.isArray(c.priorities) &&
+      c.priorities.length > 0 &&
+      c.priorities.every((p: unknown) => isObject(p) && isText(p.name) && isNumber(p.weight) && p.weight > 0),
+    "`config.priorities` to be named priorities with weights",
+  );
+  need(c.tenantWeights instanceof Map && c.tenantQuotas instanceof Map, "`config` tenant maps");
+  need(isObject(c.tenantDefaults), "`config.tenantDefaults`");
+}
+
 /**
  * Checks a decoded call body's shape (what the object reads of it), so that a malformed or hostile
- * call gets a 400 instead of reaching the queue. Configurations come from this package's own client
- * and are not checked field by field.
+ * call gets a 400 instead of reaching the queue. A configuration is checked for the fields the object
+ * relies on; the rest is what this package's client sends from a validated scheduler.
  */
 export function checkMessage(value: unknown): Message {
   need(isObject(value), "a JSON object");
   const m = value as Fields;
   need(typeof m.op === "string" && OPS.has(m.op), "`op` to be a known operation");
   need(isText(m.client, 100) && isNumber(m.now), "`client` to be a string and `now` a number");
-  need(m.config === undefined || isObject(m.config), "`config` to be an object");
+  if (m.config !== undefined) checkConfig(m.config);
   need(
     m.renew === undefined || (Array.isArray(m.renew) && m.renew.every((k) => isText(k, 200))),
     "`renew` keys",

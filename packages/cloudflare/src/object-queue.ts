@@ -1,7 +1,9 @@
 import type { Ticket } from "@llm-scheduler/core/kit";
 import { MemoryStore } from "@llm-scheduler/core/kit";
+import { Inboxes } from "./inboxes.js";
 import { ObjectClock } from "./object-clock.js";
 import { CONFIG_KEY, EPOCH_KEY, LEASE_PREFIX, type ObjectStorage } from "./object-storage.js";
+import { unbounded } from "./unbounded.js";
 import type { Counts, Message, Reply, WireConfig, WireTicket } from "./wire.js";
 
 /** One ticket the object knows: waiting in the memory store, or holding a lease. */
@@ -44,8 +46,7 @@ export class ObjectQueue {
   #seq = 0;
   readonly #entries = new Map<string, Entry>();
   readonly #bySeq = new Map<number, Entry>();
-  /** Keys granted per client, in grant order, until a reply to that client takes them. */
-  readonly #inbox = new Map<string, string[]>();
+  readonly #inboxes = new Inboxes();
   #nextSweep = 0;
   #alarmAt: number | null = null;
 
@@ -95,8 +96,7 @@ export class ObjectQueue {
       answer = { error: error instanceof Error ? error.message : String(error) };
     }
     this.#ensureAlarm();
-    const granted = this.#inbox.get(m.client) ?? [];
-    this.#inbox.delete(m.client);
+    const granted = this.#inboxes.take(m.client);
     return { ...answer, epoch: this.#epoch, counts: this.#counts(), granted, lost };
   }
 
@@ -130,7 +130,7 @@ export class ObjectQueue {
       case "leave":
         this.#removeAll(m.client);
         for (const entry of [...this.#entries.values()]) if (entry.client === m.client) this.#release(entry);
-        this.#inbox.delete(m.client);
+        this.#inboxes.forget(m.client);
         return {};
       default:
         return {}; // configure, renew: done above
@@ -294,9 +294,7 @@ export class ObjectQueue {
 
   /** Puts a granted key in its client's inbox (once), for the next reply to that client. */
   #tell(entry: Entry): void {
-    const inbox = this.#inbox.get(entry.client);
-    if (inbox === undefined) this.#inbox.set(entry.client, [entry.key]);
-    else if (!inbox.includes(entry.key)) inbox.push(entry.key);
+    this.#inboxes.tell(entry.client, entry.key);
   }
 
   #release(entry: Entry): void {
@@ -313,11 +311,7 @@ export class ObjectQueue {
     this.#entries.delete(entry.key);
     this.#bySeq.delete(entry.ticket.seq);
     entry.waiter?.();
-    // A grant nobody heard of (its isolate died) leaves the inbox with its entry.
-    const inbox = this.#inbox.get(entry.client);
-    const at = inbox?.indexOf(entry.key) ?? -1;
-    if (at >= 0) inbox!.splice(at, 1);
-    if (inbox?.length === 0) this.#inbox.delete(entry.client);
+    this.#inboxes.drop(entry.client, entry.key); // a grant nobody heard of leaves with its entry
   }
 
   /** Releases lapsed leases and drops waiting tickets nobody has asked about for a lease's length. */
@@ -345,19 +339,4 @@ export class ObjectQueue {
     const { running, queued, priorities } = this.#store!.snapshot(0);
     return { running, queued, priorities };
   }
-}
-
-/** The configuration with no limit and no quota: what lets every stored lease come back at a restart. */
-function unbounded(config: WireConfig): WireConfig {
-  const none = Number.POSITIVE_INFINITY;
-  const open = { maxConcurrency: none, maxQueue: none, tokensPerMinute: none, burstTokens: none };
-  return {
-    ...config,
-    maxConcurrency: Number.MAX_SAFE_INTEGER,
-    maxQueue: none,
-    maxTokensInFlight: none,
-    priorities: config.priorities.map((p) => ({ ...p, reserved: 0, maxConcurrency: none, maxQueue: none })),
-    tenantDefaults: { ...config.tenantDefaults, ...open },
-    tenantQuotas: new Map([...config.tenantQuotas].map(([name, quota]) => [name, { ...quota, ...open }])),
-  };
 }

@@ -2,8 +2,8 @@ import { SchedulerError } from "@llm-scheduler/core";
 import { describe, expect, it } from "vitest";
 import { type ObjectNamespace, resolveDurableObjectOptions } from "./options.js";
 
-const namespace: ObjectNamespace<never> = {
-  idFromName: () => undefined as never,
+const namespace: ObjectNamespace = {
+  idFromName: () => "id",
   get: () => ({ fetch: async () => new Response("{}") }),
 };
 

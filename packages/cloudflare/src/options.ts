@@ -17,7 +17,7 @@ export interface ObjectNamespace<Id = unknown> {
 
 export interface DurableObjectStoreOptions {
   /** The binding of the {@link SchedulerObject} class (`env.LLM_SCHEDULER`). Required. */
-  readonly namespace: ObjectNamespace<never>;
+  readonly namespace: ObjectNamespace;
   /**
    * Which object: schedulers with the same name share one queue and one limit (one name per model or
    * pool). 1 to 256 characters.
