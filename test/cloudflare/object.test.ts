@@ -74,6 +74,46 @@ describe("DurableObjectStore leases, cost and bad calls", () => {
     await scheduler.close();
   });
 
+  it("stops a running task whose renewals stop reaching the object, before the object may lapse its lease", async () => {
+    const over = namespaceOver(cluster.objects);
+    let cut = false;
+    // Renewals are lost from `cut` on (a partition that lets other calls through).
+    const namespace: ObjectNamespace<string> = {
+      idFromName: (name) => name,
+      get: (id) => ({
+        fetch: (url, init) => {
+          const call = JSON.parse(String(init.body)) as { op: string; renew?: unknown };
+          if (cut && call.op === "renew") return Promise.reject(new Error("partitioned"));
+          if (cut) delete call.renew;
+          return over.get(id).fetch(url, { ...init, body: JSON.stringify(call) });
+        },
+      }),
+    };
+    const leaseMs = 3_000;
+    const store = new DurableObjectStore({ namespace, name: `partition-${++names}`, leaseMs });
+    const scheduler = createScheduler({ maxConcurrency: 1, store });
+    let started = () => {};
+    const begun = new Promise<void>((resolve) => (started = resolve));
+    const stopped = scheduler
+      .run(
+        ({ signal }) =>
+          new Promise((_, reject) => {
+            started();
+            signal.addEventListener("abort", () => reject(signal.reason));
+          }),
+      )
+      .catch((error: unknown) => ({ error, at: Date.now() }));
+    await begun;
+    cut = true;
+    const cutAt = Date.now();
+    const { error, at } = (await stopped) as { error: { code: string; message: string }; at: number };
+    expect(error.code).toBe("STORE_UNAVAILABLE");
+    expect(error.message).toMatch(/No renewal of the task's slot reached the scheduler object/);
+    // The object holds the lease at least leaseMs from the last renewal it got, sent before the cut.
+    expect(at - cutAt).toBeLessThan(leaseMs);
+    await scheduler.close();
+  });
+
   it("costs two calls for a task granted at once, and one more per waitMs of waiting", async () => {
     const { calls, namespace } = counted(namespaceOver(cluster.objects));
     const store = new DurableObjectStore({ namespace, name: `cost-${++names}`, leaseMs: 60_000 });

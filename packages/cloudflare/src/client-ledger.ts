@@ -5,6 +5,8 @@ export interface ClientEntry {
   readonly key: string;
   readonly ticket: Ticket;
   state: "waiting" | "running";
+  /** Running: the send time of the call whose reply brought its grant. */
+  since: number;
   /** Its enqueue has answered: until then a grant is the answer's to tell, not `host.grant`'s. */
   answered: boolean;
   /** The object's life when the ticket was queued: a later life has lost it, and it is sent again. */
@@ -20,7 +22,7 @@ export class ClientLedger {
   }
 
   add(key: string, ticket: Ticket, epoch: number): ClientEntry {
-    const entry: ClientEntry = { key, ticket, state: "waiting", answered: false, epoch };
+    const entry: ClientEntry = { key, ticket, state: "waiting", since: 0, answered: false, epoch };
     this.#entries.set(key, entry);
     return entry;
   }

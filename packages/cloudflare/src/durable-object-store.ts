@@ -8,12 +8,13 @@ import type {
   TokenUsage,
 } from "@llm-scheduler/core/kit";
 import { type ClientEntry, ClientLedger } from "./client-ledger.js";
-import { droppedWhileWaiting, leaseLapsed, refusedAgain, unreachable } from "./errors.js";
+import { droppedWhileWaiting, leaseLapsed, refusedAgain, unreachable, unrenewed } from "./errors.js";
 import {
   type DurableObjectStoreOptions,
   type ResolvedDurableObjectStoreOptions,
   resolveDurableObjectOptions,
 } from "./options.js";
+import { Renewals } from "./renewals.js";
 import {
   type Counts,
   decode,
@@ -57,11 +58,12 @@ export class DurableObjectStore implements Store {
   #sendConfig = true;
   #counts: Counts = { running: 0, queued: 0, priorities: {} };
   #epoch = 0;
-  #renewedAt = 0;
+  readonly #renewals: Renewals;
   #detached = false;
 
   constructor(options: DurableObjectStoreOptions) {
     this.#options = resolveDurableObjectOptions(options);
+    this.#renewals = new Renewals(this.#options.leaseMs);
   }
 
   /**
@@ -91,6 +93,7 @@ export class DurableObjectStore implements Store {
   async enqueue(ticket: Ticket): Promise<EnqueueResult> {
     const entry = this.#ledger.add(`${this.clientId}:${ticket.seq}`, ticket, this.#epoch);
     let reply: Reply;
+    const sentAt = Date.now();
     try {
       reply = await this.#call({ op: "enqueue", ticket: wireTicket(entry) });
     } catch (error) {
@@ -109,6 +112,7 @@ export class DurableObjectStore implements Store {
       return result;
     }
     const granted = result === "granted" || entry.state === "running"; // granted before this answer came
+    if (result === "granted" && entry.state === "waiting") entry.since = sentAt;
     entry.state = granted ? "running" : "waiting";
     void this.#follow(entry);
     return granted ? "granted" : "queued";
@@ -186,7 +190,7 @@ export class DurableObjectStore implements Store {
 
   /** Follows one ticket from its enqueue: asks about its turn while it waits, renews leases while it runs. */
   async #follow(entry: ClientEntry): Promise<void> {
-    const renewEveryMs = this.#options.leaseMs / 3;
+    const renewals = this.#renewals;
     while (!this.#detached && this.#ledger.has(entry)) {
       if (entry.state !== "running") {
         try {
@@ -205,11 +209,18 @@ export class DurableObjectStore implements Store {
         continue;
       }
       // Each running ticket's own request keeps a timer; whichever fires first renews them all.
-      await sleep(renewEveryMs);
-      if (this.#ledger.has(entry) && Date.now() - this.#renewedAt >= renewEveryMs * 0.9) {
-        await this.#call({ op: "renew" }).catch(this.#options.onError);
-      }
+      await sleep(Math.min(renewals.everyMs, renewals.deadline(entry.since) - Date.now()));
+      if (!this.#ledger.has(entry)) continue;
+      if (renewals.due(Date.now())) await this.#call({ op: "renew" }).catch(this.#options.onError);
+      if (this.#ledger.has(entry) && Date.now() >= renewals.deadline(entry.since)) this.#stop(entry);
     }
+  }
+
+  /** No renewal reached the object in time: stop the task before the object may give its slot away. */
+  #stop(entry: ClientEntry): void {
+    this.#ledger.delete(entry);
+    this.#host?.revoke(entry.ticket, unrenewed(entry.ticket, this.#options.leaseMs));
+    void this.#giveBack(entry.key);
   }
 
   /** A waiting ticket sent again after the object restarted: its new life, or its refusal. */
@@ -234,17 +245,20 @@ export class DurableObjectStore implements Store {
     const host = this.#host;
     if (host === null || this.#config === null) throw new Error("The DurableObjectStore is not attached");
     const message: Record<string, unknown> = { ...fields, client: this.clientId, now: host.clock.now() };
+    const sentAt = Date.now();
     const running = this.#ledger.list("running");
-    if (running.length > 0 && Date.now() - this.#renewedAt >= this.#options.leaseMs / 6) {
+    const renewing = running.length > 0 && this.#renewals.ride(sentAt);
+    if (renewing) {
       message.renew = running.map((entry) => entry.key);
-      this.#renewedAt = Date.now();
+      this.#renewals.sent(sentAt);
     }
     const withConfig = this.#sendConfig;
     if (withConfig) message.config = this.#config;
     let reply = await this.#post(message);
     if (reply.unconfigured === true) reply = await this.#post({ ...message, config: this.#config });
     else if (withConfig) this.#sendConfig = false;
-    this.#absorb(reply);
+    if (renewing) this.#renewals.confirmed(sentAt);
+    this.#absorb(reply, sentAt);
     return reply;
   }
 
@@ -263,7 +277,7 @@ export class DurableObjectStore implements Store {
   }
 
   /** What every reply tells: global counts, this isolate's grants, and keys the object no longer knows. */
-  #absorb(reply: Reply): void {
+  #absorb(reply: Reply, sentAt: number): void {
     this.#counts = reply.counts;
     this.#epoch = Math.max(this.#epoch, reply.epoch);
     const host = this.#host;
@@ -271,11 +285,11 @@ export class DurableObjectStore implements Store {
       const entry = this.#ledger.get(key);
       if (entry === undefined) {
         void this.#giveBack(key); // a grant for a ticket that is gone: the slot goes straight back
-      } else if (entry.state === "waiting" && entry.answered) {
+      } else if (entry.state === "waiting") {
         entry.state = "running";
-        host?.grant(entry.ticket);
-      } else {
-        entry.state = "running"; // its enqueue has not answered yet: the answer says "granted"
+        entry.since = sentAt;
+        // Before its enqueue has answered, the answer tells the scheduler: it says "granted".
+        if (entry.answered) host?.grant(entry.ticket);
       }
     }
     for (const key of reply.lost) {

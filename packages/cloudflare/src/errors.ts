@@ -40,3 +40,13 @@ export function leaseLapsed(ticket: Ticket, leaseMs: number): SchedulerError {
     { priority: ticket.priority },
   );
 }
+
+/** No renewal reached the object for nearly a lease: the task is stopped before its slot can be given away. */
+export function unrenewed(ticket: Ticket, leaseMs: number): SchedulerError {
+  return new SchedulerError(
+    ErrorCode.STORE_UNAVAILABLE,
+    `No renewal of the task's slot reached the scheduler object for nearly leaseMs (${leaseMs} ms); ` +
+      "the task was stopped before the object could give its slot to another, so that the limit holds",
+    { priority: ticket.priority },
+  );
+}
