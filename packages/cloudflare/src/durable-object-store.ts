@@ -111,11 +111,14 @@ export class DurableObjectStore implements Store {
       this.#ledger.delete(entry);
       return result;
     }
-    const granted = result === "granted" || entry.state === "running"; // granted before this answer came
-    if (result === "granted" && entry.state === "waiting") entry.since = sentAt;
-    entry.state = granted ? "running" : "waiting";
+    if (result === "granted") {
+      if (entry.state === "waiting") entry.since = sentAt;
+      entry.state = "running";
+    } else if (entry.state === "running") {
+      this.#host?.grant(entry.ticket); // queued and granted already: told before the answer, as memory does
+    }
     void this.#follow(entry);
-    return granted ? "granted" : "queued";
+    return result;
   }
 
   async remove(ticket: Ticket): Promise<boolean> {
@@ -247,7 +250,8 @@ export class DurableObjectStore implements Store {
     const message: Record<string, unknown> = { ...fields, client: this.clientId, now: host.clock.now() };
     const sentAt = Date.now();
     const running = this.#ledger.list("running");
-    const renewing = running.length > 0 && this.#renewals.ride(sentAt);
+    // Not on a wait: its answer may take up to waitMs, and the renewals count only once answered.
+    const renewing = running.length > 0 && fields.op !== "wait" && this.#renewals.ride(sentAt);
     if (renewing) {
       message.renew = running.map((entry) => entry.key);
       this.#renewals.sent(sentAt);
@@ -258,7 +262,7 @@ export class DurableObjectStore implements Store {
     if (reply.unconfigured === true) reply = await this.#post({ ...message, config: this.#config });
     else if (withConfig) this.#sendConfig = false;
     if (renewing) this.#renewals.confirmed(sentAt);
-    this.#absorb(reply, sentAt);
+    this.#absorb(reply);
     return reply;
   }
 
@@ -277,17 +281,19 @@ export class DurableObjectStore implements Store {
   }
 
   /** What every reply tells: global counts, this isolate's grants, and keys the object no longer knows. */
-  #absorb(reply: Reply, sentAt: number): void {
+  #absorb(reply: Reply): void {
     this.#counts = reply.counts;
     this.#epoch = Math.max(this.#epoch, reply.epoch);
     const host = this.#host;
-    for (const key of reply.granted) {
+    const receivedAt = Date.now();
+    for (const [key, leaseLeftMs] of reply.granted) {
       const entry = this.#ledger.get(key);
       if (entry === undefined) {
         void this.#giveBack(key); // a grant for a ticket that is gone: the slot goes straight back
       } else if (entry.state === "waiting") {
         entry.state = "running";
-        entry.since = sentAt;
+        // As if renewed then: a reply in transit for longer than the watchdog's margin would fool it.
+        entry.since = Math.min(receivedAt, receivedAt + leaseLeftMs - this.#options.leaseMs);
         // Before its enqueue has answered, the answer tells the scheduler: it says "granted".
         if (entry.answered) host?.grant(entry.ticket);
       }

@@ -96,7 +96,11 @@ export class ObjectQueue {
       answer = { error: error instanceof Error ? error.message : String(error) };
     }
     this.#ensureAlarm();
-    const granted = this.#inboxes.take(m.client);
+    const now = Date.now();
+    const granted = this.#inboxes.take(m.client).map((key): [string, number] => {
+      const left = (this.#entries.get(key)?.expiresAt ?? now) - now;
+      return [key, Math.max(0, left)];
+    });
     return { ...answer, epoch: this.#epoch, counts: this.#counts(), granted, lost };
   }
 
@@ -178,7 +182,7 @@ export class ObjectQueue {
     }
     if (result === "granted") this.#lease(entry, Date.now(), true);
     else if (result !== "queued") this.#forget(entry);
-    return result === "queued" && entry.leased ? "granted" : result;
+    return result; // "queued" and already granted: the grant is in the caller's inbox, as the memory store tells it
   }
 
   #wait(

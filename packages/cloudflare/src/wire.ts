@@ -57,8 +57,11 @@ export interface Reply {
   /** Which life of the object answered (incremented on every restart, kept in its storage). */
   readonly epoch: number;
   readonly counts: Counts;
-  /** Keys of the caller's tickets granted since its last reply, in grant order. */
-  readonly granted: readonly string[];
+  /**
+   * The caller's tickets granted since its last reply, in grant order: each key with what is left of
+   * its lease, in ms, when the reply was made (the caller's clock and the object's need not agree).
+   */
+  readonly granted: ReadonlyArray<readonly [key: string, leaseLeftMs: number]>;
   /** Keys the object no longer knows: a running ticket's lease lapsed, or a waiting ticket was dropped. */
   readonly lost: readonly string[];
   /** `enqueue`: the store's answer; `remove`: whether it left the queue; `removeAll`: the keys removed. */
