@@ -40,4 +40,13 @@ describe("DurableObjectStore over inProcessNamespace", () => {
     expect(order.slice(0, 3)).toEqual(["a1", "b1", "b2"]);
     await Promise.all([a.close(), b.close()]);
   });
+
+  it("refuses preemption at createScheduler(), as the Redis store does (no handOver or requeue)", () => {
+    const store = new DurableObjectStore({ namespace: inProcessNamespace() });
+    expect(() =>
+      createScheduler({ store, priorities: { interactive: { preempts: ["batch"] }, batch: {} } }),
+    ).toThrow(
+      expect.objectContaining({ code: "INVALID_OPTION", message: expect.stringContaining("preempts") }),
+    );
+  });
 });

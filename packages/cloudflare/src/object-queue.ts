@@ -126,7 +126,8 @@ export class ObjectQueue {
       }
       case "usage": {
         const entry = this.#entries.get(m.key);
-        if (entry?.leased === true) this.#store!.reportUsage(entry.ticket, m.usage);
+        if (entry?.leased === true && entry.client === m.client)
+          this.#store!.reportUsage(entry.ticket, m.usage);
         return {};
       }
       case "removeAll":
