@@ -137,14 +137,16 @@ export class DurableObjectStore implements Store {
     return this.#giveBack(entry.key);
   }
 
+  /** Sent while the ticket runs or after its release (its tenant's figures are corrected all the same). */
   reportUsage(ticket: Ticket, usage: TokenUsage): Promise<void> | undefined {
-    const entry = this.#ledger.get(`${this.clientId}:${ticket.seq}`);
-    if (entry?.state !== "running") return;
+    const key = `${this.clientId}:${ticket.seq}`;
+    if (this.#ledger.get(key)?.state === "waiting") return;
     const { inputTokens, outputTokens } = usage;
-    return this.#call({ op: "usage", key: entry.key, usage: { inputTokens, outputTokens } }).then(
-      () => {},
-      this.#options.onError,
-    );
+    return this.#call({
+      op: "usage",
+      ticket: wireOf(key, ticket),
+      usage: { inputTokens, outputTokens },
+    }).then(() => {}, this.#options.onError);
   }
 
   async removeAll(): Promise<Ticket[]> {
@@ -310,6 +312,10 @@ export class DurableObjectStore implements Store {
 }
 
 function wireTicket({ key, ticket }: ClientEntry) {
+  return wireOf(key, ticket);
+}
+
+function wireOf(key: string, ticket: Ticket) {
   const { priority, tenant, cost, tokens, retry, enqueuedAt } = ticket;
   return { key, priority, tenant, cost, ...(tokens === undefined ? {} : { tokens }), retry, enqueuedAt };
 }

@@ -78,14 +78,14 @@ export function checkMessage(value: unknown): Message {
     m.renew === undefined || (Array.isArray(m.renew) && m.renew.every((k) => isText(k, 200))),
     "`renew` keys",
   );
-  if (m.op === "enqueue" || m.op === "wait") checkTicket(m.ticket);
+  if (m.op === "enqueue" || m.op === "wait" || m.op === "usage") checkTicket(m.ticket);
   if (m.op === "wait") {
     need(
       isNumber(m.epoch) && isNumber(m.waitMs) && m.waitMs >= 0 && m.waitMs <= 60_000,
       "`epoch` and `waitMs`",
     );
   }
-  if (m.op === "remove" || m.op === "release" || m.op === "usage") need(isText(m.key, 200), "`key`");
+  if (m.op === "remove" || m.op === "release") need(isText(m.key, 200), "`key`");
   if (m.op === "usage") {
     const usage = m.usage as Fields | undefined;
     need(isObject(usage) && isNumber(usage.inputTokens) && isNumber(usage.outputTokens), "`usage`");

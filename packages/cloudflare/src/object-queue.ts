@@ -1,4 +1,4 @@
-import type { Ticket } from "@llm-scheduler/core/kit";
+import type { Ticket, TokenUsage } from "@llm-scheduler/core/kit";
 import { MemoryStore } from "@llm-scheduler/core/kit";
 import { Inboxes } from "./inboxes.js";
 import { ObjectClock } from "./object-clock.js";
@@ -47,6 +47,9 @@ export class ObjectQueue {
   readonly #entries = new Map<string, Entry>();
   readonly #bySeq = new Map<number, Entry>();
   readonly #inboxes = new Inboxes();
+  /** Units leased, per priority and in all: kept here so that a reply's counts cost O(priorities). */
+  readonly #running = new Map<string, number>();
+  #runningTotal = 0;
   #nextSweep = 0;
   #alarmAt: number | null = null;
 
@@ -124,12 +127,9 @@ export class ObjectQueue {
         if (entry?.leased === true && entry.client === m.client) this.#release(entry);
         return {};
       }
-      case "usage": {
-        const entry = this.#entries.get(m.key);
-        if (entry?.leased === true && entry.client === m.client)
-          this.#store!.reportUsage(entry.ticket, m.usage);
+      case "usage":
+        this.#usage(m.client, m.ticket, m.usage);
         return {};
-      }
       case "removeAll":
         return { removed: this.#removeAll(m.client) };
       case "leave":
@@ -234,6 +234,27 @@ export class ObjectQueue {
     return true;
   }
 
+  /**
+   * A ticket's real token use, while it runs or just after (as the memory store takes it): corrects its
+   * tenant's bucket and fairness counter. Only the ticket's own client may report it.
+   */
+  #usage(client: string, wire: WireTicket, usage: TokenUsage): void {
+    if (!wire.key.startsWith(`${client}:`)) return;
+    const entry = this.#entries.get(wire.key);
+    if (entry !== undefined && !entry.leased) return; // still waiting: nothing was charged yet
+    const { priority, tenant, cost, tokens, retry, enqueuedAt } = wire;
+    const ticket = entry?.ticket ?? {
+      seq: 0,
+      priority,
+      tenant,
+      cost,
+      ...(tokens === undefined ? {} : { tokens }),
+      retry,
+      enqueuedAt,
+    };
+    this.#store!.reportUsage(ticket, usage);
+  }
+
   #removeAll(client: string): string[] {
     const removed: string[] = [];
     for (const entry of [...this.#entries.values()]) {
@@ -287,6 +308,7 @@ export class ObjectQueue {
   }
 
   #lease(entry: Entry, grantedAt: number, store: boolean): void {
+    if (!entry.leased) this.#countRunning(entry, 1);
     entry.leased = true;
     entry.expiresAt = Date.now() + this.#config!.leaseMs;
     if (store) {
@@ -304,6 +326,7 @@ export class ObjectQueue {
 
   #release(entry: Entry): void {
     if (entry.leased) {
+      this.#countRunning(entry, -1);
       this.#forget(entry);
       this.#storage.delete(LEASE_PREFIX + entry.key).catch(() => {});
       this.#store!.release(entry.ticket);
@@ -340,8 +363,20 @@ export class ObjectQueue {
     this.#storage.setAlarm(this.#alarmAt).catch(() => {});
   }
 
+  #countRunning({ ticket }: Entry, sign: 1 | -1): void {
+    this.#running.set(ticket.priority, (this.#running.get(ticket.priority) ?? 0) + sign * ticket.cost);
+    this.#runningTotal += sign * ticket.cost;
+  }
+
+  /** The global counts every reply carries (the memory store's snapshot would walk every tenant). */
   #counts(): Counts {
-    const { running, queued, priorities } = this.#store!.snapshot(0);
-    return { running, queued, priorities };
+    const priorities: Record<string, { running: number; queued: number }> = {};
+    let queued = 0;
+    for (const { name } of this.#config!.priorities) {
+      const waiting = this.#store!.depth(name);
+      queued += waiting;
+      priorities[name] = { running: this.#running.get(name) ?? 0, queued: waiting };
+    }
+    return { running: this.#runningTotal, queued, priorities };
   }
 }

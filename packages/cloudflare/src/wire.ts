@@ -40,7 +40,7 @@ export type Message = Envelope &
     | { readonly op: "enqueue"; readonly ticket: WireTicket }
     | { readonly op: "wait"; readonly ticket: WireTicket; readonly epoch: number; readonly waitMs: number }
     | { readonly op: "remove" | "release"; readonly key: string }
-    | { readonly op: "usage"; readonly key: string; readonly usage: TokenUsage }
+    | { readonly op: "usage"; readonly ticket: WireTicket; readonly usage: TokenUsage }
   );
 
 /** The object's global counts, as `snapshot()` and `depth()` answer them between calls. */
