@@ -1,1 +1,1 @@
-export {};
+export type { EngineSignals, ReplicaState } from "./replica-state.js";
