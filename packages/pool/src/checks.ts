@@ -43,7 +43,7 @@ export class HealthChecks {
     );
     await response?.body?.cancel().catch(() => {});
     this.#running.delete(replica);
-    const passed = response !== undefined && response.ok;
+    const passed = response?.ok === true;
     if (probe !== undefined) probe(passed);
     else if (passed) health.success();
     else health.failure();
