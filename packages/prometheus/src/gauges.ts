@@ -1,6 +1,7 @@
 import type { MetricsSnapshot } from "@llm-scheduler/core";
 import { Gauge } from "prom-client";
 import type { BatchCountsSource, BatchStatusCounts, ResolvedCollectOptions } from "./options.js";
+import { replicaGauges } from "./replica-gauges.js";
 import { OTHER } from "./requests-counter.js";
 import type { ScrapeSnapshot } from "./scrape.js";
 import type { TenantRanking } from "./tenant-ranking.js";
@@ -64,6 +65,7 @@ export function scrapedGauges(
     }),
   ];
   if (options.batches !== undefined) gauges.push(...batchGauges(prefix, options.batches));
+  if (options.replicas !== undefined) gauges.push(...replicaGauges(prefix, options.replicas));
   return gauges;
 }
 
