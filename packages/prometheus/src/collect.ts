@@ -5,6 +5,7 @@ import { EventSeries } from "./event-series.js";
 import { scrapedGauges } from "./gauges.js";
 import { type CollectMetricsOptions, resolveCollectOptions } from "./options.js";
 import { preemptionCounters } from "./preemption-counters.js";
+import { replicaGauges } from "./replica-gauges.js";
 import { ScrapeSnapshot } from "./scrape.js";
 import { shareGauges } from "./share-gauges.js";
 import { TenantRanking } from "./tenant-ranking.js";
@@ -68,6 +69,7 @@ export function collectMetrics(scheduler: Scheduler, options: CollectMetricsOpti
     const gauges = [
       ...scrapedGauges(resolved, scrape, ranking),
       ...preemptionCounters(prefix, scrape),
+      ...(resolved.replicas === undefined ? [] : replicaGauges(prefix, resolved.replicas)),
       ...shareGauges(prefix, scrape),
       adaptive.limitChanges,
       adaptive.shareChanges,

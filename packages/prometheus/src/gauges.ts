@@ -1,7 +1,6 @@
 import type { MetricsSnapshot } from "@llm-scheduler/core";
 import { Gauge } from "prom-client";
 import type { BatchCountsSource, BatchStatusCounts, ResolvedCollectOptions } from "./options.js";
-import { replicaGauges } from "./replica-gauges.js";
 import { OTHER } from "./requests-counter.js";
 import type { ScrapeSnapshot } from "./scrape.js";
 import type { TenantRanking } from "./tenant-ranking.js";
@@ -65,7 +64,6 @@ export function scrapedGauges(
     }),
   ];
   if (options.batches !== undefined) gauges.push(...batchGauges(prefix, options.batches));
-  if (options.replicas !== undefined) gauges.push(...replicaGauges(prefix, options.replicas));
   return gauges;
 }
 
