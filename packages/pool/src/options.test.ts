@@ -56,3 +56,18 @@ describe("createPool options", () => {
     await pool.close();
   });
 });
+
+describe("pool.fetch input", () => {
+  it("refuses a path that is not one, and unknown per-call options, before taking a slot", async () => {
+    const pool = createPool({ replicas: [replica], ...off });
+    await expect(pool.fetch("http://elsewhere/v1/models")).rejects.toMatchObject({ code: "INVALID_OPTION" });
+    await expect(pool.fetch("//elsewhere/v1/models")).rejects.toThrow(
+      "Expected `path` to be a path starting with one `/`",
+    );
+    await expect(pool.fetch("/v1/models", { prioirty: "batch" } as never)).rejects.toMatchObject({
+      code: "INVALID_OPTION",
+    });
+    expect(pool.metrics().running).toBe(0);
+    await pool.close();
+  });
+});

@@ -1,3 +1,5 @@
+import { invalidOption } from "@llm-scheduler/core/kit";
+
 /** A request as the pool sends it, replayable on another replica: its body is read once, up front. */
 export interface Outgoing {
   readonly path: string;
@@ -24,7 +26,8 @@ export async function outgoingOf(
   init: { method?: string; headers?: HeadersInit; body?: ReplayableBody } = {},
 ): Promise<Outgoing> {
   if (typeof input === "string") {
-    if (!input.startsWith("/")) throw new TypeError("Expected the path to start with `/`");
+    if (!input.startsWith("/") || input.startsWith("//"))
+      throw invalidOption("path", "a path starting with one `/`", input);
     const body = init.body instanceof ArrayBuffer ? new Uint8Array(init.body) : (init.body ?? null);
     return { path: input, method: init.method ?? "GET", headers: cleaned(init.headers), body };
   }

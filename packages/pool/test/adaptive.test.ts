@@ -31,7 +31,10 @@ describe("an adaptive replica limit", () => {
       Array.from({ length: 10 }, (_, i) =>
         pool!
           .fetch("/v1/chat/completions", { method: "POST", headers: jsonHeaders, body: chatBody(`q${i}`, 4) })
-          .then(async (r) => (await r.text(), r.status)),
+          .then(async (r) => {
+            await r.text();
+            return r.status;
+          }),
       ),
     );
     const metrics = pool.metrics();
