@@ -137,9 +137,9 @@ export class Placement {
     });
   }
 
-  /** How old engine signals may be before they no longer count: three scrapes. */
+  /** How old engine signals may be before they no longer count: three scrapes, and at least 3 s. */
   get staleMs(): number {
-    return this.#signals === undefined ? 0 : this.#signals.intervalMs * 3;
+    return this.#signals === undefined ? 0 : Math.max(this.#signals.intervalMs * 3, 3_000);
   }
 
   #heldBack(state: ReplicaState, priority: string): boolean {

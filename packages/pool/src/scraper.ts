@@ -7,6 +7,9 @@ import { getWithin, KeyedTimers } from "./timers.js";
 /** The longest metrics text read: a vLLM exposition is a few hundred KiB at most. */
 const MAX_TEXT = 4 * 1024 * 1024;
 
+/** A scrape may take this long even with a shorter interval (the next one waits for it). */
+const MIN_TIMEOUT_MS = 2_000;
+
 /**
  * Scrapes every replica's Prometheus endpoint each `intervalMs` and stores the engine's queue, batch
  * and KV usage on the replica; `changed` runs after each scrape (held-back work may now fit).
@@ -33,13 +36,20 @@ export class SignalScraper {
 
   async #scrape(replica: Replica): Promise<void> {
     const { path, intervalMs } = this.#options;
-    const response = await getWithin(this.#fetch, `${replica.url}${path}`, intervalMs);
-    let text: string | undefined;
-    if (response?.ok) text = await response.text().catch(() => undefined);
-    else await response?.body?.cancel().catch(() => {});
-    const signals = text === undefined || text.length > MAX_TEXT ? undefined : parseEngineMetrics(text);
-    replica.setEngine(signals, this.#clock.now());
-    this.#changed();
+    const response = await getWithin(
+      this.#fetch,
+      `${replica.url}${path}`,
+      Math.max(intervalMs, MIN_TIMEOUT_MS),
+    );
+    if (response !== undefined) {
+      // No answer at all keeps the last signals until they go stale; an answer without them clears them.
+      let text: string | undefined;
+      if (response.ok) text = await response.text().catch(() => undefined);
+      else await response.body?.cancel().catch(() => {});
+      const signals = text === undefined || text.length > MAX_TEXT ? undefined : parseEngineMetrics(text);
+      replica.setEngine(signals, this.#clock.now());
+      this.#changed();
+    }
     this.#timers.arm(replica, intervalMs, () => void this.#scrape(replica));
   }
 
