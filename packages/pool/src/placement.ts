@@ -118,12 +118,19 @@ export class Placement {
     } catch {
       id = null; // a router that throws must not lose the request: fall back below
     }
-    const chosen = id === null ? undefined : states.find((state) => state.id === id && hasRoom(state));
-    const pickedId = chosen?.id ?? fewestInFlight(states, want.routingKey);
-    if (pickedId === null) return undefined;
-    const replica = this.#replicas.find((r) => r.id === pickedId)!;
-    const slot = replica.take(want.tenant);
-    return slot === undefined ? undefined : { replica, slot };
+    let pickedId = states.find((state) => state.id === id && hasRoom(state))?.id ?? null;
+    // A replica whose own limiter still refuses (a tenant held back there after its 429s) is skipped.
+    for (let left = states.length; left > 0; left--) {
+      pickedId ??= fewestInFlight(states, want.routingKey);
+      if (pickedId === null) return undefined;
+      const replica = this.#replicas.find((r) => r.id === pickedId)!;
+      const slot = replica.take(want.tenant);
+      if (slot !== undefined) return { replica, slot };
+      const index = states.findIndex((state) => state.id === pickedId);
+      states[index] = { ...states[index]!, healthy: false };
+      pickedId = null;
+    }
+    return undefined;
   }
 
   /** Every replica as the router sees it for `want`: the ones it may not use now show `healthy: false`. */
