@@ -136,4 +136,32 @@ describe("pool.fetch over real replicas", () => {
     expect(pool.metrics().replicas[0]!.sent).toBe(1);
     expect(pool.metrics().running).toBe(0);
   });
+
+  it("frees both slots and cancels the upstream call on a run timeout, and when the caller cancels the body", async () => {
+    sims = await startReplicaSims(1, { ttftMs: 1, tokenMs: 20 });
+    const sim = sims[0]!;
+    pool = createPool({ replicas: [{ url: sim.url, maxConcurrency: 2 }], health: false, signals: false });
+    const hung = pool.fetch("/v1/chat/completions", {
+      method: "POST",
+      headers: { ...jsonHeaders, "x-sim-fault": "hang" },
+      body: chatBody("hang"),
+      timeoutMs: 100,
+    });
+    await expect(hung).rejects.toMatchObject({ code: "RUN_TIMEOUT" });
+    await expect.poll(() => pool!.metrics().running, { timeout: 5_000, interval: 5 }).toBe(0);
+    expect(pool.metrics().replicas[0]!.inFlight).toBe(0);
+    await expect.poll(() => sim.stats().inFlight, { timeout: 5_000, interval: 5 }).toBe(0);
+
+    const streamed = await pool.fetch("/v1/chat/completions", {
+      method: "POST",
+      headers: jsonHeaders,
+      body: chatBody("long", 100, true),
+    });
+    const reader = streamed.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    expect(pool.metrics().running).toBe(0);
+    expect(pool.metrics().replicas[0]!.inFlight).toBe(0);
+    await expect.poll(() => sim.stats().cancelled, { timeout: 5_000, interval: 5 }).toBe(2);
+  });
 });
