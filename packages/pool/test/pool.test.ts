@@ -164,4 +164,31 @@ describe("pool.fetch over real replicas", () => {
     expect(pool.metrics().replicas[0]!.inFlight).toBe(0);
     await expect.poll(() => sim.stats().cancelled, { timeout: 5_000, interval: 5 }).toBe(2);
   });
+
+  it("lets a more urgent request preempt one that has no byte yet, as the scheduler does with one upstream", async () => {
+    sims = await startReplicaSims(1, { ttftMs: 1, tokenMs: 1 });
+    pool = createPool({
+      replicas: [{ url: sims[0]!.url, maxConcurrency: 1 }],
+      scheduler: {
+        priorities: { interactive: { weight: 5, preempts: ["batch"] }, batch: { weight: 1 } },
+        defaultPriority: "interactive",
+      },
+      health: false,
+      signals: false,
+    });
+    const batch = pool.fetch("/v1/chat/completions", {
+      method: "POST",
+      headers: { ...jsonHeaders, "x-sim-fault": "hang" },
+      body: chatBody("batch"),
+      priority: "batch",
+    });
+    const batchError = batch.catch((error: unknown) => error);
+    await expect.poll(() => sims[0]!.stats().inFlight, { timeout: 5_000, interval: 5 }).toBe(1);
+    const chat = await post(pool, "urgent");
+    expect(chat.status).toBe(200);
+    await chat.text();
+    expect(await batchError).toMatchObject({ code: "PREEMPTED" });
+    expect(pool.metrics().replicas[0]!.inFlight).toBe(0);
+    expect(pool.metrics().running).toBe(0);
+  });
 });
