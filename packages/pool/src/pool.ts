@@ -34,6 +34,13 @@ export interface PoolFetchInit
   readonly signal?: AbortSignal;
 }
 
+/** What `pool.onHealth()` listeners get: a replica ejected or brought back, and the capacity now. */
+export interface HealthChange {
+  readonly id: string;
+  readonly healthy: boolean;
+  readonly capacity: number;
+}
+
 /** `pool.metrics()`: the scheduler's snapshot (its `maxConcurrency` is the pool's capacity) and more. */
 export interface PoolMetrics extends MetricsSnapshot {
   /** Requests that hold a pool slot and wait for a replica with room (held back, or all full). */
@@ -56,6 +63,7 @@ export class Pool {
   readonly #checks: HealthChecks | undefined;
   readonly #scraper: SignalScraper | undefined;
   readonly #now: () => number;
+  readonly #healthListeners = new Set<(change: HealthChange) => void>();
 
   constructor(options: PoolOptions) {
     const retries = resolveRetries(options);
@@ -68,7 +76,8 @@ export class Pool {
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#checks = health === undefined ? undefined : new HealthChecks(health, this.#fetch, clock);
     this.#replicas = entries.map(
-      ({ id, options: replica }) => new Replica(id, replica, clock, health, () => this.#changed(id)),
+      ({ id, options: replica }) =>
+        new Replica(id, replica, clock, health, (healthy) => this.#changed(id, healthy)),
     );
     this.#placement = new Placement(this.#replicas, options.routing ?? fewestInFlight, signals, this.#now);
     this.scheduler = createScheduler({ ...options.scheduler, clock, maxConcurrency: this.capacity });
@@ -143,8 +152,21 @@ export class Pool {
     await Promise.all(this.#replicas.map((replica) => replica.close()));
   }
 
-  /** A replica's limit or health changed: the pool's capacity follows, and waiters may fit now. */
-  #changed(id: string): void {
+  /**
+   * Calls `listener` each time a replica is ejected (`healthy: false`) or brought back (`true`), with
+   * the pool's capacity after the change; returns the function that removes it. A listener that throws
+   * changes nothing.
+   *
+   * @example
+   * pool.onHealth(({ id, healthy, capacity }) => log.warn({ id, healthy, capacity }, "replica health"));
+   */
+  onHealth(listener: (change: HealthChange) => void): () => void {
+    this.#healthListeners.add(listener);
+    return () => this.#healthListeners.delete(listener);
+  }
+
+  /** A replica's limit (`healthy` undefined) or health changed: capacity follows, waiters may fit now. */
+  #changed(id: string, healthy?: boolean): void {
     const replica = this.#replicas.find((r) => r.id === id);
     if (replica !== undefined) this.#checks?.schedule(replica);
     const capacity = this.capacity;
@@ -156,6 +178,17 @@ export class Pool {
       }
     }
     this.#placement.wake();
+    if (healthy !== undefined) this.#tellHealth({ id, healthy, capacity });
+  }
+
+  #tellHealth(change: HealthChange): void {
+    for (const listener of this.#healthListeners) {
+      try {
+        listener(change);
+      } catch {
+        // a listener that throws must not break the pool
+      }
+    }
   }
 }
 

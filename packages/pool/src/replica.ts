@@ -35,7 +35,7 @@ export class Replica {
     options: ReplicaOptions,
     clock: Clock,
     health: ResolvedHealth | undefined,
-    changed: () => void,
+    changed: (healthy?: boolean) => void,
   ) {
     this.id = id;
     this.url = options.url;
@@ -46,7 +46,7 @@ export class Replica {
       defaultPriority: LANE,
       clock,
     });
-    this.#limiter.on("limit", changed);
+    this.#limiter.on("limit", () => changed());
     this.health = health === undefined ? undefined : new ReplicaHealth(health, () => clock.now(), changed);
   }
 

@@ -27,6 +27,11 @@ describe("health", () => {
       health: { failures: 2, ejectMs: 100, intervalMs: 0 },
       signals: false,
     });
+    const changes: unknown[] = [];
+    pool.onHealth(() => {
+      throw new Error("a listener that throws");
+    });
+    pool.onHealth((change) => changes.push(change));
     await sims[0]!.crash();
     for (let i = 0; i < 3; i++) {
       const response = await pool.fetch("/v1/chat/completions", {
@@ -44,6 +49,10 @@ describe("health", () => {
     await sims[0]!.restart();
     await expect.poll(() => pool!.metrics().replicas[0]!.healthy, poll).toBe(true);
     expect(pool.metrics().maxConcurrency).toBe(6);
+    expect(changes).toEqual([
+      { id: "r0", healthy: false, capacity: 4 },
+      { id: "r0", healthy: true, capacity: 6 },
+    ]);
     const back = await pool.fetch("/v1/chat/completions", {
       method: "POST",
       headers: jsonHeaders,
