@@ -5,6 +5,7 @@ import { EventSeries } from "./event-series.js";
 import { scrapedGauges } from "./gauges.js";
 import { type CollectMetricsOptions, resolveCollectOptions } from "./options.js";
 import { preemptionCounters } from "./preemption-counters.js";
+import { replicaGauges } from "./replica-gauges.js";
 import { ScrapeSnapshot } from "./scrape.js";
 import { shareGauges } from "./share-gauges.js";
 import { TenantRanking } from "./tenant-ranking.js";
@@ -36,7 +37,11 @@ export interface MetricsCollector {
  *   counters fed by the `limit` and `share` events (the adaptive limit and wait targets);
  * - `llm_scheduler_effective_weight{priority}`, `llm_scheduler_effective_reserved{priority}` and
  *   `llm_scheduler_wait_target_seconds{priority}`, gauges: each priority's share in force;
- * - with `batches`: `llm_scheduler_batch_items{status}` and `llm_scheduler_batches{status}`, gauges.
+ * - with `batches`: `llm_scheduler_batch_items{status}` and `llm_scheduler_batches{status}`, gauges;
+ * - with `replicas` (a pool): `llm_scheduler_replica_limit{replica}`, `replica_in_flight`,
+ *   `replica_healthy` (1 or 0), `replica_engine_waiting`, `replica_engine_running`,
+ *   `replica_kv_cache_usage` (when scraped), gauges, and `replica_ejections_total`,
+ *   `replica_failed_before_first_byte_total`, counters read at scrape time.
  * With `tenantLabel: { top }`, `requests_total`, `running` and `queued` also carry `tenant`, capped.
  * Throws `INVALID_OPTION` for a wrong option, and prom-client's error if the names are taken.
  *
@@ -64,6 +69,7 @@ export function collectMetrics(scheduler: Scheduler, options: CollectMetricsOpti
     const gauges = [
       ...scrapedGauges(resolved, scrape, ranking),
       ...preemptionCounters(prefix, scrape),
+      ...(resolved.replicas === undefined ? [] : replicaGauges(prefix, resolved.replicas)),
       ...shareGauges(prefix, scrape),
       adaptive.limitChanges,
       adaptive.shareChanges,

@@ -1,4 +1,10 @@
 export { collectMetrics, type MetricsCollector } from "./collect.js";
 export { DURATION_BUCKETS } from "./histogram.js";
 export { tenantLabelValue } from "./label-value.js";
-export type { BatchCountsSource, BatchStatusCounts, CollectMetricsOptions } from "./options.js";
+export type {
+  BatchCountsSource,
+  BatchStatusCounts,
+  CollectMetricsOptions,
+  ReplicaRow,
+  ReplicaRowsSource,
+} from "./options.js";

@@ -26,6 +26,29 @@ export interface BatchCountsSource {
   statusCounts(): BatchStatusCounts | Promise<BatchStatusCounts>;
 }
 
+/** One replica of a pool as `replica_*` gauges read it (the shape of `@llm-scheduler/pool`'s rows). */
+export interface ReplicaRow {
+  readonly id: string;
+  readonly limit: number;
+  readonly inFlight: number;
+  readonly healthy: boolean;
+  readonly ejections: number;
+  readonly failedBeforeFirstByte: number;
+  readonly engine:
+    | { readonly waiting: number; readonly running: number; readonly kvCacheUsage: number | undefined }
+    | undefined;
+}
+
+/**
+ * What `collectMetrics` needs of a pool of replicas (a `Pool` of `@llm-scheduler/pool` will do).
+ *
+ * @example
+ * collectMetrics(pool.scheduler, { registry, replicas: pool });
+ */
+export interface ReplicaRowsSource {
+  metrics(): { readonly replicas: readonly ReplicaRow[] };
+}
+
 /**
  * Options of `collectMetrics()`.
  *
@@ -37,6 +60,8 @@ export interface CollectMetricsOptions {
   readonly registry: Registry<RegistryContentType>;
   /** A batch service: adds `batch_items{status}` and `batches{status}` gauges. @default none */
   readonly batches?: BatchCountsSource;
+  /** A pool of replicas: adds per-replica gauges (`replica_limit{replica}`, ...). @default none */
+  readonly replicas?: ReplicaRowsSource;
   /**
    * Adds a `tenant` label to `requests_total`, `running` and `queued`, for the `top` busiest tenants
    * (queued plus running now, plus their requests counted with exponential decay: each one's weight
@@ -60,6 +85,7 @@ export interface CollectMetricsOptions {
 export interface ResolvedCollectOptions {
   readonly registry: Registry<RegistryContentType>;
   readonly batches: BatchCountsSource | undefined;
+  readonly replicas: ReplicaRowsSource | undefined;
   /** 0 when no tenant label is wanted. */
   readonly top: number;
   /** The half-life of the tenants' decayed request counts, in ms. */
@@ -68,7 +94,7 @@ export interface ResolvedCollectOptions {
   readonly scope: "local" | "global";
 }
 
-const KNOWN = ["registry", "batches", "tenantLabel", "prefix", "scope"] as const;
+const KNOWN = ["registry", "batches", "replicas", "tenantLabel", "prefix", "scope"] as const;
 const MAX_TOP = 1_000;
 const MAX_HALF_LIFE_MS = 86_400_000;
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -95,16 +121,19 @@ function tenantLabel(given: unknown): { top: number; halfLifeMs: number } {
 export function resolveCollectOptions(given: CollectMetricsOptions): ResolvedCollectOptions {
   if (typeof given !== "object" || given === null) throw invalidOption("options", "an object", given);
   rejectUnknownKeys("", given as unknown as Record<string, unknown>, KNOWN);
-  const { registry, batches, prefix = "llm_scheduler_", scope = "local" } = given;
+  const { registry, batches, replicas, prefix = "llm_scheduler_", scope = "local" } = given;
   if (typeof (registry as { registerMetric?: unknown } | undefined)?.registerMetric !== "function") {
     throw invalidOption("registry", "a prom-client Registry", registry);
   }
   if (batches !== undefined && typeof (batches as { statusCounts?: unknown }).statusCounts !== "function") {
     throw invalidOption("batches", "an object with a statusCounts() method", batches);
   }
+  if (replicas !== undefined && typeof (replicas as { metrics?: unknown }).metrics !== "function") {
+    throw invalidOption("replicas", "an object with a metrics() method", replicas);
+  }
   if (typeof prefix !== "string" || prefix.length > 64 || (prefix !== "" && !NAME.test(prefix))) {
     throw invalidOption("prefix", "a Prometheus metric name prefix of at most 64 characters", prefix);
   }
   if (scope !== "local" && scope !== "global") throw invalidOption("scope", '"local" or "global"', scope);
-  return { registry, batches, ...tenantLabel(given.tenantLabel), prefix, scope };
+  return { registry, batches, replicas, ...tenantLabel(given.tenantLabel), prefix, scope };
 }

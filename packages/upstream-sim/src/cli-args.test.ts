@@ -54,4 +54,14 @@ describe("parseCliArgs", () => {
       "Expected `--parallel` to be a number, got `many` (string)",
     );
   });
+
+  it("reads the replica count and the prefix cache flags", () => {
+    expect(
+      parseCliArgs(["--replicas", "4", "--prefix-cache-blocks", "2048", "--block-tokens", "32"]),
+    ).toEqual({
+      kind: "start",
+      options: { port: 8000, prefixCacheBlocks: 2048, blockTokens: 32 },
+      replicas: 4,
+    });
+  });
 });

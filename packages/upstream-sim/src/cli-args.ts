@@ -4,7 +4,7 @@ import type { FaultRates, UpstreamOptions } from "./options.js";
 /** What the command line asks for. */
 export type CliCommand =
   | { readonly kind: "help" }
-  | { readonly kind: "start"; readonly options: UpstreamOptions };
+  | { readonly kind: "start"; readonly options: UpstreamOptions; readonly replicas?: number };
 
 const numberFlags = {
   port: "port",
@@ -18,6 +18,8 @@ const numberFlags = {
   seed: "seed",
   "retry-after-seconds": "retryAfterSeconds",
   "slow-factor": "slowFactor",
+  "prefix-cache-blocks": "prefixCacheBlocks",
+  "block-tokens": "blockTokens",
 } as const satisfies Record<string, keyof UpstreamOptions>;
 
 const rateFlags = { "rate-429": "429", "rate-500": "500", "rate-slow": "slow", "rate-hang": "hang" } as const;
@@ -44,6 +46,9 @@ An OpenAI-compatible LLM server simulator.
   --rate-hang <share>         share of requests that never answer
   --retry-after-seconds <s>   Retry-After of a 429 (default 1)
   --slow-factor <x>           delay factor of a slow request (default 5)
+  --replicas <n>              start n replicas on ports port, port+1, ... (default 1)
+  --prefix-cache-blocks <n>   KV blocks in each replica's prefix cache, 0 for none (default 0)
+  --block-tokens <n>          tokens per KV block (default 16)
   --fault-rules <json>        targeted faults, e.g. '[{"fault":"429","times":2,"promptIncludes":"q-7"}]'
                               (the first 2 attempts of each prompt with q-7 get a 429)
   -h, --help                  show this help
@@ -77,7 +82,14 @@ function faultRulesOf(text: string | undefined): unknown {
  * // { kind: "start", options: { port: 8000, parallel: 8 } }
  */
 export function parseCliArgs(args: readonly string[]): CliCommand {
-  const flags = [...Object.keys(numberFlags), ...Object.keys(rateFlags), "host", "model", "fault-rules"];
+  const flags = [
+    ...Object.keys(numberFlags),
+    ...Object.keys(rateFlags),
+    "host",
+    "model",
+    "fault-rules",
+    "replicas",
+  ];
   const { values } = parseArgs({
     args: [...args],
     strict: true,
@@ -106,5 +118,7 @@ export function parseCliArgs(args: readonly string[]): CliCommand {
   if (Object.keys(faults).length > 0) options.faults = faults satisfies FaultRates;
   options.faultRules = faultRulesOf(text("fault-rules"));
   const defined = Object.entries(options).filter(([, value]) => value !== undefined);
-  return { kind: "start", options: Object.fromEntries(defined) as UpstreamOptions };
+  const started = { kind: "start" as const, options: Object.fromEntries(defined) as UpstreamOptions };
+  const replicas = toNumber("replicas", text("replicas"));
+  return replicas === undefined ? started : { ...started, replicas };
 }

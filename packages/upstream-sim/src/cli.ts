@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseCliArgs, usage } from "./cli-args.js";
-import { startUpstream } from "./server.js";
+import { startReplicas } from "./server.js";
 
 /**
  * The `upstream-sim` command: starts the simulator, prints its URL and closes cleanly on SIGINT or
@@ -15,13 +15,15 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
-  const sim = await startUpstream(command.options);
-  const { parallel, model } = sim.options;
-  process.stdout.write(`upstream-sim listening on ${sim.url} (model ${model}, parallel ${parallel})\n`);
-  process.stdout.write(`OpenAI base URL: ${sim.url}/v1\n`);
+  const sims = await startReplicas(command.replicas ?? 1, command.options);
+  for (const sim of sims) {
+    const { parallel, model } = sim.options;
+    process.stdout.write(`upstream-sim listening on ${sim.url} (model ${model}, parallel ${parallel})\n`);
+    process.stdout.write(`OpenAI base URL: ${sim.url}/v1\n`);
+  }
   const stop = (signal: NodeJS.Signals): void => {
     process.stdout.write(`${signal}: closing\n`);
-    sim.close().then(
+    Promise.all(sims.map((sim) => sim.close())).then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -70,12 +70,14 @@ function planFor(
   slow: boolean,
 ): GenerationPlan {
   const { seed, defaultMaxTokens, slowFactor } = context.options;
+  const cached = context.cache.admit(request.promptText, request.promptTokens);
   const textSeed = request.seed === undefined ? mixSeed(seed, 0, number) : mixSeed(seed, 1, request.seed);
   return {
     promptTokens: request.promptTokens,
+    prefillTokens: request.promptTokens - cached,
     completionTokens: request.maxTokens ?? defaultMaxTokens,
     finishReason: request.maxTokens === undefined ? "stop" : "length",
-    delayFactor: slow ? slowFactor : 1,
+    delayFactor: (slow ? slowFactor : 1) * context.speedFactor,
     nextToken: createFiller(createRandom(textSeed)),
   };
 }

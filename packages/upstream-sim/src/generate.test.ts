@@ -8,6 +8,7 @@ function plan(completionTokens: number): GenerationPlan {
   let n = 0;
   return {
     promptTokens: 4,
+    prefillTokens: 4,
     completionTokens,
     finishReason: "length",
     delayFactor: 1,

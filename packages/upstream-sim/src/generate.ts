@@ -5,9 +5,11 @@ import { waitUntil } from "./sleep.js";
 /** What one admitted request will generate, decided before it starts. */
 export interface GenerationPlan {
   readonly promptTokens: number;
+  /** Prompt tokens to prefill: those not found in the prefix cache. */
+  readonly prefillTokens: number;
   readonly completionTokens: number;
   readonly finishReason: FinishReason;
-  /** Multiplies every delay: 1 normally, `slowFactor` for a `slow` fault. */
+  /** Multiplies every delay: the server's speed factor, times `slowFactor` for a `slow` fault. */
   readonly delayFactor: number;
   /** Gives the text of the next token. */
   readonly nextToken: () => string;
@@ -34,7 +36,7 @@ export async function generate(
   sink: TokenSink,
   signal: AbortSignal,
 ): Promise<void> {
-  let deadline = performance.now() + model.ttftMs(plan.promptTokens, active()) * plan.delayFactor;
+  let deadline = performance.now() + model.ttftMs(plan.prefillTokens, active()) * plan.delayFactor;
   for (let index = 0; index < plan.completionTokens; index += 1) {
     if (index > 0) deadline += model.tokenMs(active()) * plan.delayFactor;
     await waitUntil(deadline, signal);

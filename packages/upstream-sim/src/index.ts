@@ -21,6 +21,6 @@ export {
   type UpstreamOptions,
 } from "./options.js";
 export { createRandom, mixSeed, type Random } from "./prng.js";
-export { startUpstream, type Upstream } from "./server.js";
+export { startReplicas, startUpstream, type Upstream } from "./server.js";
 export type { UpstreamStats } from "./stats.js";
 export { estimateTokens } from "./tokens.js";

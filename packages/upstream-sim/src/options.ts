@@ -110,6 +110,17 @@ export interface UpstreamOptions extends LatencyOptions {
    * @default 5
    */
   readonly slowFactor?: number;
+  /**
+   * KV blocks the prefix cache holds (least recently used evicted first); a prompt whose leading blocks
+   * are cached skips their prefill. `0` turns the cache off.
+   * @default 0
+   */
+  readonly prefixCacheBlocks?: number;
+  /**
+   * Tokens per KV block of the prefix cache (vLLM's `--block-size`).
+   * @default 16
+   */
+  readonly blockTokens?: number;
 }
 
 /** Latency options with every default filled in. */
@@ -138,6 +149,8 @@ const upstreamDefaults: Omit<ResolvedUpstreamOptions, keyof LatencyOptions | "fa
   seed: 42,
   retryAfterSeconds: 1,
   slowFactor: 5,
+  prefixCacheBlocks: 0,
+  blockTokens: 16,
 };
 
 function describe(value: unknown): string {
@@ -243,5 +256,7 @@ export function resolveUpstreamOptions(options: UpstreamOptions = {}): ResolvedU
   ) {
     fail("slowFactor", "a number from 1 to 1000", resolved.slowFactor);
   }
+  if (resolved.prefixCacheBlocks !== 0) positiveInteger("prefixCacheBlocks", resolved.prefixCacheBlocks, 1e7);
+  positiveInteger("blockTokens", resolved.blockTokens, 1_024);
   return { ...resolved, faults: resolveFaultRates(faults), faultRules: resolveFaultRules(faultRules) };
 }

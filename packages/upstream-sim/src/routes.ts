@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { handleCompletion } from "./completions.js";
 import type { SimContext } from "./context.js";
+import { vllmMetricsText } from "./engine-metrics.js";
 import { HttpError } from "./errors.js";
 import { sendError, sendJson } from "./http-io.js";
 
@@ -29,6 +30,16 @@ const routes: Readonly<Record<string, Readonly<Record<string, Route>>>> = {
   },
   "/health": { GET: (_context, _req, res) => sendJson(res, 200, { status: "ok" }) },
   "/stats": { GET: (context, _req, res) => sendJson(res, 200, context.stats.snapshot()) },
+  "/metrics": {
+    GET: (context, _req, res) => {
+      const text = vllmMetricsText(context);
+      res.writeHead(200, {
+        "content-type": "text/plain; version=0.0.4",
+        "content-length": Buffer.byteLength(text),
+      });
+      res.end(text);
+    },
+  },
 };
 
 /**

@@ -1,0 +1,158 @@
+import type { Permit } from "@llm-scheduler/core";
+import { PoolError, PoolErrorCode } from "./errors.js";
+import type { ResolvedSignals } from "./options.js";
+import type { Replica } from "./replica.js";
+import type { ReplicaState } from "./replica-state.js";
+import { fewestInFlight, hasRoom, type Router } from "./router.js";
+
+/** What placing one attempt of a request needs to know. */
+export interface Want {
+  readonly priority: string;
+  readonly tenant: string | undefined;
+  readonly routingKey: string | undefined;
+  /** Replicas this request already failed on: never again. */
+  readonly tried: ReadonlySet<string>;
+}
+
+/** A replica and the slot taken on it. */
+export interface Placed {
+  readonly replica: Replica;
+  readonly slot: Permit;
+}
+
+interface Waiter {
+  readonly want: Want;
+  readonly resolve: (placed: Placed) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Decides where a request that holds a pool slot goes, and holds it (in arrival order) until a replica
+ * has room: the pool's scheduler already decided who goes; this only waits for the replica the router
+ * picks. `wake()` is called whenever a replica slot frees, a limit moves, health or signals change.
+ */
+export class Placement {
+  readonly #replicas: readonly Replica[];
+  readonly #router: Router;
+  readonly #signals: ResolvedSignals | undefined;
+  readonly #now: () => number;
+  readonly #waiters = new Set<Waiter>();
+
+  constructor(
+    replicas: readonly Replica[],
+    router: Router,
+    signals: ResolvedSignals | undefined,
+    now: () => number,
+  ) {
+    this.#replicas = replicas;
+    this.#router = router;
+    this.#signals = signals;
+    this.#now = now;
+  }
+
+  /** Waiting for a replica now. */
+  get waiting(): number {
+    return this.#waiters.size;
+  }
+
+  /**
+   * A slot on a replica for `want`: at once when one has room, else when one frees. Rejects with
+   * `NO_REPLICA` when no healthy, untried replica is left, and with `signal.reason` when it aborts.
+   */
+  place(want: Want, signal: AbortSignal): Promise<Placed> {
+    signal.throwIfAborted();
+    const placed = this.#tryPlace(want);
+    if (placed !== undefined) return Promise.resolve(placed);
+    return new Promise<Placed>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#waiters.delete(waiter);
+        reject(signal.reason);
+      };
+      const waiter: Waiter = {
+        want,
+        resolve: (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        reject: (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /** Places the waiters that fit now, in arrival order; fails those with no replica left. */
+  wake(): void {
+    for (const waiter of this.#waiters) {
+      let placed: Placed | undefined;
+      try {
+        placed = this.#tryPlace(waiter.want);
+      } catch (error) {
+        this.#waiters.delete(waiter);
+        waiter.reject(error);
+        continue;
+      }
+      if (placed === undefined) continue;
+      this.#waiters.delete(waiter);
+      waiter.resolve(placed);
+    }
+  }
+
+  /** Rejects every waiter (the pool closes). */
+  rejectAll(error: unknown): void {
+    for (const waiter of this.#waiters) waiter.reject(error);
+    this.#waiters.clear();
+  }
+
+  #tryPlace(want: Want): Placed | undefined {
+    if (!this.#replicas.some((replica) => replica.healthy && !want.tried.has(replica.id))) {
+      throw new PoolError(PoolErrorCode.NO_REPLICA, "No healthy replica is left to try");
+    }
+    const states = this.#views(want);
+    let id: string | null;
+    try {
+      id = this.#router(states, want.routingKey);
+    } catch {
+      id = null; // a router that throws must not lose the request: fall back below
+    }
+    let pickedId = states.find((state) => state.id === id && hasRoom(state))?.id ?? null;
+    // A replica whose own limiter still refuses (a tenant held back there after its 429s) is skipped.
+    for (let left = states.length; left > 0; left--) {
+      pickedId ??= fewestInFlight(states, want.routingKey);
+      if (pickedId === null) return undefined;
+      const replica = this.#replicas.find((r) => r.id === pickedId)!;
+      const slot = replica.take(want.tenant);
+      if (slot !== undefined) return { replica, slot };
+      const index = states.findIndex((state) => state.id === pickedId);
+      states[index] = { ...states[index]!, healthy: false };
+      pickedId = null;
+    }
+    return undefined;
+  }
+
+  /** Every replica as the router sees it for `want`: the ones it may not use now show `healthy: false`. */
+  #views(want: Want): ReplicaState[] {
+    const now = this.#now();
+    const staleMs = this.staleMs;
+    return this.#replicas.map((replica) => {
+      const state = replica.state(now, staleMs);
+      const usable = state.healthy && !want.tried.has(state.id) && !this.#heldBack(state, want.priority);
+      return usable ? state : { ...state, healthy: false };
+    });
+  }
+
+  /** How old engine signals may be before they no longer count: three scrapes, and at least 3 s. */
+  get staleMs(): number {
+    return this.#signals === undefined ? 0 : Math.max(this.#signals.intervalMs * 3, 3_000);
+  }
+
+  #heldBack(state: ReplicaState, priority: string): boolean {
+    const signals = this.#signals;
+    const engine = state.engine;
+    if (signals === undefined || engine === undefined || !signals.holdBack.includes(priority)) return false;
+    return engine.waiting > signals.maxWaiting || (engine.kvCacheUsage ?? 0) > signals.maxKvCacheUsage;
+  }
+}

@@ -1,0 +1,207 @@
+import {
+  type CloseOptions,
+  createScheduler,
+  type MetricsSnapshot,
+  type Scheduler,
+  systemClock,
+  type TaskOptions,
+} from "@llm-scheduler/core";
+import { HealthChecks } from "./checks.js";
+import { PoolError, PoolErrorCode } from "./errors.js";
+import { forward } from "./forward.js";
+import {
+  type PoolOptions,
+  resolveHealth,
+  resolveReplicas,
+  resolveRetries,
+  resolveSignals,
+} from "./options.js";
+import { outgoingOf, type ReplayableBody } from "./outgoing.js";
+import { Placement } from "./placement.js";
+import { Replica, type ReplicaMetrics } from "./replica.js";
+import { fewestInFlight } from "./router.js";
+import { SignalScraper } from "./scraper.js";
+
+/** The per-call options of {@link Pool.fetch}: the request's own, and who it is for the scheduler. */
+export interface PoolFetchInit
+  extends Pick<TaskOptions, "priority" | "tenant" | "id" | "timeoutMs" | "cost"> {
+  readonly method?: string;
+  readonly headers?: HeadersInit;
+  readonly body?: ReplayableBody;
+  /** What the router keys on (a prefix hash, a session id); `undefined` for none. */
+  readonly routingKey?: string;
+  /** The caller's signal: removes the request from the queue, or cancels it upstream. */
+  readonly signal?: AbortSignal;
+}
+
+/** What `pool.onHealth()` listeners get: a replica ejected or brought back, and the capacity now. */
+export interface HealthChange {
+  readonly id: string;
+  readonly healthy: boolean;
+  readonly capacity: number;
+}
+
+/** `pool.metrics()`: the scheduler's snapshot (its `maxConcurrency` is the pool's capacity) and more. */
+export interface PoolMetrics extends MetricsSnapshot {
+  /** Requests that hold a pool slot and wait for a replica with room (held back, or all full). */
+  readonly waitingForReplica: number;
+  readonly replicas: readonly ReplicaMetrics[];
+}
+
+/**
+ * Several replicas of one model behind one scheduler: the scheduler decides who goes next (priorities,
+ * tenants, quotas, preemption) with a limit equal to the sum of the healthy replicas' limits; the
+ * router decides where; each replica enforces its own limit. Create it with {@link createPool}.
+ */
+export class Pool {
+  /** The pool's scheduler: listen to its events, read its options, `update()` its priorities. */
+  readonly scheduler: Scheduler;
+  readonly #replicas: readonly Replica[];
+  readonly #placement: Placement;
+  readonly #retries: number;
+  readonly #fetch: typeof fetch;
+  readonly #checks: HealthChecks | undefined;
+  readonly #scraper: SignalScraper | undefined;
+  readonly #now: () => number;
+  readonly #healthListeners = new Set<(change: HealthChange) => void>();
+
+  constructor(options: PoolOptions) {
+    const retries = resolveRetries(options);
+    const entries = resolveReplicas(options.replicas);
+    const health = resolveHealth(options.health);
+    const signals = resolveSignals(options.signals);
+    const clock = options.clock ?? options.scheduler?.clock ?? systemClock;
+    this.#now = () => clock.now();
+    this.#retries = retries;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#checks = health === undefined ? undefined : new HealthChecks(health, this.#fetch, clock);
+    this.#replicas = entries.map(
+      ({ id, options: replica }) =>
+        new Replica(id, replica, clock, health, (healthy) => this.#changed(id, healthy)),
+    );
+    this.#placement = new Placement(this.#replicas, options.routing ?? fewestInFlight, signals, this.#now);
+    this.scheduler = createScheduler({ ...options.scheduler, clock, maxConcurrency: this.capacity });
+    for (const replica of this.#replicas) this.#checks?.schedule(replica);
+    this.#scraper =
+      signals === undefined
+        ? undefined
+        : new SignalScraper(signals, this.#fetch, clock, () => this.#placement.wake());
+    this.#scraper?.start(this.#replicas);
+  }
+
+  /** The sum of the healthy replicas' limits (at least 1, so that requests are refused, not stuck). */
+  get capacity(): number {
+    let sum = 0;
+    for (const replica of this.#replicas) if (replica.healthy) sum += replica.limit;
+    return Math.max(1, sum);
+  }
+
+  /**
+   * Sends a request to the pool: it waits for its turn in the pool's scheduler, goes to the replica
+   * the router picks, and, if it fails there before its first byte (connection refused or reset, 503,
+   * 429), to another (up to `retries` more), keeping its place. The response's body holds the slot
+   * until its last byte is read, or it is cancelled. Rejects with the scheduler's `SchedulerError`
+   * (`QUEUE_FULL`, `ABORTED`, ...) or a {@link PoolError}.
+   *
+   * @example
+   * const response = await pool.fetch("/v1/chat/completions", {
+   *   method: "POST", headers: { "content-type": "application/json" }, body, priority: "interactive", tenant: "alice",
+   * });
+   */
+  async fetch(input: Request | string, init: PoolFetchInit = {}): Promise<Response> {
+    const request = await outgoingOf(input, init);
+    const { routingKey, signal, method: _m, headers: _h, body: _b, ...task } = init;
+    const permit = await this.scheduler.acquire(signal === undefined ? task : { ...task, signal });
+    const routing = {
+      priority: this.scheduler.options.defaultPriority,
+      ...(task.priority === undefined ? {} : { priority: task.priority }),
+      tenant: task.tenant,
+      routingKey,
+    };
+    try {
+      return await forward(
+        { placement: this.#placement, retries: this.#retries, fetch: this.#fetch },
+        permit,
+        request,
+        routing,
+      );
+    } catch (error) {
+      permit.release(error);
+      throw error;
+    }
+  }
+
+  /** The scheduler's snapshot, with each replica's limit, load, health and engine signals. */
+  metrics(): PoolMetrics {
+    const now = this.#now();
+    const staleMs = this.#placement.staleMs;
+    return {
+      ...this.scheduler.metrics(),
+      waitingForReplica: this.#placement.waiting,
+      replicas: this.#replicas.map((replica) => replica.metrics(now, staleMs)),
+    };
+  }
+
+  /** Stops checks and scrapes, closes the scheduler (as `scheduler.close(options)`) and the replicas. */
+  async close(options?: CloseOptions): Promise<void> {
+    this.#checks?.close();
+    this.#scraper?.close();
+    const closing = this.scheduler.close(options);
+    await closing;
+    this.#placement.rejectAll(new PoolError(PoolErrorCode.NO_REPLICA, "The pool is closed"));
+    await Promise.all(this.#replicas.map((replica) => replica.close()));
+  }
+
+  /**
+   * Calls `listener` each time a replica is ejected (`healthy: false`) or brought back (`true`), with
+   * the pool's capacity after the change; returns the function that removes it. A listener that throws
+   * changes nothing.
+   *
+   * @example
+   * pool.onHealth(({ id, healthy, capacity }) => log.warn({ id, healthy, capacity }, "replica health"));
+   */
+  onHealth(listener: (change: HealthChange) => void): () => void {
+    this.#healthListeners.add(listener);
+    return () => this.#healthListeners.delete(listener);
+  }
+
+  /** A replica's limit (`healthy` undefined) or health changed: capacity follows, waiters may fit now. */
+  #changed(id: string, healthy?: boolean): void {
+    const replica = this.#replicas.find((r) => r.id === id);
+    if (replica !== undefined) this.#checks?.schedule(replica);
+    const capacity = this.capacity;
+    if (this.scheduler !== undefined && this.scheduler.maxConcurrency !== capacity) {
+      try {
+        void this.scheduler.update({ maxConcurrency: capacity });
+      } catch {
+        // refused (reserves above the new capacity): the old limit stays; replicas still enforce theirs
+      }
+    }
+    this.#placement.wake();
+    if (healthy !== undefined) this.#tellHealth({ id, healthy, capacity });
+  }
+
+  #tellHealth(change: HealthChange): void {
+    for (const listener of this.#healthListeners) {
+      try {
+        listener(change);
+      } catch {
+        // a listener that throws must not break the pool
+      }
+    }
+  }
+}
+
+/**
+ * A pool of replicas of one model behind one scheduler.
+ *
+ * @example
+ * const pool = createPool({
+ *   replicas: [{ url: "http://10.0.0.1:8000", maxConcurrency: 8 }, { url: "http://10.0.0.2:8000", maxConcurrency: 8 }],
+ *   scheduler: { priorities: { interactive: { weight: 5, reserved: 2 }, batch: { weight: 1 } }, defaultPriority: "interactive" },
+ * });
+ * const response = await pool.fetch("/v1/models");
+ */
+export function createPool(options: PoolOptions): Pool {
+  return new Pool(options);
+}
