@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { resolveScenario } from "./scenario-resolve.js";
+import { simulate } from "./simulate.js";
+
+const pooled = (pool: Record<string, unknown>, chat: Record<string, unknown> = {}) =>
+  resolveScenario({
+    durationMs: 60_000,
+    seed: 3,
+    upstream: { parallel: 4, ttftMs: 20, prefillMsPerToken: 0.5, tokenMs: 10, slowdown: 0.5 },
+    pool,
+    chat: {
+      ratePerSec: 6,
+      timeoutMs: "Infinity",
+      retries: 0,
+      promptTokens: 50,
+      maxTokens: 20,
+      systemPrompts: { count: 12, tokens: 2_000 },
+      ...chat,
+    },
+  });
+
+describe("a pool in the simulator", () => {
+  it("reads the pool and fills its defaults; the gateway's limit is the replicas' sum", () => {
+    const scenario = pooled({ replicas: [{ limit: 2 }, { id: "slow", speed: 0.5, cacheTokens: 100 }] });
+    expect(scenario.pool).toEqual({
+      routing: "prefix",
+      loadFactor: 1.25,
+      virtualNodes: 100,
+      blockTokens: 16,
+      replicas: [
+        { id: "r0", limit: 2, speed: 1, cacheTokens: 0 },
+        { id: "slow", limit: 4, speed: 1 * 0.5, cacheTokens: 100 },
+      ],
+    });
+    expect(scenario.maxConcurrency).toBe(6);
+    expect(scenario.chat.systemPrompts).toEqual({ count: 12, tokens: 2_000 });
+  });
+
+  it("refuses unknown keys and values out of range, naming the field", () => {
+    expect(() => pooled({ replicas: 2, routng: "prefix" })).toThrowError(/Unknown option `pool.routng`/);
+    expect(() => pooled({ replicas: [{ limt: 2 }] })).toThrowError(/pool.replicas\[0\].limt/);
+    expect(() => pooled({ replicas: 2, routing: "random" })).toThrowError(/`pool.routing` to be one of/);
+    expect(() => pooled({ replicas: 0 })).toThrowError(/pool.replicas/);
+    expect(() => pooled({ replicas: [{ id: "a" }, { id: "a" }] })).toThrowError(/unique/);
+    expect(() => pooled({ replicas: 2, loadFactor: 1 })).toThrowError(/pool.loadFactor/);
+    expect(() => pooled({ replicas: 2 }, { systemPrompts: { count: 3 } })).toThrowError(
+      /systemPrompts.tokens/,
+    );
+  });
+
+  it("with prefix routing, keeps each system prompt on a replica whose cache holds it", async () => {
+    const run = async (routing: string) => {
+      const scenario = pooled({ routing, replicas: 4, cacheTokens: 8_000 });
+      return simulate(scenario, { gateway: "scheduler" });
+    };
+    const prefix = await run("prefix");
+    const roundRobin = await run("round-robin");
+    const hitRate = (result: typeof prefix) => {
+      const replicas = result.replicas!;
+      const asked = replicas.reduce((sum, r) => sum + r.prefixTokens, 0);
+      return replicas.reduce((sum, r) => sum + r.prefixHitTokens, 0) / asked;
+    };
+    expect(prefix.interactive.answered).toBe(prefix.interactive.requests);
+    expect(roundRobin.interactive.answered).toBe(roundRobin.interactive.requests);
+    // 12 prompts of 2,000 tokens, 4 caches of 8,000: most fit when split by key, a third when not.
+    expect(hitRate(prefix)).toBeGreaterThan(1.5 * hitRate(roundRobin));
+    expect(prefix.interactive.ttftMeanMs).toBeLessThan(roundRobin.interactive.ttftMeanMs);
+    expect(prefix.replicas!.reduce((sum, r) => sum + r.started, 0)).toBe(prefix.interactive.attempts);
+  });
+
+  it("a replica at half speed answers fewer requests under least-loaded routing", async () => {
+    const scenario = pooled(
+      { routing: "least-loaded", replicas: [{}, {}, { id: "slow", speed: 0.5 }] },
+      { ratePerSec: 20, systemPrompts: undefined },
+    );
+    const result = await simulate(scenario, { gateway: "scheduler" });
+    const [a, b, slow] = result.replicas!;
+    expect(slow!.id).toBe("slow");
+    expect(slow!.completed).toBeLessThan(0.8 * Math.min(a!.completed, b!.completed));
+    expect(result.interactive.answered).toBe(result.interactive.requests);
+  });
+});
