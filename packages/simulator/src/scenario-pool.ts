@@ -4,7 +4,7 @@ import type { ResolvedPool, ResolvedReplica, ScenarioSystemPrompts } from "./sce
 import { invalidField } from "./scenario-error.js";
 
 const POOL_KEYS = ["routing", "loadFactor", "virtualNodes", "blockTokens", "cacheTokens", "replicas"];
-const REPLICA_KEYS = ["id", "limit", "speed", "cacheTokens"];
+const REPLICA_KEYS = ["id", "parallel", "limit", "speed", "cacheTokens"];
 const SLOTS = { min: 1, integer: true, max: 100_000 } as const;
 const TOKENS = { min: 0, integer: true, max: 10_000_000 } as const;
 const MAX_REPLICAS = 1_000;
@@ -22,6 +22,7 @@ function replicasAt(value: unknown, parallel: number, cacheTokens: number): Reso
     const count = numberAt("pool.replicas", value, 1, { min: 1, integer: true, max: MAX_REPLICAS });
     return Array.from({ length: count }, (_, index) => ({
       id: `r${index}`,
+      parallel,
       limit: parallel,
       speed: 1,
       cacheTokens,
@@ -37,9 +38,11 @@ function replicasAt(value: unknown, parallel: number, cacheTokens: number): Reso
     const id = stringAt(`${path}.id`, raw.id, `r${index}`);
     if (seen.has(id)) throw invalidField(`${path}.id`, "unique", id);
     seen.add(id);
+    const sequences = numberAt(`${path}.parallel`, raw.parallel, parallel, SLOTS);
     return {
       id,
-      limit: numberAt(`${path}.limit`, raw.limit, parallel, SLOTS),
+      parallel: sequences,
+      limit: numberAt(`${path}.limit`, raw.limit, sequences, SLOTS),
       speed: numberAt(`${path}.speed`, raw.speed, 1, { min: 0, exclusive: true, max: 100 }),
       cacheTokens: numberAt(`${path}.cacheTokens`, raw.cacheTokens, cacheTokens, TOKENS),
     };
@@ -47,8 +50,8 @@ function replicasAt(value: unknown, parallel: number, cacheTokens: number): Reso
 }
 
 /**
- * Reads `pool`: replicas behind a router; `undefined` when the scenario has none. A replica's `limit`
- * defaults to `upstream.parallel`, and it serves exactly that many sequences.
+ * Reads `pool`: replicas behind a router; `undefined` when the scenario has none. A replica's `parallel`
+ * defaults to `upstream.parallel`, its `limit` to its `parallel`.
  */
 export function poolAt(value: unknown, parallel: number, hasCapacity: boolean): ResolvedPool | undefined {
   if (value === undefined) return undefined;

@@ -99,7 +99,9 @@ export interface ScenarioSystemPrompts {
 export interface ScenarioReplica {
   /** @default `r<index>` */
   readonly id?: string;
-  /** Requests in flight on it at once (its sequences). @default `upstream.parallel` */
+  /** Sequences its engine serves at once; more requests wait in its engine's queue. @default `upstream.parallel` */
+  readonly parallel?: number;
+  /** Requests the pool lets it have in flight (running or in its engine's queue). @default its `parallel` */
   readonly limit?: number;
   /** How fast it runs against `upstream`'s timings: `0.5` takes twice as long for everything. @default 1 */
   readonly speed?: number;
@@ -243,6 +245,7 @@ export interface ResolvedChat {
 
 export interface ResolvedReplica {
   readonly id: string;
+  readonly parallel: number;
   readonly limit: number;
   readonly speed: number;
   readonly cacheTokens: number;

@@ -28,8 +28,8 @@ describe("a pool in the simulator", () => {
       virtualNodes: 100,
       blockTokens: 16,
       replicas: [
-        { id: "r0", limit: 2, speed: 1, cacheTokens: 0 },
-        { id: "slow", limit: 4, speed: 1 * 0.5, cacheTokens: 100 },
+        { id: "r0", parallel: 4, limit: 2, speed: 1, cacheTokens: 0 },
+        { id: "slow", parallel: 4, limit: 4, speed: 0.5, cacheTokens: 100 },
       ],
     });
     expect(scenario.maxConcurrency).toBe(6);

@@ -54,12 +54,12 @@ class Replica {
   }
 }
 
-/** One replica's timings: `upstream`'s, as many sequences as its limit, every duration over its speed. */
+/** One replica's timings: `upstream`'s, its own number of sequences, every duration over its speed. */
 function replicaModel(upstream: ResolvedLatencyOptions, replica: ResolvedReplica) {
   const { speed } = replica;
   return createLatencyModel({
     ...upstream,
-    parallel: replica.limit,
+    parallel: replica.parallel,
     ttftMs: upstream.ttftMs / speed,
     prefillMsPerToken: upstream.prefillMsPerToken / speed,
     tokenMs: upstream.tokenMs / speed,

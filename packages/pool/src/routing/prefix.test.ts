@@ -128,6 +128,17 @@ describe("prefixAffinity", () => {
     );
   });
 
+  it("keeps a key on its replica while that replica's engine queues but stays within its bound", () => {
+    const replicas = pool(4);
+    const key = "p:beef";
+    const home = prefixAffinity().pick(replicas, key)!;
+    const engine = { waiting: 2, running: 8, kvCacheUsage: 0.7 };
+    const queued = replicas.map((r) =>
+      r.id === home ? { ...r, inFlight: 1, engine } : { ...r, inFlight: 1 },
+    );
+    expect(prefixAffinity().pick(queued, key)).toBe(home);
+  });
+
   it("sends requests without a key to the less loaded of two", () => {
     const replicas: ReplicaState[] = [
       { id: "a", limit: 8, inFlight: 7, healthy: true },

@@ -3,7 +3,7 @@ import type { ReplicaState } from "../replica-state.js";
 import { hashString } from "./hash.js";
 import { pickLeastLoaded } from "./least-loaded.js";
 import { HashRing } from "./ring.js";
-import { candidates, type RandomSource, type Router } from "./router.js";
+import { candidates, openReplicas, type RandomSource, type Router } from "./router.js";
 
 /** Options of {@link prefixAffinity}. */
 export interface PrefixOptions {
@@ -40,6 +40,10 @@ function resolve(options: PrefixOptions): Required<PrefixOptions> {
  * to the next replica on the ring (always the same order for a key). Adding or removing a replica moves
  * only the keys it gains or held. A request without a key goes to the least loaded of two.
  *
+ * An engine queue on the key's replica does not move the key by itself: requests queued in the engine
+ * count in its in-flight load, so the bound moves keys off a replica whose queue grows, while a short
+ * wait for a sequence there costs less than prefilling the whole prefix elsewhere.
+ *
  * @example
  * const router = prefixAffinity({ loadFactor: 1.25 });
  * router.pick(replicas, chatRoutingKey(body)); // the same replica for the same system prompt
@@ -50,9 +54,9 @@ export function prefixAffinity(options: PrefixOptions = {}): Router {
   let seen: string[] = [];
   return {
     pick(replicas, key, accept) {
-      const open = candidates(replicas, accept);
+      if (key === undefined) return pickLeastLoaded(candidates(replicas, accept), random);
+      const open = openReplicas(replicas, accept);
       if (open.length === 0) return null;
-      if (key === undefined) return pickLeastLoaded(open, random);
       if (!sameIds(seen, replicas)) {
         seen = replicas.map((replica) => replica.id);
         if (!ring.holds(seen)) ring = new HashRing(seen, virtualNodes);

@@ -43,19 +43,18 @@ export function loadOf(replica: ReplicaState): number {
   return replica.limit > 0 ? replica.inFlight / replica.limit : 1;
 }
 
+/** The replicas a request may go to at all: healthy, with room, accepted by `accept`, in input order. */
+export function openReplicas(replicas: readonly ReplicaState[], accept?: ReplicaFilter): ReplicaState[] {
+  return replicas.filter((replica) => hasRoom(replica) && (accept === undefined || accept(replica)));
+}
+
 /**
- * The replicas a request may go to: healthy, with room, accepted by `accept`; and, when some of those
- * have no engine queue, only those (a replica whose engine already queues work would make the request
- * wait inside it, where no priority applies). Keeps the input order.
+ * The {@link openReplicas} a load-based router chooses among: when some of them have no engine queue,
+ * only those (a replica whose engine already queues work would make the request wait inside it, where
+ * no priority applies). Keeps the input order.
  */
 export function candidates(replicas: readonly ReplicaState[], accept?: ReplicaFilter): ReplicaState[] {
-  const open: ReplicaState[] = [];
-  let unqueued = 0;
-  for (const replica of replicas) {
-    if (!hasRoom(replica) || (accept !== undefined && !accept(replica))) continue;
-    open.push(replica);
-    if (!engineQueued(replica)) unqueued++;
-  }
-  if (unqueued === 0 || unqueued === open.length) return open;
-  return open.filter((replica) => !engineQueued(replica));
+  const open = openReplicas(replicas, accept);
+  const unqueued = open.filter((replica) => !engineQueued(replica));
+  return unqueued.length === 0 ? open : unqueued;
 }
