@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveScenario } from "./scenario-resolve.js";
 import { simulate } from "./simulate.js";
+import { describeReplicas } from "./table.js";
 
 const pooled = (pool: Record<string, unknown>, chat: Record<string, unknown> = {}) =>
   resolveScenario({
@@ -66,6 +67,7 @@ describe("a pool in the simulator", () => {
     expect(hitRate(prefix)).toBeGreaterThan(1.5 * hitRate(roundRobin));
     expect(prefix.interactive.ttftMeanMs).toBeLessThan(roundRobin.interactive.ttftMeanMs);
     expect(prefix.replicas!.reduce((sum, r) => sum + r.started, 0)).toBe(prefix.interactive.attempts);
+    expect(describeReplicas(prefix)).toMatch(/^llm-scheduler: prefix cache hits \d+\.\d%; requests per replica r0 \d+, r1/);
   });
 
   it("a replica at half speed answers fewer requests under least-loaded routing", async () => {
