@@ -67,7 +67,9 @@ describe("a pool in the simulator", () => {
     expect(hitRate(prefix)).toBeGreaterThan(1.5 * hitRate(roundRobin));
     expect(prefix.interactive.ttftMeanMs).toBeLessThan(roundRobin.interactive.ttftMeanMs);
     expect(prefix.replicas!.reduce((sum, r) => sum + r.started, 0)).toBe(prefix.interactive.attempts);
-    expect(describeReplicas(prefix)).toMatch(/^llm-scheduler: prefix cache hits \d+\.\d%; requests per replica r0 \d+, r1/);
+    expect(describeReplicas(prefix)).toMatch(
+      /^llm-scheduler: prefix cache hits \d+\.\d%; requests per replica r0 \d+, r1/,
+    );
   });
 
   it("a replica at half speed answers fewer requests under least-loaded routing", async () => {
