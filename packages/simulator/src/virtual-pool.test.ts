@@ -84,3 +84,55 @@ describe("a pool in the simulator", () => {
     expect(result.interactive.answered).toBe(result.interactive.requests);
   });
 });
+
+describe("a pool does not change who goes next", () => {
+  const mixed = (pool: boolean) =>
+    resolveScenario({
+      durationMs: 30_000,
+      seed: 5,
+      upstream: { parallel: pool ? 4 : 12, ttftMs: 20, prefillMsPerToken: 0.1, tokenMs: 10, slowdown: 0 },
+      ...(pool ? { pool: { routing: "prefix", replicas: 3 } } : {}),
+      chat: { ratePerSec: 3, maxTokens: { min: 10, max: 40 } },
+      batch: {
+        tenants: [
+          { name: "etl", items: 150 },
+          { name: "ml", items: 80, startMs: 2_000 },
+        ],
+      },
+    });
+
+  it("gives the same waits and tenant completions as one server of the same capacity, when speed does not depend on the spread", async () => {
+    const single = await simulate(mixed(false), { gateway: "scheduler" });
+    const pooled = await simulate(mixed(true), { gateway: "scheduler" });
+    expect(pooled.waits).toEqual(single.waits);
+    expect(pooled.tenants).toEqual(single.tenants);
+    expect(pooled.interactive.ttftMs).toEqual(single.interactive.ttftMs);
+    expect(pooled.replicas!.map((r) => r.started).every((n) => n > 0)).toBe(true);
+  });
+});
+
+describe("a replica whose limit is above its engine's sequences", () => {
+  const heavy = (limit: number) => {
+    const scenario = pooled(
+      { routing: "prefix", loadFactor: 1.5, cacheTokens: 12_000, replicas: [{ limit }, { limit }] },
+      { ratePerSec: 10 },
+    );
+    return { ...scenario, maxConcurrency: 8, scheduler: { ...scenario.scheduler, maxConcurrency: 8 } };
+  };
+
+  it("queues the rest in its engine, which leaves prefix routing a choice under heavy load", async () => {
+    const headroom = heavy(6);
+    expect(headroom.pool!.replicas.map((r) => [r.parallel, r.limit])).toEqual([
+      [4, 6],
+      [4, 6],
+    ]);
+    const hits = (result: Awaited<ReturnType<typeof simulate>>) =>
+      result.replicas!.reduce((sum, r) => sum + r.prefixHitTokens, 0) /
+      result.replicas!.reduce((sum, r) => sum + r.prefixTokens, 0);
+    const withRoom = await simulate(headroom, { gateway: "scheduler" });
+    const without = await simulate(heavy(4), { gateway: "scheduler" });
+    expect(withRoom.interactive.answered).toBe(withRoom.interactive.requests);
+    expect(hits(withRoom)).toBeGreaterThan(hits(without) + 0.1);
+    expect(withRoom.interactive.ttftMeanMs).toBeLessThan(without.interactive.ttftMeanMs);
+  });
+});
