@@ -27,6 +27,10 @@ export const run: Part = async ({ quick, log }) => {
       "prefix (loadFactor 1.25, default)",
       sharedPrefixScenario("prefix", quick, 1.25),
     ),
+    noHeadroom: await runPool(
+      "prefix, replica limits 16 (no headroom)",
+      sharedPrefixScenario("prefix", quick, LOAD_FACTOR, { limit: 16 }),
+    ),
     leastLoaded: await runPool("least-loaded", sharedPrefixScenario("least-loaded", quick)),
     roundRobin: await runPool("round-robin", sharedPrefixScenario("round-robin", quick)),
   };

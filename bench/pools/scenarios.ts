@@ -26,13 +26,18 @@ export const LOAD_FACTOR = 1.5;
  * prefix caches each hold about 40 such prompts, under heavy load (close to what the replicas serve
  * when their caches hit, well over what they serve when they miss).
  */
-export function sharedPrefixScenario(routing: Routing, quick: boolean, loadFactor = LOAD_FACTOR): Scenario {
+export function sharedPrefixScenario(
+  routing: Routing,
+  quick: boolean,
+  loadFactor = LOAD_FACTOR,
+  replica: { readonly limit: number } = HEADROOM,
+): Scenario {
   return {
     name: `shared prefix, ${routing}`,
     seed: 7,
     durationMs: quick ? 20_000 : 180_000,
     upstream: ENGINE,
-    pool: { routing, loadFactor, cacheTokens: 160_000, replicas: Array.from({ length: 8 }, () => HEADROOM) },
+    pool: { routing, loadFactor, cacheTokens: 160_000, replicas: Array.from({ length: 8 }, () => replica) },
     gateway: { maxConcurrency: 8 * ENGINE.parallel },
     scheduler: DEEP_QUEUES,
     chat: {
