@@ -136,3 +136,19 @@ describe("a replica whose limit is above its engine's sequences", () => {
     expect(withRoom.interactive.ttftMeanMs).toBeLessThan(without.interactive.ttftMeanMs);
   });
 });
+
+describe("a scheduler limit above the replicas' total", () => {
+  it("gets 503 from the pool for what no replica has room for, and every other attempt runs on a replica", async () => {
+    const scenario = resolveScenario({
+      durationMs: 10_000,
+      upstream: { parallel: 2, ttftMs: 50, tokenMs: 50 },
+      pool: { routing: "least-loaded", replicas: [{ limit: 1 }, { limit: 1 }] },
+      gateway: { maxConcurrency: 4 },
+      chat: { ratePerSec: 5, retries: 0, maxTokens: 20 },
+    });
+    const result = await simulate(scenario, { gateway: "scheduler" });
+    expect(result.interactive.otherErrors).toBeGreaterThan(0);
+    const started = result.replicas!.reduce((sum, r) => sum + r.started, 0);
+    expect(started + result.interactive.otherErrors).toBe(result.interactive.attempts);
+  });
+});
