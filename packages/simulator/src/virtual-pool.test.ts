@@ -134,6 +134,9 @@ describe("a replica whose limit is above its engine's sequences", () => {
     expect(withRoom.interactive.answered).toBe(withRoom.interactive.requests);
     expect(hits(withRoom)).toBeGreaterThan(hits(without) + 0.1);
     expect(withRoom.interactive.ttftMeanMs).toBeLessThan(without.interactive.ttftMeanMs);
+    // Each replica ran above its engine's 4 sequences (the rest in its queue), never above its limit.
+    for (const replica of withRoom.replicas!) expect(replica.peakInFlight).toBeGreaterThan(4);
+    for (const replica of withRoom.replicas!) expect(replica.peakInFlight).toBeLessThanOrEqual(6);
   });
 });
 
@@ -150,5 +153,6 @@ describe("a scheduler limit above the replicas' total", () => {
     expect(result.interactive.otherErrors).toBeGreaterThan(0);
     const started = result.replicas!.reduce((sum, r) => sum + r.started, 0);
     expect(started + result.interactive.otherErrors).toBe(result.interactive.attempts);
+    expect(result.replicas!.map((r) => r.peakInFlight)).toEqual([1, 1]);
   });
 });

@@ -14,6 +14,8 @@ export interface ReplicaResult {
   readonly started: number;
   /** Of those, the ones it answered in full. */
   readonly completed: number;
+  /** The most requests it had in flight at once (never above its limit). */
+  readonly peakInFlight: number;
   /** Shared-prefix tokens its requests brought, and how many of them its prefix cache already held. */
   readonly prefixTokens: number;
   readonly prefixHitTokens: number;
@@ -33,6 +35,7 @@ class Replica {
   readonly server: VirtualUpstream;
   readonly cache: PrefixCache | undefined;
   inFlight = 0;
+  peakInFlight = 0;
   started = 0;
   completed = 0;
 
@@ -102,6 +105,7 @@ export class VirtualPool implements GenerationTarget {
     const replica = id === null ? undefined : this.#byId.get(id);
     if (replica === undefined) return Promise.reject(new NoReplicaAvailable());
     replica.inFlight++;
+    replica.peakInFlight = Math.max(replica.peakInFlight, replica.inFlight);
     replica.started++;
     return replica.server.generate(job).then(
       () => {
@@ -117,12 +121,13 @@ export class VirtualPool implements GenerationTarget {
 
   /** What each replica did so far. */
   results(): ReplicaResult[] {
-    return this.#replicas.map(({ options, started, completed, cache }) => ({
+    return this.#replicas.map(({ options, started, completed, peakInFlight, cache }) => ({
       id: options.id,
       limit: options.limit,
       speed: options.speed,
       started,
       completed,
+      peakInFlight,
       prefixTokens: cache?.askedTokens ?? 0,
       prefixHitTokens: cache?.hitTokens ?? 0,
     }));
