@@ -46,7 +46,8 @@ function resolve(options: PrefixOptions): Required<PrefixOptions> {
  *
  * @example
  * const router = prefixAffinity({ loadFactor: 1.25 });
- * router.pick(replicas, chatRoutingKey(body)); // the same replica for the same system prompt
+ * const routingKey = createRoutingKey();
+ * router.pick(replicas, routingKey(body)); // the same replica for the same system prompt
  */
 export function prefixAffinity(options: PrefixOptions = {}): Router {
   const { loadFactor, virtualNodes, random } = resolve(options);
