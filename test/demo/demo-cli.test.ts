@@ -130,7 +130,10 @@ describe("pnpm demo refuses what it cannot run, before the long run", () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 130_000);
+});
 
+// Each of these spawns the CLI and only waits for it to refuse: run side by side, they take the time of a few.
+describe.concurrent("pnpm demo rejects a bad argument with a usage hint", () => {
   it.each([
     [["--duration", "abc"], "`--duration`"],
     [["--duration", "0"], "`--duration`"],
@@ -166,7 +169,9 @@ describe("pnpm simulate refuses what it cannot run, before the run", () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 70_000);
+});
 
+describe.concurrent("pnpm simulate rejects a bad argument with a usage hint", () => {
   it.each([
     [["examples/scenarios/minimal.json", "--goal", "interactiveWaitP95Ms=5"], "applies only to a `--sweep`"],
     [["examples/scenarios/minimal.json", "--seed", "1e300"], "`seed` to be an integer from 0"],
