@@ -5,4 +5,25 @@ export type { ReplayableBody } from "./outgoing.js";
 export { createPool, type HealthChange, Pool, type PoolFetchInit, type PoolMetrics } from "./pool.js";
 export type { ReplicaMetrics } from "./replica.js";
 export type { EngineSignals, ReplicaState } from "./replica-state.js";
-export { fewestInFlight, type Router } from "./router.js";
+export { type BatchHoldOptions, batchHold } from "./routing/batch-hold.js";
+export { createRouter, ROUTINGS, type Routing } from "./routing/create-router.js";
+export { FNV1A_START, fnv1aUpdate, hashString, mix32 } from "./routing/hash.js";
+export { type LeastLoadedOptions, leastLoaded } from "./routing/least-loaded.js";
+export { type PrefixOptions, prefixAffinity } from "./routing/prefix.js";
+export { HashRing } from "./routing/ring.js";
+export { roundRobin } from "./routing/round-robin.js";
+export {
+  candidates,
+  engineQueued,
+  hasRoom,
+  loadOf,
+  type RandomSource,
+  type ReplicaFilter,
+  type Router,
+} from "./routing/router.js";
+export {
+  createRoutingKey,
+  type HeaderSource,
+  type RoutingKeyFunction,
+  type RoutingKeyOptions,
+} from "./routing/routing-key.js";

@@ -24,7 +24,7 @@ export interface ReplicaState {
   /** Stable id of the replica within its pool (the configured `id`, or `r<index>`). */
   readonly id: string;
   /** Base URL of the replica, e.g. `http://10.0.0.1:8000`. */
-  readonly url: string;
+  readonly url?: string;
   /** How many requests this replica may have in flight now (fixed, or its adaptive limit). */
   readonly limit: number;
   /** Requests this pool (all instances, with Redis) has in flight on the replica now. */
@@ -32,5 +32,5 @@ export interface ReplicaState {
   /** False while the replica is ejected (failed health checks or too many consecutive errors). */
   readonly healthy: boolean;
   /** The latest engine signals, or `undefined` when none were scraped (or they went stale). */
-  readonly engine: EngineSignals | undefined;
+  readonly engine?: EngineSignals | undefined;
 }

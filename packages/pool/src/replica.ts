@@ -5,6 +5,8 @@ import type { EngineSignals, ReplicaState } from "./replica-state.js";
 
 /** Counters of one replica, in `pool.metrics().replicas`. */
 export interface ReplicaMetrics extends ReplicaState {
+  readonly url: string;
+  readonly engine: EngineSignals | undefined;
   /** Requests sent to it (every attempt). */
   readonly sent: number;
   /** Attempts that failed before their first byte and went on to another replica (or gave up). */
@@ -93,7 +95,7 @@ export class Replica {
     return now - this.#engineAt <= staleMs ? this.#engine : undefined;
   }
 
-  state(now: number, staleMs: number): ReplicaState {
+  state(now: number, staleMs: number): ReplicaState & Pick<ReplicaMetrics, "url" | "engine"> {
     return {
       id: this.id,
       url: this.url,

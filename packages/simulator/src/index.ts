@@ -13,6 +13,7 @@ export { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
 export { explainMakespan, type MakespanBreakdown, makespanVsIdeal } from "./ideal.js";
 export { type ControllerFactory, LightAbortController, LightAbortSignal } from "./light-abort.js";
 export { checkOutputPath, OutputPathError } from "./output-path.js";
+export { PrefixCache } from "./prefix-cache.js";
 export {
   type KindCounters,
   type LoadSample,
@@ -29,7 +30,9 @@ export type {
   ResolvedBatchTenant,
   ResolvedChat,
   ResolvedGoal,
+  ResolvedPool,
   ResolvedRange,
+  ResolvedReplica,
   ResolvedScenario,
   Scenario,
   ScenarioBatch,
@@ -37,7 +40,10 @@ export type {
   ScenarioChat,
   ScenarioGateway,
   ScenarioGoal,
+  ScenarioPool,
+  ScenarioReplica,
   ScenarioScheduler,
+  ScenarioSystemPrompts,
   ScenarioUpstream,
 } from "./scenario.js";
 export { ScenarioError } from "./scenario-error.js";
@@ -62,7 +68,13 @@ export {
 export { renderSweep, runSweep, type SweepOutcome, type SweepRow } from "./sweep.js";
 export { parseSweep, type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";
 export { winningConfig } from "./sweep-winner.js";
-export { describeScenario, improvement, renderComparison, tableLegend } from "./table.js";
+export {
+  describeReplicas,
+  describeScenario,
+  improvement,
+  renderComparison,
+  tableLegend,
+} from "./table.js";
 export type {
   Attempt,
   AttemptFailure,
@@ -78,7 +90,8 @@ export {
   createVirtualFifoGateway,
   createVirtualScheduledGateway,
 } from "./virtual-gateways.js";
-export { type GenerationJob, VirtualUpstream } from "./virtual-upstream.js";
+export { NoReplicaAvailable, type ReplicaResult, VirtualPool } from "./virtual-pool.js";
+export { type GenerationJob, type GenerationTarget, VirtualUpstream } from "./virtual-upstream.js";
 export {
   generateWorkload,
   type RequestKind,

@@ -11,6 +11,7 @@ import type {
 } from "./scenario.js";
 import { capacityAt, gatewayLimitAt } from "./scenario-capacity.js";
 import { invalidField, ScenarioError } from "./scenario-error.js";
+import { poolAt, systemPromptsAt } from "./scenario-pool.js";
 import { schedulerOptionsAt } from "./scenario-scheduler.js";
 
 const TOP_KEYS = [
@@ -20,6 +21,7 @@ const TOP_KEYS = [
   "seed",
   "durationMs",
   "upstream",
+  "pool",
   "gateway",
   "scheduler",
   "chat",
@@ -37,6 +39,7 @@ const CHAT_KEYS = [
   "timeoutMs",
   "retries",
   "retryDelayMs",
+  "systemPrompts",
 ];
 const BATCH_KEYS = ["priority", "timeoutMs", "retries", "retryDelayMs", "tenants"];
 const TENANT_KEYS = ["name", "items", "startMs", "spreadMs", "promptTokens", "maxTokens"];
@@ -107,6 +110,7 @@ function resolveChat(value: unknown): ResolvedChat {
     }),
     retries: numberAt("chat.retries", raw.retries, 2, RETRIES),
     retryDelayMs: numberAt("chat.retryDelayMs", raw.retryDelayMs, 1_000, DELAY_MS),
+    systemPrompts: systemPromptsAt(raw.systemPrompts),
   };
 }
 
@@ -189,9 +193,11 @@ export function resolveScenario(input: Scenario | unknown): ResolvedScenario {
   if (top.durationMs === undefined) throw invalidField("durationMs", "a number > 0", top.durationMs);
   const durationMs = numberAt("durationMs", top.durationMs, 0, { min: 0, exclusive: true, max: 365 * DAY });
   const upstream = resolveUpstream(top.upstream);
-  const gateway = objectAt("gateway", top.gateway, ["maxConcurrency"]);
-  const limit = gatewayLimitAt(gateway.maxConcurrency, upstream.parallel);
   const capacity = capacityAt((top.upstream as { capacity?: unknown } | undefined)?.capacity);
+  const pool = poolAt(top.pool, upstream.parallel, capacity !== undefined);
+  const gateway = objectAt("gateway", top.gateway, ["maxConcurrency"]);
+  const poolLimit = pool?.replicas.reduce((sum, replica) => sum + replica.limit, 0);
+  const limit = gatewayLimitAt(gateway.maxConcurrency, poolLimit ?? upstream.parallel);
   const chat = resolveChat(top.chat);
   const batch = resolveBatch(top.batch, chat.tenant);
   if (batch.priority === chat.priority) {
@@ -209,6 +215,7 @@ export function resolveScenario(input: Scenario | unknown): ResolvedScenario {
     durationMs,
     upstream,
     capacity,
+    pool,
     maxConcurrency: limit.fixed,
     scheduler,
     chat,

@@ -4,6 +4,7 @@ import type {
   TenantOptions,
   WaitTargetOptions,
 } from "@llm-scheduler/core";
+import type { Routing } from "@llm-scheduler/pool";
 import type { ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
 import type { CapacityOptions } from "./capacity.js";
 import type { ScenarioCapacity } from "./scenario-capacity.js";
@@ -84,6 +85,46 @@ export interface ScenarioRateSchedule {
   readonly ratesPerSec: readonly number[];
 }
 
+/**
+ * Chat users, each with a long system prompt of their own: every chat request belongs to one of `count`
+ * users (uniformly drawn), and its prompt starts with that user's `tokens`-token system prompt (on top of
+ * `promptTokens`). A replica's prefix cache can then skip that part of the prefill.
+ */
+export interface ScenarioSystemPrompts {
+  readonly count: number;
+  readonly tokens: number;
+}
+
+/** One replica of a pool. */
+export interface ScenarioReplica {
+  /** @default `r<index>` */
+  readonly id?: string;
+  /** Sequences its engine serves at once; more requests wait in its engine's queue. @default `upstream.parallel` */
+  readonly parallel?: number;
+  /** Requests the pool lets it have in flight (running or in its engine's queue). @default its `parallel` */
+  readonly limit?: number;
+  /** How fast it runs against `upstream`'s timings: `0.5` takes twice as long for everything. @default 1 */
+  readonly speed?: number;
+  /** Tokens its prefix cache holds. @default `pool.cacheTokens` */
+  readonly cacheTokens?: number;
+}
+
+/** Several replicas of the model behind the gateway, and the router that picks one for each request. */
+export interface ScenarioPool {
+  /** @default "prefix" */
+  readonly routing?: Routing;
+  /** `prefix` only: how far over its share of the load a replica may go before a key spills. @default 1.25 */
+  readonly loadFactor?: number;
+  /** `prefix` only: points per replica on the hash ring. @default 100 */
+  readonly virtualNodes?: number;
+  /** Tokens per KV block of the prefix caches. @default 16 */
+  readonly blockTokens?: number;
+  /** Tokens each replica's prefix cache holds, unless the replica says otherwise; 0 for none. @default 0 */
+  readonly cacheTokens?: number;
+  /** A number of identical replicas, or each one's settings. */
+  readonly replicas: number | readonly ScenarioReplica[];
+}
+
 /** Chat users: Poisson arrivals, short prompts, a front end that gives up and retries. */
 export interface ScenarioChat {
   /** Mean arrivals per second (Poisson); `0` means no chat traffic. @default 1 */
@@ -108,6 +149,8 @@ export interface ScenarioChat {
   readonly retries?: number;
   /** Pause before a retry, ms (a 429's `retry-after-ms` is used instead when it is given). @default 1_000 */
   readonly retryDelayMs?: number;
+  /** Users with a system prompt of their own each. @default none (no shared prefix) */
+  readonly systemPrompts?: ScenarioSystemPrompts;
 }
 
 /** One tenant's batch job: `items` requests sent from `startMs`, spread evenly over `spreadMs`. */
@@ -171,6 +214,8 @@ export interface Scenario {
   /** Chat requests arrive during `[0, durationMs)`; the run lasts until every request is settled. */
   readonly durationMs: number;
   readonly upstream?: ScenarioUpstream;
+  /** Replicas of the server behind a router, instead of one server. @default none */
+  readonly pool?: ScenarioPool;
   readonly gateway?: ScenarioGateway;
   readonly scheduler?: ScenarioScheduler;
   readonly chat?: ScenarioChat;
@@ -195,6 +240,23 @@ export interface ResolvedChat {
   readonly timeoutMs: number;
   readonly retries: number;
   readonly retryDelayMs: number;
+  readonly systemPrompts: ScenarioSystemPrompts | null;
+}
+
+export interface ResolvedReplica {
+  readonly id: string;
+  readonly parallel: number;
+  readonly limit: number;
+  readonly speed: number;
+  readonly cacheTokens: number;
+}
+
+export interface ResolvedPool {
+  readonly routing: Routing;
+  readonly loadFactor: number;
+  readonly virtualNodes: number;
+  readonly blockTokens: number;
+  readonly replicas: readonly ResolvedReplica[];
 }
 
 export interface ResolvedBatchTenant {
@@ -229,6 +291,8 @@ export interface ResolvedScenario {
   readonly upstream: ResolvedLatencyOptions;
   /** The server's real capacity, when the scenario sets one. */
   readonly capacity: CapacityOptions | undefined;
+  /** Replicas behind a router, when the scenario sets a pool (each with `upstream`'s timings). */
+  readonly pool: ResolvedPool | undefined;
   /** The FIFO baseline's limit (an adaptive range's `initial`). */
   readonly maxConcurrency: number;
   /** Ready for `createScheduler({ ...scheduler, clock })`; includes `maxConcurrency`. */

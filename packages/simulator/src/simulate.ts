@@ -1,5 +1,5 @@
 import { createScheduler, type Scheduler, VirtualClock } from "@llm-scheduler/core";
-import { createLatencyModel } from "@llm-scheduler/upstream-sim";
+import { createLatencyModel, createRandom, mixSeed } from "@llm-scheduler/upstream-sim";
 import { Capacity } from "./capacity.js";
 import { Driver } from "./driver.js";
 import { LightAbortController } from "./light-abort.js";
@@ -8,7 +8,8 @@ import type { ResolvedScenario } from "./scenario.js";
 import { type RunResult, summarize } from "./stats.js";
 import { type Gateway, reservedOf } from "./transport.js";
 import { createVirtualFifoGateway, createVirtualScheduledGateway } from "./virtual-gateways.js";
-import { VirtualUpstream } from "./virtual-upstream.js";
+import { VirtualPool } from "./virtual-pool.js";
+import { type GenerationTarget, VirtualUpstream } from "./virtual-upstream.js";
 import { generateWorkload, type Workload } from "./workload.js";
 
 /** Which gateway a run puts between the clients and the server. */
@@ -27,6 +28,9 @@ export interface SimulateOptions {
   /** Stops with an error after this many timer events (a safety net against a run that never ends). */
   readonly maxEvents?: number;
 }
+
+/** The random stream of the pool's router (power of two choices), apart from the workload's. */
+const POOL_ROUTER = 5;
 
 /** Lets every pending promise callback run: a macrotask runs only once the microtask queue is empty. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -66,7 +70,17 @@ function defaultSampleEvery(durationMs: number): number {
 export async function simulate(scenario: ResolvedScenario, options: SimulateOptions): Promise<RunResult> {
   const clock = new VirtualClock(0);
   const serverCapacity = scenario.capacity === undefined ? undefined : new Capacity(scenario.capacity);
-  const upstream = new VirtualUpstream(createLatencyModel(scenario.upstream), clock, serverCapacity);
+  const pool =
+    scenario.pool === undefined
+      ? undefined
+      : new VirtualPool(
+          scenario.pool,
+          scenario.upstream,
+          clock,
+          createRandom(mixSeed(scenario.seed, POOL_ROUTER)),
+        );
+  const upstream: GenerationTarget =
+    pool ?? new VirtualUpstream(createLatencyModel(scenario.upstream), clock, serverCapacity);
   const capacity = scenario.maxConcurrency;
   let scheduler: Scheduler | undefined;
   let recorder: Recorder;
@@ -95,5 +109,6 @@ export async function simulate(scenario: ResolvedScenario, options: SimulateOpti
   recorder.sample(gateway.snapshot());
   await scheduler?.close();
   const label = options.label ?? (options.gateway === "fifo" ? "FIFO" : "llm-scheduler");
-  return summarize(label, recorder, scenario);
+  const result = summarize(label, recorder, scenario);
+  return pool === undefined ? result : { ...result, replicas: pool.results() };
 }

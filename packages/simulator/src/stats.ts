@@ -1,5 +1,6 @@
 import type { LoadSample, Recorder, RequestRecord } from "./recorder.js";
 import type { ResolvedScenario } from "./scenario.js";
+import type { ReplicaResult } from "./virtual-pool.js";
 
 /**
  * Nearest-rank percentiles of a whole set of values, exact (`Infinity` stands for "never"). Not core's
@@ -31,6 +32,8 @@ export interface InteractiveResult {
   readonly waitMs: Percentiles;
   /** Per request, from the first send to the first token, retries included; unanswered ones are `Infinity`. */
   readonly ttftMs: Percentiles;
+  /** The mean of `ttftMs` over the answered requests (0 when none was answered). */
+  readonly ttftMeanMs: number;
 }
 
 export interface BatchResult {
@@ -103,6 +106,8 @@ export interface RunResult {
   >;
   readonly samples: readonly LoadSample[];
   readonly priorities: { readonly chat: string; readonly batch: string };
+  /** With a pool (`scenario.pool`): what each replica did. */
+  readonly replicas?: readonly ReplicaResult[];
 }
 
 /**
@@ -144,6 +149,17 @@ function tenantsOf(records: readonly RequestRecord[]): TenantResult[] {
   }));
 }
 
+function meanOfFinite(values: readonly number[]): number {
+  let sum = 0;
+  let count = 0;
+  for (const value of values) {
+    if (!Number.isFinite(value)) continue;
+    sum += value;
+    count++;
+  }
+  return count === 0 ? 0 : sum / count;
+}
+
 function sumStatuses(statuses: Record<string, number>, keep: (status: number) => boolean): number {
   return Object.entries(statuses).reduce((sum, [status, n]) => (keep(Number(status)) ? sum + n : sum), 0);
 }
@@ -166,6 +182,7 @@ function interactiveOf(recorder: Recorder, chats: readonly RequestRecord[], wait
     otherErrors: sumStatuses(counters.statuses, (status) => status !== 429),
     waitMs: percentiles(waits),
     ttftMs: percentiles(ttft.sort(ascending)),
+    ttftMeanMs: meanOfFinite(ttft),
   };
 }
 

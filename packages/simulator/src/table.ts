@@ -108,7 +108,25 @@ export function renderComparison(scenario: ResolvedScenario, results: readonly R
     lines.push("", ...results.slice(1).map((result) => explainMakespan(results[0]!, result)));
   }
   if (results.length === 2) lines.push("", verdict(results[0]!, results[1]!));
+  const pools = results.filter((result) => result.replicas !== undefined).map(describeReplicas);
+  if (pools.length > 0) lines.push("", ...pools);
   return lines.join("\n");
+}
+
+/**
+ * One line per run with a pool: each replica's requests, and how much of the shared prefixes its cache
+ * already held.
+ *
+ * @example
+ * describeReplicas(result); // "llm-scheduler: prefix cache hits 88.7%; requests per replica r0 1049, r1 839, ..."
+ */
+export function describeReplicas(result: RunResult): string {
+  const replicas = result.replicas ?? [];
+  const asked = replicas.reduce((sum, replica) => sum + replica.prefixTokens, 0);
+  const hit = replicas.reduce((sum, replica) => sum + replica.prefixHitTokens, 0);
+  const hits = asked === 0 ? "no shared prefix" : `prefix cache hits ${formatShare(hit / asked)}`;
+  const each = replicas.map((replica) => `${replica.id} ${replica.started}`).join(", ");
+  return `${result.label}: ${hits}; requests per replica ${each}`;
 }
 
 /** `12x lower`, `1.5x higher`, or `about the same`. */

@@ -9,7 +9,7 @@ import {
   schedulerLoad,
   type WaitSink,
 } from "./transport.js";
-import type { VirtualUpstream } from "./virtual-upstream.js";
+import type { GenerationTarget } from "./virtual-upstream.js";
 
 /**
  * A status for whatever ended an attempt that did not complete: core's status for a `SchedulerError`
@@ -36,24 +36,25 @@ export function attemptFailureOf(error: unknown): AttemptFailure {
  * the scheduler build a second signal per request.
  */
 function generation(
-  upstream: VirtualUpstream,
+  upstream: GenerationTarget,
   attempt: Attempt,
   hooks: AttemptHooks,
   signal = attempt.signal,
 ) {
-  const { promptTokens, maxTokens } = attempt.request;
+  const { promptTokens, maxTokens, prefix } = attempt.request;
   return upstream.generate({
     promptTokens,
     completionTokens: maxTokens,
     signal,
+    prefix,
     onFirstToken: attempt.request.kind === "chat" ? () => hooks.firstToken() : undefined,
   });
 }
 
-/** The FIFO baseline in virtual time: one queue, a concurrency limit. */
+/** The FIFO baseline in virtual time: one queue, a concurrency limit, one server or a pool. */
 export function createVirtualFifoGateway(
   limit: number,
-  upstream: VirtualUpstream,
+  upstream: GenerationTarget,
   clock: Clock,
   waits: WaitSink,
 ): Gateway {
@@ -94,7 +95,7 @@ export function createVirtualFifoGateway(
 /** llm-scheduler in virtual time: the real scheduler (on the same virtual clock) in front of the model. */
 export function createVirtualScheduledGateway(
   scheduler: Scheduler,
-  upstream: VirtualUpstream,
+  upstream: GenerationTarget,
   clock: Clock,
   waits: WaitSink,
 ): Gateway {

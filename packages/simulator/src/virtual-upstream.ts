@@ -2,6 +2,7 @@ import type { Clock, TimerHandle } from "@llm-scheduler/core";
 import { IndexedHeap } from "@llm-scheduler/core/kit";
 import type { LatencyModel } from "@llm-scheduler/upstream-sim";
 import { type Capacity, UpstreamOverloaded } from "./capacity.js";
+import type { PrefixCache } from "./prefix-cache.js";
 
 /** One generation asked of the virtual server. */
 export interface GenerationJob {
@@ -11,6 +12,17 @@ export interface GenerationJob {
   readonly signal: AbortSignal;
   /** Called when the first token is out. */
   readonly onFirstToken?: () => void;
+  /**
+   * The part of the prompt that other requests share (a system prompt): `tokens` of `promptTokens`,
+   * named by `key`. A server with a prefix cache skips the prefill of the part it has cached.
+   */
+  readonly prefix?: { readonly key: string; readonly tokens: number } | undefined;
+}
+
+/** Anything that runs a generation: one server, or a pool of them behind a router. */
+export interface GenerationTarget {
+  /** Resolves when the last token is out; rejects with the signal's reason if it aborts first. */
+  generate(job: GenerationJob): Promise<void>;
 }
 
 const WAITING = 0;
@@ -62,7 +74,7 @@ const before = (a: Sequence, b: Sequence): boolean =>
  * const upstream = new VirtualUpstream(createLatencyModel({ parallel: 8 }), clock);
  * await upstream.generate({ promptTokens: 100, completionTokens: 50, signal });
  */
-export class VirtualUpstream {
+export class VirtualUpstream implements GenerationTarget {
   readonly #model: LatencyModel;
   readonly #clock: Clock;
   readonly #queue: Sequence[] = [];
@@ -75,17 +87,20 @@ export class VirtualUpstream {
   readonly #milestones = new IndexedHeap<Sequence>(before);
   #timer: TimerHandle | null = null;
   readonly #capacity: Capacity | undefined;
+  readonly #cache: PrefixCache | undefined;
 
   /**
    * With a `capacity`, the server also slows down past its knee, refuses (503) past its hard limit, and
    * changes capacity at the given times (counted from now); its `parallel` should then be at least the
-   * hard limit, so that nothing waits inside it.
+   * hard limit, so that nothing waits inside it. With a `cache`, a request whose `prefix` is cached
+   * prefills only the rest of its prompt.
    */
-  constructor(model: LatencyModel, clock: Clock, capacity?: Capacity) {
+  constructor(model: LatencyModel, clock: Clock, capacity?: Capacity, cache?: PrefixCache) {
     this.#model = model;
     this.#clock = clock;
     this.#workAt = clock.now();
     this.#capacity = capacity;
+    this.#cache = cache;
     for (const { atMs, scale } of capacity?.options.changes ?? []) {
       clock.setTimer(() => {
         this.#advance(); // the work so far at the old speed
@@ -145,8 +160,12 @@ export class VirtualUpstream {
       if (sequence.phase !== WAITING) continue;
       this.#waiting--;
       this.#active++;
-      const { promptTokens, completionTokens } = sequence.job;
-      const firstTarget = this.#work + ttftMs + prefillMsPerToken * Math.max(0, promptTokens);
+      const { promptTokens, completionTokens, prefix } = sequence.job;
+      const cached =
+        prefix === undefined || this.#cache === undefined
+          ? 0
+          : this.#cache.use(prefix.key, Math.min(prefix.tokens, promptTokens));
+      const firstTarget = this.#work + ttftMs + prefillMsPerToken * Math.max(0, promptTokens - cached);
       sequence.doneTarget = firstTarget + Math.max(0, completionTokens - 1) * tokenMs;
       // Without a first-token listener, the first token is no event of its own.
       sequence.phase = sequence.job.onFirstToken === undefined ? DECODE : PREFILL;

@@ -13,8 +13,11 @@ export interface RequestSpec {
   readonly at: number;
   readonly priority: string;
   readonly tenant: string;
+  /** Tokens of the prompt, its shared prefix included. */
   readonly promptTokens: number;
   readonly maxTokens: number;
+  /** The system prompt it shares with its user's other requests (`chat.systemPrompts`), if any. */
+  readonly prefix?: { readonly key: string; readonly tokens: number };
 }
 
 /** Every request of a run, in the order they are first sent. */
@@ -27,6 +30,7 @@ export interface Workload {
 const CHAT_ARRIVALS = 1;
 const CHAT_SIZES = 2;
 const BATCH_SIZES = 3;
+const CHAT_USERS = 4;
 
 /**
  * A whole number drawn uniformly from `range.min..range.max`, both included.
@@ -70,15 +74,23 @@ function chatRequests(scenario: ResolvedScenario): RequestSpec[] {
   const { chat, seed } = scenario;
   if (chat.ratePerSec === 0) return [];
   const sizes = createRandom(mixSeed(seed, CHAT_SIZES));
-  return chatArrivals(scenario).map((at, index) => ({
-    key: `chat-${index}`,
-    kind: "chat",
-    at,
-    priority: chat.priority,
-    tenant: chat.tenant,
-    promptTokens: drawRange(sizes, chat.promptTokens),
-    maxTokens: drawRange(sizes, chat.maxTokens),
-  }));
+  const users = createRandom(mixSeed(seed, CHAT_USERS));
+  const system = chat.systemPrompts;
+  return chatArrivals(scenario).map((at, index): RequestSpec => {
+    const request: RequestSpec = {
+      key: `chat-${index}`,
+      kind: "chat",
+      at,
+      priority: chat.priority,
+      tenant: chat.tenant,
+      promptTokens: drawRange(sizes, chat.promptTokens),
+      maxTokens: drawRange(sizes, chat.maxTokens),
+    };
+    if (system === null) return request;
+    const user = Math.floor(users() * system.count);
+    const prefix = { key: `user-${user}`, tokens: system.tokens };
+    return { ...request, promptTokens: request.promptTokens + system.tokens, prefix };
+  });
 }
 
 function batchRequests(scenario: ResolvedScenario): RequestSpec[] {

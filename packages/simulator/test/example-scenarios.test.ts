@@ -19,6 +19,7 @@ describe("examples/scenarios", () => {
       "day.json",
       "demo.json",
       "minimal.json",
+      "pool.json",
     ]);
   });
 
