@@ -49,7 +49,7 @@ function setUp() {
     markDown: () => {},
     resync: () => {},
   };
-  const heartbeat = new Heartbeat(state, new Grants(state, () => {}), link);
+  const heartbeat = new Heartbeat(state, new Grants(state, () => {}, () => {}), link);
   const running = state.ledger.add(ticket(1));
   state.ledger.start(running);
   const at = (ms: number): void => {
