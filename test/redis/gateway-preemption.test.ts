@@ -13,7 +13,11 @@ function post(url: string, priority: string, maxTokens: number): Promise<Respons
   return fetch(`${url}${ROUTE}`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-priority": priority },
-    body: JSON.stringify({ messages: [{ role: "user", content: "count" }], stream: true, max_tokens: maxTokens }),
+    body: JSON.stringify({
+      messages: [{ role: "user", content: "count" }],
+      stream: true,
+      max_tokens: maxTokens,
+    }),
   });
 }
 
