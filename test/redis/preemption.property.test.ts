@@ -32,6 +32,7 @@ async function redisWorld(options: SchedulerOptions): Promise<PreemptionWorld> {
   for (const { scheduler } of gateways) for (const event of MOVES) scheduler.on(event, () => moves++);
   return {
     schedulers: gateways.map((gateway) => gateway.scheduler),
+    ordered: false,
     async settle(done = () => true) {
       const deadline = performance.now() + 10_000;
       let last = -1;
@@ -42,6 +43,11 @@ async function redisWorld(options: SchedulerOptions): Promise<PreemptionWorld> {
         still = mark === last && done() ? still + 1 : 0;
         last = mark;
       }
+      if (still < 3)
+        require("node:fs").appendFileSync(
+          "/tmp/rp/log",
+          `UNSETTLED ${prefix} done=${done()} ${new Date().toISOString()}\n`,
+        );
     },
     async close() {
       // `timeoutMs: 0` is a timer on the scenario's virtual clock: moving it on stops what still runs
