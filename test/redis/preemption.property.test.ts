@@ -43,11 +43,6 @@ async function redisWorld(options: SchedulerOptions): Promise<PreemptionWorld> {
         still = mark === last && done() ? still + 1 : 0;
         last = mark;
       }
-      if (still < 3)
-        require("node:fs").appendFileSync(
-          "/tmp/rp/log",
-          `UNSETTLED ${prefix} done=${done()} ${new Date().toISOString()}\n`,
-        );
     },
     async close() {
       // `timeoutMs: 0` is a timer on the scenario's virtual clock: moving it on stops what still runs
