@@ -69,14 +69,15 @@ export class Grants {
   /**
    * Redis chose one of this instance's running tickets as the victim of an arrival of priority `by`
    * (heard by pub/sub, or from a heartbeat's reply: asking twice changes nothing). The scheduler stops
-   * it; one it will not stop (its response streams, it is immune, it no longer runs here) is spared, and
-   * Redis chooses again. A ticket already released needs nothing: its release handed the slot over.
+   * it; one it will not stop (its response streams, it is immune) is spared, and Redis chooses again.
+   * A ticket already released, or waiting again, needs nothing: its release handed the slot over.
    */
   victim(id: string, by: string): void {
     const { ledger, host, remote } = this.#state;
     const entry = ledger.get(remote.seqOf(id) ?? -1);
-    if (entry === undefined || host === null) return;
-    const stopped = entry.state === "granted" && host.preempt !== undefined && host.preempt(entry.ticket, by);
+    // a ticket waiting here is one that let go already and waits again: the message is stale
+    if (entry === undefined || entry.state !== "granted" || host === null) return;
+    const stopped = host.preempt !== undefined && host.preempt(entry.ticket, by);
     if (!stopped && this.#state.up) this.#spare([id]);
   }
 
