@@ -77,7 +77,7 @@ export class Grants {
     const entry = ledger.get(remote.seqOf(id) ?? -1);
     // a ticket waiting here is one that let go already and waits again: the message is stale
     if (entry === undefined || entry.state !== "granted" || host === null) return;
-    const stopped = host.preempt !== undefined && host.preempt(entry.ticket, by);
+    const stopped = host.preempt?.(entry.ticket, by) === true;
     if (!stopped && this.#state.up) this.#spare([id]);
   }
 
