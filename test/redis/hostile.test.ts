@@ -41,11 +41,11 @@ describe("the Redis store under hostile input and operator mishaps", () => {
     expect(await redisState(redis.admin, "hostile-tenants:")).toEqual({ running: 0, queued: 0 });
   });
 
-  it("refuses preemption with INVALID_OPTION: a slot cannot be handed over to an arrival across instances", async () => {
+  it("refuses a preemption naming a priority that is not configured, with INVALID_OPTION", async () => {
     const store = new RedisStore({ url: redis.server.url, prefix: "hostile-preempt:" });
     try {
       expect(() =>
-        createScheduler({ store, priorities: { interactive: { preempts: ["batch"] }, batch: {} } }),
+        createScheduler({ store, priorities: { interactive: { preempts: ["bulk"] }, batch: {} } }),
       ).toThrow(
         expect.objectContaining({ code: "INVALID_OPTION", message: expect.stringContaining("preempts") }),
       );

@@ -27,24 +27,25 @@ function weightsIn(gateway: Instance): Record<string, number> {
 }
 
 describe("update() on the Redis store", () => {
-  it("refuses preemption at once and changes nothing; later valid updates still apply", async () => {
+  it("takes preemption through update() and writes who preempts whom to Redis; a bad one changes nothing", async () => {
     const prefix = `update${++prefixes}:`;
     const gateway = instance(redis.server.url, { prefix, leaseMs: 3_000 }, {});
     open.push(gateway);
     await gateway.scheduler.run(() => "ready"); // connected and configured
     expect(await weightsInRedis(prefix)).toEqual({ interactive: 5, batch: 1 });
 
-    // Called as the README calls it, without await: the refusal is a synchronous throw, no promise.
+    // Called as the README calls it, without await: a refusal is a synchronous throw, no promise.
     expect(() =>
-      gateway.scheduler.update({ priorities: { interactive: { weight: 9, preempts: ["batch"] } } }),
+      gateway.scheduler.update({ priorities: { interactive: { weight: 9, preempts: ["nope"] } } }),
     ).toThrow(expect.objectContaining({ code: ErrorCode.INVALID_OPTION }));
     expect(weightsIn(gateway)).toEqual({ interactive: 5, batch: 1 });
     expect(gateway.scheduler.options.preemption).toBeNull();
-    expect(await weightsInRedis(prefix)).toEqual({ interactive: 5, batch: 1 });
 
-    await gateway.scheduler.update({ priorities: { interactive: { weight: 7 } } });
+    await gateway.scheduler.update({ priorities: { interactive: { weight: 7, preempts: ["batch"] } } });
     expect(weightsIn(gateway)).toEqual({ interactive: 7, batch: 1 });
     expect(await weightsInRedis(prefix)).toEqual({ interactive: 7, batch: 1 });
+    const raw = await redis.admin.hget(fixedKeys(prefix).state, "cf");
+    expect(JSON.parse(raw ?? "{}")).toMatchObject({ pe: { interactive: ["batch"] }, pm: { batch: 2 } });
     await expect(gateway.scheduler.run(() => "after", { priority: "batch" })).resolves.toBe("after");
     expect(gateway.errors).toEqual([]);
   });
@@ -69,12 +70,11 @@ describe("update() on the Redis store", () => {
     gateway.errors.length = 0;
   });
 
-  it("refuses preemption at creation too", async () => {
+  it("takes preemption at creation too", async () => {
     const store = new RedisStore({ url: redis.server.url, prefix: `update${++prefixes}:` });
-    const options = { priorities: { a: { preempts: ["b"] }, b: {} }, store };
-    expect(() => createScheduler(options)).toThrow(
-      expect.objectContaining({ code: ErrorCode.INVALID_OPTION }),
-    );
+    const scheduler = createScheduler({ priorities: { a: { preempts: ["b"] }, b: {} }, store });
+    expect(scheduler.options.preemption).not.toBeNull();
+    await scheduler.close();
     await store.close();
   });
 });

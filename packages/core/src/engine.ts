@@ -101,6 +101,7 @@ export class Engine {
       grant: (ticket, now) => this.#granted(ticket as Task, now),
       fail: (ticket, error) => this.#endings.storeDropped(ticket as Task, error),
       revoke: (ticket, error) => this.#endings.storeRevoked(ticket as Task, error),
+      preempt: (ticket, by) => this.#preemption.stopFor(ticket as Task, by),
     };
     this.#settleStore(store.attach(host, this.#configuration.forStore()));
   }

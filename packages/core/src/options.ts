@@ -51,6 +51,7 @@ export function storeConfigOf(options: ResolvedOptions): StoreConfig {
     outputTokenWeight,
     tenantDefaults,
     tenantQuotas,
+    ...(options.preemption === null ? {} : { preemption: options.preemption }),
   };
   return options.adaptive === null ? config : { ...config, adaptiveLimit: true };
 }

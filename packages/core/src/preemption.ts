@@ -3,7 +3,7 @@ import { ErrorCode, SchedulerError } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Reporter } from "./reporter.js";
 import type { RunningTasks } from "./running-tasks.js";
-import type { Store } from "./store.js";
+import { isPromise, type Store } from "./store.js";
 import { QUEUED, RUNNING, type Task } from "./task.js";
 
 /** What {@link Preemption} shares with the engine that owns it. */
@@ -39,6 +39,10 @@ export interface PreemptionHost {
  * A preempted `run()` task goes back to the front of its queue with its original arrival time (aging
  * keeps counting) and runs again; its caller sees one settlement. Each run has a generation (how many
  * times the task was preempted before it started), so a late settlement of a preempted run is ignored.
+ *
+ * A store shared by several instances (one with `releasePreempted`) chooses victims itself, among the
+ * tasks of every instance, by the same rules; this instance stops those it is told of (`stopFor`) in
+ * the same way, and lets their slots go through the store, which hands each to its arrival.
  */
 export class Preemption {
   readonly #host: PreemptionHost;
@@ -51,6 +55,8 @@ export class Preemption {
   #arrival: Task | null = null;
   /** Arrivals that came while a victim wound down: each may preempt, in turn. */
   #owed: Task[] = [];
+  /** Victims the store chose (see `stopFor`) that have not let go yet. */
+  readonly #chosen = new Set<Task>();
 
   constructor(host: PreemptionHost) {
     this.#host = host;
@@ -63,12 +69,20 @@ export class Preemption {
 
   /** True while `task` is a victim that has not let go of its slot. */
   isWinding(task: Task): boolean {
-    return this.#victim === task;
+    return this.#victim === task || (this.#chosen.size !== 0 && this.#chosen.has(task));
   }
 
   /** A permit's response sent its first byte: it is never preempted from now on. */
   firstByte(task: Task): void {
-    if (this.#host.options.preemption !== null && task.phase === RUNNING) this.#streaming.add(task);
+    if (this.#host.options.preemption === null || task.phase !== RUNNING) return;
+    this.#streaming.add(task);
+    const { store } = this.#host;
+    if (store.spare === undefined) return;
+    try {
+      this.#settle(store.spare(task));
+    } catch (error) {
+      this.#host.reporter.error(error);
+    }
   }
 
   /** True when the permit of `priority` should report its first byte (someone could preempt it). */
@@ -80,6 +94,7 @@ export class Preemption {
   arrived(task: Task): void {
     const preemption = this.#host.options.preemption;
     if (preemption === null || !preemption.preempts.has(task.priority)) return;
+    if (this.#host.store.releasePreempted !== undefined) return; // the store chooses, among every instance's tasks
     if (this.#victim !== null) this.#owed.push(task);
     else this.#preemptFor(task);
   }
@@ -87,6 +102,7 @@ export class Preemption {
   /** The task leaves the books: forget it (a victim retired by the store no longer holds a slot). */
   forget(task: Task): void {
     if (this.#counts.size !== 0) this.#counts.delete(task);
+    if (this.#chosen.size !== 0) this.#chosen.delete(task);
     if (this.#streaming.size !== 0) this.#streaming.delete(task);
     if (this.#victim === task) {
       // The store took the victim's slot back: its arrival may preempt again, first in line.
@@ -105,6 +121,10 @@ export class Preemption {
    * draining).
    */
   letGo(task: Task): boolean {
+    if (this.#chosen.size !== 0 && this.#chosen.delete(task)) {
+      this.#letGoThroughStore(task);
+      return true;
+    }
     if (this.#victim !== task) return false;
     const host = this.#host;
     this.#victim = null;
@@ -113,6 +133,64 @@ export class Preemption {
     const arrival = this.#waiting(this.#arrival) ? this.#arrival : this.#takeOwed();
     this.#arrival = null;
     if (arrival === null || !this.#handOver(task, arrival)) host.giveBack(task);
+    if (this.#waitsAgain(task)) this.#requeue(task);
+    this.#nextOwed();
+    return true;
+  }
+
+  /**
+   * The store chose running `task` as the victim of an arrival of priority `by` (see
+   * `StoreHost.preempt`): stop it as any victim, or answer false when it may not be stopped.
+   */
+  stopFor(task: Task, by: string): boolean {
+    if (this.#chosen.has(task)) return true;
+    const preemption = this.#host.options.preemption;
+    if (task.phase !== RUNNING) return false;
+    if (task.aborted) return true; // it lets go within its grace; the store hands that slot over
+    const maxPerTask = preemption?.maxPerTask.get(task.priority);
+    if (
+      maxPerTask === undefined ||
+      preemption!.preempts.get(by)?.has(task.priority) !== true ||
+      this.#streaming.has(task) ||
+      (this.#counts.get(task) ?? 0) >= maxPerTask
+    ) {
+      return false;
+    }
+    this.#chosen.add(task);
+    this.#stop(task, by);
+    return true;
+  }
+
+  /**
+   * A victim the store chose let go: the same bookkeeping as for one chosen here, and one store call
+   * that hands its slot over and, for a `run()` task whose caller still waits, queues it again.
+   */
+  #letGoThroughStore(task: Task): void {
+    const host = this.#host;
+    host.deadlines.clear(task);
+    this.#counts.set(task, (this.#counts.get(task) ?? 0) + 1);
+    const again = this.#waitsAgain(task);
+    if (again) this.#queueAgain(task);
+    try {
+      const result = host.store.releasePreempted!(task, again);
+      if (isPromise(result)) {
+        result.then(undefined, (error: unknown) => {
+          if (again) host.storeFailed(task, error);
+          else host.reporter.error(error);
+        });
+      }
+    } catch (error) {
+      if (again) host.storeFailed(task, error);
+      else host.reporter.error(error);
+    }
+  }
+
+  /**
+   * After a victim let go: true when the task waits again (a `run()` task whose caller still waits, on
+   * a scheduler that is not closing without draining); otherwise it was answered and retired.
+   */
+  #waitsAgain(task: Task): boolean {
+    const host = this.#host;
     if (task.fn === null) {
       // A permit cannot run again: its holder answered the PREEMPTED its signal carries (an HTTP 503).
       host.reporter.failed(task, task.run?.signal.reason);
@@ -133,21 +211,29 @@ export class Preemption {
       resolve(Promise.reject(error));
       host.retire(task);
     } else {
-      task.run = null; // the next run gets a context and a signal of its own
-      this.#requeue(task);
+      return true;
     }
-    this.#nextOwed();
-    return true;
+    return false;
   }
 
-  /** A preempted task waits again: a fresh queue deadline (or it could time out at once), its old arrival time. */
-  #requeue(task: Task): void {
+  /**
+   * A preempted task waits again on this instance's books: a fresh queue deadline (or it could time out
+   * at once), its old arrival time, a new run context when it starts.
+   */
+  #queueAgain(task: Task): void {
     const host = this.#host;
+    task.run = null; // the next run gets a context and a signal of its own
     task.phase = QUEUED;
     // Into the heap, not its priority's FIFO: the entry of its first wait may still sit there (removal
     // is lazy), and a second entry for it would hold up the deadlines queued in between.
     host.deadlines.set(task, host.options.clock.now() + task.book.queueTimeoutMs);
     host.reporter.queued(task);
+  }
+
+  /** A preempted task waits again, in this store's queue too. */
+  #requeue(task: Task): void {
+    const host = this.#host;
+    this.#queueAgain(task);
     try {
       host.store.requeue!(task);
     } catch (error) {
@@ -190,17 +276,26 @@ export class Preemption {
   #preemptFor(arrival: Task): void {
     const victim = this.#choose(arrival);
     if (victim === null) return;
+    this.#victim = victim;
+    this.#arrival = arrival;
+    this.#stop(victim, arrival.priority);
+  }
+
+  /** Stops a victim for an arrival of priority `by`: the event, the grace bound, the abort. */
+  #stop(victim: Task, by: string): void {
     const host = this.#host;
     const now = host.options.clock.now();
     const runMs = Math.max(0, now - victim.startedAt);
-    this.#victim = victim;
-    this.#arrival = arrival;
-    host.reporter.preempted(victim, arrival.priority, runMs, (this.#counts.get(victim) ?? 0) + 1);
+    host.reporter.preempted(victim, by, runMs, (this.#counts.get(victim) ?? 0) + 1);
     // The grace bound first: a holder that lets go inside the abort listener ends it at once.
     host.deadlines.set(victim, now + host.options.abortGraceMs);
-    const message = `Preempted by a ${arrival.priority} task; it runs again later`;
+    const message = `Preempted by a ${by} task; it runs again later`;
     const about = { id: victim.id, priority: victim.priority, retryAfterMs: 1_000 };
     victim.abort(new SchedulerError(ErrorCode.PREEMPTED, message, about));
+  }
+
+  #settle(result: unknown): void {
+    if (isPromise(result)) result.then(undefined, (error: unknown) => this.#host.reporter.error(error));
   }
 
   /** The victim for `arrival`, or `null` when none may be stopped or stopping one would not help it. */

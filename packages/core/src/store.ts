@@ -1,4 +1,5 @@
 import type { Clock } from "./clock.js";
+import type { ResolvedPreemption } from "./preemption-options.js";
 
 /** A value now, or later: the in-memory store answers synchronously, a remote one with a promise. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -78,6 +79,11 @@ export interface StoreConfig {
   readonly tenantDefaults: ResolvedTenant;
   /** Tenants with an entry of their own (keys as the scheduler uses them). */
   readonly tenantQuotas: ReadonlyMap<string, ResolvedTenant>;
+  /**
+   * Who may preempt whom, for a store that chooses victims itself (see `Store.releasePreempted`);
+   * absent or `null` when no priority preempts.
+   */
+  readonly preemption?: ResolvedPreemption | null;
 }
 
 /** What a store answers when asked to admit a ticket. */
@@ -111,6 +117,16 @@ export interface StoreHost {
    * stalled): the scheduler aborts the task's signal and forgets the slot without releasing it again.
    */
   revoke(ticket: Ticket, error: unknown): void;
+  /**
+   * A store that chooses victims itself (see `Store.releasePreempted`) chose this instance's running
+   * `ticket` as the victim of an arrival of priority `by`: the scheduler stops it as it stops any
+   * victim (the `preempted` event, a signal aborted with `PREEMPTED`, the abort grace) and answers
+   * true; or, when the task may not be stopped (its response streams, it was preempted `maxPerTask`
+   * times, it no longer runs), false, and the store chooses again. A task already stopping (its
+   * caller aborted) answers true: its slot is about to be let go. Asking again about a victim that is
+   * winding down answers true and changes nothing.
+   */
+  preempt?(ticket: Ticket, by: string): boolean;
 }
 
 /** Running and queued counts as one store knows them, for `metrics()`. */
@@ -182,6 +198,21 @@ export interface Store {
    * check (bounds, quotas); what its preempted start was charged (tokens, fairness) is given back.
    */
   requeue?(ticket: Ticket): void;
+  /**
+   * Optional, for stores shared by several instances (preemption across them needs it, in place of
+   * `handOver` and `requeue`): the store chooses victims itself among the running tickets of every
+   * instance, when a ticket of a priority that preempts waits (by `StoreConfig.preemption`), and tells
+   * the victim's instance through `host.preempt`. When a victim lets go, the scheduler calls this in
+   * place of `release`: the store hands the slot to that arrival (or the next one still waiting) before
+   * anything else may take it, and, when `requeue`, the ticket waits again as `requeue` says. Stands for
+   * `release(ticket)`.
+   */
+  releasePreempted?(ticket: Ticket, requeue: boolean): MaybePromise<void>;
+  /**
+   * Optional, with `releasePreempted`: the running ticket is never to be chosen as a victim from now on
+   * (a permit whose response sent its first byte).
+   */
+  spare?(ticket: Ticket): MaybePromise<void>;
   /** Gives a granted ticket's slot back. Called once per granted ticket. */
   release(ticket: Ticket): MaybePromise<void>;
   /** Removes and returns every ticket of this scheduler that still waits (used by `close()`). */
@@ -235,7 +266,7 @@ export interface LimitState {
  * that cannot serve a configuration refuses it synchronously, at `createScheduler()` or `update()`.
  */
 export interface StoreAbilities {
-  /** It has `handOver` and `requeue`: priorities may preempt (`preempts`). */
+  /** It has `handOver` and `requeue`, or `releasePreempted`: priorities may preempt (`preempts`). */
   readonly preemption: boolean;
 }
 
@@ -246,7 +277,9 @@ export interface StoreAbilities {
  * storeAbilities(new MemoryStore()); // { preemption: true }
  */
 export function storeAbilities(store: Store): StoreAbilities {
-  const preemption = typeof store.handOver === "function" && typeof store.requeue === "function";
+  const preemption =
+    (typeof store.handOver === "function" && typeof store.requeue === "function") ||
+    typeof store.releasePreempted === "function";
   return Object.freeze({ preemption });
 }
 

@@ -27,7 +27,11 @@ function setUp() {
   };
   state.up = true;
   const handedBack: string[][] = [];
-  const grants = new Grants(state, (ids) => handedBack.push([...ids]));
+  const grants = new Grants(
+    state,
+    (ids) => handedBack.push([...ids]),
+    () => {},
+  );
   const entries = [1, 2].map((seq) => state.ledger.add(ticket(seq)));
   return { grants, state, started, handedBack, entries };
 }

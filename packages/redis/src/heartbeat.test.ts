@@ -49,13 +49,22 @@ function setUp() {
     markDown: () => {},
     resync: () => {},
   };
-  const heartbeat = new Heartbeat(state, new Grants(state, () => {}), link);
+  const spared: string[][] = [];
+  const heartbeat = new Heartbeat(
+    state,
+    new Grants(
+      state,
+      () => {},
+      (ids) => spared.push([...ids]),
+    ),
+    link,
+  );
   const running = state.ledger.add(ticket(1));
   state.ledger.start(running);
   const at = (ms: number): void => {
     now = ms;
   };
-  return { heartbeat, state, ticks, adopted, revoked, running, at };
+  return { heartbeat, state, ticks, adopted, revoked, running, spared, at };
 }
 
 afterEach(() => {
@@ -95,6 +104,33 @@ describe("Heartbeat", () => {
     expect(revoked).toEqual([]);
     expect(adopted).toEqual([["me:1"]]);
     expect(running.state).toBe("granted");
+  });
+
+  it("stops a victim named in its reply (a lost pub/sub message costs one renewal), or spares it when the scheduler will not", async () => {
+    const { heartbeat, state, ticks, spared } = setUp();
+    const asked: Array<[number, string]> = [];
+    let stops = true;
+    state.host = {
+      ...state.host!,
+      preempt: (t, by) => {
+        asked.push([t.seq, by]);
+        return stops;
+      },
+    };
+    const first = heartbeat.beat();
+    ticks[0]!({ ...reply(), victim: ["me:1", "interactive"] });
+    await first;
+    expect(asked).toEqual([[1, "interactive"]]);
+    expect(spared).toEqual([]);
+    stops = false; // say its response has started since
+    const second = heartbeat.beat();
+    ticks[1]!({ ...reply(), victim: ["me:1", "interactive"] });
+    await second;
+    expect(spared).toEqual([["me:1"]]);
+    const third = heartbeat.beat();
+    ticks[2]!({ ...reply(), victim: [] }); // no victim here: nothing asked
+    await third;
+    expect(asked).toHaveLength(2);
   });
 
   it("sends the next heartbeat one interval after the last was sent, or at once after a stall", async () => {

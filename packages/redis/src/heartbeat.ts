@@ -133,6 +133,8 @@ export class Heartbeat {
     } else if (missing.length > 0) {
       this.#adopt(missing); // renewed in time, yet gone: Redis lost them (a restart or failover)
     }
+    const [victim, by] = reply.victim ?? [];
+    if (victim !== undefined && by !== undefined) this.#grants.victim(victim, by); // if pub/sub lost it
     if (reply.status === TICK_LOST) this.#link.resync(); // queued tickets may have been purged
   }
 

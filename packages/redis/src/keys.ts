@@ -29,7 +29,8 @@ export const LAYOUT_VERSION = 4;
  *   `ca|<name>` (maxWaitMs, -1 = no aging); tenant quotas (see lua/lib/quotas.lua): `bk` ("1" when some
  *   tenant quota is set), `td` (tenantDefaults), `tqn` (how many tenants have quotas of their own), `mt`
  *   (maxTokensInFlight, -1 = none), `fa` ("1" for fairness "tokens"), `ow` (outputTokenWeight), `twn`
- *   (how many tenants have a weight); `max` (maxConcurrency: configure's, except an adaptive limit that
+ *   (how many tenants have a weight), `pe` and `pm` (while some priority preempts: priority -> the
+ *   priorities it preempts, priority -> maxPerTask; see lua/lib/preempt.lua); `max` (maxConcurrency: configure's, except an adaptive limit that
  *   limit.lua set), `le` (how many times limit.lua changed `max`: the adaptive limit's epoch); the
  *   counters: `running`, `queued` (totals), `vt` (stride virtual time), `seq` (arrival counter), per
  *   priority `p|<name>` (stride pass), `q|<name>` (queued), `r|<name>` (running), `l|<name>` (time of
@@ -37,7 +38,8 @@ export const LAYOUT_VERSION = 4;
  *   "<Redis ms>-<instance>", written when the state is created), `rec` (while grants are held after
  *   Redis lost its state: until this Redis time, in ms) and `rex` (how many instances must check in to
  *   end that early); `tf` (estimated tokens in flight), per priority `fl|<name>` (fairness "tokens": the
- *   last start's counter).
+ *   last start's counter); `pv`, `pa`, `pp` (the preemption victim that has not let go yet: its ticket
+ *   id, its arrival's id, the arrival's priority).
  * - `tw` HASH: tenant -> weight, for tenants with a configured weight; `twn` in `cf` counts them
  *   (while it is "0" no call reads `tw`).
  * - `tk:<ticket id>` STRING: the ticket's record while queued or leased, `struct.pack("<ddddBdI4")` of
@@ -64,8 +66,13 @@ export const LAYOUT_VERSION = 4;
  * - `tc:<priority>` ZSET (fairness "tokens"): the counters of tenants not waiting, while above `fl|`.
  * - `back` SET: ids of the instances that checked in during a recovery (see configure.lua).
  * - `owned:<instance>` SET: ids of the instance's queued tickets (purged if it dies).
+ * - `po` LIST: arrivals of preempting priorities owed a victim while another victim winds down.
+ * - `pr:<ticket id>` HASH, while some priority preempts, for a running or requeued ticket of a priority
+ *   that may be preempted: `started` (Redis ms), `count` (preemptions so far), `spared` ("1": never a
+ *   victim again in this run).
  * - `inbox:<instance>` LIST: ids granted to the instance by another instance's script, until drained.
- * - `grants:<instance>` pub/sub channel: comma-separated ids granted to the instance.
+ * - `grants:<instance>` pub/sub channel: comma-separated ids granted to the instance, or
+ *   `!<ticket id> <priority>`: that running ticket is the victim of an arrival of that priority.
  *
  * A ticket id is `<instance>:<seq>`; `seq` is the scheduler's per-instance ticket number. A tenant
  * appears in keys and fields as its name, or, when longer than 256 characters, as a digest of it

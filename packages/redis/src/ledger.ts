@@ -64,6 +64,14 @@ export class Ledger {
     count.running++;
   }
 
+  /** The entry's ticket was preempted and waits again. */
+  requeue(entry: Entry): void {
+    if (entry.state !== "granted") return;
+    entry.state = "waiting";
+    entry.count.running--;
+    entry.count.queued++;
+  }
+
   delete(entry: Entry): void {
     if (this.#entries.get(entry.ticket.seq) !== entry) return;
     this.#entries.delete(entry.ticket.seq);

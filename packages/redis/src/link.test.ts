@@ -46,7 +46,14 @@ function setUp(options: RedisStoreOptions = {}, enqueueStatus: number = Status.Q
   };
   state.options = createScheduler({ maxConcurrency: 2, priorities: { a: {} } }).options;
   for (const seq of [1, 2]) state.ledger.add(ticket(seq));
-  const link = new Link(state, new Grants(state, () => {}));
+  const link = new Link(
+    state,
+    new Grants(
+      state,
+      () => {},
+      () => {},
+    ),
+  );
   return { link, state, failed, removed };
 }
 

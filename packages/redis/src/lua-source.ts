@@ -11,7 +11,9 @@ export type ScriptName =
   | "tick"
   | "adopt"
   | "leave"
-  | "limit";
+  | "limit"
+  | "yield"
+  | "spare";
 
 export const SCRIPT_NAMES: readonly ScriptName[] = [
   "enqueue",
@@ -23,9 +25,22 @@ export const SCRIPT_NAMES: readonly ScriptName[] = [
   "adopt",
   "leave",
   "limit",
+  "yield",
+  "spare",
 ];
 /** The shared functions, concatenated in this order where a script says `--@include lib`. */
-export const LIBRARY_PARTS = ["base", "quotas", "fair", "ring", "upkeep", "pick", "finish", "ops"];
+export const LIBRARY_PARTS = [
+  "base",
+  "quotas",
+  "fair",
+  "ring",
+  "upkeep",
+  "pick",
+  "preempt",
+  "pump",
+  "finish",
+  "ops",
+];
 
 const INCLUDE = "--@include lib";
 

@@ -43,8 +43,10 @@ export type { RedisStoreStatus } from "./options.js";
  * (going down, coming back, reconciling: {@link Link}) live in their own files and share a
  * {@link StoreState}.
  *
- * It has no `handOver` or `requeue` (a freed lease goes back to the shared queues), so a scheduler on
- * it refuses `preempts` at creation and in `update()`, synchronously, before anything changes.
+ * Preemption (`preempts`) works across instances: Redis chooses each victim among the running tickets
+ * of every instance (preempt.lua), the victim's instance hears of it by pub/sub or, at the latest, from
+ * its next heartbeat, stops it, and its let-go hands the slot to the arrival in one script
+ * (`releasePreempted`).
  *
  * @example
  * const store = new RedisStore({ url: process.env.REDIS_URL, prefix: "llm:", leaseMs: 10_000 });
@@ -85,7 +87,11 @@ export class RedisStore implements Store {
     this.#state = new StoreState(config, new Remote(client, config, (reply) => this.#grants.absorb(reply)));
     this.#state.address = addressOf(client, config.cluster);
     this.#figures = new TenantFiguresCache(client, config.prefix);
-    this.#grants = new Grants(this.#state, (ids) => this.#path.handBack(ids));
+    this.#grants = new Grants(
+      this.#state,
+      (ids) => this.#path.handBack(ids),
+      (ids) => this.#path.spare(ids).catch(this.#state.config.onError),
+    );
     this.#link = new Link(this.#state, this.#grants);
     this.#path = new RemotePath(this.#state, this.#grants, this.#link);
     client.on("error", this.#onClientError);
@@ -166,6 +172,39 @@ export class RedisStore implements Store {
     if (entry !== undefined) state.forget(entry);
     if (!state.up) return; // the lease lapses by itself
     return this.#path.release([state.remote.id(ticket)]);
+  }
+
+  /**
+   * A preemption victim of this instance let go of its slot: in one script call (yield.lua), Redis
+   * hands the slot to the victim's arrival, whichever instance it waits on, and, when `requeue`, the
+   * ticket waits again at the front of its queue. Without `requeue` this is a release (whose script
+   * hands the victim's slot over too). Off Redis, on the local fallback, the ticket queues there again;
+   * failing closed, the call fails and the scheduler rejects its caller (the lease lapses by itself).
+   */
+  releasePreempted(ticket: Ticket, requeue: boolean): MaybePromise<void> {
+    if (!requeue) return this.release(ticket);
+    const state = this.#state;
+    const entry = state.ledger.of(ticket) ?? state.ledger.add(ticket);
+    if (entry.state === "granted") {
+      state.fallback?.forget(entry); // it held a slot of the local fallback
+      state.ledger.requeue(entry);
+    }
+    if (state.up) return this.#path.yieldSlot(ticket, entry);
+    if (state.fallback !== null) {
+      const result = this.#enqueueLocal(entry);
+      if (result === "granted") state.host?.grant(ticket);
+      else if (result !== "queued") state.host?.fail(ticket, storeDown(state.address, state.lastError));
+      return;
+    }
+    state.ledger.delete(entry);
+    throw storeDown(state.address, state.lastError);
+  }
+
+  /** A running ticket of this instance is never to be a victim again in this run (see spare.lua). */
+  spare(ticket: Ticket): MaybePromise<void> {
+    const state = this.#state;
+    if (!state.up || state.ledger.of(ticket)?.state !== "granted") return;
+    return this.#path.spare([state.remote.id(ticket)]);
   }
 
   removeAll(): MaybePromise<Ticket[]> {

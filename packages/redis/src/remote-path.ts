@@ -82,6 +82,39 @@ export class RemotePath {
     this.release(ids).catch(this.#state.config.onError);
   }
 
+  /**
+   * A preemption victim let go (see yield.lua): its slot goes to its arrival and, when `entry` is
+   * given, that ticket waits again (the ledger counts it waiting already).
+   */
+  yieldSlot(ticket: Ticket, entry: Entry | undefined): Promise<void> {
+    const { remote, ledger, host, config } = this.#state;
+    return remote.yieldSlot(ticket, entry !== undefined).then(
+      (reply) => {
+        this.#grants.absorb(reply);
+        if (reply.status === Status.UNREGISTERED || reply.status === Status.UNCONFIGURED) {
+          this.#link.resync(); // sends every waiting ticket again, this one included
+        } else if (reply.status === Status.UNKNOWN_PRIORITY && entry !== undefined) {
+          if (ledger.of(ticket) === entry && entry.state === "waiting") {
+            this.#state.forget(entry);
+            host?.fail(ticket, unknownPriority(ticket, config.prefix));
+          }
+        }
+      },
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
+  /** Running tickets that are never to be victims again in this run (see spare.lua). */
+  spare(ids: readonly string[]): Promise<void> {
+    return this.#state.remote.spare(ids).then(
+      (reply) => {
+        this.#grants.absorb(reply);
+        if (reply.status === Status.UNCONFIGURED) this.#link.resync();
+      },
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
   /** Reported usage goes to Redis with the next call; a failed call counts as Redis down. */
   usage(ticket: Ticket, usage: TokenUsage): Promise<void> {
     return this.#state.remote.usage(ticket, usage, this.#answered, this.#failed);

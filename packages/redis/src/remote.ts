@@ -45,7 +45,17 @@ function configJson(options: StoreConfig): string {
       a: finite(p.maxWaitMs),
     })),
     ...(options.adaptiveLimit === true ? { ad: 1 } : {}),
+    ...preemptionJson(options),
   });
+}
+
+/** Who may preempt whom (see preempt.lua), only while some priority preempts. */
+function preemptionJson({ preemption }: StoreConfig): object {
+  if (preemption === undefined || preemption === null) return {};
+  return {
+    pe: Object.fromEntries([...preemption.preempts].map(([name, targets]) => [name, [...targets]])),
+    pm: Object.fromEntries(preemption.maxPerTask),
+  };
 }
 
 /**
@@ -126,24 +136,36 @@ export class Remote {
     failed: (error: unknown, context: C) => T,
     context?: C,
   ): Promise<T> {
+    return this.#batched("enqueue", this.#ticketArgs(ticket), done, failed, context);
+  }
+
+  /**
+   * A preemption victim of this instance let go of its slot (see yield.lua): the slot goes to its
+   * arrival, and the ticket waits again when `requeue`. Sent after the calls gathered before it.
+   */
+  yieldSlot(ticket: Ticket, requeue: boolean): Promise<Reply> {
+    return this.#run("yield", [this.#config.leaseMs, requeue ? "1" : "0", ...this.#ticketArgs(ticket)]);
+  }
+
+  /** Running tickets never to be chosen as victims again in this run (see spare.lua). */
+  spare(ids: readonly string[]): Promise<Reply> {
+    return this.#run("spare", ids);
+  }
+
+  /** A ticket as enqueue.lua and yield.lua take it: eight values. */
+  #ticketArgs(ticket: Ticket): Array<string | number> {
     const byScheduler = this.#config.agingClock === "scheduler";
     const ageMs = Math.max(0, this.clock!.now() - ticket.enqueuedAt);
-    return this.#batched(
-      "enqueue",
-      [
-        this.id(ticket),
-        ticket.priority,
-        tenantInRedis(ticket.tenant),
-        ticket.cost,
-        ticket.tokens ?? 0,
-        ticket.retry ? "1" : "0",
-        byScheduler ? String(ticket.enqueuedAt) : "",
-        String(ageMs),
-      ],
-      done,
-      failed,
-      context,
-    );
+    return [
+      this.id(ticket),
+      ticket.priority,
+      tenantInRedis(ticket.tenant),
+      ticket.cost,
+      ticket.tokens ?? 0,
+      ticket.retry ? "1" : "0",
+      byScheduler ? String(ticket.enqueuedAt) : "",
+      String(ageMs),
+    ];
   }
 
   /**

@@ -20,6 +20,8 @@ export interface Reply {
   readonly extra: readonly string[];
   /** Instances with a current heartbeat (configure and tick replies only). */
   readonly live?: number | undefined;
+  /** Tick replies: `[victim id, the arrival's priority]` when one of the caller's tickets is the victim now. */
+  readonly victim?: readonly string[] | undefined;
 }
 
 /** Script statuses shared by several scripts (see each script's header). */
@@ -62,6 +64,7 @@ export function parseReply(raw: unknown): Reply {
     granted: strings(raw[2]),
     extra: strings(raw[3]),
     live: raw[4] === undefined ? undefined : Number(raw[4]),
+    victim: raw[5] === undefined ? undefined : strings(raw[5]),
   };
 }
 

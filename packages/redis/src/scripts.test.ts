@@ -18,8 +18,10 @@ describe("Lua scripts", () => {
       "limit",
       "release",
       "remove",
+      "spare",
       "step",
       "tick",
+      "yield",
     ]);
   });
 

@@ -14,8 +14,9 @@ only while its own heartbeat is current (renewed within leaseMs): one whose hear
 the loss was not in anyone's count and must not stand in for one that was.
 KEYS: 1 state, 2 tw, 3 leases, 4 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 configuration JSON
-      { max, mq, p: [{ n, w, r, m, q, a }], ad, bk, td, mt, fa, ow, tq: { tenant: quota } } (-1 =
-      Infinity; ad = 1 for an adaptive limit, which keeps a global limit set by limit.lua), written as
+      { max, mq, p: [{ n, w, r, m, q, a }], ad, bk, td, mt, fa, ow, tq: { tenant: quota }, pe, pm } (-1 =
+      Infinity; ad = 1 for an adaptive limit, which keeps a global limit set by limit.lua; pe: priority
+      -> the priorities it preempts, pm: priority -> maxPerTask, only while some priority preempts), written as
       fields of the state hash and the `tq` hash (see keys.ts, quotas.lua), 5 leaseMs of the instance, 6 the epoch the instance last saw ("" = none), 7 "1" when the
       instance runs tasks that it will re-register, else "0", 8 "1" when its heartbeat is current, else
       "0", 9 how many instances it last saw live ("0" = unknown), 10.. tenant, weight pairs
@@ -83,6 +84,8 @@ local cf = {
   mq = num(config.mq), pn = num(#config.p), bk = config.bk, td = config.td, mt = num(config.mt), fa = config.fa,
   ow = num(config.ow), twn = num((#ARGV - 9) / 2), tqn = num(#quotas / 2),
 }
+-- Preemption (preempt.lua): priority -> the priorities it preempts, and priority -> maxPerTask.
+if config.pe ~= nil then cf.pe, cf.pm = config.pe, config.pm end
 for i, p in ipairs(config.p) do
   cf["pn|" .. i] = p.n
   cf["cw|" .. p.n], cf["cr|" .. p.n], cf["cm|" .. p.n] = num(p.w), num(p.r), num(p.m)

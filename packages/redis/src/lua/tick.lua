@@ -4,7 +4,9 @@ does the housekeeping (expired leases, dead instances) that frees slots even whe
 KEYS: 1 state, 2 tw, 3 leases, 4 instances
 ARGV: 1 prefix, 2 instance id, 3 now for aging ("" = Redis TIME), 4 leaseMs, 5.. ids of running tickets
 Returns: { lost, counts, granted ids (new grants and the drained inbox), ids whose lease was gone,
-  instances live now }
+  instances live now, { victim id, the arrival's priority } when a running ticket of the calling
+  instance is the preemption victim now (else {}): the victim's instance learns it through its lease
+  renewal even if the pub/sub message was lost }
   lost is 1 when the instance was not registered (Redis lost it or purged its queued tickets): the
   caller then re-sends its waiting tickets; or { -9 } when nothing is configured under this prefix
 ]]
@@ -28,4 +30,7 @@ local inbox = PREFIX .. "inbox:" .. ME
 for _, id in ipairs(redis.call("LRANGE", inbox, 0, -1)) do MINE[#MINE + 1] = id end
 redis.call("DEL", inbox)
 if freed then pump() end
-return { lost, finish(), MINE, missing, live_count() }
+local counts = finish()
+local victim = {}
+if winding() and owner_of(S.pv) == ME and leased(S.pv) then victim = { S.pv, S.pp } end
+return { lost, counts, MINE, missing, live_count(), victim }

@@ -52,6 +52,10 @@ local Q
 local OWNED
 -- The leases this call granted (id -> expiry, and their order), written in one ZADD by finish().
 local GRANTED, GRANT_ORDER
+-- Preemption (preempt.lua): the victim's slot was freed in this call and waits for its arrival
+-- (HANDOVER); the owed arrivals may choose their victims at the end of the call (NEXT_OWED); the
+-- victims' instances to tell, by pub/sub in finish() (NOTICES: owner -> messages).
+local HANDOVER, NEXT_OWED, NOTICES
 
 -- Starts a call: its arguments, Redis TIME, and nothing remembered from an earlier call.
 local function reset()
@@ -67,6 +71,7 @@ local function reset()
   K_TQUOTA, K_TBOOKS, K_TIDLE = PREFIX .. "tq", PREFIX .. "tn", PREFIX .. "ti"
   QUOTAS, BOOKS, BOOK_ORDER, Q = {}, {}, {}, nil
   OWNED, GRANTED, GRANT_ORDER = {}, {}, {}
+  HANDOVER, NEXT_OWED, NOTICES = false, false, {}
 end
 
 -- A priority's counters live in the state hash as p|name (stride pass), q|name (queued),

@@ -2,6 +2,9 @@
 -- returns the counts the caller caches for metrics and the drain rate:
 -- { running, queued, name1, running1, queued1, starts1, ... }.
 local function finish()
+  -- a victim's slot freed by a script that did not pump afterwards, and the owed arrivals' turn
+  if HANDOVER then pump() end
+  if NEXT_OWED then next_owed() end
   local fields = { "running", G.running, "queued", G.queued, "vt", num(G.vt), "seq", G.seq }
   for name, lane in pairs(BY_NAME) do
     -- only what changed (or was missing): most calls touch a few of a lane's counters
@@ -70,6 +73,10 @@ local function finish()
       redis.call("RPUSH", PREFIX .. "inbox:" .. owner, unpack(ids, i, math.min(i + 499, #ids)))
     end
     redis.call("PUBLISH", PREFIX .. "grants:" .. owner, table.concat(ids, ","))
+  end
+  -- after the grants: a victim granted in this call hears of its grant first
+  for owner, notices in pairs(NOTICES) do
+    for _, notice in ipairs(notices) do redis.call("PUBLISH", PREFIX .. "grants:" .. owner, notice) end
   end
   local counts = { G.running, G.queued }
   for _, lane in ipairs(LANES) do

@@ -33,6 +33,7 @@ local function admit(from, lease)
           take(lane, cost)
           charge_start(lane, t)
           lease_until(id, LEASE_NOW + lease)
+          note_start(id, t)
           status = 1
         else
           quota_queue(t, true)
@@ -40,6 +41,7 @@ local function admit(from, lease)
           own(id, true)
           if lane.queued == 1 then lane.pass = math.max(lane.pass, G.vt) end
           pump()
+          arrived(id)
         end
       end
     end

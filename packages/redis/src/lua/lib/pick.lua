@@ -50,10 +50,21 @@ local function pick()
   return best, best_id, false
 end
 
+-- While some priority preempts (`pe` in the configuration), a start of a priority that may be preempted
+-- is noted in the ticket's preemption record (`pr:<id>`, see preempt.lua): victims are chosen among
+-- the shortest-running. Nothing is written otherwise.
+local function note_start(id, t)
+  if S.pm ~= nil and S.pm[t.p] ~= nil then
+    redis.call("HSET", PREFIX .. "pr:" .. id, "started", LEASE_NOW)
+    redis.call("HDEL", PREFIX .. "pr:" .. id, "spared")
+  end
+end
+
 -- The ticket holds a slot now: a lease, and a grant for its instance (returned to the caller, or
 -- pushed to the owner's inbox and announced on its channel by finish()).
 local function grant(id, t)
   lease_until(id, LEASE_NOW + t.lease)
+  note_start(id, t)
   local owner = owner_of(id)
   if owner == ME then
     MINE[#MINE + 1] = id
@@ -100,14 +111,4 @@ local function start(lane, id, aged)
   G.vt = lane.pass
   lane.pass = lane.pass + 1 / lane.conf.w
   grant(id, t)
-end
-
--- Grants slots while something waits that fits; nothing while recovering from a loss of state.
-local function pump()
-  if RECOVERING then return end
-  while G.queued > 0 and G.running < CFG.max do
-    local lane, id, aged = pick()
-    if lane == nil then break end
-    start(lane, id, aged)
-  end
 end

@@ -2,8 +2,12 @@
 -- crashed or stalled) give their slots back, and the queued tickets of an instance whose heartbeat
 -- lapsed are purged, a bounded batch per call.
 -- Gives a leased ticket's slot back; false (and nothing changes) when it holds no lease.
+-- The slot of a preemption's victim (`pv` in the state hash, see preempt.lua) is held for its arrival:
+-- the next pump() hands it over before anything else may take it.
 local function free(id)
   if not unlease(id) then return false end
+  if S.pv == id then HANDOVER = true end
+  if S.pe ~= nil then redis.call("DEL", PREFIX .. "pr:" .. id) end
   local t = take_ticket(id)
   if t == nil then return true end
   local lane = lane_of(t.p)
@@ -20,6 +24,7 @@ local function drop_queued(id)
   if t == nil or leased(id) then return false end
   unqueue(lane_of(t.p), id, t.t)
   drop_ticket(id)
+  if S.pe ~= nil then redis.call("DEL", PREFIX .. "pr:" .. id) end
   return true
 end
 
@@ -69,5 +74,7 @@ local function upkeep()
       redis.call("DEL", PREFIX .. "inbox:" .. dead)
     end
   end
-  return #expired > 0 or resumed
+  -- a victim whose lease is gone by any other way (its instance left) lets go all the same
+  if S.pv ~= nil and S.pv ~= "" and not HANDOVER and not leased(S.pv) then HANDOVER = true end
+  return #expired > 0 or resumed or HANDOVER
 end
