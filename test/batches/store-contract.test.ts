@@ -49,6 +49,7 @@ function batchRecord(tenant = "t", windowMs = 60_000): Batch {
     expiredAt: null,
     cancellingAt: null,
     cancelledAt: null,
+    runningSince: null,
   };
 }
 
@@ -164,6 +165,7 @@ describe.each(stores)("BatchStore contract: %s", (_name, make) => {
       status: "in_progress",
       requestCounts: { total: 4, completed: 1, failed: 0 },
       cancelledAt: null,
+      runningSince: null,
       expiresAt: T0 + 10 + 60_000,
     });
     const again = await store.claim("a", 10, T0 + 10, 1_000);

@@ -26,15 +26,18 @@ export { MemoryBatchStore, type MemoryBatchStoreOptions } from "./memory-store.j
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
 export { type BatchesCoreOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
-export type {
-  BatchStore,
-  BatchSummary,
-  Claim,
-  ClaimReply,
-  FileQuota,
-  FileRecord,
-  Outcome,
-  SettleReply,
+export { estimatedCompletionAt } from "./estimate.js";
+export {
+  type BatchStore,
+  type BatchSummary,
+  type Claim,
+  type ClaimOrder,
+  type ClaimReply,
+  DEFAULT_CLAIM_ORDER,
+  type FileQuota,
+  type FileRecord,
+  type Outcome,
+  type SettleReply,
 } from "./store.js";
 export { CANCELLED, EXPIRED } from "./transitions.js";
 export {
@@ -43,6 +46,7 @@ export {
   type BatchItem,
   type BatchItemInput,
   type BatchStatus,
+  type BatchView,
   type Execute,
   type ExecuteContext,
   type ExecuteResult,
