@@ -23,6 +23,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   preemption: () => import("./parts/preemption.js"),
   adaptive: () => import("./parts/adaptive.js"),
   targets: () => import("./parts/targets.js"),
+  "batch-deadlines": () => import("./parts/batch-deadlines.js"),
 };
 
 const argv = process.argv.slice(2);

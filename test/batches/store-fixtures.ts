@@ -66,7 +66,6 @@ export const ok = (attemptAt = T0) => ({
   attempt: { startedAt: attemptAt, durationMs: 1, status: 200 },
 });
 
-
 /**
  * The two stores to hold to one contract, each made fresh per test: memory, and Redis on `redis.server`
  * (a prefix of its own per store; connections closed after the file).

@@ -8,6 +8,7 @@ import {
   resolveCreate,
 } from "./create-options.js";
 import { BatchError, BatchErrorCode, batchIdOf, batchNotFound } from "./errors.js";
+import { withEstimate } from "./estimate.js";
 import { BatchEmitter, type BatchEvents } from "./events.js";
 import { copyFileItems } from "./from-file.js";
 import { newId } from "./ids.js";
@@ -15,7 +16,6 @@ import { type BatchesCoreOptions, type ResolvedBatchesOptions, resolveBatchesOpt
 import { Runner } from "./runner.js";
 import { sameTenant } from "./same-tenant.js";
 import type { BatchStore } from "./store.js";
-import { withEstimate } from "./estimate.js";
 import {
   BATCH_STATUSES,
   type Batch,

@@ -36,7 +36,11 @@ describe("batch order across batches", () => {
   it("a batch created later with an earlier deadline finishes first; FIFO by creation when asked", async () => {
     for (const batchOrder of ["deadline", "created"] as const) {
       const { clock, batches } = world({ batchOrder, orderTieMs: 0 });
-      const relaxed = await batches.create({ items: items(40), tenant: "a", completionWindowMs: 60 * MINUTE });
+      const relaxed = await batches.create({
+        items: items(40),
+        tenant: "a",
+        completionWindowMs: 60 * MINUTE,
+      });
       await advance(clock, 250, 10);
       const urgent = await batches.create({ items: items(20), tenant: "b", completionWindowMs: 10 * MINUTE });
       await advance(clock, 3_000, 20);

@@ -44,6 +44,15 @@ describe("estimatedCompletionAt", () => {
     expect(estimatedCompletionAt(running, T0 + 11_000)).toBe(T0 + 41_000);
   });
 
+  it("is never later than the end of the window", () => {
+    const slow = batch({
+      runningSince: { at: T0, done: 0 },
+      requestCounts: { total: 100, completed: 1, failed: 0 },
+      expiresAt: T0 + 60_000,
+    });
+    expect(estimatedCompletionAt(slow, T0 + 10_000)).toBe(T0 + 60_000); // the rate says T0 + 1,000 s
+  });
+
   it("counts only this round's items after a retryFailed", () => {
     const retried = batch({
       runningSince: { at: T0, done: 90 },

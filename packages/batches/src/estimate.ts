@@ -2,7 +2,8 @@ import type { Batch, BatchView } from "./types.js";
 
 /**
  * When a batch should end, at the rate its items have ended since it began to run in this round:
- * `now + remaining × elapsed / ended`, rounded to the ms. `null` while it is not `in_progress`, before
+ * `now + remaining × elapsed / ended`, rounded to the ms, and never later than `expiresAt` (the batch
+ * ends by then, completed or expired). `null` while it is not `in_progress`, before
  * its first claim, and until one item of the round has ended (no rate yet).
  *
  * @example
@@ -16,7 +17,8 @@ export function estimatedCompletionAt(batch: Batch, now: number): number | null 
   const elapsed = now - since.at;
   if (ended <= 0 || elapsed <= 0) return null;
   const remaining = Math.max(0, total - completed - failed);
-  return Math.round(now + (remaining * elapsed) / ended);
+  // never past the window's end: by then the batch has ended, completed or expired
+  return Math.min(batch.expiresAt, Math.round(now + (remaining * elapsed) / ended));
 }
 
 /**

@@ -10,6 +10,7 @@ export {
   resolveCreate,
 } from "./create-options.js";
 export { BatchError, BatchErrorCode, batchErrorHttp, fileStorageFull, filesQuotaExceeded } from "./errors.js";
+export { estimatedCompletionAt } from "./estimate.js";
 export type { BatchEvents } from "./events.js";
 export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
 export { type BatchesHandler, batchesHandler } from "./http/handler.js";
@@ -26,7 +27,6 @@ export { MemoryBatchStore, type MemoryBatchStoreOptions } from "./memory-store.j
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
 export { type BatchesCoreOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
-export { estimatedCompletionAt } from "./estimate.js";
 export {
   type BatchStore,
   type BatchSummary,

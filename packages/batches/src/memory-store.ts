@@ -1,4 +1,5 @@
 import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { claimGroups } from "./claim-groups.js";
 import { MemoryFiles } from "./memory-files.js";
 import {
   type BatchState,
@@ -10,7 +11,6 @@ import {
   RUNNING,
 } from "./memory-queue.js";
 import { Retention } from "./memory-retention.js";
-import { claimGroups } from "./claim-groups.js";
 import {
   type BatchStore,
   type Claim,

@@ -151,7 +151,8 @@ export interface Batch {
 export interface BatchView extends Batch {
   /**
    * When the batch should end at the rate its items have finished at since it began to run (the clock's
-   * ms); `null` until one item of the round has ended, and once the batch is no longer `in_progress`.
+   * ms), never later than `expiresAt`; `null` until one item of the round has ended, and once the batch
+   * is no longer `in_progress`.
    * OpenAI's batch object has no such field: HTTP answers carry it as `estimated_completion_at`.
    */
   readonly estimatedCompletionAt: number | null;
