@@ -82,7 +82,7 @@ describe("batch order across batches", () => {
 
 describe("estimatedCompletionAt", () => {
   it("is null before an item ends, within 5% of the real end at a quarter, null once completed", async () => {
-    const { clock, batches } = world();
+    const { clock, batches } = world({ tenant: () => "a" });
     const batch = await batches.create({ items: items(80), tenant: "a" });
     expect((await batches.get(batch.id))?.estimatedCompletionAt).toBeNull();
     let quarter = (await batches.get(batch.id))!;
@@ -91,6 +91,9 @@ describe("estimatedCompletionAt", () => {
       quarter = (await batches.get(batch.id))!;
     }
     expect(quarter.estimatedCompletionAt).not.toBeNull();
+    const answer = await batches.fetch(new Request(`http://g.test/v1/batches/${batch.id}`));
+    const body = (await answer.json()) as { estimated_completion_at: number | null };
+    expect(body.estimated_completion_at).toBe(Math.floor(quarter.estimatedCompletionAt! / 1000));
     await advance(clock, 3_000, 10); // 80 items on 3 slots take 2.7 s
     const end = (await batches.get(batch.id))!;
     expect(end.status).toBe("completed");
