@@ -25,10 +25,12 @@ local open = redis.call("ZRANGE", P .. "open", 0, -1, "WITHSCORES")
 local out = { -1 }
 if #open == 0 then return out end
 local turn = redis.call("INCR", P .. "turn")
-local docs, entries = {}, {}
+local docs, running, entries = {}, {}, {}
 for i = 1, #open, 2 do
   local id = open[i]
-  docs[id] = redis.call("HGET", k("t", id), "doc") or "{}"
+  local fields = redis.call("HMGET", k("t", id), "doc", "runningAt")
+  docs[id] = fields[1] or "{}"
+  running[id] = fields[2] ~= false
   local ok, doc = pcall(cjson.decode, docs[id])
   if not (ok and type(doc) == "table") then doc = {} end
   local key = tonumber(open[i + 1])
@@ -47,9 +49,11 @@ local function take(id, count)
   local due = redis.call("ZRANGEBYSCORE", k("rd", id), "-inf", now, "LIMIT", 0, count)
   if #due == 0 then return 0 end
   redis.call("ZREM", k("rd", id), unpack(due))
-  if redis.call("HSETNX", k("t", id), "runningAt", now) == 1 then
+  if not running[id] then
+    running[id] = true
     local counts = redis.call("HMGET", k("t", id), "completed", "failed")
-    redis.call("HSET", k("t", id), "runningDone", (tonumber(counts[1]) or 0) + (tonumber(counts[2]) or 0))
+    local done = (tonumber(counts[1]) or 0) + (tonumber(counts[2]) or 0)
+    redis.call("HSET", k("t", id), "runningAt", now, "runningDone", done)
   end
   local last = redis.call("INCRBY", P .. "fence", #due)
   local made = redis.call("HMGET", k("m", id), unpack(due))
