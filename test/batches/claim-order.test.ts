@@ -73,6 +73,22 @@ describe.each(stores)("claim order: %s", (_name, make) => {
     expect(next.filter((n) => n === "relaxed")).toHaveLength(4);
   });
 
+  it("orders within a priority: each priority's earliest batches are claimed together", async () => {
+    const store = make();
+    const soon = await started(store, 20, "a", 10 * MINUTE);
+    const later = await started(store, 20, "a", 20 * MINUTE);
+    const other = await started(store, 20, "b", 60 * MINUTE, T0, "interactive"); // first of its priority
+    const names = new Map([
+      [soon.id, "soon"],
+      [later.id, "later"],
+      [other.id, "other"],
+    ]);
+    const first = await claimed(store, names, 10);
+    expect(first.filter((n) => n === "soon")).toHaveLength(5);
+    expect(first.filter((n) => n === "other")).toHaveLength(5);
+    expect(first).not.toContain("later");
+  });
+
   it("records the round's first claim in runningSince; retryFailed clears it", async () => {
     const store = make();
     const batch = await started(store, 2, "a");

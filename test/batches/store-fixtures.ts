@@ -8,13 +8,13 @@ export const T0 = 1_000_000;
 export const RETRY = { maxAttempts: 3, baseMs: 10, maxMs: 100 };
 
 /** A `validating` batch record of `tenant`, created at `createdAt`, its window `windowMs`. */
-export function batchRecord(tenant = "t", windowMs = 60_000, createdAt = T0): Batch {
+export function batchRecord(tenant = "t", windowMs = 60_000, createdAt = T0, priority = "batch"): Batch {
   const id = newId("batch");
   return {
     id,
     tenant,
     status: "validating",
-    priority: "batch",
+    priority,
     endpoint: null,
     inputFileId: null,
     outputFileId: `file-${id}-output`,
@@ -37,15 +37,16 @@ export function batchRecord(tenant = "t", windowMs = 60_000, createdAt = T0): Ba
   };
 }
 
-/** A batch of `n` items saved and started at T0 (items `c-0` ... `c-(n-1)`). */
+/** A batch of `n` items (`c-0` ... `c-(n-1)`) at `priority`, saved and started at T0. */
 export async function started(
   store: BatchStore,
   n: number,
   tenant = "t",
   windowMs = 60_000,
   createdAt = T0,
+  priority = "batch",
 ): Promise<Batch> {
-  const batch = batchRecord(tenant, windowMs, createdAt);
+  const batch = batchRecord(tenant, windowMs, createdAt, priority);
   await store.createBatch(batch);
   const items = Array.from({ length: n }, (_, index) => ({
     index,

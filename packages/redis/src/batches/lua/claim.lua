@@ -1,9 +1,10 @@
 --[[ claim: hands up to `limit` due items to the caller. Open batches are sorted by their key (ARGV 5:
 "deadline", the end of the completion window, which is their score in `open`; "created", their creation
-time) and cut into groups: the batches whose key is at most the group's first key plus `tieMs`. A group
-gets every item it has due before the next group gets any (earliest deadline first, or FIFO across
-batches). Within a group, tenants take turns, a share each, and within a tenant each of its batches in
-turn (the starting ones rotate), so that a tenant's share does not grow with its number of batches. Each
+time) and each priority's cut into groups: the batches whose key is at most the group's first key plus
+`tieMs`; the n-th groups of all priorities are served together. A group gets every item it has due
+before the next group gets any (earliest deadline first, or FIFO across batches, within a priority).
+Within a group, tenants take turns, a share each, and within a tenant each of its batches in turn (the
+starting ones rotate), so that a tenant's share does not grow with its number of batches. Each
 item gets a fresh fencing token and a visibility deadline: the claim is the member `<id>|<index>|<token>`
 of the `run` set, scored by its deadline. The first claim of a round records `runningAt` and
 `runningDone` in the batch hash (what the completion estimate measures from). Claims whose deadline has
@@ -36,7 +37,8 @@ for i = 1, #open, 2 do
   local key = tonumber(open[i + 1])
   if byCreation then key = tonumber(doc.createdAt) or 0 end
   local tenant = type(doc.tenant) == "string" and doc.tenant or ""
-  entries[#entries + 1] = { id = id, tenant = tenant, key = key, n = #entries + 1 }
+  local priority = type(doc.priority) == "string" and doc.priority or ""
+  entries[#entries + 1] = { id = id, tenant = tenant, priority = priority, key = key, n = #entries + 1 }
 end
 table.sort(entries, function(a, b)
   if a.key ~= b.key then return a.key < b.key end
@@ -107,14 +109,21 @@ local function takeGroup(group)
   end
 end
 
-local i = 1
-while i <= #entries and taken < limit do
-  local edge, group = entries[i].key + tieMs, {}
-  while i <= #entries and entries[i].key <= edge do
-    group[#group + 1] = entries[i]
-    i = i + 1
+-- Each priority's batches cut into groups in key order; the n-th groups of all priorities are served
+-- together, n-th, so the order holds within a priority and the scheduler decides between priorities.
+local groups, rank, edge = {}, {}, {}
+for _, entry in ipairs(entries) do
+  local p = entry.priority
+  if rank[p] == nil or entry.key > edge[p] then
+    rank[p] = (rank[p] or 0) + 1
+    edge[p] = entry.key + tieMs
   end
-  takeGroup(group)
+  groups[rank[p]] = groups[rank[p]] or {}
+  table.insert(groups[rank[p]], entry)
+end
+for r = 1, #groups do
+  if taken >= limit then break end
+  takeGroup(groups[r])
 end
 local nextDue = -1
 for _, entry in ipairs(entries) do
