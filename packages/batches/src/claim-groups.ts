@@ -24,8 +24,9 @@ export function claimGroups<T>(open: readonly T[], batchOf: (entry: T) => Batch,
     if (at === undefined || key > at.edge) {
       at = { rank: (at?.rank ?? -1) + 1, edge: key + order.tieMs };
       cut.set(priority, at);
+      if (groups.length <= at.rank) groups.push([]);
     }
-    (groups[at.rank] ??= []).push(entry);
+    groups[at.rank]!.push(entry);
   }
   return groups;
 }
