@@ -24,6 +24,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   adaptive: () => import("./parts/adaptive.js"),
   targets: () => import("./parts/targets.js"),
   pools: () => import("./parts/pools.js"),
+  "batch-deadlines": () => import("./parts/batch-deadlines.js"),
 };
 
 const argv = process.argv.slice(2);

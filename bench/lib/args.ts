@@ -16,6 +16,7 @@ export const PARTS = [
   "adaptive",
   "targets",
   "pools",
+  "batch-deadlines",
 ] as const;
 export type PartName = (typeof PARTS)[number];
 

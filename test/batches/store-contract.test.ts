@@ -1,77 +1,10 @@
-import { type Batch, type BatchStore, type Claim, MemoryBatchStore, newId } from "@llm-scheduler/batches";
-import { RedisBatchStore } from "@llm-scheduler/redis";
-import { afterAll, describe, expect, it } from "vitest";
+import { type Claim, newId } from "@llm-scheduler/batches";
+import { describe, expect, it } from "vitest";
 import { useRedisServer } from "../redis/helpers.js";
+import { batchRecord, ok, RETRY, started, storeMakers, T0 } from "./store-fixtures.js";
 
 const redis = useRedisServer();
-const opened: RedisBatchStore[] = [];
-afterAll(async () => {
-  for (const store of opened) await store.close();
-});
-
-const stores: ReadonlyArray<readonly [string, () => BatchStore]> = [
-  ["memory", () => new MemoryBatchStore()],
-  [
-    "redis",
-    () => {
-      const store = new RedisBatchStore({ url: redis.server.url, prefix: `contract-${newId("p")}:` });
-      opened.push(store);
-      return store;
-    },
-  ],
-];
-
-const T0 = 1_000_000;
-const RETRY = { maxAttempts: 3, baseMs: 10, maxMs: 100 };
-
-function batchRecord(tenant = "t", windowMs = 60_000): Batch {
-  const id = newId("batch");
-  return {
-    id,
-    tenant,
-    status: "validating",
-    priority: "batch",
-    endpoint: null,
-    inputFileId: null,
-    outputFileId: `file-${id}-output`,
-    errorFileId: `file-${id}-errors`,
-    completionWindowMs: windowMs,
-    retry: RETRY,
-    requestCounts: { total: 0, completed: 0, failed: 0 },
-    metadata: { run: "x" },
-    errors: null,
-    createdAt: T0,
-    expiresAt: T0 + windowMs,
-    inProgressAt: null,
-    finalizingAt: null,
-    completedAt: null,
-    failedAt: null,
-    expiredAt: null,
-    cancellingAt: null,
-    cancelledAt: null,
-  };
-}
-
-async function started(store: BatchStore, n: number, tenant = "t", windowMs = 60_000): Promise<Batch> {
-  const batch = batchRecord(tenant, windowMs);
-  await store.createBatch(batch);
-  const items = Array.from({ length: n }, (_, index) => ({
-    index,
-    customId: `c-${index}`,
-    method: "POST",
-    url: "/v1/x",
-    body: { n: index },
-  }));
-  await store.addItems(batch.id, items);
-  return (await store.startBatch(batch.id, n, T0))!;
-}
-
-const ok = (attemptAt = T0) => ({
-  kind: "final" as const,
-  response: { statusCode: 200, requestId: "r", body: { ok: true } },
-  error: null,
-  attempt: { startedAt: attemptAt, durationMs: 1, status: 200 },
-});
+const stores = storeMakers(redis);
 
 describe.each(stores)("BatchStore contract: %s", (_name, make) => {
   it("claims items with tokens, refuses a stale settle, completes the batch and pages results", async () => {
@@ -164,6 +97,7 @@ describe.each(stores)("BatchStore contract: %s", (_name, make) => {
       status: "in_progress",
       requestCounts: { total: 4, completed: 1, failed: 0 },
       cancelledAt: null,
+      runningSince: null,
       expiresAt: T0 + 10 + 60_000,
     });
     const again = await store.claim("a", 10, T0 + 10, 1_000);

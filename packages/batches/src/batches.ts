@@ -8,6 +8,7 @@ import {
   resolveCreate,
 } from "./create-options.js";
 import { BatchError, BatchErrorCode, batchIdOf, batchNotFound } from "./errors.js";
+import { withEstimate } from "./estimate.js";
 import { BatchEmitter, type BatchEvents } from "./events.js";
 import { copyFileItems } from "./from-file.js";
 import { newId } from "./ids.js";
@@ -15,7 +16,14 @@ import { type BatchesCoreOptions, type ResolvedBatchesOptions, resolveBatchesOpt
 import { Runner } from "./runner.js";
 import { sameTenant } from "./same-tenant.js";
 import type { BatchStore } from "./store.js";
-import { BATCH_STATUSES, type Batch, type ItemError, type ItemResult, type ListOptions } from "./types.js";
+import {
+  BATCH_STATUSES,
+  type Batch,
+  type BatchView,
+  type ItemError,
+  type ItemResult,
+  type ListOptions,
+} from "./types.js";
 
 const CHUNK = 500;
 /**
@@ -126,6 +134,7 @@ export class Batches {
       expiredAt: null,
       cancellingAt: null,
       cancelledAt: null,
+      runningSince: null,
     };
     await this.store.createBatch(batch);
     return batch;
@@ -156,13 +165,15 @@ export class Batches {
   }
 
   /**
-   * The batch with its status and counts, or `undefined` when there is none with this id.
+   * The batch with its status, counts and completion estimate (`estimatedCompletionAt`, from the rate
+   * its items have ended at since it began to run), or `undefined` when there is none with this id.
    *
    * @example
    * const { status, requestCounts } = (await batches.get(batch.id))!;
    */
-  async get(id: string): Promise<Batch | undefined> {
-    return this.store.getBatch(batchIdOf(id));
+  async get(id: string): Promise<BatchView | undefined> {
+    const batch = await this.store.getBatch(batchIdOf(id));
+    return batch === undefined ? undefined : withEstimate(batch, this.#options.clock.now());
   }
 
   /**
@@ -221,14 +232,16 @@ export class Batches {
    * @example
    * const page = await batches.list({ tenant: "eval-team", status: "in_progress", limit: 10 });
    */
-  list(options: ListOptions = {}): Promise<Batch[]> {
+  list(options: ListOptions = {}): Promise<BatchView[]> {
     if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
     rejectUnknownKeys("", options, ["tenant", "status", "after", "limit"]);
     const limit = integerIn("limit", options.limit, 1, 100, 20);
     if (options.status !== undefined && !BATCH_STATUSES.includes(options.status)) {
       throw invalidOption("status", BATCH_STATUSES.join(", "), options.status);
     }
-    return this.store.listBatches({ ...options, limit });
+    return this.store
+      .listBatches({ ...options, limit })
+      .then((page) => page.map((batch) => withEstimate(batch, this.#options.clock.now())));
   }
 
   /**

@@ -10,6 +10,7 @@ export {
   resolveCreate,
 } from "./create-options.js";
 export { BatchError, BatchErrorCode, batchErrorHttp, fileStorageFull, filesQuotaExceeded } from "./errors.js";
+export { estimatedCompletionAt } from "./estimate.js";
 export type { BatchEvents } from "./events.js";
 export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
 export { type BatchesHandler, batchesHandler } from "./http/handler.js";
@@ -26,15 +27,17 @@ export { MemoryBatchStore, type MemoryBatchStoreOptions } from "./memory-store.j
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
 export { type BatchesCoreOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
-export type {
-  BatchStore,
-  BatchSummary,
-  Claim,
-  ClaimReply,
-  FileQuota,
-  FileRecord,
-  Outcome,
-  SettleReply,
+export {
+  type BatchStore,
+  type BatchSummary,
+  type Claim,
+  type ClaimOrder,
+  type ClaimReply,
+  DEFAULT_CLAIM_ORDER,
+  type FileQuota,
+  type FileRecord,
+  type Outcome,
+  type SettleReply,
 } from "./store.js";
 export { CANCELLED, EXPIRED } from "./transitions.js";
 export {
@@ -43,6 +46,7 @@ export {
   type BatchItem,
   type BatchItemInput,
   type BatchStatus,
+  type BatchView,
   type Execute,
   type ExecuteContext,
   type ExecuteResult,

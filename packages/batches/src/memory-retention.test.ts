@@ -31,6 +31,7 @@ function record(): Batch {
     expiredAt: null,
     cancellingAt: null,
     cancelledAt: null,
+    runningSince: null,
   };
 }
 

@@ -1,4 +1,5 @@
 import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { claimGroups } from "./claim-groups.js";
 import { MemoryFiles } from "./memory-files.js";
 import {
   type BatchState,
@@ -10,7 +11,17 @@ import {
   RUNNING,
 } from "./memory-queue.js";
 import { Retention } from "./memory-retention.js";
-import type { BatchStore, Claim, ClaimReply, FileQuota, FileRecord, Outcome, SettleReply } from "./store.js";
+import {
+  type BatchStore,
+  type Claim,
+  type ClaimOrder,
+  type ClaimReply,
+  DEFAULT_CLAIM_ORDER,
+  type FileQuota,
+  type FileRecord,
+  type Outcome,
+  type SettleReply,
+} from "./store.js";
 import { CANCELLED, close, countFinal, EXPIRED, isOpen, type MutableBatch, reopen } from "./transitions.js";
 import type { Batch, BatchItem, ItemError, ItemResult, ListOptions } from "./types.js";
 
@@ -133,14 +144,34 @@ export class MemoryBatchStore implements BatchStore {
     return found;
   }
 
-  async claim(_owner: string, limit: number, now: number, visibilityMs: number): Promise<ClaimReply> {
+  async claim(
+    _owner: string,
+    limit: number,
+    now: number,
+    visibilityMs: number,
+    order: ClaimOrder = DEFAULT_CLAIM_ORDER,
+  ): Promise<ClaimReply> {
     const claims: Claim[] = [];
+    for (const group of claimGroups(this.#open, (state) => state.batch, order)) {
+      if (claims.length >= limit) break;
+      this.#takeTurns(group, limit, now, visibilityMs, claims);
+    }
     let nextDueAt: number | undefined;
+    for (const state of this.#open) {
+      for (const entry of state.delayed) {
+        if (nextDueAt === undefined || entry.dueAt < nextDueAt) nextDueAt = entry.dueAt;
+      }
+    }
+    return { claims, nextDueAt };
+  }
+
+  /** Claims due items of one group into `claims` (up to `limit` in all), its tenants taking turns. */
+  #takeTurns(group: BatchState[], limit: number, now: number, visibilityMs: number, claims: Claim[]): void {
+    const tenants = [...new Set(group.map((state) => state.batch.tenant))];
     let idle = 0;
-    const tenants = this.#tenantsInTurn();
-    while (claims.length < limit && tenants.length > 0 && idle < tenants.length) {
+    while (claims.length < limit && idle < tenants.length) {
       const tenant = tenants[this.#turn++ % tenants.length]!;
-      const found = this.#dueOf(tenant, now);
+      const found = this.#dueOf(group, tenant, now);
       if (found === undefined) {
         idle++;
         continue;
@@ -151,24 +182,15 @@ export class MemoryBatchStore implements BatchStore {
       entry.phase = RUNNING;
       entry.token = ++this.#token;
       entry.deadline = now + visibilityMs;
+      const { completed, failed } = state.batch.requestCounts;
+      state.batch.runningSince ??= { at: now, done: completed + failed };
       claims.push(this.#claimOf(state, entry));
     }
-    for (const state of this.#open) {
-      for (const entry of state.delayed) {
-        if (nextDueAt === undefined || entry.dueAt < nextDueAt) nextDueAt = entry.dueAt;
-      }
-    }
-    return { claims, nextDueAt };
   }
 
-  /** The tenants with an open batch, in the order their first batch opened. */
-  #tenantsInTurn(): string[] {
-    return [...new Set(this.#open.map((state) => state.batch.tenant))];
-  }
-
-  /** The next due item of one tenant, its batches taking turns. */
-  #dueOf(tenant: string, now: number): [BatchState, number] | undefined {
-    const mine = this.#open.filter((state) => state.batch.tenant === tenant);
+  /** The next due item of one tenant in a group, its batches taking turns. */
+  #dueOf(group: BatchState[], tenant: string, now: number): [BatchState, number] | undefined {
+    const mine = group.filter((state) => state.batch.tenant === tenant);
     const start = this.#batchTurn.get(tenant) ?? 0;
     for (let j = 0; j < mine.length; j++) {
       const state = mine[(start + j) % mine.length]!;

@@ -2,7 +2,7 @@ import type { Clock, Scheduler } from "@llm-scheduler/core";
 import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import { MemoryBatchStore } from "./memory-store.js";
 import { retryOf } from "./retry-policy.js";
-import type { BatchStore } from "./store.js";
+import type { BatchStore, ClaimOrder } from "./store.js";
 import type { Execute, RetryPolicy } from "./types.js";
 
 /**
@@ -75,6 +75,20 @@ export interface BatchesCoreOptions {
    * @default 1_073_741_824 (1 GiB)
    */
   readonly maxFileBytesPerTenant?: number;
+  /**
+   * Which batch's items this instance claims first: `"deadline"`, the batch whose completion window
+   * ends first (earliest deadline first); `"created"`, the oldest batch (FIFO across batches). Batches
+   * tied within `orderTieMs` share by tenant turns. Items then run through `scheduler.run()` at their
+   * batch's priority, so this orders batch work within a priority, never ahead of interactive traffic.
+   * @default "deadline"
+   */
+  readonly batchOrder?: "deadline" | "created";
+  /**
+   * Deadlines (or creation times, with `batchOrder: "created"`) this close count as tied: those batches
+   * share by tenant turns, then each tenant's batches by turns. A year makes every batch tied (turns only).
+   * @default 60_000
+   */
+  readonly orderTieMs?: number;
 }
 
 /** The options after defaults and validation. */
@@ -94,6 +108,7 @@ export interface ResolvedBatchesOptions {
   readonly fileTtlMs: number;
   readonly maxFilesPerTenant: number;
   readonly maxFileBytesPerTenant: number;
+  readonly order: ClaimOrder;
 }
 
 const KNOWN = [
@@ -112,6 +127,8 @@ const KNOWN = [
   "fileTtlMs",
   "maxFilesPerTenant",
   "maxFileBytesPerTenant",
+  "batchOrder",
+  "orderTieMs",
 ];
 
 function functionOr<T>(field: string, value: unknown, fallback: T): T {
@@ -178,5 +195,13 @@ export function resolveBatchesOptions(options: BatchesCoreOptions): ResolvedBatc
       2 ** 50,
       1_073_741_824,
     ),
+    order: orderOf(options.batchOrder, options.orderTieMs),
   };
+}
+
+function orderOf(key: unknown, tieMs: unknown): ClaimOrder {
+  if (key !== undefined && key !== "deadline" && key !== "created") {
+    throw invalidOption("batchOrder", '"deadline" or "created"', key);
+  }
+  return { key: key ?? "deadline", tieMs: integerIn("orderTieMs", tieMs, 0, 31_536_000_000, 60_000) };
 }

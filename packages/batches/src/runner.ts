@@ -69,11 +69,11 @@ export class Runner {
   }
 
   async #claimRound(): Promise<void> {
-    const { store, clock, maxInFlight, visibilityMs, instanceId, onError } = this.#options;
+    const { store, clock, maxInFlight, visibilityMs, instanceId, onError, order } = this.#options;
     const room = maxInFlight - this.#running.size;
     if (room <= 0) return;
     try {
-      const reply = await store.claim(instanceId, room, clock.now(), visibilityMs);
+      const reply = await store.claim(instanceId, room, clock.now(), visibilityMs, order);
       for (const claim of reply.claims) this.#launch(claim);
       if (reply.claims.length === room) this.#again = true;
       if (reply.nextDueAt !== undefined) this.#arm(Math.max(0, reply.nextDueAt - clock.now()));

@@ -27,6 +27,27 @@ export type Outcome =
   /** This instance gives the item back without an attempt (closing): another may take it at once. */
   | { readonly kind: "release" };
 
+/**
+ * The order in which `claim()` hands out the items of different batches. Batches are taken in order of
+ * their `key` (`"deadline"`: the end of the completion window, earliest first; `"created"`: creation
+ * time, oldest first, that is FIFO across batches); the batches whose key lies within `tieMs` of the
+ * first one still open form a group, and within a group tenants take turns, then each tenant's batches.
+ * The next group gets only what the first one has no due item for.
+ */
+export interface ClaimOrder {
+  readonly key: "deadline" | "created";
+  /** Keys this close to the group's first count as tied (shared by tenant turns). 0 to 1 year. */
+  readonly tieMs: number;
+}
+
+/**
+ * The order `claim()` uses when none is given: earliest deadline first, deadlines within a minute tied.
+ *
+ * @example
+ * await store.claim(owner, 10, now, 30_000, DEFAULT_CLAIM_ORDER);
+ */
+export const DEFAULT_CLAIM_ORDER: ClaimOrder = { key: "deadline", tieMs: 60_000 };
+
 /** What `claim()` answers. */
 export interface ClaimReply {
   readonly claims: readonly Claim[];
@@ -88,8 +109,18 @@ export interface BatchStore {
   getBatch(batchId: string): Promise<Batch | undefined>;
   /** Newest first. */
   listBatches(options: ListOptions): Promise<Batch[]>;
-  /** Up to `limit` due items for `owner`, each with a fresh token and a deadline of `now + visibilityMs`. */
-  claim(owner: string, limit: number, now: number, visibilityMs: number): Promise<ClaimReply>;
+  /**
+   * Up to `limit` due items for `owner`, each with a fresh token and a deadline of `now + visibilityMs`,
+   * batches taken in `order` ({@link DEFAULT_CLAIM_ORDER} when not given). The first claim of a round
+   * sets the batch's `runningSince`.
+   */
+  claim(
+    owner: string,
+    limit: number,
+    now: number,
+    visibilityMs: number,
+    order?: ClaimOrder,
+  ): Promise<ClaimReply>;
   /** Moves the deadlines of claims still held; answers the claims that were lost (stale token). */
   extend(claims: readonly Claim[], now: number, visibilityMs: number): Promise<Claim[]>;
   /** Reports an attempt's outcome; `undefined` when the claim was lost (the write is refused). */

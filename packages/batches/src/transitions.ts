@@ -101,6 +101,7 @@ export function reopen(batch: MutableBatch, again: number, now: number): void {
   batch.requestCounts = { total: counts.total, completed: counts.completed, failed: counts.failed - again };
   batch.status = "in_progress";
   batch.expiresAt = now + batch.completionWindowMs;
+  batch.runningSince = null;
   batch.finalizingAt = null;
   batch.completedAt = null;
   batch.expiredAt = null;

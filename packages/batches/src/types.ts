@@ -139,6 +139,23 @@ export interface Batch {
   readonly expiredAt: number | null;
   readonly cancellingAt: number | null;
   readonly cancelledAt: number | null;
+  /**
+   * When this round's first item was handed out to run, and how many items were final then (a
+   * `retryFailed` round starts again): what the completion estimate measures the batch's rate from.
+   * `null` until an item of the round is claimed.
+   */
+  readonly runningSince: { readonly at: number; readonly done: number } | null;
+}
+
+/** A batch as `get()` and `list()` of the batch layer return it: with its completion estimate. */
+export interface BatchView extends Batch {
+  /**
+   * When the batch should end at the rate its items have finished at since it began to run (the clock's
+   * ms), never later than `expiresAt`; `null` until one item of the round has ended, and once the batch
+   * is no longer `in_progress`.
+   * OpenAI's batch object has no such field: HTTP answers carry it as `estimated_completion_at`.
+   */
+  readonly estimatedCompletionAt: number | null;
 }
 
 /** Filters of `list()`. */

@@ -1,3 +1,10 @@
+export { type BatchJobSpec, generateBatchJobs } from "./batch-jobs.js";
+export {
+  type BatchOutcome,
+  type BatchWindowOptions,
+  type BatchWindowResult,
+  simulateBatchWindows,
+} from "./batch-windows.js";
 export {
   Capacity,
   type CapacityChange,
@@ -27,6 +34,7 @@ export { type ReportInput, renderHtmlReport } from "./report-html.js";
 export type {
   Range,
   ResolvedBatch,
+  ResolvedBatchJobs,
   ResolvedBatchTenant,
   ResolvedChat,
   ResolvedGoal,
@@ -36,6 +44,7 @@ export type {
   ResolvedScenario,
   Scenario,
   ScenarioBatch,
+  ScenarioBatchJobs,
   ScenarioBatchTenant,
   ScenarioChat,
   ScenarioGateway,

@@ -11,6 +11,7 @@ import type {
 } from "./scenario.js";
 import { capacityAt, gatewayLimitAt } from "./scenario-capacity.js";
 import { invalidField, ScenarioError } from "./scenario-error.js";
+import { resolveJobs } from "./scenario-jobs.js";
 import { poolAt, systemPromptsAt } from "./scenario-pool.js";
 import { schedulerOptionsAt } from "./scenario-scheduler.js";
 
@@ -41,7 +42,7 @@ const CHAT_KEYS = [
   "retryDelayMs",
   "systemPrompts",
 ];
-const BATCH_KEYS = ["priority", "timeoutMs", "retries", "retryDelayMs", "tenants"];
+const BATCH_KEYS = ["priority", "timeoutMs", "retries", "retryDelayMs", "tenants", "jobs"];
 const TENANT_KEYS = ["name", "items", "startMs", "spreadMs", "promptTokens", "maxTokens"];
 const GOAL_KEYS = ["interactiveWaitP95Ms", "interactiveTtftP95Ms", "maxUnanswered"];
 
@@ -150,6 +151,7 @@ function resolveBatch(value: unknown, chatTenant: string): ResolvedBatch {
     retries: numberAt("batch.retries", raw.retries, 3, RETRIES),
     retryDelayMs: numberAt("batch.retryDelayMs", raw.retryDelayMs, 1_000, DELAY_MS),
     tenants,
+    jobs: resolveJobs(raw.jobs, chatTenant),
   };
 }
 
@@ -170,7 +172,9 @@ function resolveGoal(value: unknown): ResolvedGoal {
 }
 
 function checkSize(top: RawObject, durationMs: number, chat: ResolvedChat, batch: ResolvedBatch): void {
-  const requests = (chat.ratePerSec * durationMs) / 1_000 + batch.tenants.reduce((n, t) => n + t.items, 0);
+  const jobs = batch.jobs === null ? 0 : batch.jobs.count * batch.jobs.items.max;
+  const requests =
+    (chat.ratePerSec * durationMs) / 1_000 + batch.tenants.reduce((n, t) => n + t.items, 0) + jobs;
   if (requests > MAX_REQUESTS) {
     throw new ScenarioError(
       top.batch === undefined ? "chat.ratePerSec" : "batch.tenants",

@@ -169,6 +169,31 @@ export interface ScenarioBatchTenant {
   readonly maxTokens?: Range;
 }
 
+/**
+ * Batch jobs with completion windows, run through the batch layer (`@llm-scheduler/batches`, memory
+ * store) on the same scheduler: `count` batches arrive as a Poisson process of `ratePerMin` from
+ * `startMs`, each from one of `tenants` (drawn uniformly) with a size and a window drawn from their ranges.
+ * Read by `simulateBatchWindows()` (`pnpm bench batch-deadlines`); `simulate()` leaves them out.
+ */
+export interface ScenarioBatchJobs {
+  /** Batches in the run. */
+  readonly count: number;
+  /** Mean arrivals per minute (Poisson). */
+  readonly ratePerMin: number;
+  /** When the arrivals start, ms after the start. @default 0 */
+  readonly startMs?: number;
+  /** The tenants the batches come from, each drawn uniformly. @default ["jobs"] */
+  readonly tenants?: readonly string[];
+  /** Items per batch. @default { min: 10, max: 100 } */
+  readonly items?: Range;
+  /** Completion window of each batch, ms. @default { min: 300_000, max: 1_800_000 } */
+  readonly completionWindowMs?: Range;
+  /** Prompt length in tokens. @default { min: 200, max: 800 } */
+  readonly promptTokens?: Range;
+  /** Tokens generated (`max_tokens`). @default { min: 100, max: 300 } */
+  readonly maxTokens?: Range;
+}
+
 /** Offline batch jobs. */
 export interface ScenarioBatch {
   /** The scheduler priority batch requests ask for. @default "batch" */
@@ -181,6 +206,8 @@ export interface ScenarioBatch {
   readonly retryDelayMs?: number;
   /** The jobs, one per tenant. @default [] */
   readonly tenants?: readonly ScenarioBatchTenant[];
+  /** Batches with completion windows, through the batch layer. @default none */
+  readonly jobs?: ScenarioBatchJobs;
 }
 
 /** What `--sweep` optimises: constraints first, then the most batch throughput. */
@@ -268,12 +295,24 @@ export interface ResolvedBatchTenant {
   readonly maxTokens: ResolvedRange;
 }
 
+export interface ResolvedBatchJobs {
+  readonly count: number;
+  readonly ratePerMin: number;
+  readonly startMs: number;
+  readonly tenants: readonly string[];
+  readonly items: ResolvedRange;
+  readonly completionWindowMs: ResolvedRange;
+  readonly promptTokens: ResolvedRange;
+  readonly maxTokens: ResolvedRange;
+}
+
 export interface ResolvedBatch {
   readonly priority: string;
   readonly timeoutMs: number;
   readonly retries: number;
   readonly retryDelayMs: number;
   readonly tenants: readonly ResolvedBatchTenant[];
+  readonly jobs: ResolvedBatchJobs | null;
 }
 
 export interface ResolvedGoal {

@@ -9,6 +9,7 @@ import { type RunResult, summarize } from "./stats.js";
 import { type Gateway, reservedOf } from "./transport.js";
 import { createVirtualFifoGateway, createVirtualScheduledGateway } from "./virtual-gateways.js";
 import { VirtualPool } from "./virtual-pool.js";
+import { runVirtualTime } from "./virtual-time.js";
 import { type GenerationTarget, VirtualUpstream } from "./virtual-upstream.js";
 import { generateWorkload, type Workload } from "./workload.js";
 
@@ -31,25 +32,6 @@ export interface SimulateOptions {
 
 /** The random stream of the pool's router (power of two choices), apart from the workload's. */
 const POOL_ROUTER = 5;
-
-/** Lets every pending promise callback run: a macrotask runs only once the microtask queue is empty. */
-const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * Fires the clock's timers one at a time, letting promise callbacks run after each, until `done()`.
- * Time jumps straight to the next timer, so nothing really waits.
- */
-async function runVirtualTime(clock: VirtualClock, done: () => boolean, maxEvents: number): Promise<void> {
-  await settle();
-  for (let events = 0; !done(); events++) {
-    if (clock.nextTimerAt() === undefined) {
-      throw new Error("The simulation stalled: requests are still pending but nothing is scheduled");
-    }
-    if (events >= maxEvents) throw new Error(`The simulation did not finish within ${maxEvents} events`);
-    clock.runUntilIdle(1);
-    await settle();
-  }
-}
 
 function defaultSampleEvery(durationMs: number): number {
   return Math.min(600_000, Math.max(10, durationMs / 400));

@@ -14,6 +14,7 @@ describe("examples/scenarios", () => {
   it("has the documented examples", () => {
     expect(files).toEqual([
       "adaptive.json",
+      "batch-windows.json",
       "busy-hour.json",
       "day-targets.json",
       "day.json",

@@ -1,5 +1,5 @@
 import type { FileRecord } from "../store.js";
-import type { Batch, ItemResult } from "../types.js";
+import type { Batch, BatchView, ItemResult } from "../types.js";
 
 const seconds = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
 
@@ -33,7 +33,7 @@ export function parseWindow(text: unknown): number | undefined {
  * @example
  * return json(200, batchObject(batch));
  */
-export function batchObject(batch: Batch): Record<string, unknown> {
+export function batchObject(batch: Batch | BatchView): Record<string, unknown> {
   const final = ["completed", "expired", "cancelled"].includes(batch.status);
   const counts = batch.requestCounts;
   return {
@@ -57,6 +57,8 @@ export function batchObject(batch: Batch): Record<string, unknown> {
     cancelled_at: seconds(batch.cancelledAt),
     request_counts: counts,
     metadata: batch.metadata,
+    // not in OpenAI's object: when the batch should end at its rate so far (null without an estimate)
+    estimated_completion_at: seconds("estimatedCompletionAt" in batch ? batch.estimatedCompletionAt : null),
   };
 }
 

@@ -83,5 +83,9 @@ export function batchOf(fields: Record<string, string>): Batch | undefined {
     expiredAt: stamp(fields.expiredAt),
     cancellingAt: stamp(fields.cancellingAt),
     cancelledAt: stamp(fields.cancelledAt),
+    runningSince:
+      fields.runningAt === undefined
+        ? null
+        : { at: Number(fields.runningAt), done: Number(fields.runningDone ?? 0) },
   };
 }

@@ -7,7 +7,8 @@
  * - `t:<id>` HASH: `doc` (JSON of the fields that never change: id, tenant, priority, endpoint, file
  *   ids, completionWindowMs, retry, metadata, createdAt), `status`, `total`, `completed`, `failed`,
  *   `expiresAt`, `windowMs`, `errors` (JSON), and the timestamps `inProgressAt`, `finalizingAt`,
- *   `completedAt`, `failedAt`, `expiredAt`, `cancellingAt`, `cancelledAt` (absent while unset).
+ *   `completedAt`, `failedAt`, `expiredAt`, `cancellingAt`, `cancelledAt` (absent while unset),
+ *   `runningAt` and `runningDone` (the round's first claim and the items final then; absent before it).
  * - `i:<id>` HASH: index -> item JSON (`{ index, customId, method, url, body }`).
  * - `c:<id>` HASH: index -> customId (so that a cancel or an expiry of 50,000 items decodes no body).
  * - `rd:<id>` ZSET: index -> due time (ms): the items waiting to be claimed.
@@ -19,7 +20,7 @@
  * A finished batch's keys expire after `resultTtlMs`; `retryFailed` keeps them again.
  *
  * Shared:
- * - `open` ZSET: batch id -> end of its completion window (ms), for batches validating or in progress
+ * - `open` ZSET: batch id -> end of its completion window (ms; claims take batches in this order), for batches validating or in progress
  *   (a validating one has nothing to claim; a sweep expires it if its creator stopped before starting it).
  * - `run` ZSET: `<id>|<index>|<token>` -> visibility deadline (ms): the claims. The token is the
  *   fence: a claim taken again, revoked or settled is no longer a member, so a stale write finds none.

@@ -6,7 +6,9 @@ import {
   type BatchStore,
   CANCELLED,
   type Claim,
+  type ClaimOrder,
   type ClaimReply,
+  DEFAULT_CLAIM_ORDER,
   EXPIRED,
   type FileQuota,
   type FileRecord,
@@ -172,8 +174,15 @@ export class RedisBatchStore implements BatchStore {
     return found;
   }
 
-  async claim(_owner: string, limit: number, now: number, visibilityMs: number): Promise<ClaimReply> {
-    const reply = (await this.#run("claim", [now, visibilityMs, limit])) as Array<string | number>;
+  async claim(
+    _owner: string,
+    limit: number,
+    now: number,
+    visibilityMs: number,
+    order: ClaimOrder = DEFAULT_CLAIM_ORDER,
+  ): Promise<ClaimReply> {
+    const args = [now, visibilityMs, limit, order.key, order.tieMs];
+    const reply = (await this.#run("claim", args)) as Array<string | number>;
     const claims: Claim[] = [];
     for (let i = 1; i + 5 < reply.length; i += 6) {
       const doc = JSON.parse(String(reply[i + 5])) as BatchDoc;

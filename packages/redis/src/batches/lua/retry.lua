@@ -28,6 +28,7 @@ redis.call("DEL", k("f", id))
 local expiresAt = now + tonumber(redis.call("HGET", k("t", id), "windowMs"))
 redis.call("HINCRBY", k("t", id), "failed", -#failed)
 redis.call("HSET", k("t", id), "status", "in_progress", "expiresAt", expiresAt)
-redis.call("HDEL", k("t", id), "finalizingAt", "completedAt", "expiredAt", "cancellingAt", "cancelledAt")
+redis.call("HDEL", k("t", id), "finalizingAt", "completedAt", "expiredAt", "cancellingAt", "cancelledAt",
+  "runningAt", "runningDone")
 redis.call("ZADD", P .. "open", expiresAt, id)
 return batchFields(id)
