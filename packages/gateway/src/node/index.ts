@@ -1,0 +1,3 @@
+export { loadConfigFile } from "./config-file.js";
+export { gatewayLogger } from "./logger.js";
+export { type RunningGateway, serveGateway } from "./serve.js";
