@@ -34,6 +34,7 @@ export {
   serverTiming,
 } from "./request.js";
 export { PRIORITY_KEYS } from "./resolve-options.js";
+export { optionTable } from "./schema/markdown.js";
 export {
   boolean,
   custom,

@@ -9,7 +9,7 @@ import { ConfigError } from "./errors.js";
  * parseText("listen: { port: 8080 }"); // { listen: { port: 8080 } }
  */
 export function parseText(text: string): unknown {
-  const document = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   const error = document.errors[0];
   if (error !== undefined) {
     const at = error.linePos?.[0];

@@ -25,12 +25,13 @@ const { store: _store, clock: _clock, ...SCHEDULER_FILE } = SCHEDULER_SCHEMA;
 const PASS_PRIORITY = {
   field: string(64, { default: "priority", doc: "the body field the engine reads (vLLM: `priority`)" }),
   values: record(number(-1_000_000, 1_000_000, { doc: "the value sent for this priority" }), {
+    shownRange: "a number from -1,000,000 to 1,000,000 per priority name",
     doc: "the value sent per priority name (vLLM: lower is served first); a priority left out sends nothing",
   }),
 };
 
 /** The gateway's own fields of a model, beside the scheduler's options. */
-const MODEL_OWN = {
+export const MODEL_OWN = {
   upstreams: list(UPSTREAM_URL, 1, 256, {
     doc: "the servers of this model; `maxConcurrency` is per server",
   }),
