@@ -68,12 +68,22 @@ describe("the gateway with the official openai client", () => {
   });
 
   it("answers an unknown model with OpenAI's 404 and a wrong key with 401", async () => {
-    const unknown = client.chat.completions.create({ model: "gpt-9", messages: [{ role: "user", content: "x" }] });
+    const unknown = client.chat.completions.create({
+      model: "gpt-9",
+      messages: [{ role: "user", content: "x" }],
+    });
     await expect(unknown).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(unknown).rejects.toMatchObject({ status: 404, code: "model_not_found", param: "model" });
-    const stranger = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: "sk-not-a-key-of-this-gateway", maxRetries: 0 });
+    const stranger = new OpenAI({
+      baseURL: `${h.url}/v1`,
+      apiKey: "sk-not-a-key-of-this-gateway",
+      maxRetries: 0,
+    });
     await expect(stranger.models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
-    const wrong = stranger.chat.completions.create({ model: "chat", messages: [{ role: "user", content: "x" }] });
+    const wrong = stranger.chat.completions.create({
+      model: "chat",
+      messages: [{ role: "user", content: "x" }],
+    });
     await expect(wrong).rejects.toMatchObject({ status: 401, code: "invalid_api_key" });
   });
 
@@ -81,7 +91,11 @@ describe("the gateway with the official openai client", () => {
     for (const sim of h.sims) sim.resetStats();
     await Promise.all(
       Array.from({ length: 8 }, () =>
-        client.chat.completions.create({ model: "chat", messages: [{ role: "user", content: "Hi" }], max_tokens: 5 }),
+        client.chat.completions.create({
+          model: "chat",
+          messages: [{ role: "user", content: "Hi" }],
+          max_tokens: 5,
+        }),
       ),
     );
     const [first, second] = h.sims.map((sim) => sim.stats());
@@ -94,9 +108,17 @@ describe("the gateway with the official openai client", () => {
 
   it("logs one access line per request, with tenant, model, priority and times, never the key or the prompt", async () => {
     const marker = "a-prompt-that-must-not-be-logged";
-    await client.chat.completions.create({ model: "chat", messages: [{ role: "user", content: marker }], max_tokens: 2 });
+    await client.chat.completions.create({
+      model: "chat",
+      messages: [{ role: "user", content: marker }],
+      max_tokens: 2,
+    });
     const etl = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: ETL_KEY, maxRetries: 0 });
-    await etl.chat.completions.create({ model: "chat", messages: [{ role: "user", content: "x" }], max_tokens: 2 });
+    await etl.chat.completions.create({
+      model: "chat",
+      messages: [{ role: "user", content: "x" }],
+      max_tokens: 2,
+    });
     const lines = h.lines().filter((line) => line.msg === "request" && line.status === 200);
     const last = lines.at(-1)!;
     expect(last).toMatchObject({ tenant: "etl", model: "chat", priority: "batch", outcome: "completed" });

@@ -3,6 +3,7 @@ import { type AccessEntry, type AccessLog, ms } from "./access-log.js";
 import type { KeyTable } from "./auth.js";
 import { jsonObjectOf, readBounded } from "./body.js";
 import type { GatewayVariables, ModelRuntime } from "./model.js";
+import { outgoingBody } from "./outgoing-body.js";
 import { forward } from "./proxy.js";
 import { openaiError } from "./respond.js";
 
@@ -15,21 +16,6 @@ export interface InferenceDeps {
 }
 
 type C = Context<{ Variables: GatewayVariables }>;
-
-/** The body sent upstream: the original bytes, or a copy naming the server's model and priority. */
-function outgoingBody(
-  body: Record<string, unknown>,
-  bytes: Uint8Array,
-  model: ModelRuntime,
-  priority: string,
-) {
-  const { upstreamModel, name, passPriority } = model.config;
-  const passed = passPriority?.values[priority];
-  if (upstreamModel === name && passed === undefined) return bytes;
-  const copy: Record<string, unknown> = { ...body, model: upstreamModel };
-  if (passPriority !== undefined && passed !== undefined) copy[passPriority.field] = passed;
-  return JSON.stringify(copy);
-}
 
 /**
  * The handler of one proxied route (`/chat/completions`, `/completions`, `/embeddings`): the key says
@@ -91,7 +77,7 @@ export function inferenceRoute(deps: InferenceDeps, path: string) {
       c.res = await forward({
         lease,
         path,
-        body: outgoingBody(body, bytes, model, slot.priority),
+        body: outgoingBody(body, bytes, model.config, slot.priority),
         apiKey: model.config.upstreamApiKey,
         signal: slot.signal,
         requestId: slot.id,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config/resolve.js";
 import { schemaFileText, withConfigTables } from "../src/config/reference.js";
+import { parseConfig } from "../src/config/resolve.js";
 
 describe("the published schema and the README's reference", () => {
   it("gateway.schema.json is what the schema makes (run `pnpm gateway:reference` after a change)", () => {
@@ -18,7 +18,9 @@ describe("the published schema and the README's reference", () => {
     const schema = JSON.parse(schemaFileText());
     const model = schema.properties.models.additionalProperties;
     expect(model.additionalProperties).toBe(false);
-    expect(Object.keys(model.properties)).toEqual(expect.arrayContaining(["upstreams", "priorities", "tenants", "adaptive"]));
+    expect(Object.keys(model.properties)).toEqual(
+      expect.arrayContaining(["upstreams", "priorities", "tenants", "adaptive"]),
+    );
     expect(model.properties.priorities.additionalProperties.properties.maxQueue.anyOf).toBeDefined();
     expect(schema.properties.keys.items.required).toBeUndefined();
     expect(model.properties.store).toBeUndefined();
@@ -28,7 +30,11 @@ describe("the published schema and the README's reference", () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
     const example = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(example).toBeDefined();
-    const config = await parseConfig(example!, { CHAT_KEY: "k".repeat(32), ETL_KEY: "e".repeat(32), ADMIN_KEY: "a".repeat(32) });
+    const config = await parseConfig(example!, {
+      CHAT_KEY: "k".repeat(32),
+      ETL_KEY: "e".repeat(32),
+      ADMIN_KEY: "a".repeat(32),
+    });
     expect([...config.models.keys()]).toContain("llama-3-8b");
   });
 });

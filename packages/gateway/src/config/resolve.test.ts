@@ -41,7 +41,11 @@ describe("parseConfig", () => {
     expect(llama.upstreams).toEqual([UP, "http://127.0.0.1:8001"]);
     expect(llama.scheduler.maxConcurrency).toBe(32);
     expect(llama.scheduler.tenants?.etl).toEqual({ tokensPerMinute: 200_000, maxConcurrency: 8 });
-    expect(config.keys[0]).toEqual({ sha256: await sha256Hex(KEY), tenant: "chat-app", priority: "interactive" });
+    expect(config.keys[0]).toEqual({
+      sha256: await sha256Hex(KEY),
+      tenant: "chat-app",
+      priority: "interactive",
+    });
     expect(JSON.stringify(config)).not.toContain(KEY);
     expect(config.admin).toBe(await sha256Hex(env.ADMIN_KEY));
   });
@@ -122,8 +126,8 @@ describe("parseConfig", () => {
     expect(await refusal(resolveConfig({ auth: "none", models: { m: {} } }))).toBe(
       "models.m.upstreams: required (one URL at least)",
     );
-    expect(await refusal(resolveConfig({ auth: "none", models: { m: { upstreams: ["ftp://x"] } } }))).toContain(
-      "models.m.upstreams[0]",
-    );
+    expect(
+      await refusal(resolveConfig({ auth: "none", models: { m: { upstreams: ["ftp://x"] } } })),
+    ).toContain("models.m.upstreams[0]");
   });
 });
