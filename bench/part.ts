@@ -23,6 +23,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   preemption: () => import("./parts/preemption.js"),
   adaptive: () => import("./parts/adaptive.js"),
   targets: () => import("./parts/targets.js"),
+  gateway: () => import("./parts/gateway.js"),
 };
 
 const argv = process.argv.slice(2);

@@ -15,6 +15,7 @@ export const PARTS = [
   "preemption",
   "adaptive",
   "targets",
+  "gateway",
 ] as const;
 export type PartName = (typeof PARTS)[number];
 

@@ -7,6 +7,7 @@ import { createGateway, resolveConfig } from "@llm-scheduler/gateway";
 const config = await resolveConfig(
   {
     models: { sim: { upstreams: [`${process.env.UPSTREAM_URL}/v1`], maxConcurrency: 2 } },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the gateway interpolates it from the environment
     keys: [{ key: "${GATEWAY_KEY}", tenant: "edge", priority: "interactive" }],
     probeIntervalMs: 200,
   },

@@ -1,25 +1,18 @@
+import type { GatewayExample } from "@llm-scheduler/gateway/node";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
-
-/** The embedded example: two models on local simulators, a demo key and an admin key made up at start. */
-export interface Example {
-  /** The configuration, as a file would hold it. */
-  readonly config: Record<string, unknown>;
-  readonly demoKey: string;
-  readonly adminKey: string;
-  close(): Promise<void>;
-}
 
 const randomKey = (prefix: string) =>
   `${prefix}${[...crypto.getRandomValues(new Uint8Array(24))].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 
 /**
- * Starts two upstream simulators (`chat-model` with 2 servers, `embed-model` with 1) and returns the
- * configuration that serves them on `port`, with one demo key (priority `interactive`) and an admin key.
+ * `pnpm gateway` without `--config`: starts two upstream simulators' models (`chat-model` on 2 servers,
+ * `embed-model` on 1) and returns the configuration that serves them on `port`, with a demo key
+ * (priority `interactive`) and an admin key made up at start and printed.
  *
  * @example
- * const example = await startExample(8080);
+ * await runGatewayCli(process.argv.slice(2), startGatewayExample);
  */
-export async function startExample(port: number): Promise<Example> {
+export async function startGatewayExample(port: number): Promise<GatewayExample> {
   const sims: Upstream[] = [];
   sims.push(await startUpstream({ port: 0, parallel: 8, model: "chat-model", ttftMs: 50, tokenMs: 15 }));
   sims.push(await startUpstream({ port: 0, parallel: 8, model: "chat-model", ttftMs: 50, tokenMs: 15 }));
@@ -39,10 +32,15 @@ export async function startExample(port: number): Promise<Example> {
     keys: [{ key: demoKey, tenant: "demo", priority: "interactive" }],
     admin: { key: adminKey },
   };
+  const curl = `curl {url}/v1/chat/completions -H "authorization: Bearer ${demoKey}" -H "content-type: application/json" -d '{"model":"chat-model","messages":[{"role":"user","content":"Hi"}]}'`;
   return {
     config,
-    demoKey,
-    adminKey,
+    banner: [
+      "llm-scheduler-gateway: the embedded example on {url} (chat-model on 2 local simulators, embed-model on 1)",
+      `  demo key:  ${demoKey}`,
+      `  admin key: ${adminKey}  ({url}/metrics, {url}/dashboard)`,
+      `  try: ${curl}`,
+    ],
     close: async () => {
       await Promise.all(sims.map((sim) => sim.close()));
     },
