@@ -24,6 +24,9 @@ export function startSim(args: readonly string[]): Promise<SimProcess> {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let text = "";
+  // a part that ends early (an error, a timeout) leaves no simulator behind
+  const kill = () => child.kill("SIGKILL");
+  process.once("exit", kill);
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => {
       text += chunk.toString();

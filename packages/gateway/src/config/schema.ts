@@ -1,4 +1,4 @@
-import type { Infer, InferShape } from "@llm-scheduler/core";
+import type { InferShape } from "@llm-scheduler/core";
 import {
   boolean,
   duration,
@@ -137,4 +137,3 @@ export type ModelConfig = InferShape<typeof MODEL>;
 export type KeyConfig = InferShape<typeof KEY>;
 /** The schema node of the whole file. */
 export const GATEWAY_NODE = object(GATEWAY, { doc: "the gateway's configuration" });
-export type CheckedConfig = Infer<typeof GATEWAY_NODE>;
