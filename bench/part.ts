@@ -25,6 +25,7 @@ const parts: Record<PartName, () => Promise<{ run: Part }>> = {
   targets: () => import("./parts/targets.js"),
   pools: () => import("./parts/pools.js"),
   "batch-deadlines": () => import("./parts/batch-deadlines.js"),
+  gateway: () => import("./parts/gateway.js"),
 };
 
 const argv = process.argv.slice(2);

@@ -17,6 +17,7 @@ export const PARTS = [
   "targets",
   "pools",
   "batch-deadlines",
+  "gateway",
 ] as const;
 export type PartName = (typeof PARTS)[number];
 

@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { stopChild } from "../demo/spawn.js";
+import { runtimesFor, start, stopStarted } from "./start.js";
 
 /**
  * Core and the Hono middleware under Bun and Deno, as their users run them: `server.ts` straight from
@@ -10,29 +7,7 @@ import { stopChild } from "../demo/spawn.js";
  * `--sloppy-imports` for the `.js` specifiers that point at `.ts` files). The binaries come inside the
  * `bun` and `deno` npm packages (test/edge-runtimes, installed by the integration tests' setup).
  */
-const here = fileURLToPath(new URL(".", import.meta.url));
-const bin = (name: string) =>
-  fileURLToPath(new URL(`../edge-runtimes/node_modules/.bin/${name}`, import.meta.url));
-// Deno's `.bin` shim is a Node script that runs the binary with `spawnSync`: stopping the shim would leave
-// the Deno server running, so the test starts the binary the package installed beside it.
-const denoBinary = fileURLToPath(new URL("../edge-runtimes/node_modules/deno/deno", import.meta.url));
-
-const runtimes: ReadonlyArray<readonly [string, string, readonly string[]]> = [
-  ["bun", bin("bun"), ["--conditions=source", "server.ts"]],
-  [
-    "deno",
-    denoBinary,
-    [
-      "run",
-      "--allow-net",
-      "--allow-read",
-      "--allow-env",
-      "--sloppy-imports",
-      "--conditions=source",
-      "server.ts",
-    ],
-  ],
-];
+const runtimes = runtimesFor("server.ts");
 
 interface State {
   started: string[];
@@ -42,37 +17,7 @@ interface State {
   failed: number;
 }
 
-let child: ChildProcess | undefined;
-
-afterEach(async () => {
-  if (child !== undefined) await stopChild(child);
-  child = undefined;
-});
-
-function start(binary: string, args: readonly string[]): Promise<string> {
-  if (!existsSync(binary)) {
-    throw new Error(
-      `${binary} is missing: run \`pnpm install\` in test/edge-runtimes (the bun and deno npm packages bring it)`,
-    );
-  }
-  const spawned = spawn(binary, args, { cwd: here, stdio: ["ignore", "pipe", "pipe"] });
-  child = spawned;
-  let text = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no port within 30 s:\n${text}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      const port = /\{"port":(\d+)\}/.exec(text)?.[1];
-      if (port !== undefined) {
-        clearTimeout(timer);
-        resolve(`http://127.0.0.1:${port}`);
-      }
-    };
-    spawned.stdout.on("data", onData);
-    spawned.stderr.on("data", onData);
-    spawned.once("exit", (code) => reject(new Error(`exited with ${code} before listening:\n${text}`)));
-  });
-}
+afterEach(stopStarted);
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

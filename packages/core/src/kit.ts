@@ -18,6 +18,7 @@ export { type HeapItem, IndexedHeap } from "./heap.js";
 export { type KnownTaskFields, KnownTaskOptions } from "./known-options.js";
 export { MemoryStore } from "./memory/memory-store.js";
 export {
+  LIVE_KEYS as SCHEDULER_LIVE_KEYS,
   PRIORITY as PRIORITY_SCHEMA,
   SCHEDULER as SCHEDULER_SCHEMA,
   TENANT as TENANT_SCHEMA,
@@ -33,6 +34,7 @@ export {
   serverTiming,
 } from "./request.js";
 export { PRIORITY_KEYS } from "./resolve-options.js";
+export { optionTable } from "./schema/markdown.js";
 export {
   boolean,
   custom,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { handleCompletion } from "./completions.js";
 import type { SimContext } from "./context.js";
+import { handleEmbeddings } from "./embeddings.js";
 import { vllmMetricsText } from "./engine-metrics.js";
 import { HttpError } from "./errors.js";
 import { sendError, sendJson } from "./http-io.js";
@@ -22,6 +23,7 @@ function completionRoute(endpoint: "chat" | "completion"): Route {
 const routes: Readonly<Record<string, Readonly<Record<string, Route>>>> = {
   "/v1/chat/completions": { POST: completionRoute("chat") },
   "/v1/completions": { POST: completionRoute("completion") },
+  "/v1/embeddings": { POST: handleEmbeddings },
   "/v1/models": {
     GET: (context, _req, res) => {
       const model = { id: context.options.model, object: "model", created: 0, owned_by: "upstream-sim" };

@@ -127,13 +127,25 @@ describe("startUpstream", () => {
 
   it("answers 404 to an unknown route and 405 to a wrong method, OpenAI style", async () => {
     const upstream = await start();
-    const missing = await fetch(`${upstream.url}/v1/embeddings`, { method: "POST", body: "{}" });
+    const missing = await fetch(`${upstream.url}/v1/audio/speech`, { method: "POST", body: "{}" });
     expect(missing.status).toBe(404);
     expect((await missing.json()).error).toMatchObject({ type: "invalid_request_error", code: "not_found" });
     const wrong = await fetch(`${upstream.url}/v1/chat/completions`);
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("POST");
     expect((await wrong.json()).error.code).toBe("method_not_allowed");
+  });
+
+  it("answers embeddings with one vector per input, the same for the same text", async () => {
+    const upstream = await start();
+    const embed = async (input: unknown) =>
+      fetch(`${upstream.url}/v1/embeddings`, { method: "POST", body: JSON.stringify({ model: "e", input }) });
+    const answer = await (await embed(["one", "two", "one"])).json();
+    expect(answer.data).toHaveLength(3);
+    expect(answer.data[0].embedding).toEqual(answer.data[2].embedding);
+    expect(answer.data[0].embedding).not.toEqual(answer.data[1].embedding);
+    expect(answer.usage.prompt_tokens).toBe(3);
+    expect((await embed(42)).status).toBe(400);
   });
 
   it("close() ends open connections, even hung ones", async () => {

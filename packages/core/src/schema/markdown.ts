@@ -71,6 +71,17 @@ function table({ heading, shape, live }: OptionTable): string {
 }
 
 /**
+ * A README table of the options in `shape` (one row per field, nested fields as `a.b`, named entries as
+ * `a.<name>.b`), for packages that declare their own sections with the same combinators.
+ *
+ * @example
+ * optionTable("gateway option", GATEWAY); // "| gateway option | range | default | what it does |\n…"
+ */
+export function optionTable(heading: string, shape: Shape): string {
+  return table({ name: heading, heading, shape });
+}
+
+/**
  * `readme` with each option table regenerated from the schema (see option-schema.ts). A README whose
  * tables are current comes back unchanged: the test that compares the two keeps them from going stale.
  *

@@ -1,0 +1,73 @@
+import type { JsonSchema, Meta, Node } from "@llm-scheduler/core";
+import { custom, invalidOption } from "@llm-scheduler/core/kit";
+
+/**
+ * An array of `entry`s, `min` to `max` long; each entry is checked under `path[i]`.
+ *
+ * @example
+ * const keys = list(object(KEY, { doc: "one key" }), 0, 10_000, { doc: "the API keys" });
+ */
+export function list<T>(
+  entry: Node<T>,
+  min: number,
+  max: number,
+  meta: Meta<readonly T[]>,
+): Node<readonly T[]> {
+  const range = `an array of ${min} to ${max} entries`;
+  return custom<readonly T[]>({
+    ...meta,
+    range,
+    json: { type: "array", items: { ...entry.json, description: entry.doc }, minItems: min, maxItems: max },
+    check(path, value) {
+      if (!Array.isArray(value) || value.length < min || value.length > max) {
+        throw invalidOption(path, range, Array.isArray(value) ? `[${value.length} entries]` : value);
+      }
+      return value.map((item, index) => entry.check(`${path}[${index}]`, item));
+    },
+  });
+}
+
+/**
+ * A credential or any other secret string: checked like a string, but a wrong value is never shown
+ * (only its type or length), so a typo in a key never reaches a terminal or a log.
+ *
+ * @example
+ * const key = secret(16, 4096, { doc: "the API key" });
+ */
+export function secret(min: number, max: number, meta: Meta<string>): Node<string> {
+  const range = `a string of ${min} to ${max} characters`;
+  return custom<string>({
+    ...meta,
+    range,
+    json: { type: "string", minLength: min, maxLength: max },
+    check(path, value) {
+      if (typeof value === "string" && value.length >= min && value.length <= max) return value;
+      const shown =
+        typeof value === "string" ? `[a secret of ${value.length} characters]` : `[a ${typeof value}]`;
+      throw invalidOption(path, range, shown);
+    },
+  });
+}
+
+/**
+ * A string matching `pattern` (described by `range`), shown in an error like any other value.
+ *
+ * @example
+ * const sha256 = matching(/^[0-9a-f]{64}$/, "64 hexadecimal digits", { doc: "the key's SHA-256" });
+ */
+export function matching(
+  pattern: RegExp,
+  range: string,
+  meta: Meta<string>,
+  json?: JsonSchema,
+): Node<string> {
+  return custom<string>({
+    ...meta,
+    range,
+    json: json ?? { type: "string", pattern: pattern.source },
+    check(path, value) {
+      if (typeof value === "string" && pattern.test(value)) return value;
+      throw invalidOption(path, range, value);
+    },
+  });
+}
