@@ -41,6 +41,9 @@ export type Infer<N> = N extends Node<infer T> ? T : never;
 /** The TypeScript type of an object of options: every field optional and read-only. */
 export type InferShape<S extends Shape> = { readonly [K in keyof S]?: Infer<S[K]> };
 
+/** The type of an object of options once resolved: every field present (`undefined` where it has no default). */
+export type Resolved<S extends Shape> = { readonly [K in keyof S]-?: Infer<S[K]> };
+
 /** `Infinity` in JSON, where numbers cannot be infinite: a config loader maps the string to the number. */
 const orInfinity = (json: JsonSchema): JsonSchema => ({ anyOf: [json, { const: "Infinity" }] });
 
@@ -134,6 +137,20 @@ export function boolean(meta: Meta<boolean>): Node<boolean> {
 }
 
 /**
+ * A function (a callback or a mapping); no file can hold one, so it has no JSON Schema.
+ *
+ * @example
+ * const onError = func<(error: unknown) => void>({ shownDefault: "none", doc: "Told of errors in the background." });
+ */
+export function func<T>(meta: Meta<T>): Node<T> {
+  const check = (path: string, value: unknown): T => {
+    if (typeof value !== "function") throw valid.invalidOption(path, "a function", value);
+    return value as T;
+  };
+  return { ...meta, check, range: "a function", json: undefined };
+}
+
+/**
  * One of a few strings.
  *
  * @example
@@ -220,6 +237,19 @@ function jsonOf(node: Node<unknown>): JsonSchema {
     json.default = node.default === Number.POSITIVE_INFINITY ? "Infinity" : node.default;
   }
   return json;
+}
+
+/**
+ * `options` (`undefined`: none) checked against `shape` (unknown keys refused, paths in messages) with
+ * the declared defaults filled in: the one-call resolver of a package's options. A field with neither a
+ * value nor a default is `undefined`.
+ *
+ * @example
+ * const resolved = resolveShape(BATCHES, options); // resolved.pollMs === 1_000 when left out
+ */
+export function resolveShape<S extends Shape>(shape: S, options: unknown): Resolved<S> {
+  const checked = object(shape, { doc: "" }).check("", options === undefined ? {} : options);
+  return withDefaults(shape, checked) as Resolved<S>;
 }
 
 /**

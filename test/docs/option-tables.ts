@@ -1,0 +1,16 @@
+import { adapterSchema } from "@llm-scheduler/adapter-kit";
+import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
+
+/** Every README with generated option tables, beside the tables it holds (the core's are its default). */
+export const READMES: readonly { readonly path: string; readonly tables?: readonly OptionTable[] }[] = [
+  { path: "packages/core/README.md" },
+  ...["express", "hono", "koa"].map((name) => ({
+    path: `packages/${name}/README.md`,
+    tables: [{ name: "adapter", heading: "option", shape: adapterSchema() }],
+  })),
+];
+
+/** `readme` (the text of `entry.path`) with its option tables regenerated. */
+export function regenerated(entry: (typeof READMES)[number], readme: string): string {
+  return withOptionTables(readme, entry.tables);
+}
