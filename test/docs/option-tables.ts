@@ -1,4 +1,5 @@
 import { adapterSchema } from "@llm-scheduler/adapter-kit";
+import { BATCHES_HTTP_SCHEMA, BATCHES_SCHEMA, CREATE_SCHEMA } from "@llm-scheduler/batches";
 import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
 
 /** Every README with generated option tables, beside the tables it holds (the core's are its default). */
@@ -8,6 +9,14 @@ export const READMES: readonly { readonly path: string; readonly tables?: readon
     path: `packages/${name}/README.md`,
     tables: [{ name: "adapter", heading: "option", shape: adapterSchema() }],
   })),
+  {
+    path: "packages/batches/README.md",
+    tables: [
+      { name: "batches", heading: "option", shape: BATCHES_SCHEMA },
+      { name: "batches-http", heading: "HTTP option", shape: BATCHES_HTTP_SCHEMA },
+      { name: "create", heading: "`create()` option", shape: CREATE_SCHEMA },
+    ],
+  },
 ];
 
 /** `readme` (the text of `entry.path`) with its option tables regenerated. */

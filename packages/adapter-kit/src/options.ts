@@ -93,8 +93,9 @@ export type AdapterOptions<R, H = never> = InferShape<AdapterShape<R, H>>;
 /** Adapter options after defaults and validation. */
 export type ResolvedAdapterOptions<R, H> = Omit<
   Resolved<AdapterShape<R, H>>,
-  "tokens" | "defaultMaxTokens"
+  "scheduler" | "tokens" | "defaultMaxTokens"
 > & {
+  readonly scheduler: Scheduler;
   /**
    * The user's `tokens`, or the estimate from the body the adapter reads (from the declared length when
    * it reads none); undefined for neither.

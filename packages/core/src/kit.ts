@@ -50,6 +50,7 @@ export {
   positive,
   type Resolved,
   record,
+  required,
   resolveShape,
   type Shape,
   string,
