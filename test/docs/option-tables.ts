@@ -1,6 +1,7 @@
 import { adapterSchema } from "@llm-scheduler/adapter-kit";
 import { BATCHES_HTTP_SCHEMA, BATCHES_SCHEMA, CREATE_SCHEMA } from "@llm-scheduler/batches";
 import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
+import { REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
 
 /** Every README with generated option tables, beside the tables it holds (the core's are its default). */
 export const READMES: readonly { readonly path: string; readonly tables?: readonly OptionTable[] }[] = [
@@ -16,6 +17,10 @@ export const READMES: readonly { readonly path: string; readonly tables?: readon
       { name: "batches-http", heading: "HTTP option", shape: BATCHES_HTTP_SCHEMA },
       { name: "create", heading: "`create()` option", shape: CREATE_SCHEMA },
     ],
+  },
+  {
+    path: "packages/redis/README.md",
+    tables: [{ name: "redis-store", heading: "option", shape: REDIS_STORE_SCHEMA }],
   },
 ];
 
