@@ -2,6 +2,7 @@ import { adapterSchema } from "@llm-scheduler/adapter-kit";
 import { BATCHES_HTTP_SCHEMA, BATCHES_SCHEMA, CREATE_SCHEMA } from "@llm-scheduler/batches";
 import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
 import { TRACE_SCHEMA } from "@llm-scheduler/otel";
+import { COLLECT_SCHEMA } from "@llm-scheduler/prometheus";
 import { REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
 
 /** Every README with generated option tables, beside the tables it holds (the core's are its default). */
@@ -24,6 +25,10 @@ export const READMES: readonly { readonly path: string; readonly tables?: readon
     tables: [{ name: "redis-store", heading: "option", shape: REDIS_STORE_SCHEMA }],
   },
   { path: "packages/otel/README.md", tables: [{ name: "trace", heading: "option", shape: TRACE_SCHEMA }] },
+  {
+    path: "packages/prometheus/README.md",
+    tables: [{ name: "collect", heading: "option", shape: COLLECT_SCHEMA }],
+  },
 ];
 
 /** `readme` (the text of `entry.path`) with its option tables regenerated. */

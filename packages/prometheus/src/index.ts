@@ -1,4 +1,9 @@
 export { collectMetrics, type MetricsCollector } from "./collect.js";
 export { DURATION_BUCKETS } from "./histogram.js";
 export { tenantLabelValue } from "./label-value.js";
-export type { BatchCountsSource, BatchStatusCounts, CollectMetricsOptions } from "./options.js";
+export {
+  type BatchCountsSource,
+  type BatchStatusCounts,
+  COLLECT as COLLECT_SCHEMA,
+  type CollectMetricsOptions,
+} from "./options.js";

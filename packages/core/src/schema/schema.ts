@@ -307,6 +307,10 @@ export function record<T>(
  * @example
  * const clock = custom<Clock>({ range: "a clock", json: undefined, check: checkClock, doc: "Time source." });
  */
+export function custom<T>(
+  node: Meta<T> & { readonly default: T } & Pick<Node<T>, "check" | "range" | "json">,
+): Node<T> & { readonly default: T };
+export function custom<T>(node: Meta<T> & Pick<Node<T>, "check" | "range" | "json">): Node<T>;
 export function custom<T>(node: Meta<T> & Pick<Node<T>, "check" | "range" | "json">): Node<T> {
   return node;
 }
