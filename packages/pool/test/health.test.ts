@@ -1,7 +1,7 @@
 import type { Upstream } from "@llm-scheduler/upstream-sim";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "../src/index.js";
-import { chatBody, jsonHeaders, startReplicaSims } from "./helpers.js";
+import { chatBody, firstWithRoom, jsonHeaders, startReplicaSims } from "./helpers.js";
 
 let sims: Upstream[] = [];
 let pool: Pool | undefined;
@@ -14,9 +14,6 @@ afterEach(async () => {
 });
 
 const poll = { timeout: 10_000, interval: 10 };
-const firstWithRoom = (
-  replicas: readonly { id: string; healthy: boolean; inFlight: number; limit: number }[],
-) => replicas.find((r) => r.healthy && r.inFlight < r.limit)?.id ?? null;
 
 describe("health", () => {
   it("ejects a replica after consecutive connection errors, shrinks capacity, and brings it back by a probe", async () => {

@@ -1,7 +1,7 @@
 import type { Upstream } from "@llm-scheduler/upstream-sim";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "../src/index.js";
-import { chatBody, jsonHeaders, startReplicaSims } from "./helpers.js";
+import { chatBody, firstWithRoom, jsonHeaders, startReplicaSims } from "./helpers.js";
 
 let sims: Upstream[] = [];
 let pool: Pool | undefined;
@@ -18,9 +18,6 @@ const scheduler = {
   priorities: { interactive: { weight: 5 }, batch: { weight: 1 } },
   defaultPriority: "interactive",
 } as const;
-const firstWithRoom = (
-  replicas: readonly { id: string; healthy: boolean; inFlight: number; limit: number }[],
-) => replicas.find((r) => r.healthy && r.inFlight < r.limit)?.id ?? null;
 
 /** Loads a replica's engine from outside the pool: one request runs, `queued` wait in its queue. */
 function loadDirectly(sim: Upstream, queued: number, maxTokens: number): Promise<string>[] {
