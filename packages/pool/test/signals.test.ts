@@ -85,4 +85,26 @@ describe("engine signals", () => {
     expect(pool.metrics().waitingForReplica).toBe(0);
     expect(pool.metrics().replicas[0]!.sent).toBe(1);
   });
+
+  it("lets batch work onto a replica whose engine queue is within `maxWaiting`", async () => {
+    sims = await startReplicaSims(2, { parallel: 1, ttftMs: 1, tokenMs: 10 });
+    pool = createPool({
+      replicas: sims.map((sim) => ({ url: sim.url, maxConcurrency: 2 })),
+      scheduler,
+      routing: firstWithRoom,
+      health: false,
+      signals: { intervalMs: 20, maxWaiting: 1, maxKvCacheUsage: 1 },
+    });
+    const direct = loadDirectly(sims[0]!, 1, 40);
+    await expect.poll(() => pool!.metrics().replicas[0]!.engine?.waiting, poll).toBe(1);
+    const batch = await pool.fetch("/v1/chat/completions", {
+      method: "POST",
+      headers: jsonHeaders,
+      body: chatBody("batch item"),
+      priority: "batch",
+    });
+    await batch.text();
+    expect(pool.metrics().replicas.map((r) => r.sent)).toEqual([1, 0]); // one queued is within the bound
+    await Promise.all(direct);
+  });
 });
