@@ -63,7 +63,7 @@ describe("preemption across two instances on one Redis (the memory store's prope
       fc.asyncProperty(fc.array(settleOp, { minLength: 15, maxLength: 30 }), (ops) =>
         settlesOnceScenario(ops, redisWorld, seen),
       ),
-      { numRuns: 20 },
+      { numRuns: 10 },
     );
     expect(seen.preemptions).toBeGreaterThan(5);
   }, 600_000);
@@ -74,7 +74,7 @@ describe("preemption across two instances on one Redis (the memory store's prope
       fc.asyncProperty(fc.array(fitOp, { minLength: 15, maxLength: 30 }), (ops) =>
         fitScenario(ops, redisWorld, seen),
       ),
-      { numRuns: 20 },
+      { numRuns: 10 },
     );
     expect(seen.preemptions).toBeGreaterThan(5);
   }, 600_000);
