@@ -1,5 +1,6 @@
 export { parseEngineMetrics } from "./engine-metrics.js";
 export { PoolError, PoolErrorCode } from "./errors.js";
+export { localReplicaLedger, type ReplicaLedger } from "./ledger.js";
 export type { HealthOptions, PoolOptions, ReplicaOptions, SignalsOptions } from "./options.js";
 export type { ReplayableBody } from "./outgoing.js";
 export { createPool, type HealthChange, Pool, type PoolFetchInit, type PoolMetrics } from "./pool.js";
@@ -27,3 +28,4 @@ export {
   type RoutingKeyFunction,
   type RoutingKeyOptions,
 } from "./routing/routing-key.js";
+export type { SharedOptions } from "./shared.js";

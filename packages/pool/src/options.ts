@@ -1,6 +1,7 @@
 import type { AdaptiveOptions, Clock, ConcurrencyRange, SchedulerOptions } from "@llm-scheduler/core";
 import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { Router } from "./router.js";
+import type { SharedOptions } from "./shared.js";
 
 /** One replica of the model: where it is and how much it may take at once. */
 export interface ReplicaOptions {
@@ -63,13 +64,25 @@ export interface PoolOptions {
   readonly fetch?: typeof fetch;
   /** Time for checks, ejections and staleness (and the scheduler's, unless `scheduler.clock` is given). */
   readonly clock?: Clock;
+  /** A ledger shared by every gateway instance of the pool (replica leases and ejections). @default none */
+  readonly shared?: SharedOptions;
 }
 
 export type ResolvedHealth = Required<HealthOptions>;
 export type ResolvedSignals = Required<SignalsOptions>;
 
 const DAY_MS = 86_400_000;
-const POOL_KEYS = ["replicas", "scheduler", "routing", "retries", "health", "signals", "fetch", "clock"];
+const POOL_KEYS = [
+  "replicas",
+  "scheduler",
+  "routing",
+  "retries",
+  "health",
+  "signals",
+  "fetch",
+  "clock",
+  "shared",
+];
 const REPLICA_KEYS = ["url", "id", "maxConcurrency", "adaptive"];
 const HEALTH_DEFAULTS: ResolvedHealth = {
   path: "/v1/models",

@@ -21,6 +21,7 @@ import { Placement } from "./placement.js";
 import { Replica, type ReplicaMetrics } from "./replica.js";
 import { fewestInFlight } from "./router.js";
 import { SignalScraper } from "./scraper.js";
+import { type ResolvedShared, resolveShared, SharedHealth } from "./shared.js";
 
 /** The per-call options of {@link Pool.fetch}: the request's own, and who it is for the scheduler. */
 export interface PoolFetchInit
@@ -62,6 +63,8 @@ export class Pool {
   readonly #fetch: typeof fetch;
   readonly #checks: HealthChecks | undefined;
   readonly #scraper: SignalScraper | undefined;
+  readonly #shared: ResolvedShared | undefined;
+  readonly #sharedHealth: SharedHealth | undefined;
   readonly #now: () => number;
   readonly #healthListeners = new Set<(change: HealthChange) => void>();
 
@@ -70,6 +73,7 @@ export class Pool {
     const entries = resolveReplicas(options.replicas);
     const health = resolveHealth(options.health);
     const signals = resolveSignals(options.signals);
+    this.#shared = resolveShared(options.shared);
     const clock = options.clock ?? options.scheduler?.clock ?? systemClock;
     this.#now = () => clock.now();
     this.#retries = retries;
@@ -87,6 +91,8 @@ export class Pool {
         ? undefined
         : new SignalScraper(signals, this.#fetch, clock, () => this.#placement.wake());
     this.#scraper?.start(this.#replicas);
+    this.#sharedHealth = this.#shared && health && new SharedHealth(this.#shared, this.#replicas, clock);
+    this.#sharedHealth?.start();
   }
 
   /** The sum of the healthy replicas' limits (at least 1, so that requests are refused, not stuck). */
@@ -120,7 +126,7 @@ export class Pool {
     };
     try {
       return await forward(
-        { placement: this.#placement, retries: this.#retries, fetch: this.#fetch },
+        { placement: this.#placement, retries: this.#retries, fetch: this.#fetch, shared: this.#shared },
         permit,
         request,
         routing,
@@ -146,6 +152,7 @@ export class Pool {
   async close(options?: CloseOptions): Promise<void> {
     this.#checks?.close();
     this.#scraper?.close();
+    this.#sharedHealth?.close();
     const closing = this.scheduler.close(options);
     await closing;
     this.#placement.rejectAll(new PoolError(PoolErrorCode.NO_REPLICA, "The pool is closed"));
@@ -169,6 +176,7 @@ export class Pool {
   #changed(id: string, healthy?: boolean): void {
     const replica = this.#replicas.find((r) => r.id === id);
     if (replica !== undefined) this.#checks?.schedule(replica);
+    if (replica !== undefined && healthy === false) this.#sharedHealth?.ejected(replica);
     const capacity = this.capacity;
     if (this.scheduler !== undefined && this.scheduler.maxConcurrency !== capacity) {
       try {
