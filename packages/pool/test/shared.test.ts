@@ -1,0 +1,74 @@
+import type { Upstream } from "@llm-scheduler/upstream-sim";
+import { afterEach, describe, expect, it } from "vitest";
+import { createPool, localReplicaLedger, type Pool } from "../src/index.js";
+import { chatBody, jsonHeaders, startReplicaSims } from "./helpers.js";
+
+let sims: Upstream[] = [];
+let pools: Pool[] = [];
+
+afterEach(async () => {
+  await Promise.all(pools.map((pool) => pool.close()));
+  await Promise.all(sims.map((sim) => sim.close()));
+  sims = [];
+  pools = [];
+});
+
+const post = (pool: Pool, content: string, signal?: AbortSignal) =>
+  pool.fetch("/v1/chat/completions", {
+    method: "POST",
+    headers: jsonHeaders,
+    body: chatBody(content),
+    ...(signal === undefined ? {} : { signal }),
+  });
+
+describe("pools sharing one ledger", () => {
+  it("wait for a replica whose slots another pool leased, and never go over its limit", async () => {
+    sims = await startReplicaSims(1, { parallel: 8, ttftMs: 10, tokenMs: 5 });
+    const ledger = localReplicaLedger();
+    const make = () =>
+      createPool({
+        replicas: [{ url: sims[0]!.url, maxConcurrency: 1 }],
+        health: false,
+        signals: false,
+        shared: { ledger, retryMs: 5 },
+      });
+    pools = [make(), make()];
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        post(pools[i % 2]!, `q${i}`).then(async (r) => {
+          await r.text();
+          return r.status;
+        }),
+      ),
+    );
+    expect(answers).toEqual(Array.from({ length: 12 }, () => 200));
+    expect(sims[0]!.stats()).toMatchObject({ maxInFlightSeen: 1, served: 12 });
+    expect(await ledger.counts(["r0"])).toEqual({ r0: 0 });
+  });
+
+  it("lets a request waiting for a leased replica be cancelled, leaking nothing", async () => {
+    sims = await startReplicaSims(1, { parallel: 8, ttftMs: 10, tokenMs: 5 });
+    const ledger = localReplicaLedger();
+    const held = await ledger.take("r0", 1); // another instance holds the only slot
+    pools = [
+      createPool({
+        replicas: [{ url: sims[0]!.url, maxConcurrency: 1 }],
+        health: false,
+        signals: false,
+        shared: { ledger, retryMs: 5 },
+      }),
+    ];
+    const controller = new AbortController();
+    const waiting = post(pools[0]!, "waits", controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    controller.abort(new Error("gone"));
+    await expect(waiting).rejects.toThrow();
+    expect(pools[0]!.metrics()).toMatchObject({ running: 0, waitingForReplica: 0 });
+    expect(pools[0]!.metrics().replicas[0]!.inFlight).toBe(0);
+    await ledger.release(held!);
+    const after = await post(pools[0]!, "now");
+    await after.text();
+    expect(after.status).toBe(200);
+    expect(await ledger.counts(["r0"])).toEqual({ r0: 0 });
+  });
+});
