@@ -71,4 +71,30 @@ describe("pools sharing one ledger", () => {
     expect(after.status).toBe(200);
     expect(await ledger.counts(["r0"])).toEqual({ r0: 0 });
   });
+
+  it("go on under the replicas' own limits when the ledger fails", async () => {
+    sims = await startReplicaSims(1, { parallel: 8, ttftMs: 5, tokenMs: 5 });
+    const failing = {
+      ...localReplicaLedger(),
+      take: () => Promise.reject(new Error("unreachable")),
+      ejections: () => Promise.reject(new Error("unreachable")),
+    };
+    pools = [
+      createPool({
+        replicas: [{ url: sims[0]!.url, maxConcurrency: 2 }],
+        signals: false,
+        shared: { ledger: failing, syncMs: 10 },
+      }),
+    ];
+    const statuses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(pools[0]!, `q${i}`).then(async (r) => {
+          await r.text();
+          return r.status;
+        }),
+      ),
+    );
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(sims[0]!.stats().maxInFlightSeen).toBeLessThanOrEqual(2);
+  });
 });
