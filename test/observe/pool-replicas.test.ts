@@ -14,6 +14,7 @@ describe("a pool's replicas in Prometheus", () => {
     const replicas = await startReplicas(2, { ttftMs: 1, tokenMs: 1, prefillMsPerToken: 0 });
     const pool = createPool({
       replicas: replicas.map((replica) => ({ url: replica.url, maxConcurrency: 3 })),
+      routing: "round-robin", // the first request tries r0 first
       health: { failures: 1, intervalMs: 0, ejectMs: 60_000 },
       signals: { intervalMs: 20 },
     });

@@ -7,6 +7,7 @@ export { type NodeWritableLike, watchNodeUsage } from "./node-usage.js";
 export {
   type AdapterOptions,
   type Awaitable,
+  adapterSchema,
   type BodyReader,
   type ResolvedAdapterOptions,
   resolveAdapterOptions,

@@ -1,25 +1,59 @@
 import { ErrorCode, SchedulerError } from "@llm-scheduler/core";
-import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import {
+  custom,
+  type InferShape,
+  integer,
+  invalidOption,
+  rejectUnknownKeys,
+  resolveShape,
+  string,
+} from "@llm-scheduler/core/kit";
 import { retryOf } from "./retry-policy.js";
 import type { BatchItem, BatchItemInput, RetryPolicy } from "./types.js";
 
-/** Options of `batches.create()`. */
-export interface CreateBatchOptions {
-  /** The requests, 1 to `50_000`. Each `customId` must be unique within the batch. */
-  readonly items: readonly BatchItemInput[];
-  /** Whose batch it is; the scheduler's tenant of every item. @default "default" */
-  readonly tenant?: string;
-  /** The scheduler priority every item runs at. @default "batch" */
-  readonly priority?: string;
-  /** Items not done this long after creation end as `batch_expired`. @default 86_400_000 (24 h) */
-  readonly completionWindowMs?: number;
-  /** Retry policy. @default { maxAttempts: 4, baseMs: 1_000, maxMs: 60_000 } */
-  readonly retry?: Partial<RetryPolicy>;
-  /** Up to 16 string pairs (keys up to 64 characters, values up to 512), returned as given. */
-  readonly metadata?: Readonly<Record<string, string>>;
-  /** The endpoint every item must call (`/v1/chat/completions`), one of {@link BATCH_ENDPOINTS}. */
-  readonly endpoint?: string;
-}
+/** Options of `create()`, declared once: checks, types and the README table come from here. */
+export const CREATE = {
+  items: custom<readonly BatchItemInput[]>({
+    // Checked one by one by `checkItem`, naming the index; `create()` checks they are given.
+    check: (_path, value) => value as readonly BatchItemInput[],
+    range: "1 to 50,000 items",
+    json: { type: "array", minItems: 1, maxItems: 50_000 },
+    shownDefault: "required",
+    doc: "the requests `{ customId, method?, url, body }`; each `customId` unique within the batch",
+  }),
+  tenant: string(256, { default: "default", doc: "whose batch it is: the scheduler's tenant of every item" }),
+  priority: string(64, { default: "batch", doc: "the scheduler priority every item runs at" }),
+  completionWindowMs: integer(1, 2_592_000_000, {
+    default: 86_400_000,
+    shownDefault: "24 h",
+    doc: "items not done this long after creation end as `batch_expired`",
+  }),
+  retry: custom<Partial<RetryPolicy>>({
+    // Checked by `retryOf` over the batch layer's `retry`, which fills the fields left out.
+    check: (_path, value) => value as Partial<RetryPolicy>,
+    range: "`{ maxAttempts, baseMs, maxMs }`",
+    json: { type: "object" },
+    shownDefault: "the batch layer's `retry`",
+    doc: "the retry policy of this batch's items",
+  }),
+  metadata: custom<Readonly<Record<string, string>>>({
+    check: (_path, value) => metadataOf(value) as Readonly<Record<string, string>>,
+    range: "up to 16 string pairs (keys up to 64 characters, values up to 512)",
+    json: { type: "object", maxProperties: 16, additionalProperties: { type: "string", maxLength: 512 } },
+    shownDefault: "none",
+    doc: "returned as given",
+  }),
+  endpoint: custom<string>({
+    check: (_path, value) => endpointOf(value) as string,
+    range: "one of `BATCH_ENDPOINTS`",
+    json: { type: "string" },
+    shownDefault: "none: each item's `url` decides",
+    doc: "the endpoint every item must call (`/v1/chat/completions`)",
+  }),
+};
+
+/** Options of `create()`. */
+export type CreateBatchOptions = InferShape<typeof CREATE> & { readonly items: readonly BatchItemInput[] };
 
 /** Options of `create()` after validation, without the items. */
 export interface ResolvedCreate {
@@ -38,7 +72,6 @@ export interface ResolvedCreate {
  * if (items.length > MAX_ITEMS) splitInTwo(items);
  */
 export const MAX_ITEMS = 50_000;
-const KNOWN = ["items", "tenant", "priority", "completionWindowMs", "retry", "metadata", "endpoint"];
 const ITEM_KEYS = ["customId", "method", "url", "body"];
 /**
  * The endpoints a batch item may call: those OpenAI's Batch API accepts (its `endpoint` parameter).
@@ -98,21 +131,12 @@ export function resolveCreate(
   options: Omit<CreateBatchOptions, "items">,
   defaults?: RetryPolicy,
 ): ResolvedCreate {
-  if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
-  rejectUnknownKeys("", options, KNOWN);
+  const { items: _items, ...resolved } = resolveShape(CREATE, options);
   return {
-    tenant: text("tenant", options.tenant, 256, "default"),
-    priority: text("priority", options.priority, 64, "batch"),
-    completionWindowMs: integerIn(
-      "completionWindowMs",
-      options.completionWindowMs,
-      1,
-      2_592_000_000,
-      86_400_000,
-    ),
-    retry: retryOf(options.retry, defaults),
-    metadata: metadataOf(options.metadata),
-    endpoint: endpointOf(options.endpoint),
+    ...resolved,
+    retry: retryOf(resolved.retry, defaults),
+    metadata: resolved.metadata ?? null,
+    endpoint: resolved.endpoint ?? null,
   };
 }
 

@@ -4,6 +4,7 @@ export type { BatchStatusCounts } from "./counts.js";
 export { type BatchesOptions, createBatches, type ServedBatches } from "./create.js";
 export {
   BATCH_ENDPOINTS,
+  CREATE as CREATE_SCHEMA,
   type CreateBatchOptions,
   MAX_ITEMS,
   type ResolvedCreate,
@@ -16,6 +17,7 @@ export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
 export { type BatchesHandler, batchesHandler } from "./http/handler.js";
 export { bearerKeyTenant } from "./http/identity.js";
 export {
+  BATCHES_HTTP as BATCHES_HTTP_SCHEMA,
   type BatchesHttpOptions,
   type PriorityOf,
   type ResolvedHttpOptions,
@@ -25,7 +27,12 @@ export {
 export { newId } from "./ids.js";
 export { MemoryBatchStore, type MemoryBatchStoreOptions } from "./memory-store.js";
 export { type NodeRequestLike, type NodeResponseLike, nodeListener } from "./node.js";
-export { type BatchesCoreOptions, type ResolvedBatchesOptions, resolveBatchesOptions } from "./options.js";
+export {
+  BATCHES as BATCHES_SCHEMA,
+  type BatchesCoreOptions,
+  type ResolvedBatchesOptions,
+  resolveBatchesOptions,
+} from "./options.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./retry.js";
 export {
   type BatchStore,

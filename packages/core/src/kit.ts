@@ -12,7 +12,8 @@
  * - tools that read options from files: `PRIORITY_KEYS`, the keys a priority's options may have; the
  *   options' schema (`SCHEDULER_SCHEMA`, `PRIORITY_SCHEMA`, `TENANT_SCHEMA`, `TASK_SCHEMA`) and the
  *   combinators it is built with, to declare a file's own sections the same way (paths in messages,
- *   unknown keys refused with a did-you-mean, JSON Schema, defaults).
+ *   unknown keys refused with a did-you-mean, JSON Schema, defaults); `resolveShape` checks a package's
+ *   options against its shape and fills in the defaults, and `withOptionTables` writes its README tables.
  */
 export { type HeapItem, IndexedHeap } from "./heap.js";
 export { type KnownTaskFields, KnownTaskOptions } from "./known-options.js";
@@ -34,17 +35,25 @@ export {
   serverTiming,
 } from "./request.js";
 export { PRIORITY_KEYS } from "./resolve-options.js";
-export { optionTable } from "./schema/markdown.js";
+export { type OptionTable, optionTable, withOptionTables } from "./schema/markdown.js";
 export {
   boolean,
   custom,
   duration,
+  func,
+  type Infer,
+  type InferShape,
   integer,
+  type Node,
   number,
   object,
   oneOf,
   positive,
+  type Resolved,
   record,
+  required,
+  resolveShape,
+  type Shape,
   string,
   withDefaults,
 } from "./schema/schema.js";

@@ -1,4 +1,4 @@
-import type { AdaptiveOptions, ConcurrencyRange } from "./adaptive/options.js";
+import { ADAPTIVE_OPTION, type ConcurrencyRange } from "./adaptive/options.js";
 import type { Clock } from "./clock.js";
 import {
   custom,
@@ -178,14 +178,7 @@ const LIVE = {
     default: 8,
     doc: "requests (or cost units) in flight upstream at once; a range lets the scheduler find the limit",
   }),
-  adaptive: custom<AdaptiveOptions>({
-    // Checked by adaptive/options.ts (`resolveLimit`), which owns these tunables.
-    check: (_path, value) => value as AdaptiveOptions,
-    range: "the adaptive tunables (see Adaptive limit)",
-    json: { type: "object" },
-    shownDefault: "see Adaptive limit",
-    doc: "tunables of the adaptive limit; only with `maxConcurrency: { initial, min, max }`",
-  }),
+  adaptive: ADAPTIVE_OPTION,
   priorities: record(object(PRIORITY, { doc: "one lane of work" }), {
     key: priorityName,
     shownDefault:

@@ -117,7 +117,7 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
 
 /**
  * Applies an update to the options the scheduler was built from, by the schema's rules: an object option
- * (and `adaptive`) merges field by field, a record (`priorities`, `tenants`) entry by entry, each entry
+ * merges field by field, a record (`priorities`, `tenants`) entry by entry, each entry
  * field by field (a new name adds an entry); any other option is replaced. The caller resolves the result.
  *
  * @example
@@ -136,7 +136,7 @@ export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate):
   for (const [key, value] of Object.entries(patch)) {
     const node = SCHEDULER[key as keyof typeof SCHEDULER];
     if ("entry" in node) merged[key] = mergeEntries(key, was[key], value);
-    else if ("shape" in node || key === "adaptive") merged[key] = mergeFields(key, was[key], value);
+    else if ("shape" in node) merged[key] = mergeFields(key, was[key], value);
     else merged[key] = value;
   }
   return merged as SchedulerOptions;

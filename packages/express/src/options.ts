@@ -58,15 +58,10 @@ export type ExpressShape = keyof ExpressShapes;
  *   tenant: (req) => teams.get(req.get("x-api-key") ?? "")?.tenant ?? "unknown-key",
  * };
  */
-export interface ExpressOptions<S extends ExpressShape = "middleware">
-  extends AdapterOptions<ExpressShapes[S]["req"]> {
-  /**
-   * Sends the response of a rejected request.
-   * @default a JSON body `{ error: { message, type, code, param } }` with core's status, `Retry-After` and
-   * `retry-after-ms`
-   */
-  readonly onRejected?: ExpressShapes[S]["onRejected"];
-}
+export type ExpressOptions<S extends ExpressShape = "middleware"> = AdapterOptions<
+  ExpressShapes[S]["req"],
+  ExpressShapes[S]["onRejected"]
+>;
 
 /** Options of `schedulerMiddleware()` (the adapter's options on Express's `req`). */
 export type ExpressSchedulerOptions = ExpressOptions<"middleware">;

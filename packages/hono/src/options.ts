@@ -50,14 +50,10 @@ export type HonoShape = keyof HonoShapes;
  *   tenant: (c) => teams.get(c.req.header("x-api-key") ?? "")?.tenant ?? "unknown-key",
  * };
  */
-export interface HonoOptions<S extends HonoShape = "middleware"> extends AdapterOptions<HonoShapes[S]["on"]> {
-  /**
-   * Builds the response of a rejected request.
-   * @default a JSON body `{ error: { message, type, code, param } }` with core's status, `Retry-After` and
-   * `retry-after-ms`
-   */
-  readonly onRejected?: HonoShapes[S]["onRejected"];
-}
+export type HonoOptions<S extends HonoShape = "middleware"> = AdapterOptions<
+  HonoShapes[S]["on"],
+  HonoShapes[S]["onRejected"]
+>;
 
 /** Options of `schedulerMiddleware()` (the adapter's options on Hono's context). */
 export type HonoSchedulerOptions = HonoOptions<"middleware">;

@@ -27,14 +27,7 @@ export type KoaRejectionHandler = (error: SchedulerError, ctx: Context) => Await
  *   tenant: (ctx) => teams.get(ctx.get("x-api-key")) ?? "unknown-key",
  * };
  */
-export interface KoaSchedulerOptions extends AdapterOptions<Context> {
-  /**
-   * Sets the response of a rejected request.
-   * @default a JSON body `{ error: { message, type, code, param } }` with core's status, `Retry-After` and
-   * `retry-after-ms`
-   */
-  readonly onRejected?: KoaRejectionHandler;
-}
+export type KoaSchedulerOptions = AdapterOptions<Context, KoaRejectionHandler>;
 
 /**
  * Validates the options up front (throws `INVALID_OPTION`, naming an unknown key and the nearest known

@@ -1,5 +1,33 @@
-import { invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import {
+  boolean,
+  custom,
+  type InferShape,
+  invalidOption,
+  type Resolved,
+  required,
+  resolveShape,
+} from "@llm-scheduler/core/kit";
 import type { Tracer } from "@opentelemetry/api";
+
+/** Options of `traceScheduler()`, declared once: checks, types and the README table come from here. */
+export const TRACE = {
+  tracer: required(
+    custom<Tracer>({
+      check: (path, value) => {
+        if (typeof (value as { startSpan?: unknown } | null)?.startSpan === "function")
+          return value as Tracer;
+        throw invalidOption(path, "an OpenTelemetry Tracer (trace.getTracer(name))", value);
+      },
+      range: "an OpenTelemetry `Tracer`",
+      json: undefined,
+      doc: 'where spans are made: `trace.getTracer("my-gateway")`',
+    }),
+  ),
+  tenant: boolean({
+    default: false,
+    doc: "adds the `llm_scheduler.tenant` attribute (a tenant may be a customer's name)",
+  }),
+};
 
 /**
  * Options of `traceScheduler()`.
@@ -7,27 +35,12 @@ import type { Tracer } from "@opentelemetry/api";
  * @example
  * const options: TraceOptions = { tracer: trace.getTracer("gateway"), tenant: true };
  */
-export interface TraceOptions {
-  /** Where spans are made: `trace.getTracer("my-gateway")`. */
-  readonly tracer: Tracer;
-  /** Adds the `llm_scheduler.tenant` attribute (a tenant may be a customer's name). @default false */
-  readonly tenant?: boolean;
-}
+export type TraceOptions = InferShape<typeof TRACE>;
 
 /** {@link TraceOptions} after defaults and checks. */
-export interface ResolvedTraceOptions {
-  readonly tracer: Tracer;
-  readonly tenant: boolean;
-}
+export type ResolvedTraceOptions = Resolved<typeof TRACE>;
 
 /** Checks every option up front; a wrong one throws a `SchedulerError` (`INVALID_OPTION`). */
 export function resolveTraceOptions(given: TraceOptions): ResolvedTraceOptions {
-  if (typeof given !== "object" || given === null) throw invalidOption("options", "an object", given);
-  rejectUnknownKeys("", given as unknown as Record<string, unknown>, ["tracer", "tenant"]);
-  const { tracer, tenant = false } = given;
-  if (typeof (tracer as { startSpan?: unknown } | undefined)?.startSpan !== "function") {
-    throw invalidOption("tracer", "an OpenTelemetry Tracer (trace.getTracer(name))", tracer);
-  }
-  if (typeof tenant !== "boolean") throw invalidOption("tenant", "a boolean", tenant);
-  return { tracer, tenant };
+  return resolveShape(TRACE, given);
 }

@@ -1,7 +1,13 @@
 export { parseEngineMetrics } from "./engine-metrics.js";
 export { PoolError, PoolErrorCode } from "./errors.js";
 export { localReplicaLedger, type ReplicaLedger } from "./ledger.js";
-export type { HealthOptions, PoolOptions, ReplicaOptions, SignalsOptions } from "./options.js";
+export type {
+  HealthOptions,
+  PoolOptions,
+  PoolSchedulerOptions,
+  ReplicaOptions,
+  SignalsOptions,
+} from "./options.js";
 export type { ReplayableBody } from "./outgoing.js";
 export { createPool, type HealthChange, Pool, type PoolFetchInit, type PoolMetrics } from "./pool.js";
 export type { ReplicaMetrics } from "./replica.js";

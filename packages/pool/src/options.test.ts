@@ -38,7 +38,7 @@ describe("createPool options", () => {
     );
   });
 
-  it("takes the sum of the replicas' limits as the scheduler's, ignoring a given one", async () => {
+  it("takes the sum of the replicas' limits as the scheduler's by default", async () => {
     const pool = createPool({
       replicas: [replica, { url: "http://127.0.0.1:2/", maxConcurrency: { initial: 3, min: 1, max: 8 } }],
       scheduler: {
@@ -54,6 +54,27 @@ describe("createPool options", () => {
       ["r1", "http://127.0.0.1:2", 3],
     ]);
     await pool.close();
+  });
+});
+
+describe("scheduler.maxConcurrency", () => {
+  it("caps the scheduler's limit below the replicas' sum, never above it, and is checked", async () => {
+    const replicas = [replica, { ...replica, maxConcurrency: 6 }];
+    const capped = createPool({ replicas, scheduler: { maxConcurrency: 5 }, ...off });
+    expect(capped.capacity).toBe(5);
+    expect(capped.metrics().maxConcurrency).toBe(5);
+    expect(capped.metrics().replicas.map((r) => r.limit)).toEqual([2, 6]); // replicas keep their headroom
+    await capped.close();
+    const above = createPool({ replicas, scheduler: { maxConcurrency: 50 }, ...off });
+    expect(above.capacity).toBe(8);
+    await above.close();
+    expect(() => createPool({ replicas, scheduler: { maxConcurrency: 0 }, ...off })).toThrow(
+      "Expected `scheduler.maxConcurrency` to be an integer from 1 to 1000000",
+    );
+    const range = { initial: 2, min: 1, max: 4 };
+    expect(() => createPool({ replicas, scheduler: { maxConcurrency: range as never }, ...off })).toThrow(
+      "Expected `scheduler.maxConcurrency` to be an integer",
+    );
   });
 });
 

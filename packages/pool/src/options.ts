@@ -1,6 +1,8 @@
 import type { AdaptiveOptions, Clock, ConcurrencyRange, SchedulerOptions } from "@llm-scheduler/core";
 import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import type { Router } from "./router.js";
+import type { Routing } from "./routing/create-router.js";
+import type { Router } from "./routing/router.js";
+import type { RoutingKeyFunction, RoutingKeyOptions } from "./routing/routing-key.js";
 import type { SharedOptions } from "./shared.js";
 
 /** One replica of the model: where it is and how much it may take at once. */
@@ -46,14 +48,30 @@ export interface SignalsOptions {
 }
 
 /**
- * Options of {@link createPool}. The pool's scheduler takes `scheduler` (every core option but
- * `maxConcurrency`, which is the sum of the healthy replicas' limits).
+ * The pool's scheduler: every core option; `maxConcurrency` is a fixed number, capped by the sum of
+ * the healthy replicas' limits (which it is when not given).
  */
+export interface PoolSchedulerOptions extends Omit<SchedulerOptions, "maxConcurrency"> {
+  /**
+   * Requests in flight over the whole pool, 1 to 1,000,000, at most the healthy replicas' sum: set it
+   * to what the engines run when the replicas' limits hold more than that (decision 0049).
+   * @default the sum of the healthy replicas' limits
+   */
+  readonly maxConcurrency?: number;
+}
+
+/** Options of {@link createPool}. */
 export interface PoolOptions {
   readonly replicas: readonly ReplicaOptions[];
-  readonly scheduler?: Omit<SchedulerOptions, "maxConcurrency">;
-  /** Where each request goes. @default the replica with the lowest share of its limit in flight */
-  readonly routing?: Router;
+  readonly scheduler?: PoolSchedulerOptions;
+  /** Where each request goes: a router by name, or a `Router` of your own. @default "prefix" */
+  readonly routing?: Routing | Router;
+  /**
+   * The routing key of a request that `pool.fetch()` gets without one: `createRoutingKey()` with these
+   * options over its JSON body and headers, your own function of (body, headers), or `false` for none.
+   * @default {}
+   */
+  readonly routingKey?: RoutingKeyOptions | RoutingKeyFunction | false;
   /** Further replicas a request that failed before its first byte may be sent to. @default 2 */
   readonly retries?: number;
   /** Health checking; `false` turns active checks, ejection and probes off. @default {} */
@@ -76,6 +94,7 @@ const POOL_KEYS = [
   "replicas",
   "scheduler",
   "routing",
+  "routingKey",
   "retries",
   "health",
   "signals",
@@ -159,13 +178,20 @@ export function resolveSignals(signals: SignalsOptions | false | undefined): Res
 export function resolveRetries(options: PoolOptions): number {
   if (typeof options !== "object" || options === null) throw invalidOption("options", "an object", options);
   rejectUnknownKeys("", options, POOL_KEYS);
-  if (options.routing !== undefined && typeof options.routing !== "function") {
-    throw invalidOption("routing", "a function", options.routing);
-  }
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     throw invalidOption("fetch", "a function", options.fetch);
   }
   return integerIn("retries", options.retries, 0, 100, 2);
+}
+
+/** The scheduler's limit as configured (`undefined`: the healthy replicas' sum), checked. */
+export function resolveSchedulerLimit(scheduler: PoolSchedulerOptions | undefined): number | undefined {
+  if (scheduler === undefined) return undefined;
+  if (typeof scheduler !== "object" || scheduler === null) {
+    throw invalidOption("scheduler", "an object", scheduler);
+  }
+  if (scheduler.maxConcurrency === undefined) return undefined;
+  return integerIn("scheduler.maxConcurrency", scheduler.maxConcurrency, 1, 1_000_000);
 }
 
 function objectAt(path: string, value: unknown, known: readonly string[]): object {

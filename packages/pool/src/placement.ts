@@ -3,7 +3,8 @@ import { PoolError, PoolErrorCode } from "./errors.js";
 import type { ResolvedSignals } from "./options.js";
 import type { Replica } from "./replica.js";
 import type { ReplicaState } from "./replica-state.js";
-import { fewestInFlight, hasRoom, type Router } from "./router.js";
+import { batchHold } from "./routing/batch-hold.js";
+import { loadOf, openReplicas, type ReplicaFilter, type Router } from "./routing/router.js";
 
 /** What placing one attempt of a request needs to know. */
 export interface Want {
@@ -35,6 +36,8 @@ export class Placement {
   readonly #replicas: readonly Replica[];
   readonly #router: Router;
   readonly #signals: ResolvedSignals | undefined;
+  /** The batch-hold filter for the priorities in `signals.holdBack`. */
+  readonly #hold: ReplicaFilter | undefined;
   readonly #now: () => number;
   readonly #waiters = new Set<Waiter>();
 
@@ -47,6 +50,10 @@ export class Placement {
     this.#replicas = replicas;
     this.#router = router;
     this.#signals = signals;
+    this.#hold =
+      signals === undefined
+        ? undefined
+        : batchHold({ maxWaiting: signals.maxWaiting, maxKvCacheUsage: signals.maxKvCacheUsage });
     this.#now = now;
   }
 
@@ -112,47 +119,51 @@ export class Placement {
       throw new PoolError(PoolErrorCode.NO_REPLICA, "No healthy replica is left to try");
     }
     const states = this.#views(want);
-    let id: string | null;
-    try {
-      id = this.#router(states, want.routingKey);
-    } catch {
-      id = null; // a router that throws must not lose the request: fall back below
-    }
-    let pickedId = states.find((state) => state.id === id && hasRoom(state))?.id ?? null;
+    const accept = this.#signals?.holdBack.includes(want.priority) ? this.#hold : undefined;
     // A replica whose own limiter still refuses (a tenant held back there after its 429s) is skipped.
     for (let left = states.length; left > 0; left--) {
-      pickedId ??= fewestInFlight(states, want.routingKey);
+      const pickedId = this.#pick(states, want.routingKey, accept);
       if (pickedId === null) return undefined;
       const replica = this.#replicas.find((r) => r.id === pickedId)!;
       const slot = replica.take(want.tenant);
       if (slot !== undefined) return { replica, slot };
       const index = states.findIndex((state) => state.id === pickedId);
       states[index] = { ...states[index]!, healthy: false };
-      pickedId = null;
     }
     return undefined;
   }
 
-  /** Every replica as the router sees it for `want`: the ones it may not use now show `healthy: false`. */
+  /**
+   * The router's pick when it names a replica that may take the request; otherwise (it threw, named
+   * one without room or turned away by `accept`, or said `null` while one has room) the open replica
+   * with the lowest share of its limit in flight, the first on a tie, so a request is never lost.
+   */
+  #pick(states: readonly ReplicaState[], key: string | undefined, accept: ReplicaFilter | undefined) {
+    let id: string | null = null;
+    try {
+      id = this.#router.pick(states, key, accept);
+    } catch {
+      // a router that throws must not lose the request: the fallback below places it
+    }
+    const open = openReplicas(states, accept);
+    if (open.some((state) => state.id === id)) return id;
+    let best: ReplicaState | undefined;
+    for (const state of open) if (best === undefined || loadOf(state) < loadOf(best)) best = state;
+    return best?.id ?? null;
+  }
+
+  /** Every replica as the router sees it for `want`: ejected ones and ones it failed on show `healthy: false`. */
   #views(want: Want): ReplicaState[] {
     const now = this.#now();
     const staleMs = this.staleMs;
     return this.#replicas.map((replica) => {
       const state = replica.state(now, staleMs);
-      const usable = state.healthy && !want.tried.has(state.id) && !this.#heldBack(state, want.priority);
-      return usable ? state : { ...state, healthy: false };
+      return state.healthy && !want.tried.has(state.id) ? state : { ...state, healthy: false };
     });
   }
 
   /** How old engine signals may be before they no longer count: three scrapes, and at least 3 s. */
   get staleMs(): number {
     return this.#signals === undefined ? 0 : Math.max(this.#signals.intervalMs * 3, 3_000);
-  }
-
-  #heldBack(state: ReplicaState, priority: string): boolean {
-    const signals = this.#signals;
-    const engine = state.engine;
-    if (signals === undefined || engine === undefined || !signals.holdBack.includes(priority)) return false;
-    return engine.waiting > signals.maxWaiting || (engine.kvCacheUsage ?? 0) > signals.maxKvCacheUsage;
   }
 }

@@ -14,12 +14,13 @@ import {
   resolveHealth,
   resolveReplicas,
   resolveRetries,
+  resolveSchedulerLimit,
   resolveSignals,
 } from "./options.js";
 import { outgoingOf, type ReplayableBody } from "./outgoing.js";
 import { Placement } from "./placement.js";
 import { Replica, type ReplicaMetrics } from "./replica.js";
-import { fewestInFlight } from "./router.js";
+import { type KeyOfRequest, resolveKeyOf, resolveRouter } from "./request-routing.js";
 import { SignalScraper } from "./scraper.js";
 import { type ResolvedShared, resolveShared, SharedHealth } from "./shared.js";
 
@@ -29,7 +30,10 @@ export interface PoolFetchInit
   readonly method?: string;
   readonly headers?: HeadersInit;
   readonly body?: ReplayableBody;
-  /** What the router keys on (a prefix hash, a session id); `undefined` for none. */
+  /**
+   * What the router keys on (a prefix hash, a session id). Not given: the pool's `routingKey` option
+   * derives it from the body (the system prompt and first message, or `user`).
+   */
   readonly routingKey?: string;
   /** The caller's signal: removes the request from the queue, or cancels it upstream. */
   readonly signal?: AbortSignal;
@@ -51,8 +55,9 @@ export interface PoolMetrics extends MetricsSnapshot {
 
 /**
  * Several replicas of one model behind one scheduler: the scheduler decides who goes next (priorities,
- * tenants, quotas, preemption) with a limit equal to the sum of the healthy replicas' limits; the
- * router decides where; each replica enforces its own limit. Create it with {@link createPool}.
+ * tenants, quotas, preemption) with a limit of the sum of the healthy replicas' limits (or less, with
+ * `scheduler.maxConcurrency`); the router decides where; each replica enforces its own limit. Create it
+ * with {@link createPool}.
  */
 export class Pool {
   /** The pool's scheduler: listen to its events, read its options, `update()` its priorities. */
@@ -60,6 +65,9 @@ export class Pool {
   readonly #replicas: readonly Replica[];
   readonly #placement: Placement;
   readonly #retries: number;
+  readonly #keyOf: KeyOfRequest;
+  /** `scheduler.maxConcurrency` as configured, or `undefined` for the healthy replicas' sum. */
+  readonly #limit: number | undefined;
   readonly #fetch: typeof fetch;
   readonly #checks: HealthChecks | undefined;
   readonly #scraper: SignalScraper | undefined;
@@ -74,6 +82,9 @@ export class Pool {
     const health = resolveHealth(options.health);
     const signals = resolveSignals(options.signals);
     this.#shared = resolveShared(options.shared);
+    const router = resolveRouter(options.routing);
+    this.#keyOf = resolveKeyOf(options.routingKey);
+    this.#limit = resolveSchedulerLimit(options.scheduler);
     const clock = options.clock ?? options.scheduler?.clock ?? systemClock;
     this.#now = () => clock.now();
     this.#retries = retries;
@@ -83,7 +94,7 @@ export class Pool {
       ({ id, options: replica }) =>
         new Replica(id, replica, clock, health, (healthy) => this.#changed(id, healthy)),
     );
-    this.#placement = new Placement(this.#replicas, options.routing ?? fewestInFlight, signals, this.#now);
+    this.#placement = new Placement(this.#replicas, router, signals, this.#now);
     this.scheduler = createScheduler({ ...options.scheduler, clock, maxConcurrency: this.capacity });
     for (const replica of this.#replicas) this.#checks?.schedule(replica);
     this.#scraper =
@@ -95,11 +106,14 @@ export class Pool {
     this.#sharedHealth?.start();
   }
 
-  /** The sum of the healthy replicas' limits (at least 1, so that requests are refused, not stuck). */
+  /**
+   * The scheduler's limit: the sum of the healthy replicas' limits, or `scheduler.maxConcurrency` when
+   * that is lower (at least 1, so that requests are refused, not stuck).
+   */
   get capacity(): number {
     let sum = 0;
     for (const replica of this.#replicas) if (replica.healthy) sum += replica.limit;
-    return Math.max(1, sum);
+    return Math.max(1, Math.min(sum, this.#limit ?? sum));
   }
 
   /**
@@ -117,12 +131,13 @@ export class Pool {
   async fetch(input: Request | string, init: PoolFetchInit = {}): Promise<Response> {
     const request = await outgoingOf(input, init);
     const { routingKey, signal, method: _m, headers: _h, body: _b, ...task } = init;
+    const key = routingKey ?? this.#keyOf(request);
     const permit = await this.scheduler.acquire(signal === undefined ? task : { ...task, signal });
     const routing = {
       priority: this.scheduler.options.defaultPriority,
       ...(task.priority === undefined ? {} : { priority: task.priority }),
       tenant: task.tenant,
-      routingKey,
+      routingKey: key,
     };
     try {
       return await forward(
@@ -206,6 +221,7 @@ export class Pool {
  * @example
  * const pool = createPool({
  *   replicas: [{ url: "http://10.0.0.1:8000", maxConcurrency: 8 }, { url: "http://10.0.0.2:8000", maxConcurrency: 8 }],
+ *   routing: "prefix",
  *   scheduler: { priorities: { interactive: { weight: 5, reserved: 2 }, batch: { weight: 1 } }, defaultPriority: "interactive" },
  * });
  * const response = await pool.fetch("/v1/models");

@@ -1,7 +1,7 @@
 import type { Upstream } from "@llm-scheduler/upstream-sim";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "../src/index.js";
-import { chatBody, jsonHeaders, startReplicaSims } from "./helpers.js";
+import { chatBody, firstWithRoom, jsonHeaders, startReplicaSims } from "./helpers.js";
 
 let sims: Upstream[] = [];
 let pool: Pool | undefined;
@@ -21,7 +21,7 @@ describe("an adaptive replica limit", () => {
         { url: sims[0]!.url, maxConcurrency: { initial: 8, min: 1, max: 8 } },
         { url: sims[1]!.url, maxConcurrency: 2 },
       ],
-      routing: (replicas) => replicas.find((r) => r.healthy && r.inFlight < r.limit)?.id ?? null,
+      routing: firstWithRoom,
       retries: 3,
       health: false,
       signals: false,

@@ -1,7 +1,7 @@
 import type { Upstream } from "@llm-scheduler/upstream-sim";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "../src/index.js";
-import { chatBody, jsonHeaders, startReplicaSims } from "./helpers.js";
+import { chatBody, firstWithRoom, jsonHeaders, startReplicaSims } from "./helpers.js";
 
 let sims: Upstream[] = [];
 let pool: Pool | undefined;
@@ -14,11 +14,31 @@ afterEach(async () => {
 });
 
 const poll = { timeout: 10_000, interval: 10 };
-const firstWithRoom = (
-  replicas: readonly { id: string; healthy: boolean; inFlight: number; limit: number }[],
-) => replicas.find((r) => r.healthy && r.inFlight < r.limit)?.id ?? null;
 
 describe("health", () => {
+  it("keeps a configured scheduler limit while the replicas' sum is above it, and follows the sum below it", async () => {
+    sims = await startReplicaSims(2, { ttftMs: 1, tokenMs: 1 });
+    pool = createPool({
+      replicas: sims.map((sim) => ({ url: sim.url, maxConcurrency: 4 })),
+      scheduler: { maxConcurrency: 6 },
+      routing: firstWithRoom,
+      health: { failures: 1, ejectMs: 60_000, intervalMs: 0 },
+      signals: false,
+    });
+    expect(pool.metrics().maxConcurrency).toBe(6);
+    await sims[0]!.close(); // refused from now on: the first attempt fails there and ejects it
+    const response = await pool.fetch("/v1/chat/completions", {
+      method: "POST",
+      headers: jsonHeaders,
+      body: chatBody("hi"),
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(pool.metrics().replicas.map((r) => r.healthy)).toEqual([false, true]);
+    expect(pool.capacity).toBe(4);
+    expect(pool.metrics().maxConcurrency).toBe(4);
+  });
+
   it("ejects a replica after consecutive connection errors, shrinks capacity, and brings it back by a probe", async () => {
     sims = await startReplicaSims(3, { ttftMs: 1, tokenMs: 1 });
     pool = createPool({

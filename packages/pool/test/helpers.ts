@@ -1,4 +1,10 @@
 import { startUpstream, type Upstream, type UpstreamOptions } from "@llm-scheduler/upstream-sim";
+import { hasRoom, type Router } from "../src/index.js";
+
+/** A router that always takes the first replica that may take the request: placements tests can predict. */
+export const firstWithRoom: Router = {
+  pick: (replicas, _key, accept) => replicas.find((r) => hasRoom(r) && (accept?.(r) ?? true))?.id ?? null,
+};
 
 /** `count` simulated replicas on free ports. */
 export function startReplicaSims(count: number, options: UpstreamOptions = {}): Promise<Upstream[]> {

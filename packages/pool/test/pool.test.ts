@@ -1,7 +1,7 @@
 import type { Upstream } from "@llm-scheduler/upstream-sim";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPool, type Pool, PoolError } from "../src/index.js";
-import { chatBody, jsonHeaders, startReplicaSims } from "./helpers.js";
+import { chatBody, firstWithRoom, jsonHeaders, startReplicaSims } from "./helpers.js";
 
 let sims: Upstream[] = [];
 let pool: Pool | undefined;
@@ -74,7 +74,7 @@ describe("pool.fetch over real replicas", () => {
     sims[1]!.setFaultRules([{ fault: "429", times: 5, promptIncludes: "q" }]);
     pool = createPool({
       replicas: [down, sims[1]!.url, sims[2]!.url].map((url) => ({ url, maxConcurrency: 4 })),
-      routing: (replicas) => replicas.find((r) => r.healthy && r.inFlight < r.limit)?.id ?? null,
+      routing: firstWithRoom,
       health: false,
       signals: false,
     });
@@ -115,7 +115,7 @@ describe("pool.fetch over real replicas", () => {
     sims = await startReplicaSims(2, { ttftMs: 1, tokenMs: 30 });
     pool = createPool({
       replicas: sims.map((sim) => ({ url: sim.url, maxConcurrency: 2 })),
-      routing: (replicas) => (replicas[0]!.healthy ? replicas[0]!.id : null),
+      routing: { pick: (replicas) => (replicas[0]!.healthy ? replicas[0]!.id : null) },
       health: false,
       signals: false,
     });

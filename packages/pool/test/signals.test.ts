@@ -1,7 +1,7 @@
 import type { Upstream } from "@llm-scheduler/upstream-sim";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPool, type Pool } from "../src/index.js";
-import { chatBody, jsonHeaders, startReplicaSims } from "./helpers.js";
+import { chatBody, firstWithRoom, jsonHeaders, startReplicaSims } from "./helpers.js";
 
 let sims: Upstream[] = [];
 let pool: Pool | undefined;
@@ -18,9 +18,6 @@ const scheduler = {
   priorities: { interactive: { weight: 5 }, batch: { weight: 1 } },
   defaultPriority: "interactive",
 } as const;
-const firstWithRoom = (
-  replicas: readonly { id: string; healthy: boolean; inFlight: number; limit: number }[],
-) => replicas.find((r) => r.healthy && r.inFlight < r.limit)?.id ?? null;
 
 /** Loads a replica's engine from outside the pool: one request runs, `queued` wait in its queue. */
 function loadDirectly(sim: Upstream, queued: number, maxTokens: number): Promise<string>[] {
@@ -87,5 +84,27 @@ describe("engine signals", () => {
     await answer.text();
     expect(pool.metrics().waitingForReplica).toBe(0);
     expect(pool.metrics().replicas[0]!.sent).toBe(1);
+  });
+
+  it("lets batch work onto a replica whose engine queue is within `maxWaiting`", async () => {
+    sims = await startReplicaSims(2, { parallel: 1, ttftMs: 1, tokenMs: 10 });
+    pool = createPool({
+      replicas: sims.map((sim) => ({ url: sim.url, maxConcurrency: 2 })),
+      scheduler,
+      routing: firstWithRoom,
+      health: false,
+      signals: { intervalMs: 20, maxWaiting: 1, maxKvCacheUsage: 1 },
+    });
+    const direct = loadDirectly(sims[0]!, 1, 40);
+    await expect.poll(() => pool!.metrics().replicas[0]!.engine?.waiting, poll).toBe(1);
+    const batch = await pool.fetch("/v1/chat/completions", {
+      method: "POST",
+      headers: jsonHeaders,
+      body: chatBody("batch item"),
+      priority: "batch",
+    });
+    await batch.text();
+    expect(pool.metrics().replicas.map((r) => r.sent)).toEqual([1, 0]); // one queued is within the bound
+    await Promise.all(direct);
   });
 });

@@ -1,4 +1,13 @@
-import { invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import {
+  custom,
+  type InferShape,
+  integer,
+  invalidOption,
+  object,
+  oneOf,
+  required,
+  resolveShape,
+} from "@llm-scheduler/core/kit";
 import type { Registry, RegistryContentType } from "prom-client";
 
 /**
@@ -49,37 +58,78 @@ export interface ReplicaRowsSource {
   metrics(): { readonly replicas: readonly ReplicaRow[] };
 }
 
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+
+/** `value` when `test` holds for it; `INVALID_OPTION` naming `path` and `range` otherwise. */
+function having<T>(range: string, method: string) {
+  return (path: string, value: unknown): T => {
+    if (typeof (value as Record<string, unknown> | null)?.[method] === "function") return value as T;
+    throw invalidOption(path, range, value);
+  };
+}
+
+/** Options of `collectMetrics()`, declared once: checks, types and the README table come from here. */
+export const COLLECT = {
+  registry: required(
+    custom<Registry<RegistryContentType>>({
+      check: having("a prom-client Registry", "registerMetric"),
+      range: "a prom-client `Registry`",
+      json: undefined,
+      doc: "the registry to add the series to (serve it with `registry.metrics()`)",
+    }),
+  ),
+  batches: custom<BatchCountsSource>({
+    check: having("an object with a statusCounts() method", "statusCounts"),
+    range: "an object with `statusCounts()`",
+    json: undefined,
+    shownDefault: "none",
+    doc: "a batch service: adds `batch_items{status}` and `batches{status}` gauges",
+  }),
+  replicas: custom<ReplicaRowsSource>({
+    check: having("an object with a metrics() method", "metrics"),
+    range: "an object with `metrics()`",
+    json: undefined,
+    shownDefault: "none",
+    doc: "a pool of replicas (`@llm-scheduler/pool`): adds per-replica gauges (`replica_limit{replica}`, ...)",
+  }),
+  tenantLabel: object(
+    {
+      top: required(integer(1, 1_000, { doc: "how many of the busiest tenants get their own label value" })),
+      halfLifeMs: integer(1_000, 86_400_000, {
+        default: 60_000,
+        doc: "how fast a tenant's decayed request count forgets: each request's weight halves every this long",
+      }),
+    },
+    {
+      shownRange:
+        "`{ top, halfLifeMs? }`: `top` 1 to 1,000; `halfLifeMs` 1,000 to 86,400,000 (default 60,000)",
+      shownDefault: "no tenant label",
+      doc: "adds a `tenant` label to `requests_total`, `running` and `queued` for the `top` busiest tenants (queued plus running, plus decayed requests); every other tenant is `other`",
+    },
+  ),
+  prefix: custom<string>({
+    check: (path, value) => {
+      if (typeof value === "string" && value.length <= 64 && (value === "" || NAME.test(value))) return value;
+      throw invalidOption(path, "a Prometheus metric name prefix of at most 64 characters", value);
+    },
+    range: "a Prometheus metric name prefix of at most 64 characters",
+    json: { type: "string", maxLength: 64, pattern: "^([a-zA-Z_:][a-zA-Z0-9_:]*)?$" },
+    default: "llm_scheduler_",
+    doc: "prefix of every series name",
+  }),
+  scope: oneOf(["local", "global"], {
+    default: "local",
+    doc: 'what the `running` and `queued` gauges count: this instance\'s store (`"local"`: sum them), or a shared one (`"global"`, `@llm-scheduler/redis`: take the max)',
+  }),
+};
+
 /**
  * Options of `collectMetrics()`.
  *
  * @example
  * const options: CollectMetricsOptions = { registry, tenantLabel: { top: 32 }, scope: "global" };
  */
-export interface CollectMetricsOptions {
-  /** The prom-client registry to add the series to (serve it with `registry.metrics()`). */
-  readonly registry: Registry<RegistryContentType>;
-  /** A batch service: adds `batch_items{status}` and `batches{status}` gauges. @default none */
-  readonly batches?: BatchCountsSource;
-  /** A pool of replicas: adds per-replica gauges (`replica_limit{replica}`, ...). @default none */
-  readonly replicas?: ReplicaRowsSource;
-  /**
-   * Adds a `tenant` label to `requests_total`, `running` and `queued`, for the `top` busiest tenants
-   * (queued plus running now, plus their requests counted with exponential decay: each one's weight
-   * halves every `halfLifeMs`, 1,000 to 86,400,000, default 60,000); every other tenant is `other`, and
-   * a tenant that drops out of the top loses its series. Label values are valid UTF-8 and one per
-   * tenant name (see `tenantLabelValue`). @default no tenant label
-   */
-  readonly tenantLabel?: { readonly top: number; readonly halfLifeMs?: number };
-  /** Prefix of every series name. @default "llm_scheduler_" */
-  readonly prefix?: string;
-  /**
-   * What the `running` and `queued` gauges count, said in their `scope` label and HELP text: `"local"`
-   * for this instance's own store (the in-memory default; sum them over instances), `"global"` when the
-   * store is shared (`@llm-scheduler/redis`: every instance reports the same total, take the max).
-   * Counters and histograms are always this instance's (Prometheus sums them). @default "local"
-   */
-  readonly scope?: "local" | "global";
-}
+export type CollectMetricsOptions = InferShape<typeof COLLECT>;
 
 /** {@link CollectMetricsOptions} after defaults and checks. */
 export interface ResolvedCollectOptions {
@@ -94,46 +144,16 @@ export interface ResolvedCollectOptions {
   readonly scope: "local" | "global";
 }
 
-const KNOWN = ["registry", "batches", "replicas", "tenantLabel", "prefix", "scope"] as const;
-const MAX_TOP = 1_000;
-const MAX_HALF_LIFE_MS = 86_400_000;
-const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
-
-function integer(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw invalidOption(field, `an integer from ${min} to ${max}`, value);
-  }
-  return value;
-}
-
-function tenantLabel(given: unknown): { top: number; halfLifeMs: number } {
-  if (given === undefined) return { top: 0, halfLifeMs: 60_000 };
-  if (typeof given !== "object" || given === null) throw invalidOption("tenantLabel", "an object", given);
-  rejectUnknownKeys("tenantLabel", given as Record<string, unknown>, ["top", "halfLifeMs"]);
-  const { top, halfLifeMs = 60_000 } = given as { top?: unknown; halfLifeMs?: unknown };
-  return {
-    top: integer("tenantLabel.top", top, 1, MAX_TOP),
-    halfLifeMs: integer("tenantLabel.halfLifeMs", halfLifeMs, 1_000, MAX_HALF_LIFE_MS),
-  };
-}
-
 /** Checks every option up front; a wrong one throws a `SchedulerError` (`INVALID_OPTION`). */
 export function resolveCollectOptions(given: CollectMetricsOptions): ResolvedCollectOptions {
-  if (typeof given !== "object" || given === null) throw invalidOption("options", "an object", given);
-  rejectUnknownKeys("", given as unknown as Record<string, unknown>, KNOWN);
-  const { registry, batches, replicas, prefix = "llm_scheduler_", scope = "local" } = given;
-  if (typeof (registry as { registerMetric?: unknown } | undefined)?.registerMetric !== "function") {
-    throw invalidOption("registry", "a prom-client Registry", registry);
-  }
-  if (batches !== undefined && typeof (batches as { statusCounts?: unknown }).statusCounts !== "function") {
-    throw invalidOption("batches", "an object with a statusCounts() method", batches);
-  }
-  if (replicas !== undefined && typeof (replicas as { metrics?: unknown }).metrics !== "function") {
-    throw invalidOption("replicas", "an object with a metrics() method", replicas);
-  }
-  if (typeof prefix !== "string" || prefix.length > 64 || (prefix !== "" && !NAME.test(prefix))) {
-    throw invalidOption("prefix", "a Prometheus metric name prefix of at most 64 characters", prefix);
-  }
-  if (scope !== "local" && scope !== "global") throw invalidOption("scope", '"local" or "global"', scope);
-  return { registry, batches, replicas, ...tenantLabel(given.tenantLabel), prefix, scope };
+  const { registry, batches, replicas, tenantLabel, prefix, scope } = resolveShape(COLLECT, given);
+  return {
+    registry,
+    batches,
+    replicas,
+    top: tenantLabel?.top ?? 0,
+    halfLifeMs: tenantLabel?.halfLifeMs ?? 60_000,
+    prefix,
+    scope,
+  };
 }

@@ -30,13 +30,52 @@ export function isCluster(client: unknown): boolean {
 }
 
 /**
- * One of `url` (a redis:// URL), `client` (an ioredis client) or `cluster` (node URLs); no password
- * shown. Returns the cluster's node URLs when given.
+ * `url` when it is a redis:// or rediss:// URL; the message shows no password.
  *
  * @example
- * checkConnection({ cluster: ["redis://127.0.0.1:7000"] }); // ["redis://127.0.0.1:7000"]
+ * checkUrl("url", "redis://127.0.0.1:6379"); // "redis://127.0.0.1:6379"
  */
-export function checkConnection(given: RedisStoreOptions): readonly string[] | undefined {
+export function checkUrl(path: string, value: unknown): string {
+  if (typeof value === "string" && URL_PATTERN.test(value)) return value;
+  throw invalid(path, "a redis:// or rediss:// URL", redacted(value));
+}
+
+/**
+ * `client` when it looks like an ioredis client; an object is not shown (another client's options may
+ * hold a password).
+ *
+ * @example
+ * checkClient("client", new Redis()); // the client
+ */
+export function checkClient(path: string, value: unknown): RedisClient {
+  if (isClient(value)) return value;
+  throw invalid(path, "an ioredis client", typeof value === "object" && value !== null ? {} : value);
+}
+
+/**
+ * A copy of `cluster` when it is 1 to 64 redis:// or rediss:// URLs; no password shown.
+ *
+ * @example
+ * checkCluster("cluster", ["redis://127.0.0.1:7000"]); // ["redis://127.0.0.1:7000"]
+ */
+export function checkCluster(path: string, nodes: unknown): readonly string[] {
+  const valid =
+    Array.isArray(nodes) &&
+    nodes.length >= 1 &&
+    nodes.length <= 64 &&
+    nodes.every((node) => typeof node === "string" && URL_PATTERN.test(node));
+  if (valid) return [...(nodes as string[])];
+  const shown = Array.isArray(nodes) ? nodes.map(redacted) : redacted(nodes);
+  throw invalid(path, "an array of 1 to 64 redis:// or rediss:// URLs", shown);
+}
+
+/**
+ * Throws unless at most one of `url`, `client` and `cluster` is given (the URL shown without password).
+ *
+ * @example
+ * checkConnection({ url: "redis://h", client }); // throws: Expected `url` to be left out when `client` is given
+ */
+export function checkConnection(given: RedisStoreOptions): void {
   const ways = ["url", "client", "cluster"].filter(
     (key) => given[key as keyof RedisStoreOptions] !== undefined,
   );
@@ -44,26 +83,6 @@ export function checkConnection(given: RedisStoreOptions): readonly string[] | u
     const shown = given.url !== undefined ? redacted(given.url) : "(a cluster's node URLs)";
     throw invalid(ways[0]!, `left out when \`${ways[1]}\` is given`, shown);
   }
-  if (given.url !== undefined && (typeof given.url !== "string" || !URL_PATTERN.test(given.url))) {
-    throw invalid("url", "a redis:// or rediss:// URL", redacted(given.url));
-  }
-  if (given.client !== undefined && !isClient(given.client)) {
-    // An object is not shown: another client's options may hold a password.
-    const shown = typeof given.client === "object" && given.client !== null ? {} : given.client;
-    throw invalid("client", "an ioredis client", shown);
-  }
-  const nodes: unknown = given.cluster;
-  if (nodes === undefined) return undefined;
-  const valid =
-    Array.isArray(nodes) &&
-    nodes.length >= 1 &&
-    nodes.length <= 64 &&
-    nodes.every((node) => typeof node === "string" && URL_PATTERN.test(node));
-  if (!valid) {
-    const shown = Array.isArray(nodes) ? nodes.map(redacted) : redacted(nodes);
-    throw invalid("cluster", "an array of 1 to 64 redis:// or rediss:// URLs", shown);
-  }
-  return [...(nodes as string[])];
 }
 
 /**

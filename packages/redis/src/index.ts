@@ -3,12 +3,13 @@ export type {
   ResolvedBatchStoreOptions,
 } from "./batches/options.js";
 export { RedisBatchStore, redisBatchStore } from "./batches/redis-batch-store.js";
-export type {
-  AgingClock,
-  OnStoreError,
-  RedisClient,
-  RedisStoreOptions,
-  ResolvedRedisOptions,
+export {
+  type AgingClock,
+  type OnStoreError,
+  REDIS_STORE as REDIS_STORE_SCHEMA,
+  type RedisClient,
+  type RedisStoreOptions,
+  type ResolvedRedisOptions,
 } from "./options.js";
 export { RedisStore, type RedisStoreStatus } from "./redis-store.js";
 export {

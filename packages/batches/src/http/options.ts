@@ -1,5 +1,13 @@
 import type { Scheduler } from "@llm-scheduler/core";
-import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import {
+  custom,
+  func,
+  type InferShape,
+  integer,
+  invalidOption,
+  type Resolved,
+  resolveShape,
+} from "@llm-scheduler/core/kit";
 
 /** Who a request belongs to; `undefined` refuses it (401). */
 export type TenantOf = (request: Request) => string | undefined | Promise<string | undefined>;
@@ -7,54 +15,51 @@ export type TenantOf = (request: Request) => string | undefined | Promise<string
 /** The scheduler priority of a batch created over HTTP, from the request and its tenant. */
 export type PriorityOf = (request: Request, tenant: string) => string | Promise<string>;
 
-/** Options of the HTTP layer ({@link batchesHandler}, or the same keys given to `createBatches`). */
-export interface BatchesHttpOptions {
-  /**
-   * Who a request belongs to (e.g. from its API key, or {@link bearerKeyTenant}); a tenant sees only
-   * its own files and batches, and its batches run as that scheduler tenant. `undefined` refuses the
-   * request (401). Without it the handler serves nobody (every request 401, `onError` told why);
-   * `tenant: () => "default"` opens the API to every caller as one tenant, on purpose.
-   * @default none: the HTTP routes are closed
-   */
-  readonly tenant?: TenantOf;
-  /**
-   * The scheduler priority of batches created with `POST /v1/batches`: one configured priority, or a
-   * function of the request and its tenant (e.g. `(req, tenant) => tenant === "eval-team" ? "batch" :
-   * "bulk"`); a function that throws or answers an unknown priority makes that request a 500 and goes
-   * to `onError`.
-   * @default "batch"
-   */
-  readonly httpPriority?: string | PriorityOf;
-  /**
-   * The largest input file accepted, in bytes (OpenAI's limit).
-   * @default 209_715_200 (200 MB)
-   */
-  readonly maxFileBytes?: number;
-  /**
-   * The longest line of an input file, in bytes.
-   * @default 10_485_760 (10 MB)
-   */
-  readonly maxLineBytes?: number;
-  /**
-   * The largest JSON body (`POST /v1/batches`), checked on the declared length and counted as it is
-   * read (413).
-   * @default 1_048_576 (1 MB)
-   */
-  readonly maxBodyBytes?: number;
-}
+/** Options of the HTTP layer ({@link batchesHandler}, or the same keys given to `createBatches`), declared once. */
+export const BATCHES_HTTP = {
+  tenant: func<TenantOf>({
+    shownDefault: "none: HTTP closed",
+    doc: "who a `Request` belongs to (e.g. `bearerKeyTenant`); `undefined` answers 401, and without it every request is a 401 (see Security)",
+  }),
+  httpPriority: custom<string | PriorityOf>({
+    check: (path, value) => {
+      if (typeof value === "function" || (typeof value === "string" && value.length > 0)) {
+        return value as string | PriorityOf;
+      }
+      throw invalidOption(path, "a configured priority or a function", value);
+    },
+    range: "a configured priority, or `(request, tenant) => priority`",
+    json: { type: "string", minLength: 1 },
+    shownDefault: '`"batch"`',
+    doc: "the priority of batches created with `POST /v1/batches` (a function's unknown answer or throw is a 500, told to `onError`)",
+  }),
+  maxFileBytes: integer(1, 2 ** 40, {
+    default: 209_715_200,
+    shownDefault: "200 MB",
+    doc: "the largest input file accepted, in bytes (413 above it)",
+  }),
+  maxLineBytes: integer(64, 2 ** 30, {
+    default: 10_485_760,
+    shownDefault: "10 MB",
+    doc: "the longest line of an input file, in bytes (400 above it)",
+  }),
+  maxBodyBytes: integer(1_024, 67_108_864, {
+    default: 1_048_576,
+    shownDefault: "1 MB",
+    doc: "the largest JSON body (`POST /v1/batches`), checked on the declared length and counted as it is read (413)",
+  }),
+};
 
-/** The HTTP options after defaults and validation. */
-export interface ResolvedHttpOptions {
-  /** `undefined`: no identity configured, every request is refused. */
-  readonly tenant: TenantOf | undefined;
+/** Options of the HTTP layer ({@link batchesHandler}, or the same keys given to `createBatches`). */
+export type BatchesHttpOptions = InferShape<typeof BATCHES_HTTP>;
+
+/** The HTTP options after defaults and validation (`tenant` undefined: every request is refused). */
+export type ResolvedHttpOptions = Omit<Resolved<typeof BATCHES_HTTP>, "httpPriority"> & {
   readonly httpPriority: PriorityOf;
-  readonly maxFileBytes: number;
-  readonly maxLineBytes: number;
-  readonly maxBodyBytes: number;
-}
+};
 
 /** The keys of {@link BatchesHttpOptions}, to split them from the batch layer's own. */
-export const HTTP_KEYS = ["tenant", "httpPriority", "maxFileBytes", "maxLineBytes", "maxBodyBytes"] as const;
+export const HTTP_KEYS = Object.keys(BATCHES_HTTP) as readonly (keyof typeof BATCHES_HTTP)[];
 
 function priorityOf(given: BatchesHttpOptions["httpPriority"], scheduler: Scheduler | undefined): PriorityOf {
   if (typeof given === "function") return given;
@@ -85,17 +90,6 @@ export function resolveHttpOptions(
   options: BatchesHttpOptions | undefined,
   scheduler: Scheduler | undefined,
 ): ResolvedHttpOptions {
-  const given = options ?? {};
-  if (given === null || typeof given !== "object") throw invalidOption("options", "an object", given);
-  rejectUnknownKeys("", given, HTTP_KEYS);
-  if (given.tenant !== undefined && typeof given.tenant !== "function") {
-    throw invalidOption("tenant", "a function", given.tenant);
-  }
-  return {
-    tenant: given.tenant,
-    httpPriority: priorityOf(given.httpPriority, scheduler),
-    maxFileBytes: integerIn("maxFileBytes", given.maxFileBytes, 1, 2 ** 40, 209_715_200),
-    maxLineBytes: integerIn("maxLineBytes", given.maxLineBytes, 64, 2 ** 30, 10_485_760),
-    maxBodyBytes: integerIn("maxBodyBytes", given.maxBodyBytes, 1_024, 67_108_864, 1_048_576),
-  };
+  const resolved = resolveShape(BATCHES_HTTP, options);
+  return { ...resolved, httpPriority: priorityOf(resolved.httpPriority, scheduler) };
 }

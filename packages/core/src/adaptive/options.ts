@@ -1,9 +1,19 @@
 import {
+  custom,
+  duration as durationOption,
+  type InferShape,
+  integer,
+  number,
+  object,
+  withDefaults,
+} from "../schema/schema.js";
+import {
   definedOnly,
   duration,
   integerIn,
   invalidOption,
   MAX_CONCURRENCY,
+  MAX_DURATION_MS,
   numberIn,
   plainObject,
   rejectUnknownKeys,
@@ -19,51 +29,98 @@ export interface ConcurrencyRange {
   readonly max: number;
 }
 
-/** Tunables of the adaptive limit (every field optional; the defaults suit LLM servers). */
-export interface AdaptiveOptions {
-  /**
-   * How the limit moves: `"delay"` holds it just under the concurrency where latency starts to grow
-   * (cut in proportion to the excess, the knee remembered and probed again every `probeMs`); `"aimd"`
-   * adds a step after each good window and multiplies by `latencyFactor` after a slow one (a sawtooth
-   * around the knee). See docs/decisions/0036-adaptive-limit-controller.md.
-   * @default "delay"
-   */
-  readonly controller?: "delay" | "aimd";
-  /**
-   * `"delay"` only: after a cut, increases stop one below the limit that was cut (the knee found) for
-   * this long, then try it again (to follow a capacity that grew). From 1 s to 1 day.
-   * @default 30_000
-   */
-  readonly probeMs?: number;
-  /**
-   * A window of measurements closes after at least this long (and `minSamples` samples); then the limit
-   * may rise by `increaseStep` or drop on slow latency. Above 0 and at most 365 days.
-   * @default 1_000
-   */
-  readonly windowMs?: number;
-  /** A window needs this many latency samples (and ended tasks) to count: an integer from 1 to 100,000. @default 10 */
-  readonly minSamples?: number;
-  /** Added to the limit after a window that used it fully, with no overload and latency near its baseline: an integer from 1 to 1,000. @default 1 */
-  readonly increaseStep?: number;
-  /** The limit is multiplied by this on an overload (503, connection error, run timeout): above 0 and below 1. @default 0.75 */
-  readonly overloadFactor?: number;
-  /** The limit is multiplied by this after a window whose latency was over `latencyTolerance` times its baseline: above 0 and below 1. @default 0.9 */
-  readonly latencyFactor?: number;
-  /**
-   * A window's median latency (time to first byte, or run time per output token) above this many times
-   * its baseline counts as overload: from 1.01 to 100, or `Infinity` to turn the latency guard off.
-   * @default 1.15
-   */
-  readonly latencyTolerance?: number;
-  /** After a decrease, no other change for this long: 0 to 365 days. @default 2_000 */
-  readonly cooldownMs?: number;
-  /**
-   * How fast the latency baseline rises toward a window's median (it falls at once): a number above 0
-   * and at most 1 (the weight of each window).
-   * @default 0.005
-   */
-  readonly baselineWeight?: number;
+/** `value` when it is a number above 0 and below 1 (a factor the limit is multiplied by). */
+function below1(field: string, value: unknown): number {
+  const factor = numberIn(field, value, 0, 1);
+  if (factor === 0 || factor === 1) throw invalidOption(field, "a number above 0 and below 1", value);
+  return factor;
 }
+
+const FACTOR_JSON = { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 };
+
+/**
+ * Tunables of the adaptive limit (`adaptive`, only with `maxConcurrency: { initial, min, max }`), declared
+ * once: checks, defaults, the README table and the JSON Schema come from here. See
+ * docs/decisions/0036-adaptive-limit-controller.md.
+ */
+export const ADAPTIVE = {
+  controller: custom<"delay" | "aimd">({
+    check: (path, value) => {
+      if (value === "delay" || value === "aimd") return value;
+      throw invalidOption(path, '`"delay"` or `"aimd"`', value);
+    },
+    range: '"delay" or "aimd"',
+    json: { enum: ["delay", "aimd"] },
+    default: "delay",
+    doc: '`"delay"` holds the limit just under the knee (cuts in proportion to the excess, remembers the knee); `"aimd"` adds a step per good window and multiplies by `latencyFactor` after a slow one',
+  }),
+  probeMs: number(1_000, 86_400_000, {
+    default: 30_000,
+    doc: '`"delay"` only: after a cut, increases stop one below the knee for this long, then try it again',
+  }),
+  windowMs: durationOption({
+    default: 1_000,
+    doc: "a window of measurements closes after at least this long (and `minSamples` samples)",
+  }),
+  minSamples: integer(1, 100_000, {
+    default: 10,
+    doc: "a window needs this many latency samples (and ended tasks) to count",
+  }),
+  increaseStep: integer(1, 1_000, {
+    default: 1,
+    doc: "added to the limit after a window that used it fully, with no overload and latency near its baseline",
+  }),
+  overloadFactor: custom<number>({
+    check: below1,
+    range: "a number above 0 and below 1",
+    json: FACTOR_JSON,
+    default: 0.75,
+    doc: "the limit is multiplied by this on an overload (503, connection error, run timeout)",
+  }),
+  latencyFactor: custom<number>({
+    check: below1,
+    range: "a number above 0 and below 1",
+    json: FACTOR_JSON,
+    default: 0.9,
+    doc: "the limit is multiplied by this after a window whose latency was over `latencyTolerance` times its baseline",
+  }),
+  latencyTolerance: custom<number>({
+    check: (path, value) => (value === Number.POSITIVE_INFINITY ? value : numberIn(path, value, 1.01, 100)),
+    range: "a number from 1.01 to 100, or Infinity (no latency guard)",
+    json: { anyOf: [{ type: "number", minimum: 1.01, maximum: 100 }, { const: "Infinity" }] },
+    default: 1.15,
+    doc: "a window's median latency above this many times its baseline counts as overload",
+  }),
+  cooldownMs: custom<number>({
+    check: (path, value) => (value === 0 ? 0 : duration(path, value)),
+    range: "0, or a duration",
+    json: {
+      anyOf: [{ type: "number", minimum: 0, maximum: MAX_DURATION_MS }, { const: "Infinity" }],
+    },
+    default: 2_000,
+    doc: "after a decrease, no other change for this long",
+  }),
+  baselineWeight: custom<number>({
+    check: (path, value) => {
+      const weight = numberIn(path, value, 0, 1);
+      if (weight === 0) throw invalidOption(path, "a number above 0 and at most 1", 0);
+      return weight;
+    },
+    range: "a number in (0, 1]",
+    json: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+    default: 0.005,
+    doc: "how fast the latency baseline rises toward a window's median (it falls at once): each window's weight",
+  }),
+};
+
+/** Tunables of the adaptive limit (every field optional; the defaults suit LLM servers). */
+export type AdaptiveOptions = InferShape<typeof ADAPTIVE>;
+
+/** The tunables as an option node: checked field by field, merged field by field by `update()`. */
+export const ADAPTIVE_OPTION = object(ADAPTIVE, {
+  shownDefault: "the defaults of its fields",
+  doc: "tunables of the adaptive limit; only with `maxConcurrency: { initial, min, max }`",
+});
 
 /** The adaptive limit's bounds and tunables, validated. */
 export interface ResolvedAdaptive {
@@ -85,18 +142,6 @@ export interface ResolvedAdaptive {
 }
 
 const RANGE_KEYS: readonly (keyof ConcurrencyRange)[] = ["initial", "min", "max"];
-const ADAPTIVE_KEYS: readonly (keyof AdaptiveOptions)[] = [
-  "controller",
-  "probeMs",
-  "windowMs",
-  "minSamples",
-  "increaseStep",
-  "overloadFactor",
-  "latencyFactor",
-  "latencyTolerance",
-  "cooldownMs",
-  "baselineWeight",
-];
 
 /** What `maxConcurrency` and `adaptive` resolve to: the limit to start from and, when adaptive, its range. */
 export interface ResolvedLimit {
@@ -108,38 +153,10 @@ export interface ResolvedLimit {
   readonly adaptive: Omit<ResolvedAdaptive, "floor"> | null;
 }
 
-function below1(field: string, value: unknown): number {
-  const factor = numberIn(field, value, 0, 1);
-  if (factor === 0 || factor === 1) throw invalidOption(field, "a number above 0 and below 1", value);
-  return factor;
-}
-
 function tunables(raw: unknown): Omit<ResolvedAdaptive, "floor" | "initial" | "min" | "max"> {
-  const object = plainObject("adaptive", raw ?? {});
-  rejectUnknownKeys("adaptive", object, ADAPTIVE_KEYS);
-  const given = definedOnly(object as AdaptiveOptions);
-  const tolerance = given.latencyTolerance ?? 1.15;
-  const weight = numberIn("adaptive.baselineWeight", given.baselineWeight ?? 0.005, 0, 1);
-  if (weight === 0) throw invalidOption("adaptive.baselineWeight", "a number above 0 and at most 1", 0);
-  const controller = given.controller ?? "delay";
-  if (controller !== "delay" && controller !== "aimd") {
-    throw invalidOption("adaptive.controller", '`"delay"` or `"aimd"`', controller);
-  }
-  return {
-    controller,
-    probeMs: numberIn("adaptive.probeMs", given.probeMs ?? 30_000, 1_000, 86_400_000),
-    windowMs: duration("adaptive.windowMs", given.windowMs ?? 1_000),
-    minSamples: integerIn("adaptive.minSamples", given.minSamples ?? 10, 1, 100_000),
-    increaseStep: integerIn("adaptive.increaseStep", given.increaseStep ?? 1, 1, 1_000),
-    overloadFactor: below1("adaptive.overloadFactor", given.overloadFactor ?? 0.75),
-    latencyFactor: below1("adaptive.latencyFactor", given.latencyFactor ?? 0.9),
-    latencyTolerance:
-      tolerance === Number.POSITIVE_INFINITY
-        ? tolerance
-        : numberIn("adaptive.latencyTolerance", tolerance, 1.01, 100),
-    cooldownMs: given.cooldownMs === 0 ? 0 : duration("adaptive.cooldownMs", given.cooldownMs ?? 2_000),
-    baselineWeight: weight,
-  };
+  const given = ADAPTIVE_OPTION.check("adaptive", raw ?? {});
+  // Every field has a default, so every field is set.
+  return withDefaults(ADAPTIVE, given) as Omit<ResolvedAdaptive, "floor" | "initial" | "min" | "max">;
 }
 
 /**

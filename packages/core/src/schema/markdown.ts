@@ -3,7 +3,7 @@ import { TASK } from "../task-option-schema.js";
 import type { Node, Shape } from "./schema.js";
 
 /** A README table of options: the marker's name, the first column's heading and the options it lists. */
-interface OptionTable {
+export interface OptionTable {
   readonly name: string;
   readonly heading: string;
   readonly shape: Shape;
@@ -12,7 +12,7 @@ interface OptionTable {
 }
 
 /** The tables of packages/core/README.md, each between `<!-- options:start NAME -->` and `<!-- options:end -->`. */
-const TABLES: readonly OptionTable[] = [
+const CORE_TABLES: readonly OptionTable[] = [
   { name: "scheduler", heading: "scheduler option", shape: SCHEDULER, live: LIVE_KEYS },
   { name: "tenant", heading: "tenant option (`tenants.<key>` or `tenantDefaults`)", shape: TENANT },
   { name: "task", heading: "per-call option (`run`, `acquire`, `tryAcquire`)", shape: TASK },
@@ -82,15 +82,16 @@ export function optionTable(heading: string, shape: Shape): string {
 }
 
 /**
- * `readme` with each option table regenerated from the schema (see option-schema.ts). A README whose
- * tables are current comes back unchanged: the test that compares the two keeps them from going stale.
+ * `readme` with each of `tables` (the core's by default) regenerated from its schema between
+ * `<!-- options:start NAME -->` and `<!-- options:end -->`. A README whose tables are current comes back
+ * unchanged: the test that compares the two keeps them from going stale.
  *
  * @example
- * writeFileSync(path, withOptionTables(readFileSync(path, "utf8")));
+ * writeFileSync(path, withOptionTables(readFileSync(path, "utf8"), [{ name: "batches", heading: "option", shape: BATCHES }]));
  */
-export function withOptionTables(readme: string): string {
+export function withOptionTables(readme: string, tables: readonly OptionTable[] = CORE_TABLES): string {
   let out = readme;
-  for (const each of TABLES) {
+  for (const each of tables) {
     const start = `<!-- options:start ${each.name} -->`;
     const end = "<!-- options:end -->";
     const from = out.indexOf(start);

@@ -12,7 +12,18 @@ import { mergeUpdate } from "../resolve-options.js";
 import { createScheduler } from "../scheduler.js";
 import { TASK } from "../task-option-schema.js";
 import { optionsFromJson, toJsonSchema } from "./json-schema.js";
-import { integer, type JsonSchema, type Node, object, record, withDefaults } from "./schema.js";
+import {
+  func,
+  integer,
+  type JsonSchema,
+  type Node,
+  object,
+  type Resolved,
+  record,
+  required,
+  resolveShape,
+  withDefaults,
+} from "./schema.js";
 
 const SHAPES = { SCHEDULER, PRIORITY, TENANT, TASK };
 const leaves = Object.entries(SHAPES).flatMap(([shape, fields]) =>
@@ -179,5 +190,39 @@ describe("the derived types", () => {
     const typo: SchedulerOptions = { priorities: { batch: { weigth: 2 } } };
     expect([update, fixed, typo]).toHaveLength(3);
     expect(LIVE_KEYS).not.toContain("retryWindowMs");
+  });
+});
+
+describe("a package's own options (resolveShape)", () => {
+  const SHAPE = {
+    run: required(func<() => void>({ doc: "what to run" })),
+    limit: integer(1, 5, { default: 2, doc: "at most this many" }),
+    onError: func<(error: unknown) => void>({ doc: "told of errors" }),
+  };
+
+  it("checks every field, fills in the defaults and leaves the rest undefined", () => {
+    const run = () => {};
+    const resolved: Resolved<typeof SHAPE> = resolveShape(SHAPE, { run });
+    expect(resolved).toEqual({ run, limit: 2 });
+    expect(resolved.onError).toBeUndefined();
+  });
+
+  it("names a required field left out, a non-function and an unknown key", () => {
+    expect(() => resolveShape(SHAPE, {})).toThrow(
+      "Expected `run` to be a function, got `undefined` (undefined)",
+    );
+    expect(() => resolveShape(SHAPE, { run: () => {}, onError: 1 })).toThrow(
+      "Expected `onError` to be a function, got `1` (number)",
+    );
+    expect(() => resolveShape(SHAPE, { run: () => {}, limt: 1 })).toThrow(
+      "Unknown option `limt`; did you mean `limit`?",
+    );
+    expect(() => resolveShape(SHAPE, null)).toThrow("Expected `options` to be an object, got `null` (null)");
+  });
+
+  it("lists required fields in the JSON Schema, functions not at all", () => {
+    const json = object({ ...SHAPE, name: required(integer(1, 2, { doc: "a number" })) }, { doc: "" }).json;
+    expect(json).toMatchObject({ required: ["name"], properties: { limit: { default: 2 } } });
+    expect(Object.keys(json?.properties as object)).toEqual(["limit", "name"]);
   });
 });

@@ -29,6 +29,8 @@ export interface Node<T> extends Meta<T> {
   readonly shape?: Shape;
   /** The schema of each entry of a record option (`priorities.<name>`). */
   readonly entry?: Node<unknown>;
+  /** True for a field that must be given: its check runs on `undefined` too (see {@link required}). */
+  readonly required?: boolean;
 }
 
 /** The fields of an object option, by key. */
@@ -38,8 +40,25 @@ export type Shape = { readonly [key: string]: Node<any> };
 /** The TypeScript type of a declared option. */
 export type Infer<N> = N extends Node<infer T> ? T : never;
 
-/** The TypeScript type of an object of options: every field optional and read-only. */
-export type InferShape<S extends Shape> = { readonly [K in keyof S]?: Infer<S[K]> };
+/** The keys of `S` declared with {@link required}. */
+type RequiredKeys<S extends Shape> = {
+  [K in keyof S]: S[K] extends { readonly required: true } ? K : never;
+}[keyof S];
+
+/** The TypeScript type of an object of options: read-only, every field optional but the {@link required} ones. */
+export type InferShape<S extends Shape> = {
+  readonly [K in Exclude<keyof S, RequiredKeys<S>>]?: Infer<S[K]>;
+} & { readonly [K in RequiredKeys<S>]: Infer<S[K]> };
+
+/** A node's type records that it has a default, so that {@link Resolved} can tell. */
+type Defaulted<M> = M extends { readonly default: infer D } ? { readonly default: D } : unknown;
+
+/** The type of an object of options once resolved: every key present, `undefined` where a field has neither a value nor a default. */
+export type Resolved<S extends Shape> = {
+  readonly [K in keyof S]-?: S[K] extends { readonly default: unknown } | { readonly required: true }
+    ? Infer<S[K]>
+    : Infer<S[K]> | undefined;
+};
 
 /** `Infinity` in JSON, where numbers cannot be infinite: a config loader maps the string to the number. */
 const orInfinity = (json: JsonSchema): JsonSchema => ({ anyOf: [json, { const: "Infinity" }] });
@@ -50,18 +69,28 @@ const orInfinity = (json: JsonSchema): JsonSchema => ({ anyOf: [json, { const: "
  * @example
  * const maxQueue = integer(1, 10_000_000, { infinite: true, default: 10_000, doc: "At most this many wait." });
  */
-export function integer(
+export function integer<M extends Meta<number> & { readonly infinite?: boolean }>(
   min: number,
   max: number,
-  meta: Meta<number> & { readonly infinite?: boolean },
-): Node<number> {
+  meta: M,
+): Node<number> & Defaulted<M> {
   const json = { type: "integer", minimum: min, maximum: max };
   if (meta.infinite === true) {
     const range = `an integer from ${min} to ${max}, or Infinity`;
-    return { ...meta, check: (p, v) => valid.bound(p, v, max), range, json: orInfinity(json) };
+    return {
+      ...meta,
+      check: (p, v) => valid.bound(p, v, max),
+      range,
+      json: orInfinity(json),
+    } as Node<number> & Defaulted<M>;
   }
   const range = `an integer from ${min} to ${max}`;
-  return { ...meta, check: (p, v) => valid.integerIn(p, v, min, max), range, json };
+  return {
+    ...meta,
+    check: (p, v) => valid.integerIn(p, v, min, max),
+    range,
+    json,
+  } as Node<number> & Defaulted<M>;
 }
 
 /**
@@ -70,10 +99,19 @@ export function integer(
  * @example
  * const weight = number(0.01, 1_000, { default: 1, doc: "Share within a priority." });
  */
-export function number(min: number, max: number, meta: Meta<number>): Node<number> {
+export function number<M extends Meta<number>>(
+  min: number,
+  max: number,
+  meta: M,
+): Node<number> & Defaulted<M> {
   const json = { type: "number", minimum: min, maximum: max };
   const range = `a number from ${min} to ${max}`;
-  return { ...meta, check: (p, v) => valid.numberIn(p, v, min, max), range, json };
+  return {
+    ...meta,
+    check: (p, v) => valid.numberIn(p, v, min, max),
+    range,
+    json,
+  } as Node<number> & Defaulted<M>;
 }
 
 /**
@@ -82,10 +120,15 @@ export function number(min: number, max: number, meta: Meta<number>): Node<numbe
  * @example
  * const windowMs = positive(3_600_000, { default: 5_000, doc: "One measuring window, in ms." });
  */
-export function positive(max: number, meta: Meta<number>): Node<number> {
+export function positive<M extends Meta<number>>(max: number, meta: M): Node<number> & Defaulted<M> {
   const json = { type: "number", exclusiveMinimum: 0, maximum: max };
   const range = `a number in (0, ${max}]`;
-  return { ...meta, check: (p, v) => valid.positiveNumber(p, v, max), range, json };
+  return {
+    ...meta,
+    check: (p, v) => valid.positiveNumber(p, v, max),
+    range,
+    json,
+  } as Node<number> & Defaulted<M>;
 }
 
 /**
@@ -94,9 +137,14 @@ export function positive(max: number, meta: Meta<number>): Node<number> {
  * @example
  * const abortGraceMs = duration({ default: 5_000, doc: "How long an aborted task keeps its slot." });
  */
-export function duration(meta: Meta<number>): Node<number> {
+export function duration<M extends Meta<number>>(meta: M): Node<number> & Defaulted<M> {
   const json = orInfinity({ type: "number", exclusiveMinimum: 0, maximum: valid.MAX_DURATION_MS });
-  return { ...meta, check: valid.duration, range: "duration", json };
+  return {
+    ...meta,
+    check: valid.duration,
+    range: "duration",
+    json,
+  } as Node<number> & Defaulted<M>;
 }
 
 /**
@@ -105,7 +153,7 @@ export function duration(meta: Meta<number>): Node<number> {
  * @example
  * const defaultTenant = string(Number.POSITIVE_INFINITY, { default: "default", doc: "The tenant of a task that names none." });
  */
-export function string(maxLength: number, meta: Meta<string>): Node<string> {
+export function string<M extends Meta<string>>(maxLength: number, meta: M): Node<string> & Defaulted<M> {
   const json =
     maxLength === Number.POSITIVE_INFINITY
       ? { type: "string", minLength: 1 }
@@ -116,7 +164,7 @@ export function string(maxLength: number, meta: Meta<string>): Node<string> {
     check: (p, v) => valid.nonEmptyString(p, v, maxLength),
     range: `a string of ${most}`,
     json,
-  };
+  } as Node<string> & Defaulted<M>;
 }
 
 /**
@@ -125,12 +173,36 @@ export function string(maxLength: number, meta: Meta<string>): Node<string> {
  * @example
  * const retry = boolean({ default: false, doc: "Your code says this is a retry." });
  */
-export function boolean(meta: Meta<boolean>): Node<boolean> {
+export function boolean<M extends Meta<boolean>>(meta: M): Node<boolean> & Defaulted<M> {
   const check = (path: string, value: unknown): boolean => {
     if (typeof value !== "boolean") throw valid.invalidOption(path, "a boolean", value);
     return value;
   };
-  return { ...meta, check, range: "boolean", json: { type: "boolean" } };
+  return {
+    ...meta,
+    check,
+    range: "boolean",
+    json: { type: "boolean" },
+  } as Node<boolean> & Defaulted<M>;
+}
+
+/**
+ * A function (a callback or a mapping); no file can hold one, so it has no JSON Schema.
+ *
+ * @example
+ * const onError = func<(error: unknown) => void>({ shownDefault: "none", doc: "Told of errors in the background." });
+ */
+export function func<T>(meta: Meta<T>): Node<T> {
+  const check = (path: string, value: unknown): T => {
+    if (typeof value !== "function") throw valid.invalidOption(path, "a function", value);
+    return value as T;
+  };
+  return {
+    ...meta,
+    check,
+    range: "a function",
+    json: undefined,
+  };
 }
 
 /**
@@ -139,13 +211,21 @@ export function boolean(meta: Meta<boolean>): Node<boolean> {
  * @example
  * const fairness = oneOf(["requests", "tokens"], { default: "requests", doc: "How tenants share a priority." });
  */
-export function oneOf<const T extends string>(values: readonly T[], meta: Meta<T>): Node<T> {
+export function oneOf<const T extends string, M extends Meta<T>>(
+  values: readonly T[],
+  meta: M,
+): Node<T> & Defaulted<M> {
   const range = values.map((v) => `"${v}"`).join(" or ");
   const check = (path: string, value: unknown): T => {
     if (!values.includes(value as T)) throw valid.invalidOption(path, range, value);
     return value as T;
   };
-  return { ...meta, check, range, json: { enum: values } };
+  return {
+    ...meta,
+    check,
+    range,
+    json: { enum: values },
+  } as Node<T> & Defaulted<M>;
 }
 
 /**
@@ -162,7 +242,7 @@ export function object<S extends Shape>(shape: S, meta: Meta<InferShape<S>>): No
     valid.rejectUnknownKeys(path, given, keys);
     const out: Record<string, unknown> = {};
     for (const key of keys) {
-      if (given[key] !== undefined)
+      if (given[key] !== undefined || shape[key]!.required === true)
         out[key] = shape[key]!.check(path === "" ? key : `${path}.${key}`, given[key]);
     }
     return out as InferShape<S>;
@@ -170,8 +250,20 @@ export function object<S extends Shape>(shape: S, meta: Meta<InferShape<S>>): No
   const properties = Object.fromEntries(
     keys.filter((key) => shape[key]!.json !== undefined).map((key) => [key, jsonOf(shape[key]!)]),
   );
-  const json = { type: "object", properties, additionalProperties: false };
-  return { ...meta, check, range: "an object", json, shape };
+  const needed = keys.filter((key) => shape[key]!.required === true && shape[key]!.json !== undefined);
+  const json = {
+    type: "object",
+    properties,
+    ...(needed.length > 0 ? { required: needed } : {}),
+    additionalProperties: false,
+  };
+  return {
+    ...meta,
+    check,
+    range: "an object",
+    json,
+    shape,
+  };
 }
 
 /**
@@ -200,7 +292,13 @@ export function record<T>(
     return out;
   };
   const json = { type: "object", additionalProperties: entry.json === undefined ? true : jsonOf(entry) };
-  return { ...meta, check, range: "an object", json, entry };
+  return {
+    ...meta,
+    check,
+    range: "an object",
+    json,
+    entry,
+  };
 }
 
 /**
@@ -209,8 +307,23 @@ export function record<T>(
  * @example
  * const clock = custom<Clock>({ range: "a clock", json: undefined, check: checkClock, doc: "Time source." });
  */
+export function custom<T>(
+  node: Meta<T> & { readonly default: T } & Pick<Node<T>, "check" | "range" | "json">,
+): Node<T> & { readonly default: T };
+export function custom<T>(node: Meta<T> & Pick<Node<T>, "check" | "range" | "json">): Node<T>;
 export function custom<T>(node: Meta<T> & Pick<Node<T>, "check" | "range" | "json">): Node<T> {
   return node;
+}
+
+/**
+ * `node` as a field that must be given: left out, its check names it (``Expected `execute` to be a
+ * function, got `undefined` (undefined)``), and its type in {@link InferShape} is not optional.
+ *
+ * @example
+ * const BATCHES = { execute: required(func<Execute>({ doc: "Runs one item upstream." })) };
+ */
+export function required<T>(node: Node<T>): Node<T> & { readonly required: true } {
+  return { ...node, shownDefault: node.shownDefault ?? "required", required: true };
 }
 
 /** The node's JSON Schema with its description and default. */
@@ -220,6 +333,19 @@ function jsonOf(node: Node<unknown>): JsonSchema {
     json.default = node.default === Number.POSITIVE_INFINITY ? "Infinity" : node.default;
   }
   return json;
+}
+
+/**
+ * `options` (`undefined`: none) checked against `shape` (unknown keys refused, paths in messages) with
+ * the declared defaults filled in: the one-call resolver of a package's options. A field with neither a
+ * value nor a default is `undefined`.
+ *
+ * @example
+ * const resolved = resolveShape(BATCHES, options); // resolved.pollMs === 1_000 when left out
+ */
+export function resolveShape<S extends Shape>(shape: S, options: unknown): Resolved<S> {
+  const checked = object(shape, { doc: "" }).check("", options === undefined ? {} : options);
+  return withDefaults(shape, checked) as Resolved<S>;
 }
 
 /**

@@ -57,11 +57,13 @@ describe("leastLoaded", () => {
     expect(hold(replica("d", 0))).toBe(true); // no signals: never held
     expect(leastLoaded({ random: draws(0) }).pick([full, queued, calm], undefined, hold)).toBe("c");
     expect(leastLoaded().pick([full, queued], undefined, hold)).toBeNull();
+    expect(batchHold({ maxWaiting: 1 })(queued)).toBe(true); // one queued is within a bound of 1
   });
 
   it("rejects a threshold out of range", () => {
     expect(() => batchHold({ maxKvCacheUsage: 1.5 })).toThrowError(/maxKvCacheUsage/);
     expect(() => batchHold({ kv: 1 } as never)).toThrowError(/Unknown option `kv`/);
+    expect(() => batchHold({ maxWaiting: -1 })).toThrowError(/`maxWaiting` to be an integer from 0/);
   });
 });
 
