@@ -7,7 +7,7 @@ describe("resolveShared", () => {
 
   it("is undefined without a ledger, and fills the defaults", () => {
     expect(resolveShared(undefined)).toBeUndefined();
-    expect(resolveShared({ ledger })).toEqual({ ledger, retryMs: 20, syncMs: 500 });
+    expect(resolveShared({ ledger })).toEqual({ ledger, retryMs: 20, syncMs: 500, timeoutMs: 1_000 });
   });
 
   it("refuses unknown keys, a non-ledger and numbers out of range", () => {
@@ -15,6 +15,7 @@ describe("resolveShared", () => {
     expect(() => resolveShared({ ledger: {} })).toThrow(/shared\.ledger/);
     expect(() => resolveShared({ ledger, retryMs: 0 })).toThrow(/shared\.retryMs/);
     expect(() => resolveShared({ ledger, syncMs: 5 })).toThrow(/shared\.syncMs/);
+    expect(() => resolveShared({ ledger, timeoutMs: 0 })).toThrow(/shared\.timeoutMs/);
     expect(() => resolveShared("redis")).toThrow(/shared/);
   });
 });

@@ -13,11 +13,13 @@ export interface SharedOptions {
   readonly retryMs?: number;
   /** Milliseconds between reads of the other instances' ejections. @default 500 */
   readonly syncMs?: number;
+  /** A lease not granted or refused within this long counts as the ledger being unreachable. @default 1000 */
+  readonly timeoutMs?: number;
 }
 
 export type ResolvedShared = Required<SharedOptions>;
 
-const SHARED_KEYS = ["ledger", "retryMs", "syncMs"];
+const SHARED_KEYS = ["ledger", "retryMs", "syncMs", "timeoutMs"];
 const LEDGER_METHODS = ["take", "release", "renew", "counts", "eject", "ejections"] as const;
 
 /** Checks `shared`; `undefined` when the pool counts its slots alone. */
@@ -35,6 +37,7 @@ export function resolveShared(shared: unknown): ResolvedShared | undefined {
     ledger: given.ledger,
     retryMs: integerIn("shared.retryMs", given.retryMs, 1, 60_000, 20),
     syncMs: integerIn("shared.syncMs", given.syncMs, 10, 3_600_000, 500),
+    timeoutMs: integerIn("shared.timeoutMs", given.timeoutMs, 1, 60_000, 1_000),
   };
 }
 
@@ -67,12 +70,7 @@ export async function placeShared(
       await pause(shared.retryMs, signal);
       continue;
     }
-    let lease: string | null | undefined;
-    try {
-      lease = await shared.ledger.take(placed.replica.id, placed.replica.limit);
-    } catch {
-      lease = undefined; // the ledger is unreachable: the replica's own limit still holds
-    }
+    const lease = await takeWithin(shared, placed.replica.id, placed.replica.limit);
     if (lease !== null) {
       if (!signal.aborted) return { ...placed, lease };
       giveBack(placement, shared, { ...placed, lease });
@@ -81,6 +79,40 @@ export async function placeShared(
     placed.replica.give(placed.slot);
     placement.wake();
     refused.add(placed.replica.id);
+  }
+}
+
+/**
+ * A lease, `null` when refused, or `undefined` when the ledger failed or did not answer within
+ * `timeoutMs` (unreachable: the replica's own limit still holds). A lease granted after the timeout
+ * is given back at once.
+ */
+async function takeWithin(
+  shared: ResolvedShared,
+  replicaId: string,
+  limit: number,
+): Promise<string | null | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let late = false;
+  const taking = shared.ledger.take(replicaId, limit);
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => {
+      late = true;
+      resolve(undefined);
+    }, shared.timeoutMs);
+  });
+  taking.then(
+    (lease) => {
+      if (late && lease !== null) shared.ledger.release(lease).catch(() => undefined);
+    },
+    () => undefined,
+  );
+  try {
+    return await Promise.race([taking, timeout]);
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

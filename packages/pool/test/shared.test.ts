@@ -1,5 +1,5 @@
 import type { Upstream } from "@llm-scheduler/upstream-sim";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createPool, localReplicaLedger, type Pool } from "../src/index.js";
 import { chatBody, jsonHeaders, startReplicaSims } from "./helpers.js";
 
@@ -96,5 +96,36 @@ describe("pools sharing one ledger", () => {
     );
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
     expect(sims[0]!.stats().maxInFlightSeen).toBeLessThanOrEqual(2);
+  });
+
+  it("do not wait on a ledger that does not answer, and give back a lease granted too late", async () => {
+    sims = await startReplicaSims(1, { parallel: 8, ttftMs: 5, tokenMs: 5 });
+    const local = localReplicaLedger();
+    let granted = 0;
+    const slow = {
+      ...local,
+      take: (id: string, limit: number) =>
+        new Promise<string | null>((resolve) =>
+          setTimeout(() => {
+            granted += 1;
+            resolve(local.take(id, limit));
+          }, 100),
+        ),
+    };
+    pools = [
+      createPool({
+        replicas: [{ url: sims[0]!.url, maxConcurrency: 2 }],
+        health: false,
+        signals: false,
+        shared: { ledger: slow, timeoutMs: 10 },
+      }),
+    ];
+    const response = await post(pools[0]!, "fast");
+    await response.text();
+    expect(response.status).toBe(200);
+    await vi.waitFor(() => expect(granted).toBe(1), { timeout: 2_000 });
+    await Promise.resolve(); // the late lease's release runs right after it is granted
+    expect(await local.counts(["r0"])).toEqual({ r0: 0 });
+    expect(sims[0]!.stats().served).toBe(1);
   });
 });
