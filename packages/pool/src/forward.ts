@@ -2,8 +2,9 @@ import { failureForStatus, holdBody } from "@llm-scheduler/adapter-kit";
 import type { Permit } from "@llm-scheduler/core";
 import { PoolError, PoolErrorCode } from "./errors.js";
 import type { Outgoing } from "./outgoing.js";
-import type { Placed, Placement } from "./placement.js";
+import type { Placement } from "./placement.js";
 import type { Replica } from "./replica.js";
+import { giveBack, type LeasedPlaced, placeShared, type ResolvedShared } from "./shared.js";
 
 /** Statuses that say "not now, not here" before any work was done: the request goes elsewhere. */
 const ELSEWHERE = new Set([429, 503]);
@@ -16,6 +17,8 @@ export interface ForwardDeps {
   readonly placement: Placement;
   readonly retries: number;
   readonly fetch: typeof fetch;
+  /** The ledger shared with other instances, if any. */
+  readonly shared?: ResolvedShared | undefined;
 }
 
 /** Who the request is, for placement. */
@@ -43,9 +46,9 @@ export async function forward(
   const tried = new Set<string>();
   let last: unknown;
   for (let attempt = 0; attempt <= deps.retries; attempt++) {
-    let placed: Placed;
+    let placed: LeasedPlaced;
     try {
-      placed = await deps.placement.place({ ...routing, tried }, permit.signal);
+      placed = await placeShared(deps.placement, deps.shared, { ...routing, tried }, permit.signal);
     } catch (error) {
       if (attempt > 0 && error instanceof PoolError) break; // nothing left to try: answer with the last failure
       throw error;
@@ -61,14 +64,12 @@ export async function forward(
 /** One attempt on a placed replica: the held response, or the failure that lets the request move. */
 async function attemptOn(
   deps: ForwardDeps,
-  { replica, slot }: Placed,
+  placed: LeasedPlaced,
   permit: Permit,
   request: Outgoing,
 ): Promise<Response | { failure: unknown }> {
-  const release = (failure?: unknown): void => {
-    replica.give(slot, failure);
-    deps.placement.wake();
-  };
+  const { replica } = placed;
+  const release = (failure?: unknown): void => giveBack(deps.placement, deps.shared, placed, failure);
   let response: Response;
   try {
     response = await deps.fetch(`${replica.url}${request.path}`, {

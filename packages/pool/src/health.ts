@@ -59,6 +59,14 @@ export class ReplicaHealth {
     if (this.#failures >= this.#options.failures) this.#eject();
   }
 
+  /** Another instance ejected the replica: ejected here too, for the `ms` that ejection has left. */
+  ejectFor(ms: number): void {
+    if (this.#ejectedUntil !== undefined) return;
+    this.#ejections += 1;
+    this.#ejectedUntil = this.#now() + ms;
+    this.#safeChanged(false);
+  }
+
   /**
    * Starts the half-open probe if the replica is ejected and due (and no probe runs): returns the
    * function to call with the probe's result, or `undefined` when no probe is due.

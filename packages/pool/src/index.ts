@@ -1,5 +1,6 @@
 export { parseEngineMetrics } from "./engine-metrics.js";
 export { PoolError, PoolErrorCode } from "./errors.js";
+export { localReplicaLedger, type ReplicaLedger } from "./ledger.js";
 export type {
   HealthOptions,
   PoolOptions,
@@ -33,3 +34,4 @@ export {
   type RoutingKeyFunction,
   type RoutingKeyOptions,
 } from "./routing/routing-key.js";
+export type { SharedOptions } from "./shared.js";

@@ -3,6 +3,7 @@ import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core
 import type { Routing } from "./routing/create-router.js";
 import type { Router } from "./routing/router.js";
 import type { RoutingKeyFunction, RoutingKeyOptions } from "./routing/routing-key.js";
+import type { SharedOptions } from "./shared.js";
 
 /** One replica of the model: where it is and how much it may take at once. */
 export interface ReplicaOptions {
@@ -81,6 +82,8 @@ export interface PoolOptions {
   readonly fetch?: typeof fetch;
   /** Time for checks, ejections and staleness (and the scheduler's, unless `scheduler.clock` is given). */
   readonly clock?: Clock;
+  /** A ledger shared by every gateway instance of the pool (replica leases and ejections). @default none */
+  readonly shared?: SharedOptions;
 }
 
 export type ResolvedHealth = Required<HealthOptions>;
@@ -97,6 +100,7 @@ const POOL_KEYS = [
   "signals",
   "fetch",
   "clock",
+  "shared",
 ];
 const REPLICA_KEYS = ["url", "id", "maxConcurrency", "adaptive"];
 const HEALTH_DEFAULTS: ResolvedHealth = {

@@ -22,6 +22,7 @@ import { Placement } from "./placement.js";
 import { Replica, type ReplicaMetrics } from "./replica.js";
 import { type KeyOfRequest, resolveKeyOf, resolveRouter } from "./request-routing.js";
 import { SignalScraper } from "./scraper.js";
+import { type ResolvedShared, resolveShared, SharedHealth } from "./shared.js";
 
 /** The per-call options of {@link Pool.fetch}: the request's own, and who it is for the scheduler. */
 export interface PoolFetchInit
@@ -70,6 +71,8 @@ export class Pool {
   readonly #fetch: typeof fetch;
   readonly #checks: HealthChecks | undefined;
   readonly #scraper: SignalScraper | undefined;
+  readonly #shared: ResolvedShared | undefined;
+  readonly #sharedHealth: SharedHealth | undefined;
   readonly #now: () => number;
   readonly #healthListeners = new Set<(change: HealthChange) => void>();
 
@@ -78,6 +81,7 @@ export class Pool {
     const entries = resolveReplicas(options.replicas);
     const health = resolveHealth(options.health);
     const signals = resolveSignals(options.signals);
+    this.#shared = resolveShared(options.shared);
     const router = resolveRouter(options.routing);
     this.#keyOf = resolveKeyOf(options.routingKey);
     this.#limit = resolveSchedulerLimit(options.scheduler);
@@ -98,6 +102,8 @@ export class Pool {
         ? undefined
         : new SignalScraper(signals, this.#fetch, clock, () => this.#placement.wake());
     this.#scraper?.start(this.#replicas);
+    this.#sharedHealth = this.#shared && health && new SharedHealth(this.#shared, this.#replicas, clock);
+    this.#sharedHealth?.start();
   }
 
   /**
@@ -135,7 +141,7 @@ export class Pool {
     };
     try {
       return await forward(
-        { placement: this.#placement, retries: this.#retries, fetch: this.#fetch },
+        { placement: this.#placement, retries: this.#retries, fetch: this.#fetch, shared: this.#shared },
         permit,
         request,
         routing,
@@ -161,6 +167,7 @@ export class Pool {
   async close(options?: CloseOptions): Promise<void> {
     this.#checks?.close();
     this.#scraper?.close();
+    this.#sharedHealth?.close();
     const closing = this.scheduler.close(options);
     await closing;
     this.#placement.rejectAll(new PoolError(PoolErrorCode.NO_REPLICA, "The pool is closed"));
@@ -184,6 +191,7 @@ export class Pool {
   #changed(id: string, healthy?: boolean): void {
     const replica = this.#replicas.find((r) => r.id === id);
     if (replica !== undefined) this.#checks?.schedule(replica);
+    if (replica !== undefined && healthy === false) this.#sharedHealth?.ejected(replica);
     const capacity = this.capacity;
     if (this.scheduler !== undefined && this.scheduler.maxConcurrency !== capacity) {
       try {

@@ -12,3 +12,8 @@ export {
   type ResolvedRedisOptions,
 } from "./options.js";
 export { RedisStore, type RedisStoreStatus } from "./redis-store.js";
+export {
+  type RedisReplicaLedger,
+  type ReplicaLedgerOptions,
+  redisReplicaLedger,
+} from "./replica-ledger.js";

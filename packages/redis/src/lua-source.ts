@@ -47,7 +47,8 @@ const INCLUDE = "--@include lib";
 // `../src/lua/` resolves from both src/ (sources) and dist/ (build): the package ships src/.
 const LUA_DIR = new URL("../src/lua/", import.meta.url);
 
-function read(path: string): string {
+/** The text of `src/lua/<path>`. */
+export function readLua(path: string): string {
   return readFileSync(new URL(path, LUA_DIR), "utf8");
 }
 
@@ -55,13 +56,13 @@ let library: string | undefined;
 
 /** The shared functions (`src/lua/lib/`), in include order; defining them sets no per-call state. */
 export function libraryCode(): string {
-  library ??= LIBRARY_PARTS.map((part) => read(`lib/${part}.lua`)).join("\n");
+  library ??= LIBRARY_PARTS.map((part) => readLua(`lib/${part}.lua`)).join("\n");
   return library;
 }
 
 /** One operation's own code, from its header to its last `return`, without the library. */
 function operationCode(name: ScriptName): string {
-  const source = read(`${name}.lua`);
+  const source = readLua(`${name}.lua`);
   if (!source.includes(INCLUDE)) throw new Error(`${name}.lua does not include the library`);
   return source.replace(INCLUDE, "");
 }
@@ -74,7 +75,7 @@ function operationCode(name: ScriptName): string {
  * await redis.script("LOAD", scriptSource("release"));
  */
 export function scriptSource(name: ScriptName): string {
-  const source = read(`${name}.lua`);
+  const source = readLua(`${name}.lua`);
   if (!source.includes(INCLUDE)) throw new Error(`${name}.lua does not include the library`);
   return source.replace(INCLUDE, () => `${libraryCode()}\nreset()\n`);
 }
