@@ -121,9 +121,7 @@ async function writeReport(
   input: Pick<ReportInput, "scenario" | "results" | "table">,
   server: string,
 ): Promise<void> {
-  const notes = [
-    `Real time, over HTTP: clients -> a FIFO gateway, or @llm-scheduler/gateway -> ${server}.`,
-  ];
+  const notes = [`Real time, over HTTP: clients -> a FIFO gateway, or @llm-scheduler/gateway -> ${server}.`];
   const title = "llm-scheduler demo: FIFO gateway against llm-scheduler";
   await writeFile(path, renderHtmlReport({ ...input, title, notes }));
 }
