@@ -41,6 +41,8 @@ function configOf(options: ScheduledGatewayOptions) {
     keys,
     // the demo's own output is the table; only an error of the gateway is worth a line
     log: { level: "error", access: false },
+    // closed once both runs are over: whatever still runs then (a run that failed) is not waited for long
+    drainTimeoutMs: 1_000,
   };
 }
 
