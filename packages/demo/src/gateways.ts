@@ -1,8 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Scheduler } from "@llm-scheduler/core";
-import { schedulerMiddleware } from "@llm-scheduler/express";
-import { FifoLimiter, type LoadSnapshot, schedulerLoad } from "@llm-scheduler/simulator";
+import { FifoLimiter, type LoadSnapshot } from "@llm-scheduler/simulator";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { bearerOf, type KeyEntry } from "./keys.js";
 import type { WaitProbe } from "./probe.js";
@@ -15,7 +13,7 @@ export interface GatewayServer {
   close(): Promise<void>;
 }
 
-/** What both gateways need. */
+/** What the FIFO gateway needs. */
 export interface GatewayOptions {
   /** Base URL of the upstream server. */
   readonly upstream: string;
@@ -42,11 +40,6 @@ function authenticate(options: GatewayOptions) {
     options.probe.arrived(req, res, entry.priority);
     next();
   };
-}
-
-/** The key entry `authenticate` found for this request. */
-function keyEntryOf(req: Request): KeyEntry {
-  return req.res!.locals.key as KeyEntry;
 }
 
 async function listen(app: express.Express): Promise<{ server: Server; url: string }> {
@@ -99,31 +92,4 @@ export async function startFifoGateway(
   });
   const { server, url } = await listen(app);
   return { url, snapshot: () => fifo.snapshot(), close: closer(server) };
-}
-
-/**
- * The same gateway with llm-scheduler: `schedulerMiddleware` from `@llm-scheduler/express` decides when
- * each request goes upstream, by the priority and tenant of its API key.
- *
- * @example
- * const gateway = await startScheduledGateway({ upstream: sim.url, keys, probe }, createScheduler(options));
- */
-export async function startScheduledGateway(
-  options: GatewayOptions,
-  scheduler: Scheduler,
-): Promise<GatewayServer> {
-  const app = express();
-  const limiter = schedulerMiddleware({
-    scheduler,
-    priority: (req) => keyEntryOf(req).priority,
-    tenant: (req) => keyEntryOf(req).tenant,
-  });
-  app.post(ROUTES, authenticate(options), limiter, function scheduledGateway(req: Request, res: Response) {
-    options.probe.started(req);
-    const signal = req.llmScheduler!.signal;
-    void forward(req, res, { upstream: options.upstream, signal, apiKey: options.upstreamKey });
-  });
-  const { server, url } = await listen(app);
-  const snapshot = (): LoadSnapshot => schedulerLoad(scheduler);
-  return { url, snapshot, close: closer(server) };
 }

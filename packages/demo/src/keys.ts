@@ -10,10 +10,11 @@ export interface KeyEntry {
  * The API key the demo's clients send for a tenant.
  *
  * @example
- * keyOf("indexer"); // "sk-demo-indexer"
+ * keyOf("indexer"); // "sk-demo-key-of-indexer"
  */
 export function keyOf(tenant: string): string {
-  return `sk-demo-${tenant}`;
+  // at least 16 characters, as the gateway wants of a key
+  return `sk-demo-key-of-${tenant}`;
 }
 
 /**
@@ -21,7 +22,7 @@ export function keyOf(tenant: string): string {
  * the chat priority, each batch tenant's key the batch priority.
  *
  * @example
- * keysFor(scenario).get("sk-demo-indexer"); // { tenant: "indexer", priority: "batch" }
+ * keysFor(scenario).get("sk-demo-key-of-indexer"); // { tenant: "indexer", priority: "batch" }
  */
 export function keysFor(scenario: ResolvedScenario): Map<string, KeyEntry> {
   const keys = new Map<string, KeyEntry>();

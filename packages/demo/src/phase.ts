@@ -1,4 +1,3 @@
-import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import {
   Driver,
   type GatewayKind,
@@ -6,16 +5,18 @@ import {
   type ResolvedScenario,
   type RunResult,
   reservedOf,
+  schedulerLoad,
   summarize,
   type WaitSink,
   type Workload,
 } from "@llm-scheduler/simulator";
-import { type GatewayServer, startFifoGateway, startScheduledGateway } from "./gateways.js";
+import { type GatewayServer, startFifoGateway } from "./gateways.js";
 import { createHttpTransport } from "./http-transport.js";
 import { keysFor } from "./keys.js";
 import { WaitProbe } from "./probe.js";
 import { type PhaseProgress, phaseProgress } from "./progress.js";
 import { realClock } from "./real-clock.js";
+import { followWaits, type ScheduledGateway, startScheduledGateway } from "./scheduled-gateway.js";
 
 /** Options of {@link runPhase}. */
 export interface PhaseOptions {
@@ -33,24 +34,36 @@ export interface PhaseOptions {
   /** Load samples for the charts, ms. @default 100 */
   readonly sampleEveryMs?: number;
   /**
-   * The scheduler of the llm-scheduler gateway, e.g. one whose live dashboard is already up; the caller
-   * closes it. @default a new one from the scenario, closed at the end of the phase
+   * The llm-scheduler gateway, e.g. one whose live dashboard is already up; the caller closes it.
+   * @default a new one from the scenario, closed at the end of the phase
    */
-  readonly scheduler?: Scheduler;
+  readonly scheduled?: ScheduledGateway;
   /** Receives where the phase stands about four times a second, and once at the end. */
   readonly onProgress?: (progress: PhaseProgress) => void;
   /** Fails the phase if it has not finished by then, ms. @default 5 * durationMs + 60_000 */
   readonly timeoutMs?: number;
 }
 
-async function startGateway(options: PhaseOptions, probe: WaitProbe) {
+async function startGateway(options: PhaseOptions, sink: WaitSink) {
   const { scenario, upstream, upstreamKey } = options;
-  const gatewayOptions = { upstream, keys: keysFor(scenario), probe, upstreamKey };
   if (options.gateway === "fifo") {
-    return { server: await startFifoGateway(gatewayOptions, scenario.maxConcurrency), scheduler: undefined };
+    const fifoOptions = { upstream, keys: keysFor(scenario), probe: new WaitProbe(sink), upstreamKey };
+    return { server: await startFifoGateway(fifoOptions, scenario.maxConcurrency), scheduler: undefined };
   }
-  const scheduler = options.scheduler ?? createScheduler(scenario.scheduler);
-  return { server: await startScheduledGateway(gatewayOptions, scheduler), scheduler };
+  const gateway =
+    options.scheduled ??
+    (await startScheduledGateway({ scenario, upstream, upstreamKey, model: options.model }));
+  const { scheduler } = gateway;
+  const stopFollowing = followWaits(scheduler, sink);
+  const server: GatewayServer = {
+    url: gateway.url,
+    snapshot: () => schedulerLoad(scheduler),
+    close: async () => {
+      stopFollowing();
+      if (options.scheduled === undefined) await gateway.close();
+    },
+  };
+  return { server, scheduler };
 }
 
 function untilFinished(driver: Driver, server: GatewayServer, timeoutMs: number): Promise<void> {
@@ -67,8 +80,8 @@ function untilFinished(driver: Driver, server: GatewayServer, timeoutMs: number)
 }
 
 /**
- * Replays a workload in real time over HTTP through one gateway (the FIFO baseline or llm-scheduler's
- * Express adapter) in front of `upstream`, with the same client behaviour as the virtual-time simulator,
+ * Replays a workload in real time over HTTP through one gateway (the FIFO baseline or
+ * `@llm-scheduler/gateway`) in front of `upstream`, with the same client behaviour as the virtual-time simulator,
  * and returns the same results.
  *
  * @example
@@ -84,7 +97,7 @@ export async function runPhase(options: PhaseOptions): Promise<RunResult> {
     queueWait: (priority, waitMs, started) => current?.queueWait(priority, waitMs, started),
     released: (priority) => current?.released(priority),
   };
-  const { server, scheduler } = await startGateway(options, new WaitProbe(sink));
+  const { server, scheduler } = await startGateway(options, sink);
   const capacity = scenario.maxConcurrency;
   const reserved = scheduler === undefined ? {} : reservedOf(scheduler);
   const recorder = new Recorder(realClock, { capacity, reserved });
@@ -106,7 +119,6 @@ export async function runPhase(options: PhaseOptions): Promise<RunResult> {
     clearInterval(sampler);
     clearInterval(reporter);
     await server.close();
-    if (options.scheduler === undefined) await scheduler?.close();
   }
   return summarize(label, recorder, scenario);
 }

@@ -43,7 +43,7 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
 export interface ForwardOptions {
   /** Base URL of the OpenAI-compatible server, e.g. `http://127.0.0.1:8000`. */
   readonly upstream: string;
-  /** Aborts the upstream call: pass the adapter's signal, which fires when the client goes away. */
+  /** Aborts the upstream call: pass a signal that fires when the client goes away. */
   readonly signal: AbortSignal;
   /** Key sent upstream as `Authorization: Bearer`; the client's own key is never forwarded. */
   readonly apiKey?: string;
@@ -52,11 +52,11 @@ export interface ForwardOptions {
 /**
  * Forwards one OpenAI-style request to the upstream server and streams the answer back byte for byte
  * (SSE included), respecting back-pressure. When `signal` aborts, the upstream call is cancelled, so a
- * client that leaves frees its upstream sequence at once.
+ * client that leaves frees its upstream sequence at once. The FIFO gateway's proxy.
  *
  * @example
- * app.post("/v1/chat/completions", schedulerMiddleware(options), (req, res) =>
- *   forward(req, res, { upstream: "http://127.0.0.1:8000", signal: req.llmScheduler!.signal }));
+ * app.post("/v1/chat/completions", (req, res) =>
+ *   forward(req, res, { upstream: "http://127.0.0.1:8000", signal: controller.signal }));
  */
 export async function forward(
   req: IncomingMessage,

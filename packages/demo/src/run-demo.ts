@@ -1,5 +1,4 @@
 import { writeFile } from "node:fs/promises";
-import { createScheduler } from "@llm-scheduler/core";
 import {
   checkOutputPath,
   demoScenario,
@@ -21,6 +20,7 @@ import { runPhase } from "./phase.js";
 import { checkUpstream, DemoError } from "./preflight.js";
 import type { PhaseProgress } from "./progress.js";
 import { progressWriter } from "./progress-writer.js";
+import { startScheduledGateway } from "./scheduled-gateway.js";
 
 /** Options of {@link runDemo}; the `pnpm demo` flags. */
 export interface DemoOptions {
@@ -121,17 +121,15 @@ async function writeReport(
   input: Pick<ReportInput, "scenario" | "results" | "table">,
   server: string,
 ): Promise<void> {
-  const notes = [
-    `Real time, over HTTP: clients -> Express gateway (FIFO, or schedulerMiddleware) -> ${server}.`,
-  ];
+  const notes = [`Real time, over HTTP: clients -> a FIFO gateway, or @llm-scheduler/gateway -> ${server}.`];
   const title = "llm-scheduler demo: FIFO gateway against llm-scheduler";
   await writeFile(path, renderHtmlReport({ ...input, title, notes }));
 }
 
 /**
  * `pnpm demo`: starts the simulated LLM server (unless `upstreamUrl` is given), replays the same mixed
- * workload twice in real time, once through a plain FIFO gateway and once through an Express gateway
- * with llm-scheduler, prints both side by side and writes an HTML report with charts.
+ * workload twice in real time, once through a plain FIFO gateway and once through
+ * `@llm-scheduler/gateway` (`createGateway()`, configured in code), prints both side by side and writes an HTML report with charts.
  *
  * @example
  * const { fifo, scheduled, reportPath } = await runDemo({ durationMs: 10_000 });
@@ -150,21 +148,22 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     options.upstreamUrl === undefined
       ? await startUpstream({ ...scenario.upstream, seed: scenario.seed, port: 0 })
       : undefined;
-  // The llm-scheduler gateway's scheduler, and its live page, up from the start (idle while FIFO runs).
-  const scheduler = createScheduler(scenario.scheduler);
-  const dashboard = await startLiveDashboard(scheduler);
   const upstream = options.upstreamUrl ?? sim!.url;
+  // The llm-scheduler gateway, and the live page of its scheduler, up from the start (idle while FIFO runs).
+  const { model, upstreamKey } = options;
+  const gateway = await startScheduledGateway({ scenario, upstream, model, upstreamKey });
+  const dashboard = await startLiveDashboard(gateway.scheduler);
   try {
     write(`${describeScenario(scenario)}\n`);
     write(`upstream: ${sim === undefined ? upstream : `simulated LLM server at ${upstream}`}\n`);
     write(`live dashboard of the llm-scheduler gateway (busy in the second run): ${dashboard.url}\n\n`);
     const workload = generateWorkload(scenario);
-    const phase = { scenario, workload, upstream, model: options.model, upstreamKey: options.upstreamKey };
+    const phase = { scenario, workload, upstream, model, upstreamKey };
     const onProgress = (state: PhaseProgress) => progress.update(state);
     const fifo = await runPhase({ ...phase, gateway: "fifo", onProgress });
     progress.end();
     await quiet(sim);
-    const scheduled = await runPhase({ ...phase, gateway: "scheduler", onProgress, scheduler });
+    const scheduled = await runPhase({ ...phase, gateway: "scheduler", onProgress, scheduled: gateway });
     progress.end();
     nothingAnswered(upstream, [fifo, scheduled]);
     const table = renderComparison(scenario, [fifo, scheduled]);
@@ -179,7 +178,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoOutcome> {
     return { scenario, fifo, scheduled, table, reportPath };
   } finally {
     await dashboard.close();
-    await scheduler.close();
+    await gateway.close();
     await sim?.close();
   }
 }

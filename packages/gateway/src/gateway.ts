@@ -39,7 +39,7 @@ export type Gateway = Hono<{ Variables: GatewayVariables }> & {
   notReady(): readonly string[];
   /** The configuration in force. */
   readonly config: () => ResolvedConfig;
-  /** The models at run time (their schedulers, for metrics and tests). */
+  /** The models at run time: `.get(name)!.scheduler` is a model's scheduler (its events, metrics, a dashboard of one's own). */
   readonly models: () => ReadonlyMap<string, ModelRuntime>;
 };
 
