@@ -48,7 +48,12 @@ export async function estimateInputs(store: BatchStore): Promise<Batch[]> {
  * @example
  * const view = withEstimate(batch, await estimateInputs(store), order, clock.now());
  */
-export function withEstimate(batch: Batch, others: readonly Batch[], order: ClaimOrder, now: number): BatchView {
+export function withEstimate(
+  batch: Batch,
+  others: readonly Batch[],
+  order: ClaimOrder,
+  now: number,
+): BatchView {
   const estimate = queueEstimate(batch, others, order, now) ?? estimatedCompletionAt(batch, now);
   return { ...batch, estimatedCompletionAt: estimate };
 }
