@@ -165,8 +165,8 @@ export class Batches {
   }
 
   /**
-   * The batch with its status, counts and completion estimate (`estimatedCompletionAt`, from the rate
-   * its items have ended at since it began to run), or `undefined` when there is none with this id.
+   * The batch with its status, counts and completion estimate (`estimatedCompletionAt`, from the work
+   * ahead of it in the claim order), or `undefined` when there is none with this id.
    *
    * @example
    * const { status, requestCounts } = (await batches.get(batch.id))!;
