@@ -1,4 +1,4 @@
-import type { BatchStore, ClaimOrder } from "@llm-scheduler/batches";
+import { type BatchStore, type ClaimOrder, estimateInputs, withEstimate } from "@llm-scheduler/batches";
 import { describe, expect, it } from "vitest";
 import { useRedisServer } from "../redis/helpers.js";
 import { ok, started, storeMakers, T0 } from "./store-fixtures.js";
@@ -109,5 +109,17 @@ describe.each(stores)("claim order: %s", (_name, make) => {
     expect(again?.runningSince).toBeNull();
     await store.claim("o", 1, T0 + 50, MINUTE, DEADLINE);
     expect((await store.getBatch(batch.id))?.runningSince).toEqual({ at: T0 + 50, done: 1 });
+  });
+
+  it("the completion estimate counts a batch that opens ahead in the claim order, read from either store", async () => {
+    const store = make();
+    const late = await started(store, 40, "a", 60 * MINUTE);
+    const { claims } = await store.claim("o", 20, T0, MINUTE, DEADLINE);
+    for (const claim of claims) await store.settle(claim, ok(), T0 + 20_000); // 20 items in 20 s
+    await started(store, 30, "b", 10 * MINUTE, T0 + 1_000); // opens ahead of the late batch
+    const now = T0 + 20_000;
+    const batch = (await store.getBatch(late.id))!;
+    const view = withEstimate(batch, await estimateInputs(store), DEADLINE, now);
+    expect(view.estimatedCompletionAt).toBe(now + 50_000); // its 20 left and the 30 ahead, at 1 a second
   });
 });

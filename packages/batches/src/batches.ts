@@ -8,7 +8,7 @@ import {
   resolveCreate,
 } from "./create-options.js";
 import { BatchError, BatchErrorCode, batchIdOf, batchNotFound } from "./errors.js";
-import { withEstimate } from "./estimate.js";
+import { estimateInputs, withEstimate } from "./estimate.js";
 import { BatchEmitter, type BatchEvents } from "./events.js";
 import { copyFileItems } from "./from-file.js";
 import { newId } from "./ids.js";
@@ -165,15 +165,16 @@ export class Batches {
   }
 
   /**
-   * The batch with its status, counts and completion estimate (`estimatedCompletionAt`, from the rate
-   * its items have ended at since it began to run), or `undefined` when there is none with this id.
+   * The batch with its status, counts and completion estimate (`estimatedCompletionAt`, from the work
+   * ahead of it in the claim order), or `undefined` when there is none with this id.
    *
    * @example
    * const { status, requestCounts } = (await batches.get(batch.id))!;
    */
   async get(id: string): Promise<BatchView | undefined> {
     const batch = await this.store.getBatch(batchIdOf(id));
-    return batch === undefined ? undefined : withEstimate(batch, this.#options.clock.now());
+    if (batch === undefined) return undefined;
+    return this.#withEstimates([batch]).then(([view]) => view);
   }
 
   /**
@@ -239,9 +240,14 @@ export class Batches {
     if (options.status !== undefined && !BATCH_STATUSES.includes(options.status)) {
       throw invalidOption("status", BATCH_STATUSES.join(", "), options.status);
     }
-    return this.store
-      .listBatches({ ...options, limit })
-      .then((page) => page.map((batch) => withEstimate(batch, this.#options.clock.now())));
+    return this.store.listBatches({ ...options, limit }).then((page) => this.#withEstimates(page));
+  }
+
+  /** The batches with their estimates; the other batches are read only when one of them is open. */
+  async #withEstimates(batches: readonly Batch[]): Promise<BatchView[]> {
+    const others = batches.some((b) => b.status === "in_progress") ? await estimateInputs(this.store) : [];
+    const now = this.#options.clock.now();
+    return batches.map((batch) => withEstimate(batch, others, this.#options.order, now));
   }
 
   /**

@@ -104,4 +104,22 @@ describe("estimatedCompletionAt", () => {
     const [listed] = await batches.list({ tenant: "a" });
     expect(listed).toHaveProperty("estimatedCompletionAt", null);
   });
+
+  it("counts the work of a batch that opens ahead of it in the claim order", async () => {
+    const { clock, batches } = world();
+    const relaxed = await batches.create({ items: items(200), tenant: "a", completionWindowMs: 60 * MINUTE });
+    await advance(clock, 1_000, 10); // about 30 items at 3 a tenth of a second
+    const urgent = await batches.create({ items: items(120), tenant: "b", completionWindowMs: 2 * MINUTE });
+    await advance(clock, 20, 10);
+    const read = clock.now();
+    const { estimatedCompletionAt, requestCounts } = (await batches.get(relaxed.id))!;
+    const ownRate = read + ((200 - requestCounts.completed) * (read - 1_000_000)) / requestCounts.completed;
+    await advance(clock, 12_000, 10); // 290 items left on 3 slots take 9.7 s
+    const [r, u] = [(await batches.get(relaxed.id))!, (await batches.get(urgent.id))!];
+    expect([r.status, u.status]).toEqual(["completed", "completed"]);
+    const left = r.completedAt! - read;
+    expect(Math.abs(estimatedCompletionAt! - r.completedAt!) / left).toBeLessThan(0.05);
+    // its own rate alone would not see the urgent batch's 120 items
+    expect((r.completedAt! - ownRate) / left).toBeGreaterThan(0.3);
+  });
 });

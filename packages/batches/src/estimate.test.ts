@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { estimatedCompletionAt } from "./estimate.js";
 import { batchObject } from "./http/format.js";
+import { queueEstimate } from "./queue-estimate.js";
 import type { Batch } from "./types.js";
 
 const T0 = 1_700_000_000_000;
@@ -76,5 +77,61 @@ describe("estimatedCompletionAt", () => {
     const view = { ...batch({}), estimatedCompletionAt: T0 + 41_500 };
     expect(batchObject(view).estimated_completion_at).toBe((T0 + 41_000) / 1000);
     expect(batchObject(batch({})).estimated_completion_at).toBeNull();
+  });
+});
+
+describe("queueEstimate", () => {
+  const order = { key: "deadline", tieMs: 60_000 } as const;
+  const now = T0 + 100_000;
+  // 100 items in 100 s since its first claim: one item a second, 50 left
+  const head = batch({
+    id: "batch_head",
+    expiresAt: T0 + 3_600_000,
+    runningSince: { at: T0, done: 0 },
+    requestCounts: { total: 150, completed: 100, failed: 0 },
+  });
+
+  it("adds the items of the batches ahead in the claim order to its own, at the fastest rate of its priority", () => {
+    // passed by the head: 30 of 130 items ended in 100 s, a rate that would say 333 s for the 100 left
+    const late = batch({
+      runningSince: { at: T0, done: 0 },
+      requestCounts: { total: 130, completed: 30, failed: 0 },
+    });
+    expect(queueEstimate(late, [head, late], order, now)).toBe(now + 150_000); // 50 + 100 items at 1/s
+    expect(queueEstimate(head, [head, late], order, now)).toBe(now + 50_000);
+  });
+
+  it("shares its group by turns, takes the rate of a batch that completed recently, and ignores other priorities", () => {
+    const tied = batch({
+      id: "batch_tied",
+      expiresAt: head.expiresAt + 30_000,
+      requestCounts: { total: 20, completed: 0, failed: 0 },
+    });
+    const done = batch({
+      id: "batch_done",
+      status: "completed",
+      completedAt: T0 + 50_000,
+      runningSince: { at: T0, done: 0 },
+      requestCounts: { total: 100, completed: 100, failed: 0 }, // 2 items a second
+    });
+    const other = batch({
+      id: "batch_other",
+      priority: "bulk",
+      expiresAt: T0,
+      requestCounts: { total: 900, completed: 0, failed: 0 },
+    });
+    // in the head's group: its 50 and up to 50 of the tied batch's 20, at 2 items a second
+    expect(queueEstimate(head, [tied, done, other], order, now)).toBe(now + 35_000);
+  });
+
+  it("is null without a steady rate of its priority, and never later than the window's end", () => {
+    const young = batch({
+      runningSince: { at: T0, done: 0 },
+      requestCounts: { total: 100, completed: 5, failed: 0 },
+    });
+    expect(queueEstimate(young, [], order, now)).toBeNull();
+    const tight = { ...head, expiresAt: now + 10_000 };
+    expect(queueEstimate(tight, [], order, now)).toBe(now + 10_000);
+    expect(queueEstimate({ ...head, status: "finalizing" }, [], order, now)).toBeNull();
   });
 });

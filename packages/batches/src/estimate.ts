@@ -1,3 +1,5 @@
+import { queueEstimate } from "./queue-estimate.js";
+import type { BatchStore, ClaimOrder } from "./store.js";
 import type { Batch, BatchView } from "./types.js";
 
 /**
@@ -22,11 +24,36 @@ export function estimatedCompletionAt(batch: Batch, now: number): number | null 
 }
 
 /**
- * The batch with its completion estimate, as `get()` and `list()` answer.
+ * What {@link queueEstimate} measures a batch against: every `in_progress` batch of the store, read in
+ * pages of 100, and the newest 100 `completed` ones (for the rate of their priority).
  *
  * @example
- * const view = withEstimate(await store.getBatch(id), clock.now());
+ * const others = await estimateInputs(store);
  */
-export function withEstimate(batch: Batch, now: number): BatchView {
-  return { ...batch, estimatedCompletionAt: estimatedCompletionAt(batch, now) };
+export async function estimateInputs(store: BatchStore): Promise<Batch[]> {
+  const others = await store.listBatches({ status: "completed", limit: 100 });
+  for (let after: string | undefined; ; ) {
+    const page = await store.listBatches({ status: "in_progress", limit: 100, ...(after ? { after } : {}) });
+    others.push(...page);
+    if (page.length < 100) return others;
+    after = page[page.length - 1]!.id;
+  }
+}
+
+/**
+ * The batch with its completion estimate, as `get()` and `list()` answer: from its place in the claim
+ * order among `others` (see {@link estimateInputs}) ({@link queueEstimate}), or, while its priority has no rate yet, from
+ * its own rate ({@link estimatedCompletionAt}).
+ *
+ * @example
+ * const view = withEstimate(batch, await estimateInputs(store), order, clock.now());
+ */
+export function withEstimate(
+  batch: Batch,
+  others: readonly Batch[],
+  order: ClaimOrder,
+  now: number,
+): BatchView {
+  const estimate = queueEstimate(batch, others, order, now) ?? estimatedCompletionAt(batch, now);
+  return { ...batch, estimatedCompletionAt: estimate };
 }

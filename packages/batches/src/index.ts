@@ -11,7 +11,7 @@ export {
   resolveCreate,
 } from "./create-options.js";
 export { BatchError, BatchErrorCode, batchErrorHttp, fileStorageFull, filesQuotaExceeded } from "./errors.js";
-export { estimatedCompletionAt } from "./estimate.js";
+export { estimatedCompletionAt, estimateInputs, withEstimate } from "./estimate.js";
 export type { BatchEvents } from "./events.js";
 export { type OpenAIExecutorOptions, openaiExecutor } from "./executor.js";
 export { type BatchesHandler, batchesHandler } from "./http/handler.js";

@@ -150,9 +150,10 @@ export interface Batch {
 /** A batch as `get()` and `list()` of the batch layer return it: with its completion estimate. */
 export interface BatchView extends Batch {
   /**
-   * When the batch should end at the rate its items have finished at since it began to run (the clock's
-   * ms), never later than `expiresAt`; `null` until one item of the round has ended, and once the batch
-   * is no longer `in_progress`.
+   * When the batch should end (the clock's ms): the items ahead of it in the claim order and its own,
+   * at its priority's recent rate, never later than `expiresAt`; `null` until one item of the round has
+   * ended, and once the batch is no longer `in_progress`. Batches that open later with an earlier
+   * deadline go ahead of it unforeseen.
    * OpenAI's batch object has no such field: HTTP answers carry it as `estimated_completion_at`.
    */
   readonly estimatedCompletionAt: number | null;

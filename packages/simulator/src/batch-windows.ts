@@ -46,6 +46,8 @@ export interface BatchOutcome {
   readonly withinWindow: boolean;
   /** `estimatedCompletionAt` as `get()` answered when a quarter of its items had ended (null: none). */
   readonly estimateAtQuarter: number | null;
+  /** When that estimate was read (the virtual clock's ms; null: none). */
+  readonly quarterAt: number | null;
 }
 
 /** What {@link simulateBatchWindows} measures. */
@@ -104,7 +106,7 @@ export async function simulateBatchWindows(
       return { status: 200, body: null };
     },
   });
-  const follow = new Follow(batches.get.bind(batches));
+  const follow = new Follow(batches.get.bind(batches), () => clock.now());
   batches.on("progress", (event) => follow.progress(event.id, event.requestCounts));
   batches.on("done", (event) => follow.done(event.id));
   for (const job of jobs) clock.setTimer(() => void follow.create(job, batches.create.bind(batches)), job.at);
@@ -125,12 +127,15 @@ type Create = (options: CreateBatchOptions) => Promise<Batch>;
 /** Follows every batch of a run: its estimate at a quarter of its items, and how it ended. */
 class Follow {
   readonly #get: Get;
+  readonly #now: () => number;
   readonly #quarter = new Map<string, number | null>();
+  readonly #quarterAt = new Map<string, number>();
   readonly #outcomes: BatchOutcome[] = [];
   readonly #specs = new Map<string, BatchJobSpec>();
 
-  constructor(get: Get) {
+  constructor(get: Get, now: () => number) {
     this.#get = get;
+    this.#now = now;
   }
 
   get ended(): number {
@@ -150,6 +155,7 @@ class Follow {
   progress(id: string, counts: { total: number; completed: number; failed: number }): void {
     if (this.#quarter.has(id) || (counts.completed + counts.failed) * 4 < counts.total) return;
     this.#quarter.set(id, null);
+    this.#quarterAt.set(id, this.#now());
     void this.#get(id).then((view) => this.#quarter.set(id, view?.estimatedCompletionAt ?? null));
   }
 
@@ -166,6 +172,7 @@ class Follow {
         status: view.status,
         withinWindow: view.status === "completed" && endedAt <= view.expiresAt,
         estimateAtQuarter: this.#quarter.get(id) ?? null,
+        quarterAt: this.#quarterAt.get(id) ?? null,
       });
     });
   }
