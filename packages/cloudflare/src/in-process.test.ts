@@ -41,7 +41,7 @@ describe("DurableObjectStore over inProcessNamespace", () => {
     await Promise.all([a.close(), b.close()]);
   });
 
-  it("refuses preemption at createScheduler(), as the Redis store does (no handOver or requeue)", () => {
+  it("refuses preemption at createScheduler(): the object cannot hand a slot over (no handOver, requeue or releasePreempted)", () => {
     const store = new DurableObjectStore({ namespace: inProcessNamespace() });
     expect(() =>
       createScheduler({ store, priorities: { interactive: { preempts: ["batch"] }, batch: {} } }),
