@@ -11,6 +11,9 @@ export default defineConfig({
     // Every run also writes a JSON summary, from which .ci/run prints one plain "N passed, N failed"
     // line; with or without a CI variable in the environment.
     reporters: ["default", "json"],
+    // Vitest keeps one core for itself by default, which on a 2-core CI machine runs the files one at a
+    // time; most integration files wait on servers and child processes, so two at once fill both cores.
+    maxWorkers: 2,
     outputFile: { json: "node_modules/.cache/vitest-results.json" },
     projects: [
       ...packages.map((name) => ({
