@@ -36,9 +36,10 @@ describe("wait targets with several instances on one Redis", () => {
       await sleep(ms);
       inFlight--;
     };
-    // The other instance keeps every slot busy with 400 ms batch work.
+    // The other instance keeps every slot busy with 800 ms batch work: chat without a reserved slot would
+    // wait for one to end, most of 800 ms at the 95th percentile.
     const batch = Array.from({ length: 60 }, () =>
-      bulk.scheduler.run(work(400), { priority: "batch", tenant: "bulk" }).catch(() => {}),
+      bulk.scheduler.run(work(800), { priority: "batch", tenant: "bulk" }).catch(() => {}),
     );
     const waits: Array<{ at: number; waitMs: number }> = [];
     chat.scheduler.on("started", ({ priority, waitMs }) => {
@@ -61,7 +62,8 @@ describe("wait targets with several instances on one Redis", () => {
       .map((w) => w.waitMs)
       .sort((a, b) => a - b);
     expect(late.length).toBeGreaterThan(10);
-    expect(late[Math.ceil(0.95 * late.length) - 1]).toBeLessThan(200); // generous: the lease round trips
+    // Far below a batch item's 800 ms, with room for the lease round trips on a busy 2-core machine.
+    expect(late[Math.ceil(0.95 * late.length) - 1]).toBeLessThan(300);
     expect(peak).toBeLessThanOrEqual(4);
     await Promise.all(batch.slice(0, 1));
     for (const gateway of [chat, bulk]) await gateway.scheduler.close({ timeoutMs: 0 }).catch(() => {});
