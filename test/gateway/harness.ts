@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { resolveConfig } from "@llm-scheduler/gateway";
 import { type RunningGateway, serveGateway } from "@llm-scheduler/gateway/node";
 import { startUpstream, type Upstream, type UpstreamOptions } from "@llm-scheduler/upstream-sim";
+import { waitFor } from "../redis/helpers.js";
 
 /** Keys of 32+ characters, as a key table would hold them. */
 export const CHAT_KEY = "sk-chat-0123456789abcdef0123456789abcdef";
@@ -60,11 +61,7 @@ export const PRIORITIES = {
   batch: { weight: 1, maxWaitMs: 60_000 },
 };
 
-/** Waits until `check` holds, polling every 20 ms, for at most `ms`. */
+/** Waits until `check` holds, for at most `ms` (the Redis tests' poller, with the gateway tests' longer default). */
 export async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(check, ms);
 }
