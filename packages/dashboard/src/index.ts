@@ -8,6 +8,14 @@ export type {
 } from "./batches.js";
 export { createDashboard, type Dashboard } from "./dashboard.js";
 export type { DashboardAccess, DashboardOptions, SchedulerLike } from "./options.js";
+export type {
+  EngineSignalsLike,
+  PoolView,
+  ReplicaHealthView,
+  ReplicaLike,
+  ReplicasLike,
+  ReplicaView,
+} from "./replicas.js";
 export type { DashboardSnapshot, PriorityView } from "./snapshot.js";
 export { sseFrame } from "./streams.js";
 export type { WindowQuantiles } from "./wait-window.js";

@@ -1,6 +1,7 @@
 import type { MetricsSnapshot, ResolvedOptions, SchedulerEvents, SchedulerUpdate } from "@llm-scheduler/core";
 import { invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
 import type { BatchesLike } from "./batches.js";
+import type { ReplicasLike } from "./replicas.js";
 
 /** The part of a scheduler the dashboard reads and, with controls allowed, changes: its public API only. */
 export interface SchedulerLike {
@@ -16,6 +17,14 @@ export interface DashboardOptions {
   readonly scheduler: SchedulerLike;
   /** Batch jobs to show (`@llm-scheduler/batches` or anything of the same shape). */
   readonly batches?: BatchesLike;
+  /**
+   * A pool of replicas to show, one row per replica (health, in flight against its limit, engine
+   * signals, requests sent, failures) and the pool's capacity against its healthy capacity: a `Pool`
+   * of `@llm-scheduler/pool`, or anything with `metrics()` returning `{ replicas }` of that shape.
+   * Pass the pool's own scheduler as `scheduler`.
+   * @default undefined (no replicas section)
+   */
+  readonly replicas?: ReplicasLike;
   /**
    * Decides whether a request comes from an operator: `true` lets it see everything (tenants, batches,
    * failed items) and use the controls (change weights and the limit, cancel or retry a batch). A throw
@@ -79,6 +88,7 @@ export type DashboardAccess = "none" | "aggregate" | "open";
 export interface ResolvedDashboardOptions {
   readonly scheduler: SchedulerLike;
   readonly batches: BatchesLike | undefined;
+  readonly replicas: ReplicasLike | undefined;
   readonly authorize: ((request: Request) => boolean | Promise<boolean>) | undefined;
   readonly access: DashboardAccess;
   readonly path: string;
@@ -93,6 +103,7 @@ export interface ResolvedDashboardOptions {
 const KNOWN = [
   "scheduler",
   "batches",
+  "replicas",
   "authorize",
   "access",
   "path",
@@ -164,6 +175,9 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
   if (given.batches !== undefined && !hasMethods(given.batches, ["list", "get", "cancel", "retryFailed"])) {
     throw invalidOption("batches", "batches (with `list`, `get`, `cancel` and `retryFailed`)", given.batches);
   }
+  if (given.replicas !== undefined && !hasMethods(given.replicas, ["metrics"])) {
+    throw invalidOption("replicas", "a pool of replicas (with `metrics`)", given.replicas);
+  }
   if (given.authorize !== undefined && typeof given.authorize !== "function") {
     throw invalidOption("authorize", "a function", given.authorize);
   }
@@ -171,6 +185,7 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
   return {
     scheduler: given.scheduler as SchedulerLike,
     batches: given.batches,
+    replicas: given.replicas,
     authorize: given.authorize,
     access: access(given.access, given.authorize !== undefined),
     path: mountPath(given.path ?? "/dashboard"),

@@ -57,6 +57,16 @@ export function pageHtml(path: string): string {
     <h2>Priorities <small>weight and reserved in force (configured in brackets while a wait target moves them); wait in ms, starts in the window</small></h2>
     <table id="priorities"><thead><tr><th>priority</th><th>running</th><th>queued</th><th>limit</th><th>weight</th><th>reserved</th><th>wait target</th><th>preempted</th><th>wait p50 / p95 / p99</th></tr></thead><tbody></tbody></table>
   </section>
+  <section id="replicas-section" class="full" hidden>
+    <h2>Replicas <small id="pool-capacity"></small></h2>
+    <table id="replicas"><thead><tr><th>replica</th><th>url</th><th>health</th><th>in flight / limit</th><th>engine waiting</th><th>engine running</th><th>KV cache</th><th>sent</th><th>failed before first byte</th><th>consecutive failures</th><th>ejections</th></tr></thead><tbody></tbody></table>
+    <div class="pair">
+      <div><h3>In flight per replica, last 2 minutes</h3>
+      <svg id="chart-replicas" class="chart" role="img" aria-label="Requests in flight per replica over time"></svg></div>
+      <div><h3>Pool capacity, last 2 minutes: every replica's limit, the healthy ones', and running</h3>
+      <svg id="chart-capacity" class="chart" role="img" aria-label="Pool capacity, healthy capacity and running over time"></svg></div>
+    </div>
+  </section>
   <section class="wide">
     <h2>Rejections by reason <small>tasks refused per second, last 2 minutes; totals in the legend</small></h2>
     <svg id="chart-rejections" class="chart" role="img" aria-label="Rejections per second by reason over time"></svg>

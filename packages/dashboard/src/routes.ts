@@ -3,6 +3,7 @@ import { failedItems } from "./batches.js";
 import { APP_JS } from "./client/app-js.js";
 import { CHARTS_JS } from "./client/charts-js.js";
 import { LIVE_JS } from "./client/live-js.js";
+import { POOL_JS } from "./client/pool-js.js";
 import { FAVICON_SVG, STYLE_CSS } from "./client/style-css.js";
 import { postBatchAction, postLimits } from "./controls.js";
 import type { SnapshotHistory } from "./history.js";
@@ -108,7 +109,7 @@ export function routes(context: RouteContext): RouteEntry[] {
     {
       method: "GET",
       pattern: /^\/app\.js$/,
-      handle: () => asset(CHARTS_JS + LIVE_JS + APP_JS, "text/javascript"),
+      handle: () => asset(CHARTS_JS + LIVE_JS + POOL_JS + APP_JS, "text/javascript"),
     },
     { method: "GET", pattern: /^\/app\.css$/, handle: () => asset(STYLE_CSS, "text/css") },
     { method: "GET", pattern: /^\/favicon\.svg$/, handle: () => asset(FAVICON_SVG, "image/svg+xml") },

@@ -2,6 +2,7 @@ import type { MetricsSnapshot } from "@llm-scheduler/core";
 import type { BatchCache } from "./batch-cache.js";
 import type { BatchView } from "./batches.js";
 import type { ResolvedDashboardOptions } from "./options.js";
+import { type PoolView, presentPool, readPool } from "./replicas.js";
 import type { Viewer } from "./viewer.js";
 import type { WaitWindow, WindowQuantiles } from "./wait-window.js";
 
@@ -55,6 +56,11 @@ export interface DashboardSnapshot {
   readonly rejected: Readonly<Record<string, number>>;
   /** The busiest tenants, as `scheduler.metrics()` reports them; empty in the aggregate view. */
   readonly tenants: MetricsSnapshot["tenants"];
+  /**
+   * The pool's capacity, healthy capacity and replicas; `null` without `replicas`. In the aggregate
+   * view the replicas come without their URLs.
+   */
+  readonly pool: PoolView | null;
   /** `null` when no batches were given, in the aggregate view, and in history snapshots. */
   readonly batches: readonly BatchView[] | null;
   /** Whether this request may use the controls. */
@@ -62,8 +68,9 @@ export interface DashboardSnapshot {
 }
 
 /**
- * Reads `metrics()`, the resolved options and the wait window into one plain, serializable snapshot,
- * whole (tenants included, batches not): what the history keeps; `present()` cuts it down per viewer.
+ * Reads `metrics()` (and the pool's, with `replicas`), the resolved options and the wait window into
+ * one plain, serializable snapshot, whole (tenants and replica URLs included, batches not): what the
+ * history keeps; `present()` cuts it down per viewer.
  *
  * @example
  * const snapshot = readSnapshot(resolveDashboardOptions({ scheduler, access: "open" }), window, true);
@@ -113,6 +120,7 @@ export function readSnapshot(
       running: entry.running,
       queued: entry.queued,
     })),
+    pool: options.replicas === undefined ? null : readPool(options.replicas),
     batches: null,
     controls: false,
   };
@@ -120,7 +128,7 @@ export function readSnapshot(
 
 /**
  * A snapshot as one viewer may see it: in the aggregate view no tenant and no batch (not even whether
- * there are any), and whether the controls are offered.
+ * there are any) and no replica URL, and whether the controls are offered.
  *
  * @example
  * json(200, present(readSnapshot(options, window, true), viewer, await batches.list()));
@@ -135,6 +143,7 @@ export function present(
     ...snapshot,
     view: full ? "full" : "aggregate",
     tenants: full ? snapshot.tenants : [],
+    pool: presentPool(snapshot.pool, full ? "full" : "aggregate"),
     batches: full ? batches : null,
     controls: viewer.controls,
   };

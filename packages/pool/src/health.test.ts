@@ -32,12 +32,16 @@ describe("ReplicaHealth", () => {
   it("probes once the ejection has run out, brings the replica back on a pass", () => {
     const { health, changes, advance } = setUp();
     for (let i = 0; i < 3; i++) health.failure();
+    expect(health.halfOpen).toBe(false);
     expect(health.beginProbe()).toBeUndefined(); // not due yet
     advance(100);
+    expect(health.halfOpen).toBe(true); // due: the next state hangs on the probe
     const probe = health.beginProbe()!;
     expect(health.beginProbe()).toBeUndefined(); // one probe at a time
+    expect(health.halfOpen).toBe(true);
     probe(true);
     expect(health.healthy).toBe(true);
+    expect(health.halfOpen).toBe(false);
     expect(health.consecutiveFailures).toBe(0);
     expect(changes).toEqual([false, true]);
   });
@@ -47,6 +51,7 @@ describe("ReplicaHealth", () => {
     for (let i = 0; i < 3; i++) health.failure();
     advance(100);
     health.beginProbe()!(false);
+    expect(health.halfOpen).toBe(false); // ejected again, for longer
     expect(health.probeInMs()).toBe(200);
     advance(200);
     health.beginProbe()!(false);

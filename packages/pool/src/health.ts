@@ -31,6 +31,14 @@ export class ReplicaHealth {
     return this.#ejectedUntil === undefined;
   }
 
+  /**
+   * True while the replica is ejected but its ejection has run out: its half-open probe is due or
+   * under way, and its next state hangs on that probe.
+   */
+  get halfOpen(): boolean {
+    return this.#ejectedUntil !== undefined && (this.#probing || this.#now() >= this.#ejectedUntil);
+  }
+
   /** Consecutive failures counted since the last success. */
   get consecutiveFailures(): number {
     return this.#failures;

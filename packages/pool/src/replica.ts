@@ -13,6 +13,8 @@ export interface ReplicaMetrics extends ReplicaState {
   readonly failedBeforeFirstByte: number;
   readonly consecutiveFailures: number;
   readonly ejections: number;
+  /** Ejected, with its half-open probe due or under way (`healthy` is still false meanwhile). */
+  readonly halfOpen: boolean;
 }
 
 const LANE = "replica";
@@ -113,6 +115,7 @@ export class Replica {
       failedBeforeFirstByte: this.#failedBeforeFirstByte,
       consecutiveFailures: this.health?.consecutiveFailures ?? 0,
       ejections: this.health?.ejections ?? 0,
+      halfOpen: this.health?.halfOpen ?? false,
     };
   }
 

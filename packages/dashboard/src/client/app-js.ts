@@ -1,7 +1,8 @@
 /**
  * The page's application code, served after the charts and the live feed as `app.js`: keeps two minutes
  * of snapshots (the server's history first, then the Server-Sent Events) and redraws; offers the
- * controls when the feed says they are allowed, and hides tenants and batches in the aggregate view.
+ * controls when the feed says they are allowed, hides tenants and batches in the aggregate view, and
+ * draws the replicas of a pool (`renderPool`, from `pool-js.ts`) when the feed has one.
  * Every name that comes from traffic (tenants, batch ids, errors) is set with `textContent`.
  */
 export const APP_JS = `
@@ -257,6 +258,7 @@ function onSnapshot(s) {
   renderTotals(s);
   renderCharts();
   renderTables(s);
+  renderPool(s);
   renderBatches(s);
   renderControls(s);
 }

@@ -32,6 +32,12 @@ input[type=number] { width: 80px; }
 .ok { color: #15803d; }
 .error { color: #b91c1c; }
 .note { color: #6b7280; grid-column: 1 / -1; }
+.pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(380px, 1fr)); gap: 14px; margin-top: 10px; }
+.health { padding: 1px 8px; border-radius: 10px; font-size: 12px; color: #fff; }
+.health.healthy { background: #15803d; }
+.health.ejected { background: #b91c1c; }
+.health.half-open { background: #b45309; }
+tr.ejected td, tr.half-open td { color: #6b7280; }
 `;
 
 /** The page's icon: three bars, served as `favicon.svg`. */
