@@ -9,9 +9,11 @@ import {
   CHROMIUM_FLAGS,
   chromiumPath,
   createServer,
+  DEAD_REPLICA,
   fakeBatches,
   listen,
   startLoad,
+  startPool,
   XSS_TENANT,
 } from "./fixtures.js";
 
@@ -25,6 +27,8 @@ let adjusting: Scheduler;
 let limited: Dashboard;
 let server: { url: string; close: () => Promise<void> };
 let stopLoad: () => Promise<void>;
+/** A pool of three replicas, shown at /pool/dashboard. */
+let pooled: Awaited<ReturnType<typeof startPool>>;
 const dashboards: Dashboard[] = [];
 const fake = fakeBatches();
 
@@ -53,8 +57,17 @@ beforeAll(async () => {
     path: "/adjusting/dashboard",
   });
   limited = createDashboard({ scheduler, access: "aggregate", maxStreams: 1, path: "/limited/dashboard" });
-  dashboards.push(readOnly, admin, adjustingView, limited);
+  pooled = await startPool();
+  const poolView = createDashboard({
+    scheduler: pooled.pool.scheduler,
+    replicas: pooled.pool,
+    access: "open",
+    intervalMs: 250,
+    path: "/pool/dashboard",
+  });
+  dashboards.push(readOnly, admin, adjustingView, limited, poolView);
   const app = express();
+  app.use(toNodeHandler(poolView));
   app.use(toNodeHandler(readOnly));
   app.use(toNodeHandler(admin));
   app.use(toNodeHandler(adjustingView));
@@ -71,6 +84,7 @@ afterAll(async () => {
   await stopLoad?.();
   await scheduler?.close();
   await adjusting?.close();
+  await pooled?.close();
 });
 
 /** Opens a page and records console errors, uncaught errors and dialogs (an XSS would open one). */
@@ -281,6 +295,49 @@ describe("dashboard in a real browser", () => {
     expect(problems).toEqual([
       "console: Failed to load resource: the server responded with a status of 400 (Bad Request)",
     ]);
+    await page.close();
+  });
+
+  it("shows one row per replica and marks the ejected ones, with the capacity they took away", async () => {
+    // the replica at a closed port is ejected on its first request, which goes on to another
+    expect(await pooled.send(6)).toBe(0);
+    await pooled.crash();
+    expect(await pooled.send(6)).toBe(0); // so is the crashed one
+    const { page, problems } = await openPage("/pool/dashboard");
+    await page.waitForFunction(
+      () => document.querySelectorAll('#replicas tbody tr[data-health="ejected"]').length === 2,
+      undefined,
+      { timeout: 20_000 },
+    );
+    const rows = (await rowCells(page, "#replicas tbody tr")).map((row) => row.split(" | "));
+    expect(rows.map((cells) => [cells[0], cells[2], cells[3]])).toEqual([
+      ["gpu-0", "healthy", "0 / 4"],
+      [XSS_TENANT, "ejected", "0 / 4"],
+      [DEAD_REPLICA.id, "ejected", "0 / 2"],
+    ]);
+    expect(rows.map((cells) => cells[1])).toEqual([
+      expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), // the password cut off
+    ]);
+    expect(rows[0]!.slice(4, 7)).toEqual(["0", expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+%$/)]);
+    // sent, failed before first byte, consecutive failures, ejections of the dead one
+    expect(rows[2]!.slice(7)).toEqual([expect.stringMatching(/^[1-9]\d*$/), rows[2]![7], "1", "1"]);
+    expect(await text(page, "#pool-capacity")).toContain(
+      "healthy capacity 4 of 10 slots; 1 of 3 replicas healthy (2 out)",
+    );
+    expect(await text(page, "#total-limit")).toBe("4");
+    expect(await page.locator("#replicas img").count()).toBe(0);
+    expect(await page.content()).not.toContain(DEAD_REPLICA.password);
+    expect(await page.locator("#chart-replicas path").count()).toBe(3);
+    expect(await page.locator("#chart-replicas text").allTextContents()).toEqual(
+      expect.arrayContaining(["requests", "gpu-0 in flight", `${DEAD_REPLICA.id} in flight (ejected)`]),
+    );
+    expect(await page.locator("#chart-capacity text").allTextContents()).toEqual(
+      expect.arrayContaining(["slots", "capacity (every replica)", "healthy capacity", "running"]),
+    );
+    await page.screenshot({ path: new URL("replicas.png", SCREENSHOTS).pathname, fullPage: true });
+    expect(problems).toEqual([]);
     await page.close();
   });
 });

@@ -3,6 +3,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Scheduler } from "@llm-scheduler/core";
 import type { BatchesLike, BatchLike, BatchResultLike } from "@llm-scheduler/dashboard";
+import { createPool } from "@llm-scheduler/pool";
+import { startReplicas } from "@llm-scheduler/upstream-sim";
 
 export const XSS_TENANT = "<img src=x onerror=alert(1)>";
 
@@ -103,3 +105,60 @@ export async function listen(server: Server): Promise<{ url: string; close: () =
 }
 
 export { createServer };
+
+/** What the replica whose URL carries a password is called in the pool, and that password. */
+export const DEAD_REPLICA = { id: "dead-with-password", password: "s3cret-never-shown" };
+
+/**
+ * A pool of three replicas for the dashboard: two simulated vLLMs (one named like an HTML tag, crashed
+ * by `crash()`), and one whose URL carries a password and points at a closed port. One connection
+ * error ejects a replica for a minute, so an ejection stays on screen while the test looks.
+ */
+export async function startPool() {
+  const sims = await startReplicas(2, { parallel: 4, ttftMs: 20, tokenMs: 5, prefillMsPerToken: 0 });
+  const closed = await listen(createServer());
+  const deadUrl = closed.url.replace("http://", `http://ops:${DEAD_REPLICA.password}@`);
+  await closed.close(); // nothing listens there any more: connections are refused
+  const pool = createPool({
+    replicas: [
+      { id: "gpu-0", url: sims[0]!.url, maxConcurrency: 4 },
+      { id: XSS_TENANT, url: sims[1]!.url, maxConcurrency: 4 },
+      { id: DEAD_REPLICA.id, url: deadUrl, maxConcurrency: 2 },
+    ],
+    routing: "round-robin",
+    health: { failures: 1, intervalMs: 0, ejectMs: 60_000, maxEjectMs: 60_000 },
+    signals: { intervalMs: 250 },
+  });
+  /** Sends `count` chat completions through the pool, `parallel` at a time; failures are counted. */
+  const send = async (count: number, parallel = 4): Promise<number> => {
+    let failed = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next++ < count) {
+        const body = JSON.stringify({
+          model: "sim-model",
+          messages: [{ role: "user", content: `question ${next}` }],
+          max_tokens: 8,
+        });
+        const response = await pool
+          .fetch("/v1/chat/completions", { method: "POST", headers: JSON_HEADERS, body })
+          .catch(() => undefined);
+        if (response?.status !== 200) failed += 1;
+        await response?.text();
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, worker));
+    return failed;
+  };
+  return {
+    pool,
+    send,
+    crash: () => sims[1]!.crash(),
+    close: async () => {
+      await pool.close();
+      await Promise.all(sims.map((sim) => sim.close()));
+    },
+  };
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };

@@ -59,7 +59,7 @@ export function pageHtml(path: string): string {
   </section>
   <section id="replicas-section" class="full" hidden>
     <h2>Replicas <small id="pool-capacity"></small></h2>
-    <table id="replicas"><thead><tr><th>replica</th><th>url</th><th>health</th><th>in flight / limit</th><th>engine waiting</th><th>engine running</th><th>KV cache</th><th>sent</th><th>failed before first byte</th><th>consecutive failures</th><th>ejections</th></tr></thead><tbody></tbody></table>
+    <table id="replicas"><thead><tr><th>replica</th><th>url</th><th>health</th><th>in flight / limit</th><th>engine waiting</th><th>engine running</th><th>KV cache</th><th>sent</th><th title="attempts that failed before their first byte and went to another replica">failed before 1st byte</th><th title="consecutive failures (connection errors, 5xx, failed checks)">failing in a row</th><th>ejections</th></tr></thead><tbody></tbody></table>
     <div class="pair">
       <div><h3>In flight per replica, last 2 minutes</h3>
       <svg id="chart-replicas" class="chart" role="img" aria-label="Requests in flight per replica over time"></svg></div>

@@ -37,6 +37,7 @@ input[type=number] { width: 80px; }
 .health.healthy { background: #15803d; }
 .health.ejected { background: #b91c1c; }
 .health.half-open { background: #b45309; }
+#replicas th { white-space: normal; vertical-align: bottom; }
 tr.ejected td, tr.half-open td { color: #6b7280; }
 `;
 
