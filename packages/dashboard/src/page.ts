@@ -71,7 +71,7 @@ export function pageHtml(path: string): string {
     <h2>Rejections by reason <small>tasks refused per second, last 2 minutes; totals in the legend</small></h2>
     <svg id="chart-rejections" class="chart" role="img" aria-label="Rejections per second by reason over time"></svg>
   </section>
-  <p id="aggregate-note" class="note" hidden>Totals only: tenants and batches are shown to authorized viewers.</p>
+  <p id="aggregate-note" class="note" hidden>Totals only: tenants, batches and replica URLs are shown to authorized viewers.</p>
   <section id="tenants-section" class="wide">
     <h2>Busiest tenants <small>running + queued tasks, last 2 minutes; the table is now</small></h2>
     <svg id="chart-tenants" class="chart" role="img" aria-label="Running plus queued tasks of the busiest tenants over time"></svg>
