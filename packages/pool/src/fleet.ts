@@ -34,8 +34,10 @@ export class Fleet {
   /** Live leases per replica over every instance; empty while they cannot be trusted. */
   readonly #counts = new Map<string, number>();
   #seq = Number.NEGATIVE_INFINITY;
-  /** Takes sent and not answered yet, per replica. */
+  /** Takes sent and not answered yet, per replica (counted in the view before the ledger counts them). */
   readonly #pending = new Map<string, number>();
+  /** Releases sent and not answered yet, per replica (no longer counted in the view). */
+  readonly #releasing = new Map<string, number>();
   /** Attempts in flight that the ledger does not count yet. */
   readonly #unleased = new Set<Lease>();
   readonly #registering = new Set<Lease>();
@@ -119,7 +121,16 @@ export class Fleet {
   give(lease: Lease): void {
     lease.done = true;
     this.#unleased.delete(lease);
-    if (lease.id !== undefined) this.#shared.ledger.release(lease.id).catch(() => undefined);
+    if (lease.id === undefined) return;
+    add(this.#releasing, lease.replicaId, 1);
+    this.#push();
+    this.#shared.ledger
+      .release(lease.id)
+      .catch(() => undefined)
+      .finally(() => {
+        add(this.#releasing, lease.replicaId, -1);
+        this.#push();
+      });
   }
 
   /** Resolves when a count drops (a slot freed somewhere), at the latest after about `retryMs`. */
@@ -133,7 +144,10 @@ export class Fleet {
         signal.removeEventListener("abort", onAbort);
         resolve();
       };
-      if (signal.aborted) return reject(signal.reason);
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
       signal.addEventListener("abort", onAbort, { once: true });
       this.#changed.add(done);
     });
@@ -149,7 +163,10 @@ export class Fleet {
   }
 
   #apply(snapshot: LedgerSnapshot | undefined): void {
-    if (snapshot === undefined) return this.unreachable();
+    if (snapshot === undefined) {
+      this.unreachable();
+      return;
+    }
     if (this.#counts.size > 0 && snapshot.seq < this.#seq) return; // an older one, overtaken
     let dropped = this.#counts.size === 0;
     for (const replica of this.#replicas) {
@@ -165,16 +182,17 @@ export class Fleet {
     if (dropped) this.#wakeAll();
   }
 
-  /** Hands each replica its fleet-wide count (with this instance's unconfirmed takes), or none. */
+  /** Hands each replica its fleet-wide count (with this instance's takes and releases in transit), or none. */
   #push(): void {
     for (const replica of this.#replicas) {
       const count = this.#counts.get(replica.id);
-      replica.setFleetInFlight(count === undefined ? undefined : count + (this.#pending.get(replica.id) ?? 0));
+      const moving = (this.#pending.get(replica.id) ?? 0) - (this.#releasing.get(replica.id) ?? 0);
+      replica.setFleetInFlight(count === undefined ? undefined : Math.max(0, count + moving));
     }
   }
 
   #addPending(replicaId: string, delta: number): void {
-    this.#pending.set(replicaId, (this.#pending.get(replicaId) ?? 0) + delta);
+    add(this.#pending, replicaId, delta);
     this.#push();
   }
 
@@ -230,4 +248,8 @@ export class Fleet {
     for (const done of waiters) done();
     this.#wake();
   }
+}
+
+function add(counts: Map<string, number>, key: string, delta: number): void {
+  counts.set(key, (counts.get(key) ?? 0) + delta);
 }

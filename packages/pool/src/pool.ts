@@ -102,7 +102,8 @@ export class Pool {
         ? undefined
         : new SignalScraper(signals, this.#fetch, clock, () => this.#placement.wake());
     this.#scraper?.start(this.#replicas);
-    this.#shared = shared && new Sharing(shared, this.#replicas, health !== undefined, clock, this.#placement);
+    this.#shared =
+      shared && new Sharing(shared, this.#replicas, health !== undefined, clock, this.#placement);
   }
 
   /**
