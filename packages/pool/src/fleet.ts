@@ -1,4 +1,4 @@
-import type { Clock } from "@llm-scheduler/core";
+import type { Clock, TimerHandle } from "@llm-scheduler/core";
 import type { LedgerSnapshot } from "./ledger.js";
 import type { Replica } from "./replica.js";
 import type { ResolvedShared } from "./shared-options.js";
@@ -30,6 +30,7 @@ export class Fleet {
   readonly #replicas: readonly Replica[];
   readonly #wake: () => void;
   readonly #waiting: () => number;
+  readonly #clock: Clock;
   readonly #timers: KeyedTimers<"poll">;
   /** Live leases per replica over every instance; empty while they cannot be trusted. */
   readonly #counts = new Map<string, number>();
@@ -55,6 +56,7 @@ export class Fleet {
     this.#replicas = replicas;
     this.#wake = wake;
     this.#waiting = waiting;
+    this.#clock = clock;
     this.#timers = new KeyedTimers(clock);
   }
 
@@ -79,7 +81,7 @@ export class Fleet {
   async take(replica: Replica): Promise<Lease | null> {
     const lease: Lease = { replicaId: replica.id, id: undefined, done: false };
     let late = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: TimerHandle | undefined;
     this.#addPending(replica.id, 1);
     const taking = this.#shared.ledger.take(replica.id, replica.limit).then(
       (id) => {
@@ -94,7 +96,7 @@ export class Fleet {
       },
     );
     const timeout = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => {
+      timer = this.#clock.setTimer(() => {
         late = true;
         resolve("timeout");
       }, this.#shared.timeoutMs);
@@ -113,7 +115,7 @@ export class Fleet {
       this.#unleased.add(lease);
       return lease;
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) this.#clock.clearTimer(timer);
     }
   }
 
