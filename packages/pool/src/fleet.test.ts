@@ -172,3 +172,24 @@ describe("Fleet", () => {
     expect(await local.counts(["r1"])).toEqual({ r1: 0 });
   });
 });
+
+describe("Fleet after close", () => {
+  it("shows this instance's own counts and still lets a refused request ask again every retryMs", async () => {
+    const { ledger, local } = testLedger();
+    const { clock, fleet, view } = setup(ledger);
+    await local.take("r0", 2);
+    expect(view(0)).toBe(1);
+    fleet.close();
+    expect(view(0)).toBe(0);
+    let woken = false;
+    const waiting = fleet.changed(new AbortController().signal).then(() => {
+      woken = true;
+    });
+    clock.advance(999);
+    await settle();
+    expect(woken).toBe(false);
+    clock.advance(1);
+    await waiting;
+    expect(woken).toBe(true);
+  });
+});

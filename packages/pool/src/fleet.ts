@@ -44,6 +44,7 @@ export class Fleet {
   readonly #registering = new Set<Lease>();
   readonly #changed = new Set<() => void>();
   #stop: (() => void) | undefined;
+  #closed = false;
 
   constructor(
     shared: ResolvedShared,
@@ -67,9 +68,16 @@ export class Fleet {
     this.#refresh();
   }
 
+  /**
+   * Stops watching the ledger (the pool closes). Requests still draining see their own counts only, and
+   * those waiting for a lease ask again every `retryMs`.
+   */
   close(): void {
+    this.#closed = true;
     this.#timers.clear();
     this.#stop?.();
+    this.#counts.clear();
+    this.#push();
     this.#wakeAll();
   }
 
@@ -152,6 +160,11 @@ export class Fleet {
       }
       signal.addEventListener("abort", onAbort, { once: true });
       this.#changed.add(done);
+      if (this.#closed) {
+        this.#clock.setTimer(() => {
+          if (this.#changed.delete(done)) done();
+        }, this.#shared.retryMs);
+      }
     });
   }
 
