@@ -91,6 +91,40 @@ async function leasesInRedis(pool: string): Promise<number> {
   return live;
 }
 
+describe("the Redis ledger's snapshots", () => {
+  it("reach every watcher: a granted take and a release publish them, a refused take does not", async () => {
+    const mine = ledgerOn("snap");
+    const theirs = ledgerOn("snap");
+    const seen: { seq: number; counts: Readonly<Record<string, number>> }[] = [];
+    let lost = 0;
+    theirs.watch(["r0", "r1"], (snapshot) => {
+      if (snapshot === undefined) lost += 1;
+      else seen.push(snapshot);
+    });
+    await waitFor(async () => (await redis.admin.pubsub("NUMSUB", "fleet:{snap}:counts"))[1] === 1);
+    await waitFor(() => seen.length === 1, 2_000, "the snapshot read when the subscription is ready");
+    expect(seen.pop()!.counts).toEqual({ r0: 0, r1: 0 });
+    const lease = await mine.take("r0", 1);
+    await waitFor(() => seen.length === 1, 2_000, "the take's message");
+    expect(seen[0]!.counts).toEqual({ r0: 1 }); // the replica it changed (the taker watches none)
+    expect(await mine.take("r0", 1)).toBeNull();
+    await mine.release(lease!);
+    await waitFor(() => seen.length === 2, 2_000, "the release's message");
+    expect(seen[1]!.counts).toEqual({ r0: 0 });
+    expect(seen[1]!.seq).toBeGreaterThan(seen[0]!.seq);
+    await sleep(100);
+    expect(seen).toHaveLength(2); // the refused take published nothing
+    expect(lost).toBe(0);
+
+    // Restarted empty, Redis's sequence starts again from its clock: still above every earlier one.
+    await redis.server.kill();
+    await waitFor(() => lost > 0, 5_000, "the watcher to hear that Redis is gone");
+    await redis.server.restart();
+    await waitFor(() => seen.length > 2, 10_000, "a snapshot after the restart");
+    expect(seen.at(-1)!.seq).toBeGreaterThan(seen[1]!.seq);
+  });
+});
+
 describe("a pool's instances see each other's load through the Redis ledger", () => {
   // Ties go to the first replica (random 0): an instance that sees only its own load, idle between
   // requests, always picks r0, so two such instances pile onto r0 and leave r1 idle.

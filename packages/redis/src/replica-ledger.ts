@@ -84,7 +84,10 @@ export function redisReplicaLedger(
   let subscriber: Connection | undefined;
   let next = 0;
 
-  const watched = (): string[] => [...new Set([...watchers.values()].flat())];
+  /** The replicas whose counts a script returns: the watched ones, and the one it changes. */
+  const watched = (replicaId?: string): string[] => [
+    ...new Set([...(replicaId === undefined ? [] : [replicaId]), ...[...watchers.values()].flat()]),
+  ];
   const tell = (snapshot: CountsSnapshot | undefined): void => {
     for (const listener of watchers.keys()) {
       try {
@@ -109,7 +112,7 @@ export function redisReplicaLedger(
   };
 
   const giveBack = async (leaseId: string, replicaId: string): Promise<void> => {
-    const ids = watched();
+    const ids = watched(replicaId);
     let reply: unknown[];
     try {
       reply = (await run(
@@ -159,7 +162,7 @@ export function redisReplicaLedger(
   return {
     async take(replicaId, limit) {
       const id = `${instance}:${next++}`;
-      const ids = watched();
+      const ids = watched(replicaId);
       const reply = (await run(
         "take",
         [leaseKey(replicaId), seqKey, ...ids.map(leaseKey)],
