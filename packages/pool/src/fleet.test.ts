@@ -2,7 +2,9 @@ import { VirtualClock } from "@llm-scheduler/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { Fleet, type Lease } from "./fleet.js";
 import { type LedgerSnapshot, localReplicaLedger, type ReplicaLedger } from "./ledger.js";
+import { Placement } from "./placement.js";
 import { Replica } from "./replica.js";
+import { prefixAffinity } from "./routing/prefix.js";
 import { resolveShared } from "./shared-options.js";
 
 type Listener = (snapshot: LedgerSnapshot | undefined) => void;
@@ -191,5 +193,30 @@ describe("Fleet after close", () => {
     clock.advance(1);
     await waiting;
     expect(woken).toBe(true);
+  });
+});
+
+describe("routers over the fleet view", () => {
+  it("prefix affinity spills a key off its replica when other instances load it, not on local counts alone", async () => {
+    const { ledger, local } = testLedger();
+    const { replicas, fleet } = setup(ledger);
+    const placement = new Placement(replicas, prefixAffinity(), undefined, () => 0);
+    const want = {
+      priority: "p",
+      tenant: undefined,
+      routingKey: "system prompt A",
+      tried: new Set<string>(),
+    };
+    const home = await placement.place(want, new AbortController().signal);
+    home.replica.give(home.slot);
+    // Other instances hold one lease on each slot of the key's replica: it spills to the other one.
+    await local.take(home.replica.id, 2);
+    await local.take(home.replica.id, 2);
+    const spilled = await placement.place(want, new AbortController().signal);
+    expect(spilled.replica.id).not.toBe(home.replica.id);
+    spilled.replica.give(spilled.slot);
+    fleet.close(); // own counts only again: the key goes home
+    const back = await placement.place(want, new AbortController().signal);
+    expect(back.replica.id).toBe(home.replica.id);
   });
 });
