@@ -4,7 +4,7 @@ import { PoolError, PoolErrorCode } from "./errors.js";
 import type { Outgoing } from "./outgoing.js";
 import type { Placement } from "./placement.js";
 import type { Replica } from "./replica.js";
-import { giveBack, type LeasedPlaced, placeShared, type ResolvedShared } from "./shared.js";
+import { giveBack, type LeasedPlaced, placeShared, type Sharing } from "./shared.js";
 
 /** Statuses that say "not now, not here" before any work was done: the request goes elsewhere. */
 const ELSEWHERE = new Set([429, 503]);
@@ -18,7 +18,7 @@ export interface ForwardDeps {
   readonly retries: number;
   readonly fetch: typeof fetch;
   /** The ledger shared with other instances, if any. */
-  readonly shared?: ResolvedShared | undefined;
+  readonly shared?: Sharing | undefined;
 }
 
 /** Who the request is, for placement. */

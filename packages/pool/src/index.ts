@@ -34,4 +34,4 @@ export {
   type RoutingKeyFunction,
   type RoutingKeyOptions,
 } from "./routing/routing-key.js";
-export type { SharedOptions } from "./shared.js";
+export type { SharedOptions } from "./shared-options.js";

@@ -3,7 +3,7 @@ import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core
 import type { Routing } from "./routing/create-router.js";
 import type { Router } from "./routing/router.js";
 import type { RoutingKeyFunction, RoutingKeyOptions } from "./routing/routing-key.js";
-import type { SharedOptions } from "./shared.js";
+import type { SharedOptions } from "./shared-options.js";
 
 /** One replica of the model: where it is and how much it may take at once. */
 export interface ReplicaOptions {

@@ -157,7 +157,7 @@ export class Placement {
     const now = this.#now();
     const staleMs = this.staleMs;
     return this.#replicas.map((replica) => {
-      const state = replica.state(now, staleMs);
+      const state = replica.view(now, staleMs);
       return state.healthy && !want.tried.has(state.id) ? state : { ...state, healthy: false };
     });
   }

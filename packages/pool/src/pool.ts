@@ -22,7 +22,8 @@ import { Placement } from "./placement.js";
 import { Replica, type ReplicaMetrics } from "./replica.js";
 import { type KeyOfRequest, resolveKeyOf, resolveRouter } from "./request-routing.js";
 import { SignalScraper } from "./scraper.js";
-import { type ResolvedShared, resolveShared, SharedHealth } from "./shared.js";
+import { Sharing } from "./shared.js";
+import { resolveShared } from "./shared-options.js";
 
 /** The per-call options of {@link Pool.fetch}: the request's own, and who it is for the scheduler. */
 export interface PoolFetchInit
@@ -71,8 +72,7 @@ export class Pool {
   readonly #fetch: typeof fetch;
   readonly #checks: HealthChecks | undefined;
   readonly #scraper: SignalScraper | undefined;
-  readonly #shared: ResolvedShared | undefined;
-  readonly #sharedHealth: SharedHealth | undefined;
+  readonly #shared: Sharing | undefined;
   readonly #now: () => number;
   readonly #healthListeners = new Set<(change: HealthChange) => void>();
 
@@ -81,7 +81,7 @@ export class Pool {
     const entries = resolveReplicas(options.replicas);
     const health = resolveHealth(options.health);
     const signals = resolveSignals(options.signals);
-    this.#shared = resolveShared(options.shared);
+    const shared = resolveShared(options.shared);
     const router = resolveRouter(options.routing);
     this.#keyOf = resolveKeyOf(options.routingKey);
     this.#limit = resolveSchedulerLimit(options.scheduler);
@@ -102,8 +102,8 @@ export class Pool {
         ? undefined
         : new SignalScraper(signals, this.#fetch, clock, () => this.#placement.wake());
     this.#scraper?.start(this.#replicas);
-    this.#sharedHealth = this.#shared && health && new SharedHealth(this.#shared, this.#replicas, clock);
-    this.#sharedHealth?.start();
+    this.#shared =
+      shared && new Sharing(shared, this.#replicas, health !== undefined, clock, this.#placement);
   }
 
   /**
@@ -167,7 +167,7 @@ export class Pool {
   async close(options?: CloseOptions): Promise<void> {
     this.#checks?.close();
     this.#scraper?.close();
-    this.#sharedHealth?.close();
+    this.#shared?.close();
     const closing = this.scheduler.close(options);
     await closing;
     this.#placement.rejectAll(new PoolError(PoolErrorCode.NO_REPLICA, "The pool is closed"));
@@ -191,7 +191,7 @@ export class Pool {
   #changed(id: string, healthy?: boolean): void {
     const replica = this.#replicas.find((r) => r.id === id);
     if (replica !== undefined) this.#checks?.schedule(replica);
-    if (replica !== undefined && healthy === false) this.#sharedHealth?.ejected(replica);
+    if (replica !== undefined && healthy === false) this.#shared?.ejected(replica);
     const capacity = this.capacity;
     if (this.scheduler !== undefined && this.scheduler.maxConcurrency !== capacity) {
       try {

@@ -27,7 +27,10 @@ export interface ReplicaState {
   readonly url?: string;
   /** How many requests this replica may have in flight now (fixed, or its adaptive limit). */
   readonly limit: number;
-  /** Requests this pool (all instances, with Redis) has in flight on the replica now. */
+  /**
+   * Requests in flight on the replica now: in a router's view, over every instance when the pool shares a
+   * ledger (Redis); in `pool.metrics()`, this instance's.
+   */
   readonly inFlight: number;
   /** False while the replica is ejected (failed health checks or too many consecutive errors). */
   readonly healthy: boolean;

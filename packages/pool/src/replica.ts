@@ -29,6 +29,8 @@ export class Replica {
   readonly health: ReplicaHealth | undefined;
   readonly #limiter: Scheduler;
   #inFlight = 0;
+  /** In flight over every instance, from a shared ledger; `undefined` without one (or while unreachable). */
+  #fleetInFlight: number | undefined;
   #engine: EngineSignals | undefined;
   #engineAt = 0;
   #sent = 0;
@@ -83,6 +85,11 @@ export class Replica {
     permit.release(failure);
   }
 
+  /** Sets what a shared ledger says is in flight on this replica over every instance (`undefined`: unknown). */
+  setFleetInFlight(count: number | undefined): void {
+    this.#fleetInFlight = count;
+  }
+
   countFailedBeforeFirstByte(): void {
     this.#failedBeforeFirstByte += 1;
   }
@@ -106,6 +113,16 @@ export class Replica {
       healthy: this.healthy,
       engine: this.engine(now, staleMs),
     };
+  }
+
+  /**
+   * The replica as a router sees it: its {@link state}, with in flight over every instance when a shared
+   * ledger says more than this instance's own count (routers are pure functions of these views).
+   */
+  view(now: number, staleMs: number): ReplicaState {
+    const state = this.state(now, staleMs);
+    const fleet = this.#fleetInFlight;
+    return fleet === undefined || fleet <= state.inFlight ? state : { ...state, inFlight: fleet };
   }
 
   metrics(now: number, staleMs: number): ReplicaMetrics {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { localReplicaLedger } from "./ledger.js";
-import { resolveShared } from "./shared.js";
+import { resolveShared } from "./shared-options.js";
 
 describe("resolveShared", () => {
   const ledger = localReplicaLedger();
 
   it("is undefined without a ledger, and fills the defaults", () => {
     expect(resolveShared(undefined)).toBeUndefined();
-    expect(resolveShared({ ledger })).toEqual({ ledger, retryMs: 20, syncMs: 500, timeoutMs: 1_000 });
+    expect(resolveShared({ ledger })).toEqual({ ledger, retryMs: 1_000, syncMs: 500, timeoutMs: 1_000 });
   });
 
   it("refuses unknown keys, a non-ledger and numbers out of range", () => {

@@ -1,7 +1,14 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import { readLua } from "./lua-source.js";
+import { type Connection, openSubscriber } from "./connection.js";
 import type { RedisClient } from "./options.js";
+import {
+  type CountsSnapshot,
+  type LedgerScript,
+  runLedgerScript,
+  snapshotOf,
+  snapshotOfMessage,
+} from "./replica-ledger-scripts.js";
 
 /** Options of {@link redisReplicaLedger}. */
 export interface ReplicaLedgerOptions {
@@ -13,6 +20,9 @@ export interface ReplicaLedgerOptions {
   readonly leaseMs?: number;
 }
 
+/** What a watcher of the ledger gets: fleet-wide counts, or `undefined` when Redis was lost. */
+type CountsListener = (snapshot: CountsSnapshot | undefined) => void;
+
 /** The shape of `@llm-scheduler/pool`'s `ReplicaLedger`, with `close()` to stop the heartbeat. */
 export interface RedisReplicaLedger {
   take(replicaId: string, limit: number): Promise<string | null>;
@@ -21,23 +31,10 @@ export interface RedisReplicaLedger {
   counts(replicaIds: readonly string[]): Promise<Record<string, number>>;
   eject(replicaId: string, ms: number): Promise<void>;
   ejections(): Promise<Record<string, number>>;
-  /** Stops the heartbeat; leases still held expire after `leaseMs`. Does not close the client. */
+  watch(replicaIds: readonly string[], listener: CountsListener): () => void;
+  /** Stops the heartbeat and the subscription; leases still held expire after `leaseMs`. Does not close the client. */
   close(): void;
 }
-
-interface Script {
-  readonly source: string;
-  readonly sha: string;
-}
-
-type ScriptName = "take" | "renew" | "counts" | "eject" | "ejections";
-
-const SCRIPTS = new Map<ScriptName, Script>(
-  (["take", "renew", "counts", "eject", "ejections"] as const).map((name) => {
-    const source = readLua(`replicas/${name}.lua`);
-    return [name, { source, sha: createHash("sha1").update(source).digest("hex") }];
-  }),
-);
 
 const NAME = /^[^{}\s]{1,200}$/;
 
@@ -53,8 +50,11 @@ function nameAt(field: string, value: unknown, fallback: string): string {
  * Per-replica slots and ejections of one pool, shared through Redis by every gateway instance: a Lua
  * script takes a lease on a replica only while its live leases are fewer than its limit; each lease
  * expires `leaseMs` after its last renewal (a heartbeat renews this instance's leases every third of
- * it), so a dead instance's leases free themselves. Ejections are a hash of replica id -> end time
- * (Redis time), read by every instance. All keys carry the hash tag `{<pool>}`.
+ * it, and puts back those Redis lost), so a dead instance's leases free themselves. Every take,
+ * release and heartbeat returns the live leases of the watched replicas; a granted take and a release
+ * also publish them on the pool's channel, which every instance's subscription (a `duplicate()` of
+ * `redis`, opened by the first `watch`) hands to its watchers. Ejections are a hash of replica id ->
+ * end time (Redis time), read by every instance. All keys carry the hash tag `{<pool>}`.
  *
  * @example
  * const redis = new Redis(process.env.REDIS_URL);
@@ -73,45 +73,111 @@ export function redisReplicaLedger(
   const base = `${prefix}:{${pool}}:`;
   const leaseKey = (replicaId: string): string => `${base}lease:${replicaId}`;
   const ejectedKey = `${base}ejected`;
+  const seqKey = `${base}seq`;
+  const channel = `${base}counts`;
   const instance = randomUUID();
+  /** This instance's live leases: lease id -> replica id. */
   const held = new Map<string, string>();
+  /** Leases whose release did not reach Redis: given back again by the next heartbeat. */
+  const unreleased = new Map<string, string>();
+  const watchers = new Map<CountsListener, readonly string[]>();
+  let subscriber: Connection | undefined;
   let next = 0;
 
-  const run = async (name: ScriptName, keys: readonly string[], args: readonly (string | number)[]) => {
-    const script = SCRIPTS.get(name)!;
+  /** The replicas whose counts a script returns: the watched ones, and the one it changes. */
+  const watched = (replicaId?: string): string[] => [
+    ...new Set([...(replicaId === undefined ? [] : [replicaId]), ...[...watchers.values()].flat()]),
+  ];
+  const tell = (snapshot: CountsSnapshot | undefined): void => {
+    for (const listener of watchers.keys()) {
+      try {
+        listener(snapshot);
+      } catch {
+        // a watcher that throws must not stop the others
+      }
+    }
+  };
+  /** Runs a script; a failure tells the watchers that their counts are not to be trusted now. */
+  const run = async (
+    name: LedgerScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> => {
     try {
-      return (await redis.evalsha(script.sha, keys.length, ...keys, ...args)) as unknown;
+      return await runLedgerScript(redis, name, keys, args);
     } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-      return (await redis.eval(script.source, keys.length, ...keys, ...args)) as unknown;
+      tell(undefined);
+      throw error;
     }
   };
 
+  const giveBack = async (leaseId: string, replicaId: string): Promise<void> => {
+    const ids = watched(replicaId);
+    let reply: unknown[];
+    try {
+      reply = (await run(
+        "release",
+        [leaseKey(replicaId), seqKey, ...ids.map(leaseKey)],
+        [leaseId, channel, ...ids],
+      )) as unknown[];
+    } catch (error) {
+      unreleased.set(leaseId, replicaId);
+      throw error;
+    }
+    unreleased.delete(leaseId);
+    tell(snapshotOf(reply, 0, ids));
+  };
+
   const renew = async (): Promise<void> => {
-    if (held.size === 0) return;
+    for (const [leaseId, replicaId] of [...unreleased]) await giveBack(leaseId, replicaId);
+    const ids = watched();
     const leases = [...held];
-    await run(
+    if (leases.length === 0 && ids.length === 0) return;
+    const reply = (await run(
       "renew",
-      leases.map(([, replicaId]) => leaseKey(replicaId)),
-      [leaseMs, ...leases.map(([id]) => id)],
-    );
+      [seqKey, ...leases.map(([, replicaId]) => leaseKey(replicaId)), ...ids.map(leaseKey)],
+      [leaseMs, leases.length, ...leases.map(([id]) => id)],
+    )) as unknown[];
+    tell(snapshotOf(reply, 0, ids));
   };
   const timer = setInterval(() => void renew().catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
   timer.unref();
 
+  const subscribe = (): void => {
+    if (subscriber !== undefined) return;
+    const opened = openSubscriber(redis as unknown as Connection, channel, {
+      message: (text) => {
+        const snapshot = snapshotOfMessage(text);
+        if (snapshot !== undefined) tell(snapshot);
+      },
+      // (Re)subscribed: messages sent meanwhile are lost, and Redis may have restarted empty. The
+      // heartbeat puts this instance's leases back and reads the counts at once.
+      ready: () => void renew().catch(() => undefined),
+      error: () => tell(undefined),
+    });
+    subscriber = opened.subscriber;
+    subscriber.on("close", () => tell(undefined));
+  };
+
   return {
     async take(replicaId, limit) {
       const id = `${instance}:${next++}`;
-      const taken = await run("take", [leaseKey(replicaId)], [id, limit, leaseMs]);
-      if (taken !== 1) return null;
-      held.set(id, replicaId);
-      return id;
+      const ids = watched(replicaId);
+      const reply = (await run(
+        "take",
+        [leaseKey(replicaId), seqKey, ...ids.map(leaseKey)],
+        [id, limit, leaseMs, channel, ...ids],
+      )) as unknown[];
+      const granted = Number(reply[0]) === 1;
+      if (granted) held.set(id, replicaId);
+      tell(snapshotOf(reply, 1, ids));
+      return granted ? id : null;
     },
     async release(leaseId) {
       const replicaId = held.get(leaseId);
       if (replicaId === undefined) return;
       held.delete(leaseId);
-      await redis.zrem(leaseKey(replicaId), leaseId);
+      await giveBack(leaseId, replicaId);
     },
     renew,
     async counts(replicaIds) {
@@ -128,8 +194,19 @@ export function redisReplicaLedger(
       for (let i = 0; i < flat.length; i += 2) left[String(flat[i])] = Number(flat[i + 1]);
       return left;
     },
+    watch(replicaIds, listener) {
+      watchers.set(listener, [...replicaIds]);
+      subscribe();
+      return () => {
+        watchers.delete(listener);
+      };
+    },
     close() {
       clearInterval(timer);
+      watchers.clear();
+      subscriber?.removeAllListeners("message");
+      subscriber?.disconnect();
+      subscriber = undefined;
     },
   };
 }

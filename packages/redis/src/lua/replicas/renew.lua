@@ -1,16 +1,14 @@
--- Extends live leases of one instance (its heartbeat); an expired lease is not brought back.
--- KEYS[i] the ZSET of the replica that holds ARGV[i + 1]; ARGV[1] lease lifetime in ms.
--- Returns how many leases were still live and are extended.
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- The heartbeat of one instance: extends its leases and brings back those Redis lost (restarted empty,
+-- or expired while the instance could not reach it): each is a request still in flight, counted once.
+-- KEYS[1] the pool's sequence; KEYS[2 .. n + 1] the ZSET of the replica that holds lease ARGV[i + 2];
+-- KEYS[n + 2 ..] the ZSETs whose counts are reported. ARGV[1] lease lifetime in ms, ARGV[2] n.
+-- Returns { seq; counts }.
+local now = nowMs()
 local ttl = tonumber(ARGV[1])
-local renewed = 0
-for i, key in ipairs(KEYS) do
-  local score = redis.call('ZSCORE', key, ARGV[i + 1])
-  if score and tonumber(score) > now then
-    redis.call('ZADD', key, 'XX', now + ttl, ARGV[i + 1])
-    redis.call('PEXPIRE', key, ttl * 2)
-    renewed = renewed + 1
-  end
+local n = tonumber(ARGV[2])
+for i = 1, n do
+  redis.call('ZADD', KEYS[i + 1], now + ttl, ARGV[i + 2])
+  redis.call('PEXPIRE', KEYS[i + 1], ttl * 2)
 end
-return renewed
+local seq, counts = snapshot(1, n + 2, now)
+return reply({}, seq, counts)
