@@ -10,8 +10,9 @@ import { createHash } from "node:crypto";
  * and the configuration is one field of the state hash (`cf`), no longer a field per setting.
  * Version 4: a tenant's queue is a LIST (`q:...`, appended and popped in constant time), no longer a
  * ZSET scored by arrival number, and a ticket's record is binary (packed numbers), no longer text.
+ * Version 5: a ticket's record is a hash of named fields again (readable with `HGETALL`), not packed.
  */
-export const LAYOUT_VERSION = 4;
+export const LAYOUT_VERSION = 5;
 
 /**
  * Every Redis key and channel the store uses, with its type (four keys, three for tenant quotas, plus a
@@ -42,12 +43,11 @@ export const LAYOUT_VERSION = 4;
  *   id, its arrival's id, the arrival's priority).
  * - `tw` HASH: tenant -> weight, for tenants with a configured weight; `twn` in `cf` counts them
  *   (while it is "0" no call reads `tw`).
- * - `tk:<ticket id>` STRING: the ticket's record while queued or leased, `struct.pack("<ddddBdI4")` of
- *   cost, at, leaseMs, tokens, booked ("1" when its tenant's books count it), its arrival number while it
- *   waits (else 0) and the priority's length in bytes, then the priority and the tenant (see
- *   decode_ticket in lua/lib/base.lua). One key per ticket, so that reading or writing a record costs
- *   the same however many tickets there are (a hash of them all is, below the server's
- *   `hash-max-listpack-entries`, a list that every command scans).
+ * - `tk:<ticket id>` HASH: the ticket's record while queued or leased: `c` (cost), `a` (arrival time),
+ *   `l` (leaseMs), `k` (tokens), `b` ("1" when its tenant's books count it), `s` (its arrival number
+ *   while it waits, else 0), `p` (priority), `t` (tenant) (see write_ticket in lua/lib/base.lua). One key
+ *   per ticket, so that reading or writing a record costs the same however many tickets there are (a
+ *   hash of them all is, below the server's `hash-max-listpack-entries`, a list that every command scans).
  * - `leases` ZSET: ticket id -> lease expiry (ms, Redis clock); a member holds a slot.
  * - `instances` ZSET: instance id -> heartbeat expiry (ms, Redis clock).
  * - `age:<priority>` ZSET: ticket id -> arrival number; the priority's tickets, oldest first, kept only

@@ -24,7 +24,7 @@ end
 
 -- The key layout's version (`lv` in the state hash, see keys.ts LAYOUT_VERSION): written by configure;
 -- a call that finds another refuses to run, so that instances of two layouts never share the keys.
-local LAYOUT = 4
+local LAYOUT = 5
 
 local PREFIX, ME
 local K_STATE, K_TW, K_LEASES, K_INSTANCES
@@ -186,38 +186,37 @@ local function ticket_key(id)
   return PREFIX .. "tk:" .. id
 end
 
--- A ticket record is binary: struct.pack("<ddddBdI4") of cost, at, leaseMs, tokens, booked (1 when its
--- tenant's books count it, see quotas.lua), seq (its arrival number while it waits, else 0) and
--- len(priority), then priority..tenant (any bytes in either name). Packing and unpacking the numbers
--- in C costs a fraction of formatting them as text and parsing them back, and keeps every double exact.
-local RECORD = "<ddddBdI4"
-
-local function encode_ticket(cost, at, lease, p, tenant, tokens, booked, seq)
+-- A ticket record is a hash of one-letter fields: c (cost), a (arrival time), l (leaseMs), k (tokens),
+-- b (1 when its tenant's books count it, see quotas.lua), s (its arrival number while it waits, else 0),
+-- p (priority) and t (tenant); `HGETALL <prefix>tk:<id>` shows it. Redis writes a number argument with
+-- 17 significant digits, so every double reads back exactly.
+local function write_ticket(id, cost, at, lease, p, tenant, tokens, booked, seq)
   local b = 0
   if booked then b = 1 end
-  return struct.pack(RECORD, cost, at, lease, tokens, b, seq or 0, string.len(p)) .. p .. tenant
+  redis.call("HSET", ticket_key(id), "c", cost, "a", at, "l", lease, "k", tokens, "b", b, "s", seq or 0, "p", p, "t", tenant)
 end
 
-local function decode_ticket(id, raw)
-  local cost, at, lease, tokens, booked, seq, plen, pos = struct.unpack(RECORD, raw)
+local function decode_ticket(id, fields)
+  local f = {}
+  for i = 1, #fields, 2 do f[fields[i]] = fields[i + 1] end
   return {
-    id = id, cost = cost, at = at, lease = lease, tokens = tokens, booked = booked == 1, seq = seq,
-    p = string.sub(raw, pos, pos + plen - 1), t = string.sub(raw, pos + plen),
+    id = id, cost = tonumber(f.c), at = tonumber(f.a), lease = tonumber(f.l), tokens = tonumber(f.k),
+    booked = f.b == "1", seq = tonumber(f.s), p = f.p, t = f.t,
   }
 end
 
 local function ticket(id)
   local t = TICKETS[id]
   if t ~= nil then return t end
-  local raw = redis.call("GET", ticket_key(id))
-  if not raw then return nil end
-  t = decode_ticket(id, raw)
+  local fields = redis.call("HGETALL", ticket_key(id))
+  if #fields == 0 then return nil end
+  t = decode_ticket(id, fields)
   TICKETS[id] = t
   return t
 end
 
 local function put_ticket(id, cost, at, lease, p, tenant, tokens, booked)
-  redis.call("SET", ticket_key(id), encode_ticket(cost, at, lease, p, tenant, tokens, booked))
+  write_ticket(id, cost, at, lease, p, tenant, tokens, booked)
   TICKETS[id] = {
     id = id, cost = cost, at = at, lease = lease, p = p, t = tenant, tokens = tokens, booked = booked, seq = 0,
   }
@@ -228,17 +227,10 @@ local function drop_ticket(id)
   TICKETS[id] = nil
 end
 
--- Deletes a ticket's record and returns it (nil when there was none): one GETDEL unless it was read.
+-- Deletes a ticket's record and returns it (nil when there was none).
 local function take_ticket(id)
-  local t = TICKETS[id]
-  if t == nil then
-    local raw = redis.call("GETDEL", ticket_key(id))
-    if not raw then return nil end
-    t = decode_ticket(id, raw)
-  else
-    redis.call("DEL", ticket_key(id))
-    TICKETS[id] = nil
-  end
+  local t = ticket(id)
+  if t ~= nil then drop_ticket(id) end
   return t
 end
 

@@ -14,17 +14,15 @@ local function admit(from, lease)
     local status = 0
     if lane == nil then
       status = -7
-    elseif not redis.call("SET", ticket_key(id), encode_ticket(cost, at, lease, p, tenant, tokens, booked, seq), "NX") then
+    elseif redis.call("EXISTS", ticket_key(id)) == 1 then
       if leased(id) then status = 2 end
     elseif (lane.conf.q >= 0 and lane.queued >= lane.conf.q) or (CFG.mq >= 0 and G.queued >= CFG.mq) then
-      redis.call("DEL", ticket_key(id))
       status = -1
     else
       status = quota_refusal(tenant, tokens, at)
-      if status ~= nil then
-        redis.call("DEL", ticket_key(id))
-      else
+      if status == nil then
         status = 0
+        write_ticket(id, cost, at, lease, p, tenant, tokens, booked, seq)
         local t = {
           id = id, cost = cost, at = at, lease = lease, p = p, t = tenant, tokens = tokens, booked = booked, seq = seq,
         }

@@ -170,7 +170,7 @@ local function requeue(id, p, tenant, cost, tokens, at, lease, count)
     id = id, cost = cost, at = at, lease = lease, p = p, t = tenant, tokens = tokens, booked = booked,
     seq = G.seq + 1,
   }
-  redis.call("SET", ticket_key(id), encode_ticket(cost, at, lease, p, tenant, tokens, booked, t.seq))
+  write_ticket(id, cost, at, lease, p, tenant, tokens, booked, t.seq)
   TICKETS[id] = t
   if booked then
     local b = book(tenant, NOW)
