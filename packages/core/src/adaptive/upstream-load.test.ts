@@ -42,9 +42,9 @@ describe("a window's upstream load", () => {
 
   it("aimd: a queue cuts like a slow window, in proportion down to overloadFactor; room adds a step", () => {
     const policy = new AimdPolicy(config("aimd"));
-    expect(policy.afterWindow(20, load(1.05), 0)).toEqual({ target: 18, reason: "upstream" }); // latencyFactor
-    expect(policy.afterWindow(20, load(2), 0)).toEqual({ target: 15, reason: "upstream" }); // overloadFactor
-    expect(policy.afterWindow(15, load(1), 0)).toEqual({ target: 16, reason: "increase" });
+    expect(policy.afterWindow(20, load(1.05))).toEqual({ target: 18, reason: "upstream" }); // latencyFactor
+    expect(policy.afterWindow(20, load(2))).toEqual({ target: 15, reason: "upstream" }); // overloadFactor
+    expect(policy.afterWindow(15, load(1))).toEqual({ target: 16, reason: "increase" });
   });
 });
 
