@@ -5,6 +5,7 @@ import type { Part } from "../lib/part.js";
 import type { Goal } from "../lib/report.js";
 import { type PoolRun, runPool, slowShare, tenantDoneMs } from "../pools/measure.js";
 import {
+  ENGINE_FED_LIMITS,
   halfSpeedScenario,
   LOAD_FACTOR,
   sharedPrefixScenario,
@@ -43,6 +44,10 @@ export const run: Part = async ({ quick, log }) => {
     leastLoaded: await runPool("least-loaded", halfSpeedScenario("least-loaded", quick)),
     prefix: await runPool("prefix, equal limits", halfSpeedScenario("prefix", quick)),
     prefixHalved: await runPool("prefix, slow replica's limit 12", halfSpeedScenario("prefix", quick, 12)),
+    prefixAdaptive: await runPool(
+      "prefix, adaptive limits fed by engine queues",
+      halfSpeedScenario("prefix", quick, 24, ENGINE_FED_LIMITS),
+    ),
     roundRobin: await runPool("round-robin", halfSpeedScenario("round-robin", quick)),
   };
   log(
@@ -91,7 +96,8 @@ export const run: Part = async ({ quick, log }) => {
     },
     shareGoal("least-loaded", half.leastLoaded),
     shareGoal("prefix, equal fixed limits", half.prefix),
-    shareGoal("prefix, its limit halved (as its adaptive limit would)", half.prefixHalved),
+    shareGoal("prefix, its limit halved by hand", half.prefixHalved),
+    shareGoal("prefix, per-replica adaptive limits fed by engine queues", half.prefixAdaptive),
     ...order.map(({ run: r, wait: waitHolds, tenants }) => ({
       name: `who goes next, ${r.label}: interactive p95 wait and each batch tenant's completion as without a pool`,
       target: "within 5% or 10 ms",
@@ -114,6 +120,7 @@ export const run: Part = async ({ quick, log }) => {
     return [
       r.label,
       slowShare(r).toFixed(3),
+      limitsOf(r),
       String(slow?.completed ?? 0),
       replicas
         .filter((x) => x.id !== "slow")
@@ -136,7 +143,7 @@ export const run: Part = async ({ quick, log }) => {
     method: [
       "Every run is the simulator (packages/simulator) in virtual time: the real scheduler on a VirtualClock in front of simulated replicas, each with its own engine (the upstream-sim latency model), limit and LRU prefix cache of 16-token KV blocks, routed by @llm-scheduler/pool's routers. A cached system prompt skips its prefill.",
       `Shared prefix: 8 replicas of 16 sequences (30 ms + 0.25 ms a prompt token of prefill, 20 ms a token, twice as slow with a full batch), each with a cache of 160,000 tokens and a pool limit of 24 (requests past 16 wait in its engine); the scheduler lets 128 in flight. 256 users, each with a 4,000-token system prompt of its own, send 46 chat requests a second (Poisson) for ${quick ? 20 : 180} s; 50-150 more prompt tokens, 20-80 tokens answered; clients never give up. TTFT counts from the send, queue wait included; throughput is answered requests per second from the first sent to the last answered.`,
-      "Half speed: the same pool with one replica at half speed (every duration doubled), 40 requests a second; share = the slow replica's completed requests over the mean of the others'.",
+      "Half speed: the same pool with one replica at half speed (every duration doubled), 40 requests a second; share = the slow replica's completed requests over the mean of the others'. The adaptive run gives every replica a limit from 4 to 24 (starting at 24), fed each second by its engine's queue as the pool's `signals.limit` does (no latency guard: the simulated engines slow smoothly with their batch).",
       "Who goes next: chat (4/s) beside two batch floods (1,000 and 500 items), behind one server of 32 sequences or 4 replicas of 8, with a step time that does not depend on how many sequences are busy and no prefix cache, so the two differ only in where each request runs.",
     ],
     tables: [
@@ -155,7 +162,14 @@ export const run: Part = async ({ quick, log }) => {
       },
       {
         title: "One replica at half speed (its share of requests over a healthy one's)",
-        columns: ["routing", "share", "slow completed", "healthy completed", "TTFT mean"],
+        columns: [
+          "routing",
+          "share",
+          "limits (slow; healthy) lowest-highest",
+          "slow completed",
+          "healthy completed",
+          "TTFT mean",
+        ],
         rows: Object.values(half).map(halfRow),
       },
       {
@@ -175,7 +189,7 @@ export const run: Part = async ({ quick, log }) => {
     goals,
     notes: [
       `${num(seconds, 1)} s of real time for every run.`,
-      "With equal fixed limits, prefix affinity gives a slow replica the keys it can keep up with: its cache hits keep its requests short, so it takes more than half a healthy replica's share. A per-replica adaptive limit that halves its limit halves its load bound too.",
+      "With equal fixed limits, prefix affinity gives a slow replica the keys it can keep up with: its cache hits keep its requests short, so it takes more than half a healthy replica's share. Halving its limit by hand halves its load bound too. Adaptive limits fed by engine queues do not find that: a half-speed engine with the same 16 sequences starts queueing at the same in-flight count as a healthy one, and the healthy replicas that hold hot keys queue in bursts too, so every limit moves between 16 and 24 (decision 0058).",
     ],
     raw: {
       shared: Object.fromEntries(Object.entries(shared).map(([k, r]) => [k, summary(r)])),
@@ -190,6 +204,17 @@ export const run: Part = async ({ quick, log }) => {
     },
   };
 };
+
+/** The slow replica's limit range over the run, then the healthy ones' together. */
+function limitsOf(r: PoolRun): string {
+  const replicas = r.result.replicas ?? [];
+  const range = (list: typeof replicas) => {
+    const low = Math.min(...list.map((x) => x.lowestLimit));
+    const high = Math.max(...list.map((x) => x.highestLimit));
+    return low === high ? String(low) : `${low}-${high}`;
+  };
+  return `${range(replicas.filter((x) => x.id === "slow"))}; ${range(replicas.filter((x) => x.id !== "slow"))}`;
+}
 
 function summary(r: PoolRun) {
   return {

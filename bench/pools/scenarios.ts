@@ -51,16 +51,36 @@ export function sharedPrefixScenario(
 }
 
 /**
- * The same replicas, one at half speed, under load close to what they serve together. `slowLimit`: the
- * slow replica's limit (24 like the others, or what a per-replica adaptive limit would bring it to).
+ * Per-replica adaptive limits fed by the engines' queues (the pool's `signals.limit` defaults), each
+ * starting at the headroom's 24 and moving within 4..24. The simulated engines slow smoothly with their
+ * batch, so core's latency guard would hold every limit at a few sequences (decision 0036); here the
+ * limits move on engine signals (and overload) only.
  */
-export function halfSpeedScenario(routing: Routing, quick: boolean, slowLimit = HEADROOM.limit): Scenario {
+export const ENGINE_FED_LIMITS = {
+  min: 4,
+  max: HEADROOM.limit,
+  scrapeMs: 1_000,
+  engine: {},
+  tunables: { latencyTolerance: Number.POSITIVE_INFINITY },
+} as const;
+
+/**
+ * The same replicas, one at half speed, under load close to what they serve together. `slowLimit`: the
+ * slow replica's limit (24 like the others, or set by hand); `adaptive`: adaptive limits for every replica.
+ */
+export function halfSpeedScenario(
+  routing: Routing,
+  quick: boolean,
+  slowLimit = HEADROOM.limit,
+  adaptive?: typeof ENGINE_FED_LIMITS,
+): Scenario {
   const base = sharedPrefixScenario(routing, quick);
   const slow = { limit: slowLimit, id: "slow", speed: 0.5 };
+  const replicas = [...Array.from({ length: 7 }, () => HEADROOM), slow];
   return {
     ...base,
     name: `one replica at half speed, ${routing}`,
-    pool: { ...base.pool!, replicas: [...Array.from({ length: 7 }, () => HEADROOM), slow] },
+    pool: { ...base.pool!, replicas, ...(adaptive === undefined ? {} : { adaptive }) },
     chat: { ...base.chat, ratePerSec: 40 },
   };
 }

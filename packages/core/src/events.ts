@@ -91,13 +91,15 @@ export interface SchedulerEvents {
 export type SchedulerEventName = keyof SchedulerEvents;
 
 /**
- * Why the adaptive limit changed: `increase` (a window used the limit fully, without overload),
+ * Why the adaptive limit changed: `increase` (a window used the limit fully, or its upstream said it had
+ * room, without overload),
  * `overload` (an upstream 503, a 429 while no other tenant succeeds, a connection error or a run
  * timeout), `latency` (a window's median time to first byte, per output token or run time above its
- * tolerance), `update` (set by `update()`), `shared` (another instance changed the global limit of a
- * shared store).
+ * tolerance), `upstream` (the upstream's own reading of its load, `Scheduler.upstreamLoad`, stayed over
+ * 1 through a window: it queued), `update` (set by `update()`), `shared` (another instance changed the
+ * global limit of a shared store).
  */
-export type LimitReason = "increase" | "overload" | "latency" | "update" | "shared";
+export type LimitReason = "increase" | "overload" | "latency" | "upstream" | "update" | "shared";
 
 /** Payload of the `limit` event. */
 export interface LimitEvent {

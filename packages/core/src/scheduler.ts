@@ -16,7 +16,7 @@ import { checkedStore } from "./resolve-options.js";
 import type { MetricsSnapshot } from "./stats.js";
 import { type Store, type StoreAbilities, storeAbilities } from "./store.js";
 import type { TaskFunction } from "./task.js";
-import { duration, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
+import { duration, invalidOption, numberIn, plainObject, rejectUnknownKeys } from "./validate.js";
 
 /** Options of {@link Scheduler.close}. */
 export interface CloseOptions {
@@ -161,6 +161,23 @@ export class Scheduler {
    */
   tryAcquire(options: TaskOptions = {}): Permit | undefined {
     return this.#engine.tryAcquire(options);
+  }
+
+  /**
+   * Feeds the adaptive limit the upstream's own reading of its load, taken elsewhere (a pool reads an
+   * LLM engine's queue and KV cache from its metrics): `load` is the work the upstream holds over what
+   * it runs at once (1: nothing waits inside it; 1.5: half as much again waits). A window through which
+   * every reading was above 1 cuts the limit to `limit / load` (the lowest reading; a `limit` event with
+   * reason `"upstream"`), and the delay controller remembers that limit as the knee; a window whose
+   * readings were all at most 1 lets the limit grow even if it was not used fully. Ignored while the
+   * limit is fixed. Throws `INVALID_OPTION` unless `load` is a number from 0 to 1,000.
+   *
+   * @example
+   * const { waiting, running } = await readEngineMetrics(url);
+   * replicaLimit.upstreamLoad(running === 0 ? 1 : (running + waiting) / running);
+   */
+  upstreamLoad(load: number): void {
+    this.#adaptive.upstreamLoad(numberIn("load", load, 0, 1_000));
   }
 
   /** Adds a listener for a typed event; returns a function that removes it. */

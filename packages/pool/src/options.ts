@@ -1,5 +1,6 @@
 import type { AdaptiveOptions, Clock, ConcurrencyRange, SchedulerOptions } from "@llm-scheduler/core";
 import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { type EngineLoadOptions, type ResolvedEngineLoad, resolveEngineLoad } from "./engine-load.js";
 import type { Routing } from "./routing/create-router.js";
 import type { Router } from "./routing/router.js";
 import type { RoutingKeyFunction, RoutingKeyOptions } from "./routing/routing-key.js";
@@ -45,6 +46,14 @@ export interface SignalsOptions {
   readonly maxWaiting?: number;
   /** A held-back priority skips a replica whose KV cache usage (0..1) is above this. @default 0.9 */
   readonly maxKvCacheUsage?: number;
+  /**
+   * What feeds each adaptive replica limit (`maxConcurrency: { initial, min, max }`): an engine queue
+   * longer than `maxWaiting` (0) or a KV cache usage above `maxKvCacheUsage` (0.95) through a window cuts
+   * it to where the engine would stop queueing; an engine under both lets it grow. `false`: the limits
+   * read only latency and errors. Fixed limits are not touched.
+   * @default {}
+   */
+  readonly limit?: EngineLoadOptions | false;
 }
 
 /**
@@ -87,7 +96,10 @@ export interface PoolOptions {
 }
 
 export type ResolvedHealth = Required<HealthOptions>;
-export type ResolvedSignals = Required<SignalsOptions>;
+export interface ResolvedSignals extends Required<Omit<SignalsOptions, "limit">> {
+  /** What feeds the adaptive replica limits; undefined with `limit: false`. */
+  readonly limit: ResolvedEngineLoad | undefined;
+}
 
 const DAY_MS = 86_400_000;
 const POOL_KEYS = [
@@ -111,7 +123,7 @@ const HEALTH_DEFAULTS: ResolvedHealth = {
   ejectMs: 5_000,
   maxEjectMs: 60_000,
 };
-const SIGNALS_DEFAULTS: ResolvedSignals = {
+const SIGNALS_DEFAULTS: Omit<ResolvedSignals, "limit"> = {
   path: "/metrics",
   intervalMs: 1_000,
   holdBack: ["batch"],
@@ -159,8 +171,9 @@ export function resolveHealth(health: HealthOptions | false | undefined): Resolv
 /** Merges the signal options over their defaults and checks every value. */
 export function resolveSignals(signals: SignalsOptions | false | undefined): ResolvedSignals | undefined {
   if (signals === false) return undefined;
-  const given = objectAt("signals", signals ?? {}, Object.keys(SIGNALS_DEFAULTS));
-  const merged = { ...SIGNALS_DEFAULTS, ...definedOnly(given) } as ResolvedSignals;
+  const given = objectAt("signals", signals ?? {}, [...Object.keys(SIGNALS_DEFAULTS), "limit"]);
+  const limit = resolveEngineLoad("signals.limit", (given as SignalsOptions).limit);
+  const merged = { ...SIGNALS_DEFAULTS, ...definedOnly(given), limit } as ResolvedSignals;
   pathAt("signals.path", merged.path);
   integerIn("signals.intervalMs", merged.intervalMs, 0, DAY_MS);
   integerIn("signals.maxWaiting", merged.maxWaiting, 0, 1_000_000);

@@ -99,6 +99,11 @@ export class Replica {
     this.#engineAt = at;
   }
 
+  /** The engine's own load, for an adaptive limit (see `engineLoad`); a fixed limit ignores it. */
+  feedLimit(load: number): void {
+    this.#limiter.upstreamLoad(load);
+  }
+
   /** The engine signals, or `undefined` when none came within `staleMs` of `now`. */
   engine(now: number, staleMs: number): EngineSignals | undefined {
     return now - this.#engineAt <= staleMs ? this.#engine : undefined;

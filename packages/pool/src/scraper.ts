@@ -1,4 +1,5 @@
 import type { Clock } from "@llm-scheduler/core";
+import { engineLoad } from "./engine-load.js";
 import { parseEngineMetrics } from "./engine-metrics.js";
 import type { ResolvedSignals } from "./options.js";
 import type { Replica } from "./replica.js";
@@ -12,7 +13,8 @@ const MIN_TIMEOUT_MS = 2_000;
 
 /**
  * Scrapes every replica's Prometheus endpoint each `intervalMs` and stores the engine's queue, batch
- * and KV usage on the replica; `changed` runs after each scrape (held-back work may now fit).
+ * and KV usage on the replica, and feeds the engine's load to its adaptive limit (`signals.limit`);
+ * `changed` runs after each scrape (held-back work may now fit).
  */
 export class SignalScraper {
   readonly #options: ResolvedSignals;
@@ -48,6 +50,8 @@ export class SignalScraper {
       else await response.body?.cancel().catch(() => {});
       const signals = text === undefined || text.length > MAX_TEXT ? undefined : parseEngineMetrics(text);
       replica.setEngine(signals, this.#clock.now());
+      const limit = this.#options.limit;
+      if (signals !== undefined && limit !== undefined) replica.feedLimit(engineLoad(signals, limit));
       this.#changed();
     }
     this.#timers.arm(replica, intervalMs, () => void this.#scrape(replica));

@@ -2,7 +2,14 @@ import type { LimitReason, Scheduler } from "@llm-scheduler/core";
 import { Counter } from "prom-client";
 
 /** Every reason a `limit` event can give: the label's values are known up front, so they start at 0. */
-const LIMIT_REASONS: readonly LimitReason[] = ["increase", "overload", "latency", "update", "shared"];
+const LIMIT_REASONS: readonly LimitReason[] = [
+  "increase",
+  "overload",
+  "latency",
+  "upstream",
+  "update",
+  "shared",
+];
 /** How a `backoff` event moved a tenant's hold: cut (or started), a slot given back, or ended. */
 const BACKOFF_CHANGES = ["cut", "give_back", "release"] as const;
 
@@ -27,7 +34,7 @@ export class AdaptiveCounters {
   constructor(scheduler: Scheduler, prefix: string) {
     this.limitChanges = new Counter({
       name: `${prefix}limit_changes_total`,
-      help: "Changes of the adaptive concurrency limit seen by this instance, by reason (increase, overload, latency, update, shared)",
+      help: "Changes of the adaptive concurrency limit seen by this instance, by reason (increase, overload, latency, upstream, update, shared)",
       labelNames: ["reason"],
       registers: [],
     });

@@ -29,7 +29,7 @@ describe("collectMetrics: the adaptive limit", () => {
     let text = await registry.metrics();
     expect(sample(text, "llm_scheduler_concurrency_limit")).toBe(8);
     expect(text).toContain("# TYPE llm_scheduler_limit_changes_total counter");
-    for (const reason of ["increase", "overload", "latency", "update", "shared"]) {
+    for (const reason of ["increase", "overload", "latency", "upstream", "update", "shared"]) {
       expect(sample(text, `llm_scheduler_limit_changes_total{reason="${reason}"}`)).toBe(0);
     }
 

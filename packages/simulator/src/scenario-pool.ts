@@ -1,9 +1,25 @@
-import { ROUTINGS, type Routing } from "@llm-scheduler/pool";
+import { createScheduler, SchedulerError } from "@llm-scheduler/core";
+import { ROUTINGS, type Routing, resolveEngineLoad } from "@llm-scheduler/pool";
 import { numberAt, objectAt, stringAt } from "./fields.js";
-import type { ResolvedPool, ResolvedReplica, ScenarioSystemPrompts } from "./scenario.js";
+import type {
+  ResolvedPool,
+  ResolvedPoolAdaptive,
+  ResolvedReplica,
+  ScenarioPoolAdaptive,
+  ScenarioSystemPrompts,
+} from "./scenario.js";
 import { invalidField } from "./scenario-error.js";
 
-const POOL_KEYS = ["routing", "loadFactor", "virtualNodes", "blockTokens", "cacheTokens", "replicas"];
+const POOL_KEYS = [
+  "routing",
+  "loadFactor",
+  "virtualNodes",
+  "blockTokens",
+  "cacheTokens",
+  "replicas",
+  "adaptive",
+];
+const ADAPTIVE_KEYS = ["min", "max", "scrapeMs", "engine", "tunables"];
 const REPLICA_KEYS = ["id", "parallel", "limit", "speed", "cacheTokens"];
 const SLOTS = { min: 1, integer: true, max: 100_000 } as const;
 const TOKENS = { min: 0, integer: true, max: 10_000_000 } as const;
@@ -49,6 +65,36 @@ function replicasAt(value: unknown, parallel: number, cacheTokens: number): Reso
   });
 }
 
+/** Reads `pool.adaptive`; the range and tunables are checked by core, the engine feed by the pool. */
+function adaptiveAt(value: unknown, replicas: readonly ResolvedReplica[]): ResolvedPoolAdaptive | undefined {
+  if (value === undefined) return undefined;
+  const raw = objectAt("pool.adaptive", value, ADAPTIVE_KEYS) as ScenarioPoolAdaptive;
+  const highest = Math.max(...replicas.map((replica) => replica.limit));
+  const min = numberAt("pool.adaptive.min", raw.min, 1, SLOTS);
+  const max = numberAt("pool.adaptive.max", raw.max, Math.max(min, 2 * highest), { ...SLOTS, min });
+  const tunables = raw.tunables ?? {};
+  for (const replica of replicas) {
+    if (replica.limit < min || replica.limit > max) {
+      throw invalidField(`pool.replicas.${replica.id}.limit`, `from ${min} to ${max}`, replica.limit);
+    }
+  }
+  try {
+    void createScheduler({ maxConcurrency: { initial: min, min, max }, adaptive: tunables }).close();
+  } catch (error) {
+    if (!(error instanceof SchedulerError)) throw error;
+    throw invalidField("pool.adaptive.tunables", `core's \`adaptive\` options (${error.message})`, tunables);
+  }
+  let engine: ResolvedPoolAdaptive["engine"];
+  try {
+    engine = resolveEngineLoad("pool.adaptive.engine", raw.engine);
+  } catch (error) {
+    if (!(error instanceof SchedulerError)) throw error;
+    throw invalidField("pool.adaptive.engine", "`{ maxWaiting?, maxKvCacheUsage? }` or `false`", raw.engine);
+  }
+  const scrapeMs = numberAt("pool.adaptive.scrapeMs", raw.scrapeMs, 1_000, { min: 10, max: 3_600_000 });
+  return { min, max, scrapeMs, engine, tunables };
+}
+
 /**
  * Reads `pool`: replicas behind a router; `undefined` when the scenario has none. A replica's `parallel`
  * defaults to `upstream.parallel`, its `limit` to its `parallel`.
@@ -59,12 +105,14 @@ export function poolAt(value: unknown, parallel: number, hasCapacity: boolean): 
   if (hasCapacity) throw invalidField("pool", "left out when `upstream.capacity` is given", "a pool");
   if (raw.replicas === undefined) throw invalidField("pool.replicas", "a number or an array", raw.replicas);
   const cacheTokens = numberAt("pool.cacheTokens", raw.cacheTokens, 0, TOKENS);
+  const replicas = replicasAt(raw.replicas, parallel, cacheTokens);
   return {
     routing: routingAt(raw.routing),
     loadFactor: numberAt("pool.loadFactor", raw.loadFactor, 1.25, { min: 1, exclusive: true, max: 100 }),
     virtualNodes: numberAt("pool.virtualNodes", raw.virtualNodes, 100, { min: 1, integer: true, max: 4096 }),
     blockTokens: numberAt("pool.blockTokens", raw.blockTokens, 16, { min: 1, integer: true, max: 1024 }),
-    replicas: replicasAt(raw.replicas, parallel, cacheTokens),
+    replicas,
+    adaptive: adaptiveAt(raw.adaptive, replicas),
   };
 }
 

@@ -1,10 +1,11 @@
 import type {
+  AdaptiveOptions,
   PriorityOptions,
   SchedulerOptions,
   TenantOptions,
   WaitTargetOptions,
 } from "@llm-scheduler/core";
-import type { Routing } from "@llm-scheduler/pool";
+import type { EngineLoadOptions, Routing } from "@llm-scheduler/pool";
 import type { ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
 import type { CapacityOptions } from "./capacity.js";
 import type { ScenarioCapacity } from "./scenario-capacity.js";
@@ -123,6 +124,29 @@ export interface ScenarioPool {
   readonly cacheTokens?: number;
   /** A number of identical replicas, or each one's settings. */
   readonly replicas: number | readonly ScenarioReplica[];
+  /**
+   * Adaptive replica limits, as `createPool` gives a replica with `maxConcurrency: { initial, min, max }`:
+   * each starts at its `limit` and moves within `[min, max]` by core's controller (`tunables`: core's
+   * `adaptive` options), fed by its engine's queue every `scrapeMs` (`engine`: the pool's
+   * `signals.limit`, or `false` for latency and errors only). The gateway's limit follows the replicas'
+   * sum (capped by `gateway.maxConcurrency`), and a request that finds no replica with room waits for
+   * one, as in the pool. @default none (fixed limits)
+   */
+  readonly adaptive?: ScenarioPoolAdaptive;
+}
+
+/** See {@link ScenarioPool.adaptive}. */
+export interface ScenarioPoolAdaptive {
+  /** The lowest a replica's limit goes. @default 1 */
+  readonly min?: number;
+  /** The highest a replica's limit goes. @default twice the highest replica `limit` */
+  readonly max?: number;
+  /** Virtual ms between two readings of each engine's queue. @default 1_000 */
+  readonly scrapeMs?: number;
+  /** When the engine counts as over (the pool's `signals.limit`), or `false`. @default {} */
+  readonly engine?: { readonly maxWaiting?: number; readonly maxKvCacheUsage?: number } | false;
+  /** Core's `adaptive` tunables for each replica's limit. @default core's */
+  readonly tunables?: AdaptiveOptions;
 }
 
 /** Chat users: Poisson arrivals, short prompts, a front end that gives up and retries. */
@@ -284,6 +308,15 @@ export interface ResolvedPool {
   readonly virtualNodes: number;
   readonly blockTokens: number;
   readonly replicas: readonly ResolvedReplica[];
+  readonly adaptive: ResolvedPoolAdaptive | undefined;
+}
+
+export interface ResolvedPoolAdaptive {
+  readonly min: number;
+  readonly max: number;
+  readonly scrapeMs: number;
+  readonly engine: Required<EngineLoadOptions> | undefined;
+  readonly tunables: AdaptiveOptions;
 }
 
 export interface ResolvedBatchTenant {

@@ -75,6 +75,18 @@ export async function simulate(scenario: ResolvedScenario, options: SimulateOpti
     recorder = new Recorder(clock, { capacity, reserved: reservedOf(scheduler) });
     const watched = recorder;
     scheduler.on("limit", ({ limit }) => watched.limitChanged(limit));
+    const configured = scheduler.options.maxConcurrency;
+    const pooled = scheduler;
+    // As in the pool: the scheduler's limit is the replicas' sum, capped by the configured one.
+    pool?.onCapacity((sum) => {
+      const limit = Math.max(1, Math.min(configured, sum));
+      if (typeof scenario.scheduler.maxConcurrency !== "number" || pooled.maxConcurrency === limit) return;
+      try {
+        void pooled.update({ maxConcurrency: limit });
+      } catch {
+        // refused (reserves above the sum): the old limit stays; the replicas still hold theirs
+      }
+    });
     gateway = createVirtualScheduledGateway(scheduler, upstream, clock, recorder);
   }
   const workload = options.workload ?? generateWorkload(scenario);
@@ -88,6 +100,7 @@ export async function simulate(scenario: ResolvedScenario, options: SimulateOpti
   driver.start();
   sample();
   await runVirtualTime(clock, () => driver.finished, options.maxEvents ?? 50_000_000);
+  pool?.close();
   recorder.sample(gateway.snapshot());
   await scheduler?.close();
   const label = options.label ?? (options.gateway === "fifo" ? "FIFO" : "llm-scheduler");

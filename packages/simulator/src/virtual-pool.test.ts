@@ -32,6 +32,7 @@ describe("a pool in the simulator", () => {
         { id: "r0", parallel: 4, limit: 2, speed: 1, cacheTokens: 0 },
         { id: "slow", parallel: 4, limit: 4, speed: 0.5, cacheTokens: 100 },
       ],
+      adaptive: undefined,
     });
     expect(scenario.maxConcurrency).toBe(6);
     expect(scenario.chat.systemPrompts).toEqual({ count: 12, tokens: 2_000 });
@@ -137,6 +138,49 @@ describe("a replica whose limit is above its engine's sequences", () => {
     // Each replica ran above its engine's 4 sequences (the rest in its queue), never above its limit.
     for (const replica of withRoom.replicas!) expect(replica.peakInFlight).toBeGreaterThan(4);
     for (const replica of withRoom.replicas!) expect(replica.peakInFlight).toBeLessThanOrEqual(6);
+  });
+});
+
+describe("adaptive replica limits fed by the engines' queues", () => {
+  const adaptivePool = (adaptive: Record<string, unknown>) =>
+    resolveScenario({
+      durationMs: 30_000,
+      seed: 5,
+      upstream: { parallel: 4, ttftMs: 20, tokenMs: 20, slowdown: 0 },
+      pool: { routing: "least-loaded", replicas: [{ limit: 8 }, { limit: 8 }], adaptive },
+      gateway: { maxConcurrency: 16 },
+      chat: { ratePerSec: 12, timeoutMs: "Infinity", retries: 0, maxTokens: 40 },
+    });
+
+  it("cut each replica's limit where its engine stops queueing; the gateway follows; nothing is refused", async () => {
+    const tunables = { windowMs: 500, minSamples: 5, latencyTolerance: 100 };
+    const scenario = adaptivePool({ min: 2, max: 8, scrapeMs: 100, tunables });
+    expect(scenario.pool!.adaptive).toEqual({
+      min: 2,
+      max: 8,
+      scrapeMs: 100,
+      engine: { maxWaiting: 0, maxKvCacheUsage: 0.95 },
+      tunables,
+    });
+    const result = await simulate(scenario, { gateway: "scheduler" });
+    expect(result.interactive.answered).toBe(result.interactive.requests);
+    expect(result.interactive.otherErrors).toBe(0);
+    for (const replica of result.replicas!) {
+      expect(replica.highestLimit).toBe(8);
+      expect(replica.lowestLimit).toBeLessThanOrEqual(5); // 4 sequences: a queue past them was cut
+    }
+    // Without the engine feed, nothing cuts them (no 503s, no latency guard).
+    const off = await simulate(adaptivePool({ min: 2, max: 8, engine: false, tunables }), {
+      gateway: "scheduler",
+    });
+    expect(off.replicas!.map((r) => r.lowestLimit)).toEqual([8, 8]);
+  });
+
+  it("refuses unknown keys, a range that leaves out a replica's limit, and tunables core refuses", () => {
+    expect(() => adaptivePool({ mn: 2 })).toThrowError(/Unknown option `pool.adaptive.mn`/);
+    expect(() => adaptivePool({ min: 9, max: 12 })).toThrowError(/pool.replicas.r0.limit/);
+    expect(() => adaptivePool({ tunables: { windowMs: -1 } })).toThrowError(/pool.adaptive.tunables/);
+    expect(() => adaptivePool({ engine: { maxWaiting: -1 } })).toThrowError(/pool.adaptive.engine/);
   });
 });
 

@@ -51,7 +51,9 @@ const FULL_USE = 0.9;
  * measure; its reading is the slowest measure's median over its baseline, and whether the limit was
  * used fully. After a decrease nothing changes for `cooldownMs`, and the endings of tasks started
  * before it are not counted (they ran under the old limit). Every window holds only tasks started
- * under the limit in force. No timers: it moves on the tasks' own events, through the scheduler's clock.
+ * under the limit in force. An upstream that reports its own load (`upstreamLoad`) adds a reading to the
+ * window: a queue all through it cuts, room all through it lets the limit grow. No timers: it moves on
+ * the tasks' own events, through the scheduler's clock.
  */
 export class LimitController {
   #config: ResolvedAdaptive;
@@ -68,6 +70,8 @@ export class LimitController {
   #windowStart: number;
   #ended = 0;
   #fullUse = false;
+  /** The lowest and highest load the upstream reported of itself in this window (see `upstreamLoad`). */
+  #upstreamLoad: { lowest: number; highest: number } | undefined;
   /** The effective reserves in force (wait targets may raise them over the configured ones). */
   #reserved = 0;
 
@@ -112,6 +116,22 @@ export class LimitController {
     if (waited || this.#host.running() >= Math.max(1, Math.floor(this.#limit * FULL_USE))) {
       this.#fullUse = true;
     }
+  }
+
+  /**
+   * The upstream's own reading of its load (the work it holds over what it runs at once: 1, no queue),
+   * read elsewhere (a pool scrapes an LLM engine's queue). The window keeps the lowest and the highest:
+   * one that stayed over 1 all along cuts the limit, one that never went over 1 lets it grow (see
+   * `upstreamCut` and `wantsMore`). Readings in a cool-down are dropped: they still show the load the
+   * limit before the decrease let in.
+   */
+  upstreamLoad(load: number): void {
+    if (this.#host.clock.now() < this.#decreasedAt + this.#config.cooldownMs) return;
+    const seen = this.#upstreamLoad;
+    this.#upstreamLoad =
+      seen === undefined
+        ? { lowest: load, highest: load }
+        : { lowest: Math.min(seen.lowest, load), highest: Math.max(seen.highest, load) };
   }
 
   /** The upstream's first byte for `task`, `ms` after its start. */
@@ -164,6 +184,8 @@ export class LimitController {
     if (move?.reason === "latency") {
       const { medianMs, baselineMs } = reading;
       this.#decrease(move.target, "latency", now, { medianMs, baselineMs });
+    } else if (move?.reason === "upstream") {
+      this.#decrease(move.target, "upstream", now);
     } else if (move !== undefined) {
       this.#propose(Math.min(this.#config.max, move.target), "increase", {});
     } else if (this.#host.share !== undefined) {
@@ -180,7 +202,8 @@ export class LimitController {
 
   #read(): WindowReading {
     const minSamples = this.#minSamples();
-    let reading: WindowReading = { ratio: undefined, medianMs: 0, baselineMs: 0, fullUse: this.#fullUse };
+    const base = { fullUse: this.#fullUse, upstreamLoad: this.#upstreamLoad };
+    let reading: WindowReading = { ratio: undefined, medianMs: 0, baselineMs: 0, ...base };
     for (const { ttfb, perToken, runTime } of this.#tracks.values()) {
       for (const track of [ttfb, perToken, runTime]) {
         const closed = track.close(minSamples);
@@ -189,7 +212,7 @@ export class LimitController {
         const { medianMs, baselineMs } = closed;
         const ratio = medianMs <= baselineMs + 1 ? 1 : medianMs / baselineMs;
         if (reading.ratio === undefined || ratio > reading.ratio) {
-          reading = { ratio, medianMs, baselineMs, fullUse: this.#fullUse };
+          reading = { ratio, medianMs, baselineMs, ...base };
         }
       }
     }
@@ -226,6 +249,7 @@ export class LimitController {
     this.#windowStart = now;
     this.#ended = 0;
     this.#fullUse = false;
+    this.#upstreamLoad = undefined;
   }
 
   /** Moves the limit to `target` (through the shared store when there is one). */

@@ -1,5 +1,12 @@
 import type { ResolvedAdaptive } from "./options.js";
-import { IncreaseSteps, type LimitPolicy, type PolicyMove, type WindowReading } from "./policy.js";
+import {
+  IncreaseSteps,
+  type LimitPolicy,
+  type PolicyMove,
+  upstreamCut,
+  type WindowReading,
+  wantsMore,
+} from "./policy.js";
 
 /** A latency cut never goes below this share of the limit in one step. */
 const DEEPEST_CUT = 0.5;
@@ -10,8 +17,10 @@ const DEEPEST_CUT = 0.5;
  * over `latencyTolerance` times its baseline cuts the limit in proportion to the excess (`limit ×
  * tolerance / ratio`, at least one slot, at most half) and remembers that limit as the ceiling, the
  * knee found (or back to the last limit that read well, when that is higher: one step past it, the
- * excess says more about the knee's steepness than about the distance to it). A window that used the
- * limit fully without it adds a step ({@link IncreaseSteps}), but
+ * excess says more about the knee's steepness than about the distance to it). A window through which
+ * the upstream said it queued ({@link upstreamCut}) cuts to `limit / load` and sets the knee the same way
+ * (its own count of its queue needs no going back). A window that used the limit fully, or whose
+ * upstream said it had room ({@link wantsMore}), without either adds a step ({@link IncreaseSteps}), but
  * stops one below the ceiling. The ceiling is tried again `probeMs` after it was found, so that a
  * grown capacity is found too, while a steady one is probed above its knee only that often; a probe
  * that passes forgets the knee, and the steps grow again. An overload (503, connection error, run
@@ -45,17 +54,26 @@ export class DelayPolicy implements LimitPolicy {
 
   afterWindow(limit: number, reading: WindowReading, now: number): PolicyMove | undefined {
     const { latencyTolerance, increaseStep, max, probeMs } = this.#config;
-    const { ratio, fullUse } = reading;
+    const { ratio } = reading;
     this.#probing = false;
     if (ratio !== undefined && ratio > latencyTolerance) {
       this.#found(limit, now);
-      const factor = Math.max(DEEPEST_CUT, latencyTolerance / ratio);
+      const factor = Math.max(DEEPEST_CUT, Math.min(latencyTolerance / ratio, upstreamCut(reading) ?? 1));
       // Just past a limit that read well, go back to it: a steep knee overstates the excess.
       const back = this.#lastGood < limit ? this.#lastGood : 0;
       return { target: Math.min(limit - 1, Math.max(back, Math.floor(limit * factor))), reason: "latency" };
     }
+    const cut = upstreamCut(reading);
+    if (cut !== undefined) {
+      // The upstream counted its own queue: the limit where it stops queueing is known, not guessed.
+      this.#found(limit, now);
+      return {
+        target: Math.min(limit - 1, Math.floor(limit * Math.max(DEEPEST_CUT, cut))),
+        reason: "upstream",
+      };
+    }
     if (ratio !== undefined) this.#lastGood = limit;
-    if (!fullUse) return undefined;
+    if (!wantsMore(reading)) return undefined;
     if (this.#ceiling !== 0 && limit >= this.#ceiling) {
       this.#ceiling = 0; // the knee was passed without harm: capacity grew
       this.#steps.cutFrom = 0;

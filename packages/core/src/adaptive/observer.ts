@@ -88,6 +88,11 @@ export class AdaptiveLimit implements RunObserver {
     this.#controller?.firstByte(task, ms);
   }
 
+  /** The upstream's own reading of its load (see `Scheduler.upstreamLoad`); nothing while the limit is fixed. */
+  upstreamLoad(load: number): void {
+    this.#controller?.upstreamLoad(load);
+  }
+
   usage(task: ObservedTask, usage: TokenUsage): void {
     this.#outputTokens.set(task, usage.outputTokens);
   }

@@ -9,12 +9,38 @@ export interface WindowReading {
   readonly baselineMs: number;
   /** The window used the limit fully (a start waited, or nearly all of it ran). */
   readonly fullUse: boolean;
+  /**
+   * The lowest and highest load the upstream reported of itself in the window (`Scheduler.upstreamLoad`:
+   * the work it holds over what it runs at once); undefined when it reported none.
+   */
+  readonly upstreamLoad?: { readonly lowest: number; readonly highest: number } | undefined;
 }
 
 /** A policy's answer: the limit to go to, and why; undefined keeps the limit. */
 export interface PolicyMove {
   readonly target: number;
-  readonly reason: "increase" | "latency";
+  readonly reason: "increase" | "latency" | "upstream";
+}
+
+/**
+ * The share of the limit the upstream's own load leaves (`1 / load`, the lowest reading) when it stayed
+ * over 1 through the window (it queued all along); undefined otherwise.
+ *
+ * @example
+ * upstreamCut({ ratio: undefined, medianMs: 0, baselineMs: 0, fullUse: true, upstreamLoad: { lowest: 1.25, highest: 1.5 } }); // 0.8
+ */
+export function upstreamCut(reading: WindowReading): number | undefined {
+  const load = reading.upstreamLoad;
+  return load !== undefined && load.lowest > 1 ? 1 / load.lowest : undefined;
+}
+
+/**
+ * A window shows demand for more: it used the limit fully, or the upstream said all along that it had
+ * room (no reading above 1): then the limit may grow even while the router leaves part of it unused.
+ */
+export function wantsMore(reading: WindowReading): boolean {
+  const load = reading.upstreamLoad;
+  return reading.fullUse || (load !== undefined && load.highest <= 1);
 }
 
 /**
@@ -65,9 +91,10 @@ export class IncreaseSteps {
 /**
  * Additive increase, multiplicative decrease with a latency guard (`adaptive.controller: "aimd"`): a
  * window whose median is over `latencyTolerance` times its baseline multiplies the limit by
- * `latencyFactor` (or by `tolerance / ratio` when lower, down to `overloadFactor`); a window that used
- * the limit fully without it adds a step ({@link IncreaseSteps}); an overload multiplies it by
- * `overloadFactor`.
+ * `latencyFactor` (or by `tolerance / ratio` when lower, down to `overloadFactor`), and so does a
+ * window through which the upstream said it queued ({@link upstreamCut}); a window that used the limit
+ * fully, or whose upstream said it had room ({@link wantsMore}), adds a step ({@link IncreaseSteps}); an
+ * overload multiplies it by `overloadFactor`.
  *
  * @example
  * const aimd = new AimdPolicy(config);
@@ -88,14 +115,17 @@ export class AimdPolicy implements LimitPolicy {
 
   afterWindow(limit: number, reading: WindowReading): PolicyMove | undefined {
     const { latencyTolerance, latencyFactor, overloadFactor, increaseStep, max } = this.#config;
-    const { ratio, fullUse } = reading;
-    if (ratio !== undefined && ratio > latencyTolerance) {
+    const { ratio } = reading;
+    const slow = ratio !== undefined && ratio > latencyTolerance;
+    const cut = upstreamCut(reading);
+    if (slow || cut !== undefined) {
       // Far over the tolerance, cut in proportion (at most as an overload does): fewer steps back.
-      const factor = Math.max(overloadFactor, Math.min(latencyFactor, latencyTolerance / ratio));
+      const excess = Math.min(slow ? latencyTolerance / ratio : 1, cut ?? 1);
+      const factor = Math.max(overloadFactor, Math.min(latencyFactor, excess));
       this.#steps.decreased(limit);
-      return { target: Math.floor(limit * factor), reason: "latency" };
+      return { target: Math.floor(limit * factor), reason: slow ? "latency" : "upstream" };
     }
-    if (!fullUse) return undefined;
+    if (!wantsMore(reading)) return undefined;
     return { target: Math.min(max, limit + this.#steps.next(limit, increaseStep)), reason: "increase" };
   }
 
