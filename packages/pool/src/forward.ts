@@ -120,7 +120,7 @@ function held(
     done();
     return new Response(null, init);
   }
-  return new Response(holdBody(response.body, done, first), init);
+  return new Response(holdBody(replica.measured(response.body), done, first), init);
 }
 
 function handedOnHeaders(response: Response): Headers {

@@ -22,6 +22,7 @@ export { HashRing } from "./routing/ring.js";
 export { roundRobin } from "./routing/round-robin.js";
 export {
   candidates,
+  capacityOf,
   engineQueued,
   hasRoom,
   loadOf,
@@ -36,3 +37,4 @@ export {
   type RoutingKeyOptions,
 } from "./routing/routing-key.js";
 export type { SharedOptions } from "./shared-options.js";
+export { relativeSpeeds, resolveSpeed, SpeedMeter, type SpeedOptions } from "./speed.js";

@@ -5,6 +5,7 @@ import type { Routing } from "./routing/create-router.js";
 import type { Router } from "./routing/router.js";
 import type { RoutingKeyFunction, RoutingKeyOptions } from "./routing/routing-key.js";
 import type { SharedOptions } from "./shared-options.js";
+import type { SpeedOptions } from "./speed.js";
 
 /** One replica of the model: where it is and how much it may take at once. */
 export interface ReplicaOptions {
@@ -87,6 +88,12 @@ export interface PoolOptions {
   readonly health?: HealthOptions | false;
   /** Engine signals; `false` turns scraping off. @default {} */
   readonly signals?: SignalsOptions | false;
+  /**
+   * Each replica's streaming speed, measured from the answers the pool hands on, weighs its limit in
+   * `prefix`'s load bound (a replica at half speed counts half its limit); `false` turns it off.
+   * @default {}
+   */
+  readonly speed?: SpeedOptions | false;
   /** The `fetch` used for requests, checks and scrapes. @default globalThis.fetch */
   readonly fetch?: typeof fetch;
   /** Time for checks, ejections and staleness (and the scheduler's, unless `scheduler.clock` is given). */
@@ -110,6 +117,7 @@ const POOL_KEYS = [
   "retries",
   "health",
   "signals",
+  "speed",
   "fetch",
   "clock",
   "shared",

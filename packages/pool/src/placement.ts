@@ -5,6 +5,7 @@ import type { Replica } from "./replica.js";
 import type { ReplicaState } from "./replica-state.js";
 import { batchHold } from "./routing/batch-hold.js";
 import { loadOf, openReplicas, type ReplicaFilter, type Router } from "./routing/router.js";
+import { relativeSpeeds } from "./speed.js";
 
 /** What placing one attempt of a request needs to know. */
 export interface Want {
@@ -39,6 +40,8 @@ export class Placement {
   /** The batch-hold filter for the priorities in `signals.holdBack`. */
   readonly #hold: ReplicaFilter | undefined;
   readonly #now: () => number;
+  /** The lowest relative speed (`speed.minFactor`); `undefined` with `speed: false`. */
+  readonly #minSpeed: number | undefined;
   readonly #waiters = new Set<Waiter>();
 
   constructor(
@@ -46,7 +49,9 @@ export class Placement {
     router: Router,
     signals: ResolvedSignals | undefined,
     now: () => number,
+    minSpeed?: number,
   ) {
+    this.#minSpeed = minSpeed;
     this.#replicas = replicas;
     this.#router = router;
     this.#signals = signals;
@@ -156,8 +161,17 @@ export class Placement {
   #views(want: Want): ReplicaState[] {
     const now = this.#now();
     const staleMs = this.staleMs;
-    return this.#replicas.map((replica) => {
-      const state = replica.view(now, staleMs);
+    const minSpeed = this.#minSpeed;
+    const speeds =
+      minSpeed === undefined
+        ? undefined
+        : relativeSpeeds(
+            this.#replicas.map((replica) => (replica.healthy ? replica.speed?.rate : undefined)),
+            minSpeed,
+          );
+    return this.#replicas.map((replica, index) => {
+      const view = replica.view(now, staleMs);
+      const state = speeds === undefined ? view : { ...view, speed: speeds[index] };
       return state.healthy && !want.tried.has(state.id) ? state : { ...state, healthy: false };
     });
   }

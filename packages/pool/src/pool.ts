@@ -24,6 +24,7 @@ import { type KeyOfRequest, resolveKeyOf, resolveRouter } from "./request-routin
 import { SignalScraper } from "./scraper.js";
 import { Sharing } from "./shared.js";
 import { resolveShared } from "./shared-options.js";
+import { resolveSpeed } from "./speed.js";
 
 /** The per-call options of {@link Pool.fetch}: the request's own, and who it is for the scheduler. */
 export interface PoolFetchInit
@@ -82,6 +83,7 @@ export class Pool {
     const health = resolveHealth(options.health);
     const signals = resolveSignals(options.signals);
     const shared = resolveShared(options.shared);
+    const speed = resolveSpeed("speed", options.speed);
     const router = resolveRouter(options.routing);
     this.#keyOf = resolveKeyOf(options.routingKey);
     this.#limit = resolveSchedulerLimit(options.scheduler);
@@ -92,9 +94,9 @@ export class Pool {
     this.#checks = health === undefined ? undefined : new HealthChecks(health, this.#fetch, clock);
     this.#replicas = entries.map(
       ({ id, options: replica }) =>
-        new Replica(id, replica, clock, health, (healthy) => this.#changed(id, healthy)),
+        new Replica(id, replica, clock, health, (healthy) => this.#changed(id, healthy), speed),
     );
-    this.#placement = new Placement(this.#replicas, router, signals, this.#now);
+    this.#placement = new Placement(this.#replicas, router, signals, this.#now, speed?.minFactor);
     this.scheduler = createScheduler({ ...options.scheduler, clock, maxConcurrency: this.capacity });
     for (const replica of this.#replicas) this.#checks?.schedule(replica);
     this.#scraper =

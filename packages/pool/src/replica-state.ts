@@ -36,4 +36,9 @@ export interface ReplicaState {
   readonly healthy: boolean;
   /** The latest engine signals, or `undefined` when none were scraped (or they went stale). */
   readonly engine?: EngineSignals | undefined;
+  /**
+   * How fast the replica streams against the fleet's median, in (0, 1] (see `relativeSpeeds`);
+   * `undefined` (no estimate yet, or speed estimates off) counts as 1.
+   */
+  readonly speed?: number | undefined;
 }

@@ -2,6 +2,7 @@ import { type Clock, createScheduler, type Permit, type Scheduler } from "@llm-s
 import { ReplicaHealth } from "./health.js";
 import type { ReplicaOptions, ResolvedHealth } from "./options.js";
 import type { EngineSignals, ReplicaState } from "./replica-state.js";
+import { countedBody, type ResolvedSpeed, SpeedMeter } from "./speed.js";
 
 /** Counters of one replica, in `pool.metrics().replicas`. */
 export interface ReplicaMetrics extends ReplicaState {
@@ -27,7 +28,10 @@ export class Replica {
   readonly id: string;
   readonly url: string;
   readonly health: ReplicaHealth | undefined;
+  /** Its streaming speed, from the answers handed on; `undefined` with `speed: false`. */
+  readonly speed: SpeedMeter | undefined;
   readonly #limiter: Scheduler;
+  readonly #clock: Clock;
   #inFlight = 0;
   /** In flight over every instance, from a shared ledger; `undefined` without one (or while unreachable). */
   #fleetInFlight: number | undefined;
@@ -42,8 +46,11 @@ export class Replica {
     clock: Clock,
     health: ResolvedHealth | undefined,
     changed: (healthy?: boolean) => void,
+    speed?: ResolvedSpeed,
   ) {
     this.id = id;
+    this.#clock = clock;
+    this.speed = speed === undefined ? undefined : new SpeedMeter(speed);
     this.url = options.url;
     this.#limiter = createScheduler({
       maxConcurrency: options.maxConcurrency,
@@ -83,6 +90,13 @@ export class Replica {
     if (!permit.held) return;
     this.#inFlight -= 1;
     permit.release(failure);
+  }
+
+  /** `body` handed on unchanged; when it ends normally, its streaming rate feeds {@link speed}. */
+  measured(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const meter = this.speed;
+    if (meter === undefined) return body;
+    return countedBody(body, () => this.#clock.now(), (units, ms) => meter.record(units, ms));
   }
 
   /** Sets what a shared ledger says is in flight on this replica over every instance (`undefined`: unknown). */

@@ -1,5 +1,5 @@
 import { createScheduler, SchedulerError } from "@llm-scheduler/core";
-import { ROUTINGS, type Routing, resolveEngineLoad } from "@llm-scheduler/pool";
+import { ROUTINGS, type Routing, resolveEngineLoad, resolveSpeed } from "@llm-scheduler/pool";
 import { numberAt, objectAt, stringAt } from "./fields.js";
 import type {
   ResolvedPool,
@@ -18,6 +18,7 @@ const POOL_KEYS = [
   "cacheTokens",
   "replicas",
   "adaptive",
+  "speed",
 ];
 const ADAPTIVE_KEYS = ["min", "max", "scrapeMs", "engine", "tunables"];
 const REPLICA_KEYS = ["id", "parallel", "limit", "speed", "cacheTokens"];
@@ -95,6 +96,16 @@ function adaptiveAt(value: unknown, replicas: readonly ResolvedReplica[]): Resol
   return { min, max, scrapeMs, engine, tunables };
 }
 
+/** Reads `pool.speed`, checked as the pool's `speed` option. */
+function speedAt(value: unknown): ResolvedPool["speed"] {
+  try {
+    return resolveSpeed("pool.speed", value);
+  } catch (error) {
+    if (!(error instanceof SchedulerError)) throw error;
+    throw invalidField("pool.speed", "`{ halfLife?, minFactor?, minSampleMs? }` or `false`", value);
+  }
+}
+
 /**
  * Reads `pool`: replicas behind a router; `undefined` when the scenario has none. A replica's `parallel`
  * defaults to `upstream.parallel`, its `limit` to its `parallel`.
@@ -113,6 +124,7 @@ export function poolAt(value: unknown, parallel: number, hasCapacity: boolean): 
     blockTokens: numberAt("pool.blockTokens", raw.blockTokens, 16, { min: 1, integer: true, max: 1024 }),
     replicas,
     adaptive: adaptiveAt(raw.adaptive, replicas),
+    speed: speedAt(raw.speed),
   };
 }
 

@@ -5,7 +5,7 @@ import type {
   TenantOptions,
   WaitTargetOptions,
 } from "@llm-scheduler/core";
-import type { EngineLoadOptions, Routing } from "@llm-scheduler/pool";
+import type { EngineLoadOptions, Routing, SpeedOptions } from "@llm-scheduler/pool";
 import type { ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
 import type { CapacityOptions } from "./capacity.js";
 import type { ScenarioCapacity } from "./scenario-capacity.js";
@@ -133,6 +133,12 @@ export interface ScenarioPool {
    * one, as in the pool. @default none (fixed limits)
    */
   readonly adaptive?: ScenarioPoolAdaptive;
+  /**
+   * Each replica's streaming speed (tokens after the first over the time since the first, per request),
+   * weighing its limit in `prefix`'s load bound, as the pool's `speed` option does; `false` turns it off.
+   * @default {}
+   */
+  readonly speed?: SpeedOptions | false;
 }
 
 /** See {@link ScenarioPool.adaptive}. */
@@ -309,6 +315,8 @@ export interface ResolvedPool {
   readonly blockTokens: number;
   readonly replicas: readonly ResolvedReplica[];
   readonly adaptive: ResolvedPoolAdaptive | undefined;
+  /** The speed estimates' options; `undefined` with `speed: false`. */
+  readonly speed: Required<SpeedOptions> | undefined;
 }
 
 export interface ResolvedPoolAdaptive {

@@ -1,5 +1,12 @@
 import { type Clock, createScheduler, type Permit, type Scheduler } from "@llm-scheduler/core";
-import { createRouter, engineLoad, type ReplicaState, type Router } from "@llm-scheduler/pool";
+import {
+  createRouter,
+  engineLoad,
+  type ReplicaState,
+  type Router,
+  relativeSpeeds,
+  SpeedMeter,
+} from "@llm-scheduler/pool";
 import { createLatencyModel, type Random, type ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
 import { PrefixCache } from "./prefix-cache.js";
 import type { ResolvedPool, ResolvedPoolAdaptive, ResolvedReplica } from "./scenario.js";
@@ -40,6 +47,8 @@ class Replica {
   readonly cache: PrefixCache | undefined;
   /** An adaptive limit: a core scheduler used through `tryAcquire`, as the pool's replicas do. */
   readonly limiter: Scheduler | undefined;
+  /** Its streaming speed, as the pool measures it; `undefined` with `pool.speed: false`. */
+  readonly meter: SpeedMeter | undefined;
   inFlight = 0;
   peakInFlight = 0;
   started = 0;
@@ -52,8 +61,10 @@ class Replica {
     server: VirtualUpstream,
     cache: PrefixCache | undefined,
     limiter: Scheduler | undefined,
+    meter: SpeedMeter | undefined,
   ) {
     this.options = options;
+    this.meter = meter;
     this.server = server;
     this.cache = cache;
     this.limiter = limiter;
@@ -64,7 +75,7 @@ class Replica {
     return this.limiter?.maxConcurrency ?? this.options.limit;
   }
 
-  state(): ReplicaState {
+  state(speed: number | undefined): ReplicaState {
     const { server, options } = this;
     return {
       id: options.id,
@@ -72,6 +83,7 @@ class Replica {
       inFlight: this.inFlight,
       healthy: true,
       engine: { waiting: server.waiting, running: server.active, kvCacheUsage: undefined },
+      speed,
     };
   }
 }
@@ -103,6 +115,8 @@ export class VirtualPool implements GenerationTarget {
   readonly #router: Router;
   readonly #clock: Clock;
   readonly #adaptive: ResolvedPoolAdaptive | undefined;
+  /** `pool.speed.minFactor`; `undefined` with `pool.speed: false`. */
+  readonly #minSpeed: number | undefined;
   /** With adaptive limits, requests that found no replica with room, in arrival order. */
   readonly #waiting: Array<{ job: GenerationJob; resolve: () => void; reject: (error: unknown) => void }> =
     [];
@@ -113,6 +127,7 @@ export class VirtualPool implements GenerationTarget {
     const adaptive = pool.adaptive;
     this.#clock = clock;
     this.#adaptive = adaptive;
+    this.#minSpeed = pool.speed?.minFactor;
     this.#replicas = pool.replicas.map((options) => {
       const cache =
         options.cacheTokens > 0 ? new PrefixCache(options.cacheTokens, pool.blockTokens) : undefined;
@@ -129,6 +144,7 @@ export class VirtualPool implements GenerationTarget {
         new VirtualUpstream(replicaModel(upstream, options), clock, undefined, cache),
         cache,
         limiter,
+        pool.speed === undefined ? undefined : new SpeedMeter(pool.speed),
       );
       limiter?.on("limit", ({ limit }) => this.#limitMoved(replica, limit));
       return replica;
@@ -178,7 +194,15 @@ export class VirtualPool implements GenerationTarget {
 
   /** Runs `job` on the replica the router picks, or `undefined` when none has room. */
   #place(job: GenerationJob): Promise<void> | undefined {
-    const states = this.#replicas.map((replica) => replica.state());
+    const minSpeed = this.#minSpeed;
+    const speeds =
+      minSpeed === undefined
+        ? undefined
+        : relativeSpeeds(
+            this.#replicas.map((replica) => replica.meter?.rate),
+            minSpeed,
+          );
+    const states = this.#replicas.map((replica, index) => replica.state(speeds?.[index]));
     const id = this.#router.pick(states, job.prefix?.key);
     const replica = id === null ? undefined : this.#byId.get(id);
     if (replica === undefined) return undefined;
@@ -190,8 +214,21 @@ export class VirtualPool implements GenerationTarget {
     replica.inFlight++;
     replica.peakInFlight = Math.max(replica.peakInFlight, replica.inFlight);
     replica.started++;
-    return replica.server.generate(job).then(
+    // As the pool measures speed: tokens after the first over the (virtual) ms since the first.
+    let firstAt: number | undefined;
+    const measured: GenerationJob =
+      replica.meter === undefined
+        ? job
+        : {
+            ...job,
+            onFirstToken: () => {
+              firstAt = this.#clock.now();
+              job.onFirstToken?.();
+            },
+          };
+    return replica.server.generate(measured).then(
       () => {
+        if (firstAt !== undefined) replica.meter?.record(job.completionTokens - 1, this.#clock.now() - firstAt);
         replica.inFlight--;
         replica.completed++;
         slot?.release();

@@ -3,14 +3,15 @@ import type { ReplicaState } from "../replica-state.js";
 import { hashString } from "./hash.js";
 import { pickLeastLoaded } from "./least-loaded.js";
 import { HashRing } from "./ring.js";
-import { candidates, openReplicas, type RandomSource, type Router } from "./router.js";
+import { candidates, capacityOf, openReplicas, type RandomSource, type Router } from "./router.js";
 
 /** Options of {@link prefixAffinity}. */
 export interface PrefixOptions {
   /**
    * `c` of bounded-load consistent hashing: a replica takes a request only while its in-flight count
-   * stays within `ceil(c × (pool in flight + 1) × its limit / pool limit)`; otherwise the request goes
-   * on to the next replica on the ring. Lower spreads more, higher keeps more affinity. In (1, 100].
+   * stays within `ceil(c × (pool in flight + 1) × its capacity / pool capacity)` (capacity: its limit
+   * weighed by its relative `speed`, see `capacityOf`); otherwise the request goes on to the next
+   * replica on the ring. Lower spreads more, higher keeps more affinity. In (1, 100].
    * @default 1.25
    */
   readonly loadFactor?: number;
@@ -36,7 +37,8 @@ function resolve(options: PrefixOptions): Required<PrefixOptions> {
 /**
  * Affinity on a routing key (a hash of the prompt's prefix, or a session) by consistent hashing with
  * bounded loads: the same key goes to the same replica, so its prefix cache stays warm, until that
- * replica holds more than `loadFactor` times its share of the pool's requests; then the request spills
+ * replica holds more than `loadFactor` times its share of the pool's requests (its share: its limit
+ * weighed by its relative speed, so a slow replica spills sooner); then the request spills
  * to the next replica on the ring (always the same order for a key). Adding or removing a replica moves
  * only the keys it gains or held. A request without a key goes to the least loaded of two.
  *
@@ -83,11 +85,11 @@ function walk(
   loadFactor: number,
 ): string {
   let inFlight = 0;
-  let limit = 0;
+  let capacity = 0;
   for (const replica of replicas) {
     if (!replica.healthy) continue;
     inFlight += replica.inFlight;
-    limit += replica.limit;
+    capacity += capacityOf(replica);
   }
   const byId = new Map(open.map((replica) => [replica.id, replica]));
   let firstOpen: string | undefined;
@@ -95,7 +97,7 @@ function walk(
     const replica = byId.get(id);
     if (replica === undefined) return false;
     firstOpen ??= id;
-    const bound = Math.ceil((loadFactor * (inFlight + 1) * replica.limit) / limit);
+    const bound = Math.ceil((loadFactor * (inFlight + 1) * capacityOf(replica)) / capacity);
     return replica.inFlight + 1 <= bound;
   });
   return found ?? firstOpen ?? open[0]!.id;

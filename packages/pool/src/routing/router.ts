@@ -43,6 +43,17 @@ export function loadOf(replica: ReplicaState): number {
   return replica.limit > 0 ? replica.inFlight / replica.limit : 1;
 }
 
+/**
+ * What a replica can serve, in slots of a full-speed replica: its limit weighed by its relative
+ * `speed` (1 when unknown). Load bounds use it; room is still its plain limit.
+ *
+ * @example
+ * capacityOf({ id: "r0", limit: 24, inFlight: 0, healthy: true, speed: 0.5 }); // 12
+ */
+export function capacityOf(replica: ReplicaState): number {
+  return replica.limit * (replica.speed ?? 1);
+}
+
 /** The replicas a request may go to at all: healthy, with room, accepted by `accept`, in input order. */
 export function openReplicas(replicas: readonly ReplicaState[], accept?: ReplicaFilter): ReplicaState[] {
   return replicas.filter((replica) => hasRoom(replica) && (accept === undefined || accept(replica)));

@@ -1,0 +1,117 @@
+import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+
+/**
+ * How fast each replica streams, measured by the pool from the answers it hands on, so routers can
+ * weigh a slow replica's limit down (decision 0059).
+ */
+export interface SpeedOptions {
+  /** Samples (answers) after which an old sample weighs half in the estimate, 1 to 10,000. @default 20 */
+  readonly halfLife?: number;
+  /**
+   * The lowest relative speed a replica counts at, in (0, 1]: its limit in a router's load bound is
+   * weighed by at least this, so a few slow samples cannot empty it. @default 0.25
+   */
+  readonly minFactor?: number;
+  /**
+   * Answers streamed over less than this many ms after their first byte give no sample (a body that
+   * came whole says nothing about speed), 0 to 60,000. @default 50
+   */
+  readonly minSampleMs?: number;
+}
+
+export type ResolvedSpeed = Required<SpeedOptions>;
+
+const DEFAULTS: ResolvedSpeed = { halfLife: 20, minFactor: 0.25, minSampleMs: 50 };
+
+/** Checks the `speed` options (`path` names them in errors); `false` gives `undefined`: no estimate. */
+export function resolveSpeed(path: string, value: unknown): ResolvedSpeed | undefined {
+  if (value === false) return undefined;
+  const given = value ?? {};
+  if (typeof given !== "object" || given === null) throw invalidOption(path, "an object or `false`", value);
+  rejectUnknownKeys(path, given, Object.keys(DEFAULTS));
+  const { minFactor = DEFAULTS.minFactor } = given as SpeedOptions;
+  if (typeof minFactor !== "number" || !(minFactor > 0 && minFactor <= 1)) {
+    throw invalidOption(`${path}.minFactor`, "a number above 0, at most 1", minFactor);
+  }
+  const options = given as SpeedOptions;
+  return {
+    halfLife: integerIn(`${path}.halfLife`, options.halfLife, 1, 10_000, DEFAULTS.halfLife),
+    minFactor,
+    minSampleMs: integerIn(`${path}.minSampleMs`, options.minSampleMs, 0, 60_000, DEFAULTS.minSampleMs),
+  };
+}
+
+/**
+ * An exponentially weighted mean of one replica's streaming rate: units (bytes, or tokens in the
+ * simulator) out after the first one, over the ms since the first one. Time after the first byte
+ * leaves out the queue and the prefill, which depend on load and on the prefix cache, not on speed.
+ *
+ * @example
+ * const meter = new SpeedMeter({ halfLife: 20, minFactor: 0.25, minSampleMs: 50 });
+ * meter.record(1_000, 500); // 2 units a ms
+ * meter.rate; // 2
+ */
+export class SpeedMeter {
+  readonly #weight: number;
+  readonly #minSampleMs: number;
+  #rate: number | undefined;
+
+  constructor(options: ResolvedSpeed) {
+    this.#weight = 1 - 2 ** (-1 / options.halfLife);
+    this.#minSampleMs = options.minSampleMs;
+  }
+
+  /** The estimate in units per ms, or `undefined` before the first sample. */
+  get rate(): number | undefined {
+    return this.#rate;
+  }
+
+  /** One answer: `units` out over `ms` after its first one. Too short or empty answers are dropped. */
+  record(units: number, ms: number): void {
+    if (!(units > 0) || !(ms > 0) || ms < this.#minSampleMs || !Number.isFinite(units / ms)) return;
+    const sample = units / ms;
+    this.#rate = this.#rate === undefined ? sample : this.#rate + this.#weight * (sample - this.#rate);
+  }
+}
+
+/**
+ * Each replica's speed relative to the fleet's median (of those with an estimate), within
+ * `[minFactor, 1]`: faster than the median counts as 1, no estimate counts as 1 (full speed).
+ *
+ * @example
+ * relativeSpeeds([2, 2, 1, undefined], 0.25); // [1, 1, 0.5, 1]
+ */
+export function relativeSpeeds(rates: readonly (number | undefined)[], minFactor: number): number[] {
+  const known = rates.filter((rate): rate is number => rate !== undefined && rate > 0).sort((a, b) => a - b);
+  if (known.length === 0) return rates.map(() => 1);
+  const middle = known.length >> 1;
+  const median = known.length % 2 === 1 ? known[middle]! : (known[middle - 1]! + known[middle]!) / 2;
+  return rates.map((rate) =>
+    rate === undefined || !(rate > 0) ? 1 : Math.min(1, Math.max(minFactor, rate / median)),
+  );
+}
+
+/**
+ * `body`, passed on unchanged, while counting its bytes: when it ends normally, `done(bytes after the
+ * first chunk, ms since the first chunk)`. An error or cancel gives no call.
+ */
+export function countedBody(
+  body: ReadableStream<Uint8Array>,
+  now: () => number,
+  done: (units: number, ms: number) => void,
+): ReadableStream<Uint8Array> {
+  let firstAt: number | undefined;
+  let units = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        if (firstAt === undefined) firstAt = now();
+        else units += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+      flush() {
+        if (firstAt !== undefined) done(units, now() - firstAt);
+      },
+    }),
+  );
+}
