@@ -68,7 +68,7 @@ export class SpeedMeter {
 
   /** One answer: `units` out over `ms` after its first one. Too short or empty answers are dropped. */
   record(units: number, ms: number): void {
-    if (!(units > 0) || !(ms > 0) || ms < this.#minSampleMs || !Number.isFinite(units / ms)) return;
+    if (!(units > 0) || !(ms >= this.#minSampleMs && ms > 0) || !Number.isFinite(units + ms)) return;
     const sample = units / ms;
     this.#rate = this.#rate === undefined ? sample : this.#rate + this.#weight * (sample - this.#rate);
   }

@@ -128,6 +128,33 @@ describe("prefixAffinity", () => {
     );
   });
 
+  it("spills from a slow replica sooner: its bound weighs its limit by its relative speed", () => {
+    const replicas = pool(4);
+    const key = "p:cafe";
+    const order: string[] = [];
+    new HashRing(
+      replicas.map((r) => r.id),
+      100,
+    ).visit(hashString(key), (id) => {
+      order.push(id);
+      return false;
+    });
+    // 11 in flight, 2 on the key's home: full speed, 1.25 x 12 x 8 / 32 = 3.75 -> bound 4, it stays.
+    const busy = replicas.map((r) => ({ ...r, inFlight: r.id === order[0] ? 2 : 3 }));
+    expect(prefixAffinity().pick(busy, key)).toBe(order[0]);
+    // At half speed: 1.25 x 12 x 4 / 28 = 2.14 -> bound 3, it stays at 2 ...
+    const slow = busy.map((r) => (r.id === order[0] ? { ...r, speed: 0.5 } : r));
+    expect(prefixAffinity().pick(slow, key)).toBe(order[0]);
+    // ... and spills at 3, where a full-speed home (bound 1.25 x 13 x 8 / 32 = 4.06 -> 5) keeps it.
+    const fuller = (speed: number) =>
+      busy.map((r) => (r.id === order[0] ? { ...r, inFlight: 3, speed } : r));
+    expect(prefixAffinity().pick(fuller(1), key)).toBe(order[0]);
+    expect(prefixAffinity().pick(fuller(0.5), key)).toBe(order[1]);
+    // No estimate counts as full speed.
+    const unknown = busy.map((r) => (r.id === order[0] ? { ...r, inFlight: 3, speed: undefined } : r));
+    expect(prefixAffinity().pick(unknown, key)).toBe(order[0]);
+  });
+
   it("keeps a key on its replica while that replica's engine queues but stays within its bound", () => {
     const replicas = pool(4);
     const key = "p:beef";
