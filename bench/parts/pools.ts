@@ -42,11 +42,18 @@ export const run: Part = async ({ quick, log }) => {
   );
   const half = {
     leastLoaded: await runPool("least-loaded", halfSpeedScenario("least-loaded", quick)),
-    prefix: await runPool("prefix, equal limits", halfSpeedScenario("prefix", quick)),
-    prefixHalved: await runPool("prefix, slow replica's limit 12", halfSpeedScenario("prefix", quick, 12)),
+    prefix: await runPool("prefix, equal limits, speed measured", halfSpeedScenario("prefix", quick)),
     prefixAdaptive: await runPool(
-      "prefix, adaptive limits fed by engine queues",
+      "prefix, adaptive limits fed by engine queues, speed measured",
       halfSpeedScenario("prefix", quick, 24, ENGINE_FED_LIMITS),
+    ),
+    prefixUnmeasured: await runPool(
+      "prefix, equal limits, speed: false",
+      halfSpeedScenario("prefix", quick, 24, undefined, false),
+    ),
+    prefixHalved: await runPool(
+      "prefix, slow replica's limit 12, speed: false",
+      halfSpeedScenario("prefix", quick, 12, undefined, false),
     ),
     roundRobin: await runPool("round-robin", halfSpeedScenario("round-robin", quick)),
   };
@@ -95,9 +102,9 @@ export const run: Part = async ({ quick, log }) => {
       holds: throughputGain >= 1.3,
     },
     shareGoal("least-loaded", half.leastLoaded),
-    shareGoal("prefix, equal fixed limits", half.prefix),
-    shareGoal("prefix, its limit halved by hand", half.prefixHalved),
-    shareGoal("prefix, per-replica adaptive limits fed by engine queues", half.prefixAdaptive),
+    shareGoal("prefix, equal fixed limits, speed measured (default)", half.prefix),
+    shareGoal("prefix, adaptive limits fed by engine queues, speed measured", half.prefixAdaptive),
+    shareGoal("prefix, speed: false, its limit halved by hand", half.prefixHalved),
     ...order.map(({ run: r, wait: waitHolds, tenants }) => ({
       name: `who goes next, ${r.label}: interactive p95 wait and each batch tenant's completion as without a pool`,
       target: "within 5% or 10 ms",
@@ -143,7 +150,7 @@ export const run: Part = async ({ quick, log }) => {
     method: [
       "Every run is the simulator (packages/simulator) in virtual time: the real scheduler on a VirtualClock in front of simulated replicas, each with its own engine (the upstream-sim latency model), limit and LRU prefix cache of 16-token KV blocks, routed by @llm-scheduler/pool's routers. A cached system prompt skips its prefill.",
       `Shared prefix: 8 replicas of 16 sequences (30 ms + 0.25 ms a prompt token of prefill, 20 ms a token, twice as slow with a full batch), each with a cache of 160,000 tokens and a pool limit of 24 (requests past 16 wait in its engine); the scheduler lets 128 in flight. 256 users, each with a 4,000-token system prompt of its own, send 46 chat requests a second (Poisson) for ${quick ? 20 : 180} s; 50-150 more prompt tokens, 20-80 tokens answered; clients never give up. TTFT counts from the send, queue wait included; throughput is answered requests per second from the first sent to the last answered.`,
-      "Half speed: the same pool with one replica at half speed (every duration doubled), 40 requests a second; share = the slow replica's completed requests over the mean of the others'. The adaptive run gives every replica a limit from 4 to 24 (starting at 24), fed each second by its engine's queue as the pool's `signals.limit` does (no latency guard: the simulated engines slow smoothly with their batch).",
+      "Half speed: the same pool with one replica at half speed (every duration doubled), 40 requests a second; share = the slow replica's completed requests over the mean of the others'. The adaptive run gives every replica a limit from 4 to 24 (starting at 24), fed each second by its engine's queue as the pool's `signals.limit` does (no latency guard: the simulated engines slow smoothly with their batch). Speed measured: the pool's default `speed` estimates (tokens after the first over the time since it, per request, relative to the median, within 0.25-1) weigh each limit in prefix's load bound; `speed: false` runs without them.",
       "Who goes next: chat (4/s) beside two batch floods (1,000 and 500 items), behind one server of 32 sequences or 4 replicas of 8, with a step time that does not depend on how many sequences are busy and no prefix cache, so the two differ only in where each request runs.",
     ],
     tables: [
@@ -189,7 +196,7 @@ export const run: Part = async ({ quick, log }) => {
     goals,
     notes: [
       `${num(seconds, 1)} s of real time for every run.`,
-      "With equal fixed limits, prefix affinity gives a slow replica the keys it can keep up with: its cache hits keep its requests short, so it takes more than half a healthy replica's share. Halving its limit by hand halves its load bound too. Adaptive limits fed by engine queues do not find that: a half-speed engine with the same 16 sequences starts queueing at the same in-flight count as a healthy one, and the healthy replicas that hold hot keys queue in bursts too, so every limit moves between 16 and 24 (decision 0058).",
+      "Without speed estimates, prefix affinity gives a slow replica with an equal limit the keys it can keep up with: its cache hits keep its requests short, so it takes more than half a healthy replica's share; engine queues do not correct that (decision 0058). Its measured speed (about half the median) halves its weight in the load bound, so it spills keys sooner (decision 0059); halving its limit by hand does the same without estimates.",
     ],
     raw: {
       shared: Object.fromEntries(Object.entries(shared).map(([k, r]) => [k, summary(r)])),

@@ -66,13 +66,15 @@ export const ENGINE_FED_LIMITS = {
 
 /**
  * The same replicas, one at half speed, under load close to what they serve together. `slowLimit`: the
- * slow replica's limit (24 like the others, or set by hand); `adaptive`: adaptive limits for every replica.
+ * slow replica's limit (24 like the others, or set by hand); `adaptive`: adaptive limits for every replica;
+ * `speed`: the pool's speed estimates (`false`: off; decision 0059).
  */
 export function halfSpeedScenario(
   routing: Routing,
   quick: boolean,
   slowLimit = HEADROOM.limit,
   adaptive?: typeof ENGINE_FED_LIMITS,
+  speed?: false,
 ): Scenario {
   const base = sharedPrefixScenario(routing, quick);
   const slow = { limit: slowLimit, id: "slow", speed: 0.5 };
@@ -80,7 +82,12 @@ export function halfSpeedScenario(
   return {
     ...base,
     name: `one replica at half speed, ${routing}`,
-    pool: { ...base.pool!, replicas, ...(adaptive === undefined ? {} : { adaptive }) },
+    pool: {
+      ...base.pool!,
+      replicas,
+      ...(adaptive === undefined ? {} : { adaptive }),
+      ...(speed === undefined ? {} : { speed }),
+    },
     chat: { ...base.chat, ratePerSec: 40 },
   };
 }
