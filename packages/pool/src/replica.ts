@@ -96,7 +96,11 @@ export class Replica {
   measured(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
     const meter = this.speed;
     if (meter === undefined) return body;
-    return countedBody(body, () => this.#clock.now(), (units, ms) => meter.record(units, ms));
+    return countedBody(
+      body,
+      () => this.#clock.now(),
+      (units, ms) => meter.record(units, ms),
+    );
   }
 
   /** Sets what a shared ledger says is in flight on this replica over every instance (`undefined`: unknown). */

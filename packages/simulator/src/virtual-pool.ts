@@ -228,7 +228,8 @@ export class VirtualPool implements GenerationTarget {
           };
     return replica.server.generate(measured).then(
       () => {
-        if (firstAt !== undefined) replica.meter?.record(job.completionTokens - 1, this.#clock.now() - firstAt);
+        if (firstAt !== undefined)
+          replica.meter?.record(job.completionTokens - 1, this.#clock.now() - firstAt);
         replica.inFlight--;
         replica.completed++;
         slot?.release();

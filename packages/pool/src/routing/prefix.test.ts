@@ -146,8 +146,7 @@ describe("prefixAffinity", () => {
     const slow = busy.map((r) => (r.id === order[0] ? { ...r, speed: 0.5 } : r));
     expect(prefixAffinity().pick(slow, key)).toBe(order[0]);
     // ... and spills at 3, where a full-speed home (bound 1.25 x 13 x 8 / 32 = 4.06 -> 5) keeps it.
-    const fuller = (speed: number) =>
-      busy.map((r) => (r.id === order[0] ? { ...r, inFlight: 3, speed } : r));
+    const fuller = (speed: number) => busy.map((r) => (r.id === order[0] ? { ...r, inFlight: 3, speed } : r));
     expect(prefixAffinity().pick(fuller(1), key)).toBe(order[0]);
     expect(prefixAffinity().pick(fuller(0.5), key)).toBe(order[1]);
     // No estimate counts as full speed.
