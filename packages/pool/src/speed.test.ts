@@ -64,7 +64,11 @@ describe("countedBody", () => {
     const samples: Array<[number, number]> = [];
     let source!: ReadableStreamDefaultController<Uint8Array>;
     const body = countedBody(
-      new ReadableStream<Uint8Array>({ start: (controller) => void (source = controller) }),
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          source = controller;
+        },
+      }),
       () => clock.now,
       (units, ms) => samples.push([units, ms]),
     );
