@@ -3,7 +3,7 @@ import { BATCHES_HTTP_SCHEMA, BATCHES_SCHEMA, CREATE_SCHEMA } from "@llm-schedul
 import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
 import { TRACE_SCHEMA } from "@llm-scheduler/otel";
 import { COLLECT_SCHEMA } from "@llm-scheduler/prometheus";
-import { REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
+import { REDIS_BATCH_STORE_SCHEMA, REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
 
 /** Every README with generated option tables, beside the tables it holds (the core's are its default). */
 export const READMES: readonly { readonly path: string; readonly tables?: readonly OptionTable[] }[] = [
@@ -22,7 +22,10 @@ export const READMES: readonly { readonly path: string; readonly tables?: readon
   },
   {
     path: "packages/redis/README.md",
-    tables: [{ name: "redis-store", heading: "option", shape: REDIS_STORE_SCHEMA }],
+    tables: [
+      { name: "redis-store", heading: "option", shape: REDIS_STORE_SCHEMA },
+      { name: "redis-batch-store", heading: "`redisBatchStore()` option", shape: REDIS_BATCH_STORE_SCHEMA },
+    ],
   },
   { path: "packages/otel/README.md", tables: [{ name: "trace", heading: "option", shape: TRACE_SCHEMA }] },
   {
