@@ -3,6 +3,7 @@ import { BATCHES_HTTP_SCHEMA, BATCHES_SCHEMA, CREATE_SCHEMA } from "@llm-schedul
 import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
 import { TRACE_SCHEMA } from "@llm-scheduler/otel";
 import { COLLECT_SCHEMA } from "@llm-scheduler/prometheus";
+import { UPSTREAM_SCHEMA } from "@llm-scheduler/upstream-sim";
 import { REDIS_BATCH_STORE_SCHEMA, REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
 
 /** Every README with generated option tables, beside the tables it holds (the core's are its default). */
@@ -31,6 +32,10 @@ export const READMES: readonly { readonly path: string; readonly tables?: readon
   {
     path: "packages/prometheus/README.md",
     tables: [{ name: "collect", heading: "option", shape: COLLECT_SCHEMA }],
+  },
+  {
+    path: "packages/upstream-sim/README.md",
+    tables: [{ name: "upstream", heading: "option", shape: UPSTREAM_SCHEMA }],
   },
 ];
 

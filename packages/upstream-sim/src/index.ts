@@ -18,6 +18,7 @@ export {
   resolveFaultRates,
   resolveLatencyOptions,
   resolveUpstreamOptions,
+  UPSTREAM as UPSTREAM_SCHEMA,
   type UpstreamOptions,
 } from "./options.js";
 export { createRandom, mixSeed, type Random } from "./prng.js";
