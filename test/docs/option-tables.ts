@@ -3,6 +3,7 @@ import { BATCHES_HTTP_SCHEMA, BATCHES_SCHEMA, CREATE_SCHEMA } from "@llm-schedul
 import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
 import { TRACE_SCHEMA } from "@llm-scheduler/otel";
 import { COLLECT_SCHEMA } from "@llm-scheduler/prometheus";
+import { SCENARIO_SCHEMA } from "@llm-scheduler/simulator";
 import { UPSTREAM_SCHEMA } from "@llm-scheduler/upstream-sim";
 import { REDIS_BATCH_STORE_SCHEMA, REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
 
@@ -32,6 +33,10 @@ export const READMES: readonly { readonly path: string; readonly tables?: readon
   {
     path: "packages/prometheus/README.md",
     tables: [{ name: "collect", heading: "option", shape: COLLECT_SCHEMA }],
+  },
+  {
+    path: "packages/simulator/README.md",
+    tables: [{ name: "scenario", heading: "field", shape: SCENARIO_SCHEMA }],
   },
   {
     path: "packages/upstream-sim/README.md",

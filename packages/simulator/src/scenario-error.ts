@@ -1,7 +1,10 @@
+import { isSchedulerError } from "@llm-scheduler/core";
+import { invalidOption } from "@llm-scheduler/core/kit";
+
 /**
  * A scenario that cannot be used. `field` is the dotted path of the offending field (for example
  * `batch.tenants[1].items`), and the message says what was expected and what was found:
- * ``Expected `chat.ratePerSec` to be a number >= 0, got `-1` (number)``.
+ * ``Expected `chat.ratePerSec` to be a number from 0 to 100000, got `-1` (number)``.
  *
  * @example
  * try {
@@ -22,18 +25,6 @@ export class ScenarioError extends Error {
   }
 }
 
-function show(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = String(value);
-  }
-  if (text.length > 60) text = `${text.slice(0, 57)}...`;
-  const type = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
-  return `\`${text}\` (${type})`;
-}
-
 /**
  * Builds the error for a field, in the house shape.
  *
@@ -41,8 +32,15 @@ function show(value: unknown): string {
  * throw invalidField("chat.ratePerSec", "a number >= 0", -1);
  */
 export function invalidField(field: string, expected: string, value: unknown): ScenarioError {
-  return new ScenarioError(
-    field,
-    `Expected \`${field || "scenario"}\` to be ${expected}, got ${show(value)}`,
-  );
+  return new ScenarioError(field, invalidOption(field || "scenario", expected, value).message);
+}
+
+/**
+ * The schema's `INVALID_OPTION` as a {@link ScenarioError}: its field is the path the message names
+ * first (``Expected `chat.ratePerSec` …``, ``Unknown option `chat.rate` …``). Anything else is returned.
+ */
+export function asScenarioError(error: unknown): unknown {
+  if (!isSchedulerError(error) || error.code !== "INVALID_OPTION") return error;
+  const field = /`([^`]+)`/.exec(error.message)?.[1] ?? "";
+  return new ScenarioError(field, error.message, { cause: error });
 }
