@@ -1,6 +1,7 @@
 import { adapterSchema } from "@llm-scheduler/adapter-kit";
 import { BATCHES_HTTP_SCHEMA, BATCHES_SCHEMA, CREATE_SCHEMA } from "@llm-scheduler/batches";
 import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
+import { DASHBOARD_SCHEMA } from "@llm-scheduler/dashboard";
 import { TRACE_SCHEMA } from "@llm-scheduler/otel";
 import { COLLECT_SCHEMA } from "@llm-scheduler/prometheus";
 import { SCENARIO_SCHEMA } from "@llm-scheduler/simulator";
@@ -33,6 +34,10 @@ export const READMES: readonly { readonly path: string; readonly tables?: readon
   {
     path: "packages/prometheus/README.md",
     tables: [{ name: "collect", heading: "option", shape: COLLECT_SCHEMA }],
+  },
+  {
+    path: "packages/dashboard/README.md",
+    tables: [{ name: "dashboard", heading: "option", shape: DASHBOARD_SCHEMA }],
   },
   {
     path: "packages/simulator/README.md",

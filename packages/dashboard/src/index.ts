@@ -7,7 +7,12 @@ export type {
   FailedItemView,
 } from "./batches.js";
 export { createDashboard, type Dashboard } from "./dashboard.js";
-export type { DashboardAccess, DashboardOptions, SchedulerLike } from "./options.js";
+export {
+  DASHBOARD as DASHBOARD_SCHEMA,
+  type DashboardAccess,
+  type DashboardOptions,
+  type SchedulerLike,
+} from "./options.js";
 export type { DashboardSnapshot, PriorityView } from "./snapshot.js";
 export { sseFrame } from "./streams.js";
 export type { WindowQuantiles } from "./wait-window.js";
