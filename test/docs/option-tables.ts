@@ -4,9 +4,9 @@ import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
 import { DASHBOARD_SCHEMA } from "@llm-scheduler/dashboard";
 import { TRACE_SCHEMA } from "@llm-scheduler/otel";
 import { COLLECT_SCHEMA } from "@llm-scheduler/prometheus";
+import { REDIS_BATCH_STORE_SCHEMA, REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
 import { SCENARIO_SCHEMA } from "@llm-scheduler/simulator";
 import { UPSTREAM_SCHEMA } from "@llm-scheduler/upstream-sim";
-import { REDIS_BATCH_STORE_SCHEMA, REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
 
 /** Every README with generated option tables, beside the tables it holds (the core's are its default). */
 export const READMES: readonly { readonly path: string; readonly tables?: readonly OptionTable[] }[] = [

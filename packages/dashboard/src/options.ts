@@ -34,7 +34,7 @@ export const DASHBOARD = {
   scheduler: required(
     methods<SchedulerLike>(["on", "metrics", "update"], {
       range: "a scheduler (with `on`, `metrics` and `update`)",
-      doc: "the scheduler to show; read through `on(\"started\")`, `metrics()` and `options` only",
+      doc: 'the scheduler to show; read through `on("started")`, `metrics()` and `options` only',
     }),
   ),
   batches: methods<BatchesLike>(["list", "get", "cancel", "retryFailed"], {
@@ -52,7 +52,8 @@ export const DASHBOARD = {
   }),
   path: custom<string>({
     check: (path, value) => {
-      if (typeof value === "string" && value.length <= 200 && PATH.test(value)) return value.replace(/\/$/, "");
+      if (typeof value === "string" && value.length <= 200 && PATH.test(value))
+        return value.replace(/\/$/, "");
       throw invalidOption(path, "a path such as `/dashboard` (letters, digits, `._~-` and `/`)", value);
     },
     range: "a path such as `/dashboard` (letters, digits, `._~-` and `/`)",
@@ -111,10 +112,14 @@ export function resolveDashboardOptions(options: DashboardOptions): ResolvedDash
   const isObject = typeof options === "object" && options !== null;
   // `access` is checked after the others, against `authorize`.
   const rest = Object.entries(isObject ? options : {}).filter(([k, v]) => v !== undefined && k !== "access");
-  const { maxPublicStreams, ...resolved } = resolveShape(DASHBOARD, isObject ? Object.fromEntries(rest) : options);
+  const { maxPublicStreams, ...resolved } = resolveShape(
+    DASHBOARD,
+    isObject ? Object.fromEntries(rest) : options,
+  );
   const authorized = resolved.authorize !== undefined;
   const access = options.access;
-  if (!authorized && access !== "aggregate" && access !== "open") throw invalidOption("access", OPEN_REQUIRED, access);
+  if (!authorized && access !== "aggregate" && access !== "open")
+    throw invalidOption("access", OPEN_REQUIRED, access);
   const { maxStreams } = resolved;
   return {
     ...resolved,

@@ -125,7 +125,11 @@ export function text<M extends Meta<string>>(meta: M): Node<string> & Defaulted<
  * @example
  * const loadFactor = above(1, 100, { default: 1.25, doc: "…" });
  */
-export function above<M extends Meta<number>>(min: number, max: number, meta: M): Node<number> & Defaulted<M> {
+export function above<M extends Meta<number>>(
+  min: number,
+  max: number,
+  meta: M,
+): Node<number> & Defaulted<M> {
   const range = `a number in (${min}, ${max}]`;
   return custom<number>({
     ...meta,

@@ -2,7 +2,7 @@ import type { ConcurrencyRange } from "@llm-scheduler/core";
 import { integerIn } from "@llm-scheduler/core/kit";
 import type { CapacityOptions } from "./capacity.js";
 import { filled } from "./fields.js";
-import { SECTIONS, type ScenarioCapacity, type ScenarioGateway } from "./scenario.js";
+import { type ScenarioCapacity, type ScenarioGateway, SECTIONS } from "./scenario.js";
 
 /** Reads `upstream.capacity` (checked); the hard limit is at least the knee, twice it by default. */
 export function capacityOf(given: ScenarioCapacity | undefined): CapacityOptions | undefined {

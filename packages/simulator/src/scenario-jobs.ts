@@ -1,6 +1,6 @@
 import { MAX_ITEMS } from "@llm-scheduler/batches";
 import { filled, span } from "./fields.js";
-import { type ResolvedBatchJobs, SECTIONS, type ScenarioBatchJobs } from "./scenario.js";
+import { type ResolvedBatchJobs, type ScenarioBatchJobs, SECTIONS } from "./scenario.js";
 import { invalidField } from "./scenario-error.js";
 
 /**
@@ -10,7 +10,10 @@ import { invalidField } from "./scenario-error.js";
  * @example
  * resolveJobs({ count: 100, ratePerMin: 4 }, "chat").tenants; // ["jobs"]
  */
-export function resolveJobs(given: ScenarioBatchJobs | undefined, chatTenant: string): ResolvedBatchJobs | null {
+export function resolveJobs(
+  given: ScenarioBatchJobs | undefined,
+  chatTenant: string,
+): ResolvedBatchJobs | null {
   if (given === undefined) return null;
   const jobs = filled(SECTIONS.JOBS, given);
   const clash = jobs.tenants.indexOf(chatTenant);

@@ -1,5 +1,5 @@
 import { filled } from "./fields.js";
-import { type ResolvedPool, type ResolvedReplica, SECTIONS, type ScenarioPool } from "./scenario.js";
+import { type ResolvedPool, type ResolvedReplica, type ScenarioPool, SECTIONS } from "./scenario.js";
 import { invalidField } from "./scenario-error.js";
 
 /**
@@ -18,7 +18,13 @@ export function poolOf(given: ScenarioPool | undefined, parallel: number): Resol
     seen.add(id);
     const sequences = replica.parallel ?? parallel;
     const limit = replica.limit ?? sequences;
-    return { id, parallel: sequences, limit, speed: replica.speed, cacheTokens: replica.cacheTokens ?? cacheTokens };
+    return {
+      id,
+      parallel: sequences,
+      limit,
+      speed: replica.speed,
+      cacheTokens: replica.cacheTokens ?? cacheTokens,
+    };
   });
   return { ...pool, replicas };
 }

@@ -6,10 +6,10 @@ import {
   type ResolvedChat,
   type ResolvedScenario,
   SCENARIO,
-  SECTIONS,
   type Scenario,
   type ScenarioBatch,
   type ScenarioChat,
+  SECTIONS,
 } from "./scenario.js";
 import { capacityOf, gatewayLimitOf } from "./scenario-capacity.js";
 import { asScenarioError, invalidField, ScenarioError } from "./scenario-error.js";
@@ -90,7 +90,20 @@ function resolve(input: unknown): ResolvedScenario {
   ]);
   const { name, description, seed, durationMs } = filled(SCENARIO, top);
   const goal = filled(SECTIONS.GOAL, top.goal);
-  return { name, description, seed, durationMs, upstream, capacity: capacityOptions, pool, maxConcurrency: limit.fixed, scheduler, chat, batch, goal };
+  return {
+    name,
+    description,
+    seed,
+    durationMs,
+    upstream,
+    capacity: capacityOptions,
+    pool,
+    maxConcurrency: limit.fixed,
+    scheduler,
+    chat,
+    batch,
+    goal,
+  };
 }
 
 /**

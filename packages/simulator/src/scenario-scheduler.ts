@@ -50,7 +50,7 @@ export const SCHEDULER_SECTION = custom<ScenarioScheduler>({
   range: "an object of `createScheduler()` options",
   json: { type: "object" },
   shownDefault: "core's defaults",
-  doc: "`priorities`, `tenants`, `tenantDefaults`, `maxTokensInFlight`, `fairness`, `outputTokenWeight`, `maxQueue`, `retryWindowMs`, `abortGraceMs`, `adaptive`, `waitTargets`, exactly as `createScheduler()` takes them (`\"Infinity\"` for no bound)",
+  doc: '`priorities`, `tenants`, `tenantDefaults`, `maxTokensInFlight`, `fairness`, `outputTokenWeight`, `maxQueue`, `retryWindowMs`, `abortGraceMs`, `adaptive`, `waitTargets`, exactly as `createScheduler()` takes them (`"Infinity"` for no bound)',
 });
 
 /** Core names the field in backticks (``Expected `priorities.batch.weight` ...``); put it under `scheduler.`. */

@@ -33,9 +33,18 @@ const retries = (fallback: number) =>
 
 const CAPACITY = {
   knee: required(slots("busy sequences past which every step slows down steeply")),
-  hardLimit: slots("in flight (busy and waiting inside the server) at which it answers 503", "twice the knee"),
-  steepness: number(0, 1_000, { default: 4, doc: "what each sequence past the knee adds to the step time, over the knee" }),
-  gentle: number(0, 1_000, { default: 0.1, doc: "how much slower a step is with the knee's full batch than alone" }),
+  hardLimit: slots(
+    "in flight (busy and waiting inside the server) at which it answers 503",
+    "twice the knee",
+  ),
+  steepness: number(0, 1_000, {
+    default: 4,
+    doc: "what each sequence past the knee adds to the step time, over the knee",
+  }),
+  gentle: number(0, 1_000, {
+    default: 0.1,
+    doc: "how much slower a step is with the knee's full batch than alone",
+  }),
   changes: list(
     object(
       {
@@ -64,25 +73,45 @@ const UPSTREAM = {
 
 const REPLICA = {
   id: string(Number.POSITIVE_INFINITY, { shownDefault: "`r<index>`", doc: "its name; unique" }),
-  parallel: slots("sequences its engine serves at once; more wait in its engine's queue", "`upstream.parallel`"),
-  limit: slots("requests the pool lets it have in flight (running or in its engine's queue)", "its `parallel`"),
-  speed: positive(100, { default: 1, doc: "how fast it runs against `upstream`'s timings: `0.5` takes twice as long" }),
+  parallel: slots(
+    "sequences its engine serves at once; more wait in its engine's queue",
+    "`upstream.parallel`",
+  ),
+  limit: slots(
+    "requests the pool lets it have in flight (running or in its engine's queue)",
+    "its `parallel`",
+  ),
+  speed: positive(100, {
+    default: 1,
+    doc: "how fast it runs against `upstream`'s timings: `0.5` takes twice as long",
+  }),
   cacheTokens: tokens("tokens its prefix cache holds", "`pool.cacheTokens`"),
 };
 
 const POOL = {
-  routing: oneOf(ROUTINGS, { default: "prefix", doc: "the router of `@llm-scheduler/pool` that picks a replica" }),
+  routing: oneOf(ROUTINGS, {
+    default: "prefix",
+    doc: "the router of `@llm-scheduler/pool` that picks a replica",
+  }),
   loadFactor: above(1, 100, {
     default: 1.25,
     doc: "`prefix` only: how far over its share of the load a replica may go before a key spills",
   }),
-  virtualNodes: integer(1, 4_096, { default: 100, doc: "`prefix` only: points per replica on the hash ring" }),
+  virtualNodes: integer(1, 4_096, {
+    default: 100,
+    doc: "`prefix` only: points per replica on the hash ring",
+  }),
   blockTokens: integer(1, 1_024, { default: 16, doc: "tokens per KV block of the prefix caches" }),
-  cacheTokens: integer(0, 10_000_000, { default: 0, doc: "tokens each replica's prefix cache holds (0: none), unless the replica says otherwise" }),
+  cacheTokens: integer(0, 10_000_000, {
+    default: 0,
+    doc: "tokens each replica's prefix cache holds (0: none), unless the replica says otherwise",
+  }),
   replicas: required(
     custom<number | readonly InferShape<typeof REPLICA>[]>({
       check: (path, value) =>
-        typeof value === "number" ? integer(1, 1_000, { doc: "" }).check(path, value) : REPLICAS.check(path, value),
+        typeof value === "number"
+          ? integer(1, 1_000, { doc: "" }).check(path, value)
+          : REPLICAS.check(path, value),
       range: "1 to 1000, or an array of 1 to 1000 replicas",
       shownRange:
         "1 to 1,000, or `[{ id = r<i>, parallel = upstream.parallel (1 to 100,000), limit = its parallel (1 to 100,000), speed = 1 (in (0, 100]), cacheTokens = pool.cacheTokens }]`",
@@ -104,17 +133,26 @@ const RATE_SCHEDULE = {
 };
 
 const CHAT = {
-  ratePerSec: number(0, 100_000, { default: 1, doc: "mean arrivals per second (Poisson); `0` for none; leave out with `rateSchedule`" }),
+  ratePerSec: number(0, 100_000, {
+    default: 1,
+    doc: "mean arrivals per second (Poisson); `0` for none; leave out with `rateSchedule`",
+  }),
   rateSchedule: object(RATE_SCHEDULE, {
     shownDefault: "none",
     doc: "`{ stepMs, ratesPerSec: [...] }`: the rate of each step (such as each hour), from the first again after the last",
   }),
-  priority: string(Number.POSITIVE_INFINITY, { default: "interactive", doc: "the scheduler priority chat requests ask for" }),
+  priority: string(Number.POSITIVE_INFINITY, {
+    default: "interactive",
+    doc: "the scheduler priority chat requests ask for",
+  }),
   tenant: string(Number.POSITIVE_INFINITY, { default: "chat", doc: "the chat application's tenant" }),
   promptTokens: range(0, { min: 20, max: 200 }, "prompt length in tokens"),
   maxTokens: range(1, { min: 16, max: 64 }, "tokens generated (`max_tokens`)"),
   timeoutMs: orInfinity(
-    positive(7 * DAY, { default: 10_000, doc: "front-end timeout to the first token; `\"Infinity\"` never gives up" }),
+    positive(7 * DAY, {
+      default: 10_000,
+      doc: 'front-end timeout to the first token; `"Infinity"` never gives up',
+    }),
   ),
   retries: retries(2),
   retryDelayMs: delay(1_000, "pause before a retry (a 429's `retry-after-ms` wins)"),
@@ -128,7 +166,10 @@ const BATCH_TENANT = {
   name: required(string(Number.POSITIVE_INFINITY, { doc: "the tenant; unique, and not chat's" })),
   items: required(tokens("requests in the job")),
   startMs: number(0, YEAR, { default: 0, doc: "when the first item is sent, ms after the start" }),
-  spreadMs: number(0, YEAR, { default: 0, doc: "items are sent evenly over this many ms; `0` sends them at once" }),
+  spreadMs: number(0, YEAR, {
+    default: 0,
+    doc: "items are sent evenly over this many ms; `0` sends them at once",
+  }),
   promptTokens: range(0, { min: 200, max: 800 }, "prompt length in tokens"),
   maxTokens: range(1, { min: 100, max: 300 }, "tokens generated (`max_tokens`)"),
 };
@@ -148,7 +189,10 @@ const JOBS = {
 };
 
 const BATCH = {
-  priority: string(Number.POSITIVE_INFINITY, { default: "batch", doc: "the scheduler priority batch requests ask for, not chat's" }),
+  priority: string(Number.POSITIVE_INFINITY, {
+    default: "batch",
+    doc: "the scheduler priority batch requests ask for, not chat's",
+  }),
   timeoutMs: orInfinity(
     positive(7 * DAY, { default: Number.POSITIVE_INFINITY, doc: "client timeout of a batch request" }),
   ),
@@ -198,17 +242,29 @@ const GATEWAY = {
 /** A scenario file, field by field. */
 export const SCENARIO = {
   $schema: text({ shownDefault: "none", doc: "the JSON Schema an editor checks the file against" }),
-  name: string(Number.POSITIVE_INFINITY, { default: "scenario", doc: "a short name shown in tables and reports" }),
+  name: string(Number.POSITIVE_INFINITY, {
+    default: "scenario",
+    doc: "a short name shown in tables and reports",
+  }),
   description: text({ default: "", doc: "free text" }),
-  seed: integer(0, 2 ** 32 - 1, { default: 1, doc: "every random draw (arrivals, lengths); same seed, same run" }),
+  seed: integer(0, 2 ** 32 - 1, {
+    default: 1,
+    doc: "every random draw (arrivals, lengths); same seed, same run",
+  }),
   durationMs: required(
-    positive(YEAR, { doc: "chat users arrive during `[0, durationMs)`; the run lasts until every request has settled" }),
+    positive(YEAR, {
+      doc: "chat users arrive during `[0, durationMs)`; the run lasts until every request has settled",
+    }),
   ),
-  upstream: object(UPSTREAM, { doc: "how fast the simulated LLM server is (the model of `@llm-scheduler/upstream-sim`)" }),
+  upstream: object(UPSTREAM, {
+    doc: "how fast the simulated LLM server is (the model of `@llm-scheduler/upstream-sim`)",
+  }),
   pool: object(POOL, { shownDefault: "none", doc: "replicas behind a router instead of one server" }),
   gateway: object(GATEWAY, { doc: "the gateway in front of the server" }),
   scheduler: SCHEDULER_SECTION,
-  chat: object(CHAT, { doc: "chat users: Poisson arrivals, short prompts, a front end that gives up and retries" }),
+  chat: object(CHAT, {
+    doc: "chat users: Poisson arrivals, short prompts, a front end that gives up and retries",
+  }),
   batch: object(BATCH, { doc: "offline batch jobs" }),
   goal: object(GOAL, { doc: "what `--sweep` optimises: constraints first, then the most batch throughput" }),
 };

@@ -1,3 +1,4 @@
+import type { Meta } from "@llm-scheduler/core";
 import {
   custom,
   type InferShape,
@@ -9,7 +10,6 @@ import {
   required,
   withDefaults,
 } from "@llm-scheduler/core/kit";
-import type { Meta } from "@llm-scheduler/core";
 import { HttpError } from "./errors.js";
 import { type FaultKind, faultKinds } from "./fault-kinds.js";
 

@@ -12,6 +12,7 @@ export {
   type FaultKind,
   type FaultRates,
   faultKinds,
+  LATENCY as LATENCY_SCHEMA,
   type LatencyOptions,
   type ResolvedLatencyOptions,
   type ResolvedUpstreamOptions,

@@ -40,7 +40,10 @@ describe("resolveUpstreamOptions", () => {
     [{ retryAfterSeconds: 1e9 }, "Expected `retryAfterSeconds` to be a number from 0 to 86400"],
     [{ ttftMs: Number.NaN }, "Expected `ttftMs` to be a number from 0 to 604800000, got `NaN` (number)"],
     [{ faults: { hang: 2 } }, "Expected `faults.hang` to be a number from 0 to 1, got `2` (number)"],
-    [{ faultRules: [{ fault: "429", times: 0 }] }, "Expected `faultRules[0].times` to be an integer from 1"],
+    [
+      { faultRules: [{ fault: "429" as const, times: 0 }] },
+      "Expected `faultRules[0].times` to be an integer from 1",
+    ],
     [{ prefixCacheBlocks: -1 }, "Expected `prefixCacheBlocks` to be an integer from 0 to 10000000"],
   ])("rejects %o with INVALID_OPTION", (options, message) => {
     expect(() => resolveUpstreamOptions(options)).toThrow(

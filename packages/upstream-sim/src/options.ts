@@ -51,7 +51,10 @@ const FAULTS = {
 
 /** The options of `startUpstream()`: the latency model's and the server's own. */
 export const UPSTREAM = {
-  port: integer(0, 65_535, { default: 0, doc: "port to listen on; `0` picks a free one (`sim.port` tells which)" }),
+  port: integer(0, 65_535, {
+    default: 0,
+    doc: "port to listen on; `0` picks a free one (`sim.port` tells which)",
+  }),
   host: string(Number.POSITIVE_INFINITY, { default: "127.0.0.1", doc: "host to listen on" }),
   model: string(Number.POSITIVE_INFINITY, {
     default: "sim-model",
@@ -125,7 +128,10 @@ export type ResolvedUpstreamOptions = Omit<Resolved<typeof UPSTREAM>, "faults" |
 export function resolveLatencyOptions(options: LatencyOptions = {}): ResolvedLatencyOptions {
   const given = options as Record<string, unknown> | null;
   const own = typeof given === "object" && given !== null;
-  return resolveShape(LATENCY, own ? Object.fromEntries(Object.keys(LATENCY).map((k) => [k, given[k]])) : given);
+  return resolveShape(
+    LATENCY,
+    own ? Object.fromEntries(Object.keys(LATENCY).map((k) => [k, given[k]])) : given,
+  );
 }
 
 /**
