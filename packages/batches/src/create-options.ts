@@ -4,6 +4,7 @@ import {
   type InferShape,
   integer,
   invalidOption,
+  type Resolved,
   rejectUnknownKeys,
   resolveShape,
   string,
@@ -56,14 +57,11 @@ export const CREATE = {
 export type CreateBatchOptions = InferShape<typeof CREATE> & { readonly items: readonly BatchItemInput[] };
 
 /** Options of `create()` after validation, without the items. */
-export interface ResolvedCreate {
-  readonly tenant: string;
-  readonly priority: string;
-  readonly completionWindowMs: number;
+export type ResolvedCreate = Omit<Resolved<typeof CREATE>, "items" | "retry" | "metadata" | "endpoint"> & {
   readonly retry: RetryPolicy;
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly endpoint: string | null;
-}
+};
 
 /**
  * Most items in one batch (OpenAI's limit).
@@ -92,13 +90,9 @@ export const BATCH_ENDPOINTS: readonly string[] = [
   "/v1/videos",
 ];
 
-function text(field: string, value: unknown, max: number, fallback?: string): string {
-  if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value !== "string" || value.length === 0 || value.length > max) {
-    throw invalidOption(field, `a non-empty string of at most ${max} characters`, value);
-  }
-  return value;
-}
+/** A non-empty string of at most `max` characters, named `field` in the message. */
+const text = (field: string, value: unknown, max: number): string =>
+  string(max, { doc: "" }).check(field, value);
 
 function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
   if (value === undefined || value === null) return null;

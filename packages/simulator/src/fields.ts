@@ -27,19 +27,20 @@ export interface ResolvedRange {
 }
 
 /**
- * `node`, or `Infinity`: JSON has none, so a file gives the string `"Infinity"`.
+ * `node`, or `Infinity`: JSON has none, so a file gives the string `"Infinity"`. The check always
+ * returns a number (`"Infinity"` becomes `Infinity`); the type takes the string for files written in code.
  *
  * @example
  * const timeoutMs = orInfinity(positive(DAY, { default: 10_000, doc: "…" }));
  */
-export function orInfinity<N extends Node<number>>(node: N): N {
+export function orInfinity<N extends Node<number>>(node: N): Node<number | "Infinity"> & Defaulted<N> {
   const range = `${node.range}, or "Infinity"`;
   const check = (path: string, value: unknown): number => {
     if (value === "Infinity" || value === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
     if (typeof value === "number" && !Number.isNaN(value)) return node.check(path, value);
     throw invalidOption(path, range, value);
   };
-  return { ...node, check, range, json: { anyOf: [node.json, { const: "Infinity" }] } };
+  return { ...node, check, range, json: { anyOf: [node.json, { const: "Infinity" }] } } as never;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { isSchedulerError } from "@llm-scheduler/core";
-import { invalidOption } from "@llm-scheduler/core/kit";
 
 /**
  * A scenario that cannot be used. `field` is the dotted path of the offending field (for example
@@ -25,6 +24,18 @@ export class ScenarioError extends Error {
   }
 }
 
+function show(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  if (text.length > 60) text = `${text.slice(0, 57)}...`;
+  const type = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+  return `\`${text}\` (${type})`;
+}
+
 /**
  * Builds the error for a field, in the house shape.
  *
@@ -32,7 +43,10 @@ export class ScenarioError extends Error {
  * throw invalidField("chat.ratePerSec", "a number >= 0", -1);
  */
 export function invalidField(field: string, expected: string, value: unknown): ScenarioError {
-  return new ScenarioError(field, invalidOption(field || "scenario", expected, value).message);
+  return new ScenarioError(
+    field,
+    `Expected \`${field || "scenario"}\` to be ${expected}, got ${show(value)}`,
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import { filled, span } from "./fields.js";
 import {
   type ResolvedBatch,
   type ResolvedChat,
+  type ResolvedGoal,
   type ResolvedScenario,
   SCENARIO,
   type Scenario,
@@ -37,6 +38,7 @@ function resolveChat(given: ScenarioChat | undefined): ResolvedChat {
     promptTokens: span(chat.promptTokens),
     maxTokens: span(chat.maxTokens),
     systemPrompts: chat.systemPrompts ?? null,
+    timeoutMs: chat.timeoutMs as number, // checked: "Infinity" is the number by now
   };
 }
 
@@ -51,7 +53,8 @@ function resolveBatch(given: ScenarioBatch | undefined, chatTenant: string): Res
     seen.add(tenant.name);
     return { ...tenant, promptTokens: span(tenant.promptTokens), maxTokens: span(tenant.maxTokens) };
   });
-  return { ...batch, tenants, jobs: resolveJobs(given?.jobs, chatTenant) };
+  const timeoutMs = batch.timeoutMs as number; // checked: "Infinity" is the number by now
+  return { ...batch, timeoutMs, tenants, jobs: resolveJobs(given?.jobs, chatTenant) };
 }
 
 function checkSize(top: Scenario, chat: ResolvedChat, batch: ResolvedBatch): void {
@@ -89,7 +92,7 @@ function resolve(input: unknown): ResolvedScenario {
     { field: "batch.priority", name: batch.priority },
   ]);
   const { name, description, seed, durationMs } = filled(SCENARIO, top);
-  const goal = filled(SECTIONS.GOAL, top.goal);
+  const goal = filled(SECTIONS.GOAL, top.goal) as ResolvedGoal; // checked: "Infinity" is the number
   return {
     name,
     description,
