@@ -7,10 +7,12 @@ import {
   object,
   oneOf,
   positive,
+  type Resolved,
   required,
+  type Shape,
   string,
 } from "@llm-scheduler/core/kit";
-import { ROUTINGS, type Routing } from "@llm-scheduler/pool";
+import { ROUTINGS } from "@llm-scheduler/pool";
 import { LATENCY_SCHEMA, type ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
 import type { CapacityOptions } from "./capacity.js";
 import { above, list, orInfinity, type ResolvedRange, range, text } from "./fields.js";
@@ -298,70 +300,33 @@ export type { ScenarioScheduler } from "./scenario-scheduler.js";
 /** Each section's fields, for the code that fills in their defaults. */
 export const SECTIONS = { CAPACITY, POOL, REPLICA, CHAT, BATCH, BATCH_TENANT, JOBS, GOAL, LIMIT_RANGE };
 
-export interface ResolvedChat {
-  /** The mean rate over the run (with a schedule, the mean of its rates). */
-  readonly ratePerSec: number;
+/** `S` with its defaults, the range fields `R` as `{ min, max }`. */
+type Ranged<S extends Shape, R extends keyof S> = Omit<Resolved<S>, R> & { readonly [K in R]: ResolvedRange };
+
+/** `chat` resolved; `ratePerSec` is the mean rate over the run (with a schedule, the mean of its rates). */
+export type ResolvedChat = Omit<
+  Ranged<typeof CHAT, "promptTokens" | "maxTokens">,
+  "timeoutMs" | "rateSchedule" | "systemPrompts"
+> & {
+  readonly timeoutMs: number;
   readonly rateSchedule: ScenarioRateSchedule | null;
-  readonly priority: string;
-  readonly tenant: string;
-  readonly promptTokens: ResolvedRange;
-  readonly maxTokens: ResolvedRange;
-  readonly timeoutMs: number;
-  readonly retries: number;
-  readonly retryDelayMs: number;
   readonly systemPrompts: ScenarioSystemPrompts | null;
-}
-
-export interface ResolvedReplica {
-  readonly id: string;
-  readonly parallel: number;
-  readonly limit: number;
-  readonly speed: number;
-  readonly cacheTokens: number;
-}
-
-export interface ResolvedPool {
-  readonly routing: Routing;
-  readonly loadFactor: number;
-  readonly virtualNodes: number;
-  readonly blockTokens: number;
+};
+export type ResolvedReplica = { readonly [K in keyof ScenarioReplica]-?: NonNullable<ScenarioReplica[K]> };
+export type ResolvedPool = Omit<Resolved<typeof POOL>, "replicas" | "cacheTokens"> & {
   readonly replicas: readonly ResolvedReplica[];
-}
-
-export interface ResolvedBatchTenant {
-  readonly name: string;
-  readonly items: number;
-  readonly startMs: number;
-  readonly spreadMs: number;
-  readonly promptTokens: ResolvedRange;
-  readonly maxTokens: ResolvedRange;
-}
-
-export interface ResolvedBatchJobs {
-  readonly count: number;
-  readonly ratePerMin: number;
-  readonly startMs: number;
-  readonly tenants: readonly string[];
-  readonly items: ResolvedRange;
-  readonly completionWindowMs: ResolvedRange;
-  readonly promptTokens: ResolvedRange;
-  readonly maxTokens: ResolvedRange;
-}
-
-export interface ResolvedBatch {
-  readonly priority: string;
+};
+export type ResolvedBatchTenant = Ranged<typeof BATCH_TENANT, "promptTokens" | "maxTokens">;
+export type ResolvedBatchJobs = Ranged<
+  typeof JOBS,
+  "items" | "completionWindowMs" | "promptTokens" | "maxTokens"
+>;
+export type ResolvedBatch = Omit<Resolved<typeof BATCH>, "timeoutMs" | "tenants" | "jobs"> & {
   readonly timeoutMs: number;
-  readonly retries: number;
-  readonly retryDelayMs: number;
   readonly tenants: readonly ResolvedBatchTenant[];
   readonly jobs: ResolvedBatchJobs | null;
-}
-
-export interface ResolvedGoal {
-  readonly interactiveWaitP95Ms: number;
-  readonly interactiveTtftP95Ms: number;
-  readonly maxUnanswered: number;
-}
+};
+export type ResolvedGoal = { readonly [K in keyof typeof GOAL]: number };
 
 /** A validated scenario with every default filled in. */
 export interface ResolvedScenario {
