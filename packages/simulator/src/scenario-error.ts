@@ -50,11 +50,15 @@ export function invalidField(field: string, expected: string, value: unknown): S
 }
 
 /**
- * The schema's `INVALID_OPTION` as a {@link ScenarioError}: its field is the path the message names
- * first (``Expected `chat.ratePerSec` …``, ``Unknown option `chat.rate` …``). Anything else is returned.
+ * A `SchedulerError` of the schema or of core as a {@link ScenarioError}: its field is the path the
+ * message names first (``Expected `chat.ratePerSec` …``, ``Unknown option `chat.rate` …``), put `under`
+ * a section when core checked it (`priorities.batch.weight` is `scheduler.priorities.batch.weight`).
+ * Anything else is returned as it is.
  */
-export function asScenarioError(error: unknown): unknown {
-  if (!isSchedulerError(error) || error.code !== "INVALID_OPTION") return error;
-  const field = /`([^`]+)`/.exec(error.message)?.[1] ?? "";
-  return new ScenarioError(field, error.message, { cause: error });
+export function asScenarioError(error: unknown, under = ""): unknown {
+  if (!isSchedulerError(error)) return error;
+  const named = /`([^`]+)`/.exec(error.message)?.[1] ?? "";
+  const field = under === "" ? named : named === "" ? under : `${under}.${named}`;
+  const message = named === "" ? error.message : error.message.replace(`\`${named}\``, `\`${field}\``);
+  return new ScenarioError(field, message, { cause: error });
 }

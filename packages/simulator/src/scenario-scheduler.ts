@@ -1,11 +1,6 @@
-import {
-  createScheduler,
-  isSchedulerError,
-  optionsFromJson,
-  type SchedulerOptions,
-} from "@llm-scheduler/core";
+import { createScheduler, optionsFromJson, type SchedulerOptions } from "@llm-scheduler/core";
 import { custom, invalidOption, PRIORITY_KEYS, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import { invalidField, ScenarioError } from "./scenario-error.js";
+import { asScenarioError, invalidField } from "./scenario-error.js";
 
 const SCHEDULER_KEYS = [
   "priorities",
@@ -53,14 +48,6 @@ export const SCHEDULER_SECTION = custom<ScenarioScheduler>({
   doc: '`priorities`, `tenants`, `tenantDefaults`, `maxTokensInFlight`, `fairness`, `outputTokenWeight`, `maxQueue`, `retryWindowMs`, `abortGraceMs`, `adaptive`, `waitTargets`, exactly as `createScheduler()` takes them (`"Infinity"` for no bound)',
 });
 
-/** Core names the field in backticks (``Expected `priorities.batch.weight` ...``); put it under `scheduler.`. */
-function fromCore(error: Error): ScenarioError {
-  const field = /`([^`]+)`/.exec(error.message)?.[1] ?? "";
-  const path = field === "" ? "scheduler" : `scheduler.${field}`;
-  const message = field === "" ? error.message : error.message.replace(`\`${field}\``, `\`${path}\``);
-  return new ScenarioError(path, message, { cause: error });
-}
-
 /**
  * Validates the `scheduler` section by building a real scheduler from it (so the checks are exactly
  * core's), and returns options ready for `createScheduler({ ...options, clock })`. `priorities` must
@@ -80,8 +67,7 @@ export function schedulerOptionsAt(
   try {
     names = createScheduler(options).options.priorities.map((priority) => priority.name);
   } catch (error) {
-    if (isSchedulerError(error)) throw fromCore(error);
-    throw error;
+    throw asScenarioError(error, "scheduler");
   }
   for (const { field, name } of required) {
     if (!names.includes(name)) {
