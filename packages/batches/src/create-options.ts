@@ -90,9 +90,10 @@ export const BATCH_ENDPOINTS: readonly string[] = [
   "/v1/videos",
 ];
 
-/** A non-empty string of at most `max` characters, named `field` in the message. */
-const text = (field: string, value: unknown, max: number): string =>
-  string(max, { doc: "" }).check(field, value);
+/** Non-empty strings of at most so many characters: an item's `customId` and `url`, a metadata key. */
+const CUSTOM_ID = string(512, { doc: "" });
+const URL_TEXT = string(2_048, { doc: "" });
+const METADATA_KEY = string(64, { doc: "" });
 
 function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
   if (value === undefined || value === null) return null;
@@ -100,7 +101,7 @@ function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
   const entries = Object.entries(value);
   if (entries.length > 16) throw invalidOption("metadata", "an object of at most 16 keys", entries.length);
   for (const [key, entry] of entries) {
-    text("metadata key", key, 64);
+    METADATA_KEY.check("metadata key", key);
     if (typeof entry !== "string" || entry.length > 512) {
       throw invalidOption(`metadata.${key}`, "a string of at most 512 characters", entry);
     }
@@ -153,7 +154,7 @@ export function checkItem(
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw invalidOption(where, "an object", value);
   rejectUnknownKeys(where, value, ITEM_KEYS);
-  const customId = text(`${where}.customId`, value.customId, 512);
+  const customId = CUSTOM_ID.check(`${where}.customId`, value.customId);
   const first = seen.get(customId);
   if (first !== undefined) {
     throw new SchedulerError(
@@ -164,7 +165,7 @@ export function checkItem(
   seen.set(customId, index);
   if (value.method !== undefined && String(value.method).toUpperCase() !== "POST")
     throw invalidOption(`${where}.method`, '"POST" (the only method of a batch item)', value.method);
-  const url = text(`${where}.url`, value.url, 2048);
+  const url = URL_TEXT.check(`${where}.url`, value.url);
   if (!BATCH_ENDPOINTS.includes(url))
     throw invalidOption(`${where}.url`, `one of ${BATCH_ENDPOINTS.join(", ")}`, url.slice(0, 256));
   if (endpoint !== null && url !== endpoint)
