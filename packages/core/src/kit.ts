@@ -44,6 +44,7 @@ export {
   type Infer,
   type InferShape,
   integer,
+  methods,
   type Node,
   number,
   object,

@@ -206,6 +206,23 @@ export function func<T>(meta: Meta<T>): Node<T> {
 }
 
 /**
+ * An object with the methods `names` (a scheduler, a store, a client): what a package is given to call,
+ * checked by the calls it will make. `range` says what it is, in the message and the README.
+ *
+ * @example
+ * const store = methods<BatchStore>(["claim"], { range: "a `BatchStore`", doc: "Where batches live." });
+ */
+export function methods<T>(names: readonly string[], meta: Meta<T> & { readonly range: string }): Node<T> {
+  const check = (path: string, value: unknown): T => {
+    const given = value as Record<string, unknown> | null;
+    if (typeof given === "object" && given !== null && names.every((n) => typeof given[n] === "function"))
+      return value as T;
+    throw valid.invalidOption(path, meta.range, value);
+  };
+  return { ...meta, check, json: undefined };
+}
+
+/**
  * One of a few strings.
  *
  * @example
