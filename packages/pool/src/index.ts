@@ -1,3 +1,4 @@
+export { checkPoolOptions } from "./check-options.js";
 export { parseEngineMetrics } from "./engine-metrics.js";
 export { PoolError, PoolErrorCode } from "./errors.js";
 export { localReplicaLedger, type ReplicaLedger } from "./ledger.js";

@@ -38,7 +38,10 @@ describe("parseConfig", () => {
   it("resolves the issue's example: per-server limit times servers, keys as digests, bases without /v1", async () => {
     const config = await parseConfig(yaml(), env);
     const llama = config.models.get("llama")!;
-    expect(llama.upstreams).toEqual([UP, "http://127.0.0.1:8001"]);
+    expect(llama.replicas.map((r) => [r.url, r.id, r.maxConcurrency])).toEqual([
+      [UP, UP, 16],
+      ["http://127.0.0.1:8001", "http://127.0.0.1:8001", 16],
+    ]);
     expect(llama.scheduler.maxConcurrency).toBe(32);
     expect(llama.scheduler.tenants?.etl).toEqual({ tokensPerMinute: 200_000, maxConcurrency: 8 });
     expect(config.keys[0]).toEqual({
@@ -117,12 +120,18 @@ describe("parseConfig", () => {
     expect(await refusal(both)).toBe("keys[0]: give exactly one of `key` and `sha256`");
   });
 
-  it("scales an adaptive range per server and requires upstreams", async () => {
+  it("gives each replica the adaptive range, the scheduler their floors, and requires upstreams", async () => {
     const config = await resolveConfig({
       auth: "none",
       models: { m: { upstreams: [UP, `${UP}1`], maxConcurrency: { min: 2, max: 8 }, adaptive: {} } },
     });
-    expect(config.models.get("m")!.scheduler.maxConcurrency).toEqual({ min: 4, max: 16 });
+    const m = config.models.get("m")!;
+    expect(m.scheduler.maxConcurrency).toBe(4);
+    expect(m.scheduler.adaptive).toBeUndefined();
+    expect(m.replicas.map((r) => [r.maxConcurrency, r.adaptive])).toEqual([
+      [{ min: 2, max: 8 }, {}],
+      [{ min: 2, max: 8 }, {}],
+    ]);
     expect(await refusal(resolveConfig({ auth: "none", models: { m: {} } }))).toBe(
       "models.m.upstreams: required (one URL at least)",
     );
