@@ -139,4 +139,54 @@ describe("parseConfig", () => {
       await refusal(resolveConfig({ auth: "none", models: { m: { upstreams: ["ftp://x"] } } })),
     ).toContain("models.m.upstreams[0]");
   });
+
+  it("takes replica objects and a pool block, checked by the pool's own schema with their paths", async () => {
+    const config = await resolveConfig({
+      auth: "none",
+      probeIntervalMs: 2_000,
+      models: {
+        m: {
+          upstreams: [
+            `${UP}/v1`,
+            { url: "http://user:secret@10.0.0.6:8000", id: "gpu-1", maxConcurrency: { min: 2, max: 16 } },
+            { url: "http://user:secret@10.0.0.7:8000/v1" },
+          ],
+          maxConcurrency: 4,
+          pool: { routing: "least-loaded", retries: 1, signals: false, maxConcurrency: 6 },
+        },
+      },
+    });
+    const m = config.models.get("m")!;
+    expect(m.replicas).toEqual([
+      { url: UP, id: UP, maxConcurrency: 4 },
+      { url: "http://user:secret@10.0.0.6:8000", id: "gpu-1", maxConcurrency: { min: 2, max: 16 } },
+      { url: "http://user:secret@10.0.0.7:8000", id: "http://10.0.0.7:8000", maxConcurrency: 4 },
+    ]);
+    expect(m.pool).toEqual({
+      routing: "least-loaded",
+      retries: 1,
+      signals: false,
+      maxConcurrency: 6,
+      health: { intervalMs: 2_000 },
+    });
+    expect(m.scheduler.maxConcurrency).toBe(6); // the cap, below the replicas' floors (4 + 2 + 4)
+    const refused = (model: Record<string, unknown>) =>
+      refusal(resolveConfig({ auth: "none", models: { m: { upstreams: [UP], ...model } } }));
+    expect(await refused({ pool: { helth: {} } })).toContain(
+      "Unknown option `models.m.pool.helth`; did you mean `health`?",
+    );
+    expect(await refused({ pool: { routing: "random" } })).toContain("`models.m.pool.routing`");
+    expect(await refused({ pool: { health: { ejectMs: 10, maxEjectMs: 5 } } })).toContain(
+      "`models.m.pool.health.maxEjectMs` to be an integer from 10",
+    );
+    expect(await refused({ upstreams: [{ url: UP, maxConcurrency: { min: 9, max: 3 } }] })).toContain(
+      "`models.m.upstreams[0].maxConcurrency",
+    );
+    expect(await refused({ upstreams: [{ url: UP, limit: 3 }] })).toContain(
+      "Unknown option `models.m.upstreams[0].limit`",
+    );
+    expect(await refused({ upstreams: [UP, `${UP}/v1`] })).toBe(
+      `models.m.upstreams[1]: the replica \`${UP}\` is listed twice`,
+    );
+  });
 });
