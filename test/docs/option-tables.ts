@@ -2,6 +2,7 @@ import { adapterSchema } from "@llm-scheduler/adapter-kit";
 import { BATCHES_HTTP_SCHEMA, BATCHES_SCHEMA, CREATE_SCHEMA } from "@llm-scheduler/batches";
 import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
 import { TRACE_SCHEMA } from "@llm-scheduler/otel";
+import { HEALTH_SCHEMA, ROUTING_KEY_SCHEMA, SIGNALS_SCHEMA } from "@llm-scheduler/pool";
 import { COLLECT_SCHEMA } from "@llm-scheduler/prometheus";
 import { REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
 
@@ -23,6 +24,14 @@ export const READMES: readonly { readonly path: string; readonly tables?: readon
   {
     path: "packages/redis/README.md",
     tables: [{ name: "redis-store", heading: "option", shape: REDIS_STORE_SCHEMA }],
+  },
+  {
+    path: "packages/pool/README.md",
+    tables: [
+      { name: "health", heading: "`health` option", shape: HEALTH_SCHEMA },
+      { name: "signals", heading: "`signals` option", shape: SIGNALS_SCHEMA },
+      { name: "routing-key", heading: "`createRoutingKey()` option", shape: ROUTING_KEY_SCHEMA },
+    ],
   },
   { path: "packages/otel/README.md", tables: [{ name: "trace", heading: "option", shape: TRACE_SCHEMA }] },
   {
