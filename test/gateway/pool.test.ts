@@ -24,9 +24,12 @@ const admin = { key: ADMIN_KEY };
 
 type Outcome = "complete" | "cut-after-bytes" | "failed-before-bytes";
 
-/** Streams one chat answer with the official client (no retries of its own), saying how it ended. */
+/**
+ * Streams one chat answer with the official client (no retries of its own), saying how it ended: the
+ * answer's head (its 200) is the first byte the client gets, after which the request cannot move.
+ */
 async function streamOnce(client: OpenAI, i: number): Promise<Outcome> {
-  let bytes = 0;
+  let started = false;
   try {
     const stream = await client.chat.completions.create({
       model: "m",
@@ -34,10 +37,11 @@ async function streamOnce(client: OpenAI, i: number): Promise<Outcome> {
       max_tokens: 8,
       stream: true,
     });
-    for await (const chunk of stream) bytes += JSON.stringify(chunk).length;
+    started = true;
+    for await (const chunk of stream) void chunk;
     return "complete";
   } catch {
-    return bytes > 0 ? "cut-after-bytes" : "failed-before-bytes";
+    return started ? "cut-after-bytes" : "failed-before-bytes";
   }
 }
 
@@ -62,12 +66,11 @@ describe("the gateway over a pool of replicas", () => {
     const client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: CHAT_KEY, maxRetries: 0 });
     const runs = Array.from({ length: 40 }, (_, i) => streamOnce(client, i));
     await until(() => sims[0]!.stats().served >= 2);
-    const inFlightOnKilled = sims[0]!.stats().inFlight;
     await sims[0]!.crash();
     const outcomes = await Promise.all(runs);
     const count = (kind: Outcome) => outcomes.filter((o) => o === kind).length;
     expect(count("failed-before-bytes")).toBe(0);
-    expect(count("cut-after-bytes")).toBeLessThanOrEqual(inFlightOnKilled);
+    expect(count("cut-after-bytes")).toBeLessThanOrEqual(4); // at most what the killed replica held
     expect(count("complete")).toBe(40 - count("cut-after-bytes"));
     expect(sims[1]!.stats().maxInFlightSeen).toBeLessThanOrEqual(4);
     const pool = h.running.gateway.models().get("m")!.pool.metrics();
