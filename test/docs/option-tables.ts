@@ -3,6 +3,7 @@ import { BATCHES_HTTP_SCHEMA, BATCHES_SCHEMA, CREATE_SCHEMA } from "@llm-schedul
 import { type OptionTable, withOptionTables } from "@llm-scheduler/core/kit";
 import { DASHBOARD_SCHEMA } from "@llm-scheduler/dashboard";
 import { TRACE_SCHEMA } from "@llm-scheduler/otel";
+import { HEALTH_SCHEMA, ROUTING_KEY_SCHEMA, SIGNALS_SCHEMA } from "@llm-scheduler/pool";
 import { COLLECT_SCHEMA } from "@llm-scheduler/prometheus";
 import { REDIS_BATCH_STORE_SCHEMA, REDIS_STORE_SCHEMA } from "@llm-scheduler/redis";
 import { SCENARIO_SCHEMA } from "@llm-scheduler/simulator";
@@ -28,6 +29,14 @@ export const READMES: readonly { readonly path: string; readonly tables?: readon
     tables: [
       { name: "redis-store", heading: "option", shape: REDIS_STORE_SCHEMA },
       { name: "redis-batch-store", heading: "`redisBatchStore()` option", shape: REDIS_BATCH_STORE_SCHEMA },
+    ],
+  },
+  {
+    path: "packages/pool/README.md",
+    tables: [
+      { name: "health", heading: "`health` option", shape: HEALTH_SCHEMA },
+      { name: "signals", heading: "`signals` option", shape: SIGNALS_SCHEMA },
+      { name: "routing-key", heading: "`createRoutingKey()` option", shape: ROUTING_KEY_SCHEMA },
     ],
   },
   { path: "packages/otel/README.md", tables: [{ name: "trace", heading: "option", shape: TRACE_SCHEMA }] },

@@ -133,7 +133,7 @@ describe("the admin routes", () => {
 
   it("answers /healthz and /readyz without a key", async () => {
     expect(await (await fetch(`${h.url}/healthz`)).json()).toEqual({ status: "ok" });
-    expect(await (await fetch(`${h.url}/readyz`)).json()).toEqual({ ready: true, waiting: [] });
+    expect(await (await fetch(`${h.url}/readyz`)).json()).toEqual({ ready: true, waiting: [], ejected: {} });
   });
 
   it("never logs a key", () => {
