@@ -1,4 +1,4 @@
-import { ADAPTIVE_OPTION, type ConcurrencyRange } from "./adaptive/options.js";
+import { ADAPTIVE_OPTION, LIMIT_OPTION } from "./adaptive/options.js";
 import type { Clock } from "./clock.js";
 import {
   custom,
@@ -155,29 +155,7 @@ function priorityName(_path: string, name: string): string {
 
 /** The options `update()` may change while the scheduler runs: objects merge field by field, named entries per name. */
 const LIVE = {
-  maxConcurrency: custom<number | ConcurrencyRange>({
-    // Checked with `adaptive` by adaptive/options.ts (`resolveLimit`).
-    check: (_path, value) => value as number | ConcurrencyRange,
-    range: "an integer from 1 to 1000000, or `{ initial, min, max }` (adaptive)",
-    json: {
-      anyOf: [
-        { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY },
-        {
-          type: "object",
-          properties: Object.fromEntries(
-            ["initial", "min", "max"].map((k) => [
-              k,
-              { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY },
-            ]),
-          ),
-          required: ["min", "max"],
-          additionalProperties: false,
-        },
-      ],
-    },
-    default: 8,
-    doc: "requests (or cost units) in flight upstream at once; a range lets the scheduler find the limit",
-  }),
+  maxConcurrency: LIMIT_OPTION,
   adaptive: ADAPTIVE_OPTION,
   priorities: record(object(PRIORITY, { doc: "one lane of work" }), {
     key: priorityName,
