@@ -36,7 +36,7 @@ function methods<T>(names: readonly string[]): (path: string, value: unknown) =>
 }
 
 /** How a priority's running tasks may be preempted (by a priority that names it in `preempts`). */
-const PREEMPTIBLE = {
+export const PREEMPTIBLE = {
   maxPerTask: integer(1, 100, {
     default: 2,
     doc: "after this many preemptions a task is immune: it keeps its slot until it ends",
@@ -73,8 +73,11 @@ export const PRIORITY = {
     doc: "aging bound: after this long with work waiting and no start, its oldest task goes next",
   }),
   preempts: custom<readonly string[]>({
-    // Checked against the configured names in preemption-options.ts.
-    check: (_path, value) => value as readonly string[],
+    // Its names are checked against the configured ones in preemption-options.ts.
+    check: (path, value) => {
+      if (Array.isArray(value)) return value;
+      throw invalidOption(path, "an array of priority names", value);
+    },
     range: "an array of priority names",
     shownRange: "configured names, not its own (see Preemption)",
     json: { type: "array", items: { type: "string" }, uniqueItems: true },
