@@ -30,31 +30,6 @@ export interface ResolvedOptions extends StoreConfig, Pick<Resolved<typeof SCHED
   readonly waitTargets: ResolvedWaitTargets;
 }
 
-/**
- * The part of the options a store needs, as a new object (so a store never sees the rest).
- *
- * @example
- * store.configure(storeConfigOf(resolveOptions({ maxConcurrency: 4 })));
- */
-export function storeConfigOf(options: ResolvedOptions): StoreConfig {
-  const { clock, maxConcurrency, maxQueue, priorities, tenantWeights } = options;
-  const { maxTokensInFlight, fairness, outputTokenWeight, tenantDefaults, tenantQuotas } = options;
-  const config: StoreConfig = {
-    clock,
-    maxConcurrency,
-    maxQueue,
-    priorities,
-    tenantWeights,
-    maxTokensInFlight,
-    fairness,
-    outputTokenWeight,
-    tenantDefaults,
-    tenantQuotas,
-    ...(options.preemption === null ? {} : { preemption: options.preemption }),
-  };
-  return options.adaptive === null ? config : { ...config, adaptiveLimit: true };
-}
-
 /** The two lanes a scheduler has when none are configured. */
 export function defaultPriorities(maxConcurrency: number): Record<string, PriorityOptions> {
   return {
