@@ -39,9 +39,8 @@ function resolvePriority(
   limit: number,
 ): ResolvedPriority {
   const field = `priorities.${name}`;
-  const merged = withDefaults(PRIORITY, { maxConcurrency: limit, ...given });
-  const { weight, reserved, maxConcurrency, queueTimeoutMs, maxQueue, maxWaitMs } =
-    merged as Required<PriorityOptions>;
+  const merged = withDefaults(PRIORITY, given);
+  const { weight, reserved, maxConcurrency = limit, queueTimeoutMs, maxQueue, maxWaitMs } = merged;
   if (maxConcurrency > limit) {
     throw invalidOption(`${field}.maxConcurrency`, `at most \`maxConcurrency\` (${limit})`, maxConcurrency);
   }

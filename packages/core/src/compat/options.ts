@@ -55,28 +55,16 @@ export type LlmSchedulerOptions = InferShape<typeof LLM>;
 
 const OPTIONS = object(LLM, { doc: "the options of `new LlmScheduler()`" });
 
-/** What `LlmScheduler` works from once its options are validated. */
-export interface ResolvedLlmOptions {
-  /** The core scheduler's options. */
-  readonly core: SchedulerOptions;
-  readonly maxQueueSize: number;
-  /** `undefined` for no run timeout. */
-  readonly runTimeoutMs: number | undefined;
-}
-
 /**
  * Validates `LlmScheduler`'s options (unknown keys, types and ranges, each message naming the field as
- * the caller spelled it) and maps them onto the core scheduler's two lanes.
+ * the caller spelled it) and maps them onto the core scheduler's two lanes (`core`); `runTimeoutMs` is
+ * `undefined` for no run timeout.
  */
-export function resolveLlmOptions(options: LlmSchedulerOptions): ResolvedLlmOptions {
+export function resolveLlmOptions(options: LlmSchedulerOptions) {
   const given = withDefaults(LLM, OPTIONS.check("", options));
   const { maxConcurrency, batchQueueTimeoutMs, runTimeoutMs, clock } = given;
-  const reserved = integerIn(
-    "interactiveReserved",
-    given.interactiveReserved ?? (maxConcurrency > 1 ? 1 : 0),
-    0,
-    maxConcurrency,
-  );
+  const reserved = given.interactiveReserved ?? (maxConcurrency > 1 ? 1 : 0);
+  integerIn("interactiveReserved", reserved, 0, maxConcurrency); // at most the limit it shares
   const core: SchedulerOptions = {
     maxConcurrency,
     defaultPriority: "interactive",
