@@ -40,6 +40,7 @@ export {
   boolean,
   custom,
   duration,
+  fraction,
   func,
   type Infer,
   type InferShape,
