@@ -1,9 +1,10 @@
 // OpenAI's Batch API on the proxy: files and batches served by @llm-scheduler/batches, each item run
 // through the same scheduler (priority "batch", tenant from the API key) and sent to the same upstream.
+
+import type { ProxyConfig } from "@llm-scheduler/adapter-kit/env-gateway";
 import { type Batches, createBatches, nodeListener, openaiExecutor } from "@llm-scheduler/batches";
 import type { Scheduler } from "@llm-scheduler/core";
 import type { Express } from "express";
-import type { ProxyConfig } from "./config.js";
 
 /**
  * Mounts `/v1/files` and `/v1/batches` on `app`; `tenantOf` names the tenant of an Authorization header

@@ -3,6 +3,19 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
+import {
+  type Access,
+  ADMIN_CHALLENGE,
+  accessFor,
+  bodyRefusal,
+  configFrom,
+  errorBody,
+  generatedKeyLines,
+  isAdminPath,
+  type KeyEntry,
+  type ProxyConfig,
+  schedulerOptionsOf,
+} from "@llm-scheduler/adapter-kit/env-gateway";
 import type { Batches } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
@@ -12,9 +25,7 @@ import { schedulerMiddleware } from "@llm-scheduler/express";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { Registry } from "prom-client";
-import { Access, ADMIN_CHALLENGE, bodyRefusal, errorBody, isAdminPath, type KeyEntry } from "./access.js";
 import { mountBatches } from "./batches.js";
-import { configFrom, generatedKeyLines, type ProxyConfig, schedulerOptionsOf } from "./config.js";
 import { forward } from "./proxy.js";
 
 const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
@@ -68,14 +79,7 @@ export function createApp(
   config: ProxyConfig,
   scheduler: Scheduler,
 ): { app: express.Express; batches: Batches } {
-  for (const entry of config.keys.values()) {
-    if (!scheduler.options.priorityByName.has(entry.priority)) {
-      throw new TypeError(
-        `API key of tenant \`${entry.tenant}\` asks for an unknown priority \`${entry.priority}\``,
-      );
-    }
-  }
-  const access = new Access({ ...config, anonymousPriority: scheduler.options.defaultPriority });
+  const access = accessFor(config, scheduler); // refuses a key whose priority the scheduler lacks
   const app = express();
   app.use(adminOnly(access)); // before every route: no path spelling reaches them without the key
   // Batches and files belong to a configured tenant; the `anonymous` pool may not own any.

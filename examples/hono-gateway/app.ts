@@ -1,5 +1,16 @@
 // The gateway itself: web standards only, so the same app runs on Node, Bun, Deno and Cloudflare Workers.
 
+import {
+  type Access,
+  ADMIN_CHALLENGE,
+  accessFor,
+  bodyRefusal,
+  errorBody,
+  isAdminPath,
+  type KeyEntry,
+  type ProxyConfig,
+  schedulerOptionsOf,
+} from "@llm-scheduler/adapter-kit/env-gateway";
 import type { ServedBatches } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
@@ -7,8 +18,6 @@ import { createDashboard } from "@llm-scheduler/dashboard";
 import { type LlmSchedulerVariables, schedulerMiddleware } from "@llm-scheduler/hono";
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import { Access, ADMIN_CHALLENGE, bodyRefusal, errorBody, isAdminPath, type KeyEntry } from "./access.js";
-import { type ProxyConfig, schedulerOptionsOf } from "./config.js";
 
 const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
 /** Response headers about one hop, not the content; the runtime's server sets its own. */
@@ -42,7 +51,7 @@ const accesses = new WeakMap<ProxyConfig, Access>();
 export function accessOf(config: ProxyConfig, scheduler: Scheduler): Access {
   let access = accesses.get(config);
   if (access === undefined) {
-    access = new Access({ ...config, anonymousPriority: scheduler.options.defaultPriority });
+    access = accessFor(config, scheduler); // refuses a key whose priority the scheduler lacks
     accesses.set(config, access);
   }
   return access;
@@ -123,13 +132,6 @@ export function createApp(
   batches?: ServedBatches,
   metrics?: MetricsResponder,
 ): Hono<GatewayEnv> {
-  for (const entry of config.keys.values()) {
-    if (!scheduler.options.priorityByName.has(entry.priority)) {
-      throw new TypeError(
-        `API key of tenant \`${entry.tenant}\` asks for an unknown priority \`${entry.priority}\``,
-      );
-    }
-  }
   const access = accessOf(config, scheduler);
   const app = new Hono<GatewayEnv>();
   app.use(adminOnly(access)); // before every route: no path spelling reaches them without the key

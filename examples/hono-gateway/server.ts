@@ -1,12 +1,17 @@
 // Node entry point of the Hono gateway. Run: UPSTREAM_URL=http://127.0.0.1:8000 pnpm start
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import {
+  configFrom,
+  generatedKeyLines,
+  type ProxyConfig,
+  schedulerOptionsOf,
+} from "@llm-scheduler/adapter-kit/env-gateway";
 import { type Batches, createBatches, openaiExecutor } from "@llm-scheduler/batches";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import { Registry } from "prom-client";
 import { accessOf, createApp, type MetricsResponder } from "./app.js";
-import { configFrom, generatedKeyLines, type ProxyConfig, schedulerOptionsOf } from "./config.js";
 
 /** `GET /metrics` in Prometheus text format, from prom-client (which needs Node's modules). */
 function prometheus(scheduler: Scheduler, batches: Batches): MetricsResponder {

@@ -4,6 +4,18 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import Router from "@koa/router";
+import {
+  type Access,
+  ADMIN_CHALLENGE,
+  accessFor,
+  bodyRefusal,
+  configFrom,
+  generatedKeyLines,
+  isAdminPath,
+  type KeyEntry,
+  type ProxyConfig,
+  schedulerOptionsOf,
+} from "@llm-scheduler/adapter-kit/env-gateway";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
 import { createDashboard } from "@llm-scheduler/dashboard";
@@ -12,8 +24,6 @@ import { type LlmSchedulerState, schedulerMiddleware } from "@llm-scheduler/koa"
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import Koa, { type Context, type Next } from "koa";
 import { Registry } from "prom-client";
-import { Access, ADMIN_CHALLENGE, bodyRefusal, isAdminPath, type KeyEntry } from "./access.js";
-import { configFrom, generatedKeyLines, type ProxyConfig, schedulerOptionsOf } from "./config.js";
 
 const GENERATION_ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"];
 /** Response headers about one hop, not the content; Node's server sets its own. */
@@ -100,14 +110,7 @@ function relay(config: ProxyConfig) {
 
 /** The Koa app: scheduled generation routes, pass-through model list, health and metrics. */
 export function createApp(config: ProxyConfig, scheduler: Scheduler): Koa<State> {
-  for (const entry of config.keys.values()) {
-    if (!scheduler.options.priorityByName.has(entry.priority)) {
-      throw new TypeError(
-        `API key of tenant \`${entry.tenant}\` asks for an unknown priority \`${entry.priority}\``,
-      );
-    }
-  }
-  const access = new Access({ ...config, anonymousPriority: scheduler.options.defaultPriority });
+  const access = accessFor(config, scheduler); // refuses a key whose priority the scheduler lacks
   const app = new Koa<State>();
   app.silent = true; // answers say what went wrong; a client that left is not an error to log
   app.use(adminOnly(access)); // before every route: no path spelling reaches them without the key

@@ -1,5 +1,14 @@
 // One gateway instance: Express in front of an LLM server, scheduled through Redis so that every
 // instance sharing REDIS_URL and the key prefix obeys one global limit and one global order.
+
+import {
+  Access,
+  ADMIN_CHALLENGE,
+  errorBody,
+  isAdminPath,
+  type KeyEntry,
+  parseKeys,
+} from "@llm-scheduler/adapter-kit/env-gateway";
 import { createScheduler } from "@llm-scheduler/core";
 import { lowerOnlyPriority } from "@llm-scheduler/core/kit";
 import { createDashboard } from "@llm-scheduler/dashboard";
@@ -9,7 +18,6 @@ import { collectMetrics } from "@llm-scheduler/prometheus";
 import { RedisStore } from "@llm-scheduler/redis";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { Registry } from "prom-client";
-import { Access, ADMIN_CHALLENGE, errorBody, isAdminPath, type KeyEntry, parseKeys } from "./access.js";
 
 const name = process.env.NAME ?? "gateway";
 const upstream = process.env.UPSTREAM_URL ?? "http://127.0.0.1:8000";

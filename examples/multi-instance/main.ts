@@ -8,9 +8,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { newKey } from "@llm-scheduler/adapter-kit/env-gateway";
 import { startLocalRedis } from "@llm-scheduler/redis/local-server";
 import { startUpstream } from "@llm-scheduler/upstream-sim";
-import { newKey } from "./access.js";
 
 const GLOBAL_LIMIT = 4;
 /** Keys made for this run: the gateways refuse every other key, and serve their admin paths to ADMIN_KEY only. */

@@ -1,9 +1,9 @@
+import { configFrom } from "@llm-scheduler/adapter-kit/env-gateway";
 import { createScheduler, type Scheduler } from "@llm-scheduler/core";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import { Registry } from "prom-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../examples/hono-gateway/app.js";
-import { configFrom } from "../../examples/hono-gateway/config.js";
 
 let scheduler: Scheduler;
 const ADMIN_KEY = "sk-admin-hono-metrics";

@@ -125,6 +125,8 @@ describe("the admin routes", () => {
     expect(redirect.headers.get("location")).toBe("/dashboard/m");
     const snapshot = await fetch(`${h.url}/dashboard/m/api/snapshot`, { headers: admin });
     expect(snapshot.status).toBe(200);
+    const { pool } = (await snapshot.json()) as { pool: { replicas: { healthy: boolean }[] } | null };
+    expect(pool?.replicas.length).toBeGreaterThan(0); // the model's replicas, one row each
     const stranger = await fetch(`${h.url}/dashboard/m/api/snapshot`, {
       headers: { authorization: `Bearer ${CHAT_KEY}` },
     });
@@ -133,7 +135,7 @@ describe("the admin routes", () => {
 
   it("answers /healthz and /readyz without a key", async () => {
     expect(await (await fetch(`${h.url}/healthz`)).json()).toEqual({ status: "ok" });
-    expect(await (await fetch(`${h.url}/readyz`)).json()).toEqual({ ready: true, waiting: [] });
+    expect(await (await fetch(`${h.url}/readyz`)).json()).toEqual({ ready: true, waiting: [], ejected: {} });
   });
 
   it("never logs a key", () => {

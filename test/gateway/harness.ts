@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { resolveConfig } from "@llm-scheduler/gateway";
 import { type RunningGateway, serveGateway } from "@llm-scheduler/gateway/node";
-import { startUpstream, type Upstream, type UpstreamOptions } from "@llm-scheduler/upstream-sim";
+import { startReplicas, type Upstream, type UpstreamOptions } from "@llm-scheduler/upstream-sim";
 import { waitFor } from "../redis/helpers.js";
 
 /** Keys of 32+ characters, as a key table would hold them. */
@@ -27,8 +27,7 @@ export async function startGateway(
   count = 1,
   sim: UpstreamOptions = {},
 ): Promise<Harness> {
-  const sims: Upstream[] = [];
-  for (let i = 0; i < count; i++) sims.push(await startUpstream({ port: 0, ttftMs: 5, tokenMs: 2, ...sim }));
+  const sims = count === 0 ? [] : await startReplicas(count, { port: 0, ttftMs: 5, tokenMs: 2, ...sim });
   let text = "";
   const logTo = new Writable({
     write(chunk, _encoding, callback) {

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
+import { configFrom } from "@llm-scheduler/adapter-kit/env-gateway";
 import { createScheduler, VirtualClock } from "@llm-scheduler/core";
 import { collectMetrics } from "@llm-scheduler/prometheus";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import OpenAI from "openai";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configFrom } from "../../examples/express-openai-proxy/config.js";
 import { start } from "../../examples/express-openai-proxy/server.js";
 import { parseScrape, type Sample } from "./scrape.js";
 

@@ -4,6 +4,7 @@ import {
   type InferShape,
   integer,
   invalidOption,
+  type Resolved,
   rejectUnknownKeys,
   resolveShape,
   string,
@@ -56,14 +57,11 @@ export const CREATE = {
 export type CreateBatchOptions = InferShape<typeof CREATE> & { readonly items: readonly BatchItemInput[] };
 
 /** Options of `create()` after validation, without the items. */
-export interface ResolvedCreate {
-  readonly tenant: string;
-  readonly priority: string;
-  readonly completionWindowMs: number;
+export type ResolvedCreate = Omit<Resolved<typeof CREATE>, "items" | "retry" | "metadata" | "endpoint"> & {
   readonly retry: RetryPolicy;
   readonly metadata: Readonly<Record<string, string>> | null;
   readonly endpoint: string | null;
-}
+};
 
 /**
  * Most items in one batch (OpenAI's limit).
@@ -92,13 +90,10 @@ export const BATCH_ENDPOINTS: readonly string[] = [
   "/v1/videos",
 ];
 
-function text(field: string, value: unknown, max: number, fallback?: string): string {
-  if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value !== "string" || value.length === 0 || value.length > max) {
-    throw invalidOption(field, `a non-empty string of at most ${max} characters`, value);
-  }
-  return value;
-}
+/** Non-empty strings of at most so many characters: an item's `customId` and `url`, a metadata key. */
+const CUSTOM_ID = string(512, { doc: "" });
+const URL_TEXT = string(2_048, { doc: "" });
+const METADATA_KEY = string(64, { doc: "" });
 
 function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
   if (value === undefined || value === null) return null;
@@ -106,7 +101,7 @@ function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
   const entries = Object.entries(value);
   if (entries.length > 16) throw invalidOption("metadata", "an object of at most 16 keys", entries.length);
   for (const [key, entry] of entries) {
-    text("metadata key", key, 64);
+    METADATA_KEY.check("metadata key", key);
     if (typeof entry !== "string" || entry.length > 512) {
       throw invalidOption(`metadata.${key}`, "a string of at most 512 characters", entry);
     }
@@ -159,7 +154,7 @@ export function checkItem(
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw invalidOption(where, "an object", value);
   rejectUnknownKeys(where, value, ITEM_KEYS);
-  const customId = text(`${where}.customId`, value.customId, 512);
+  const customId = CUSTOM_ID.check(`${where}.customId`, value.customId);
   const first = seen.get(customId);
   if (first !== undefined) {
     throw new SchedulerError(
@@ -170,7 +165,7 @@ export function checkItem(
   seen.set(customId, index);
   if (value.method !== undefined && String(value.method).toUpperCase() !== "POST")
     throw invalidOption(`${where}.method`, '"POST" (the only method of a batch item)', value.method);
-  const url = text(`${where}.url`, value.url, 2048);
+  const url = URL_TEXT.check(`${where}.url`, value.url);
   if (!BATCH_ENDPOINTS.includes(url))
     throw invalidOption(`${where}.url`, `one of ${BATCH_ENDPOINTS.join(", ")}`, url.slice(0, 256));
   if (endpoint !== null && url !== endpoint)

@@ -5,6 +5,7 @@ import {
   type InferShape,
   integer,
   invalidOption,
+  methods,
   oneOf,
   type Resolved,
   required,
@@ -15,21 +16,12 @@ import { retryOf } from "./retry-policy.js";
 import type { BatchStore, ClaimOrder } from "./store.js";
 import type { Execute, RetryPolicy } from "./types.js";
 
-/** `value` when `test` holds for it; `INVALID_OPTION` naming `path` and `range` otherwise. */
-function shaped<T>(range: string, test: (value: Partial<T> | null) => boolean) {
-  return (path: string, value: unknown): T => {
-    if (typeof value === "object" && test(value as Partial<T> | null)) return value as T;
-    throw invalidOption(path, range, value);
-  };
-}
-
 /** Options of the batch layer itself (`new Batches(options)`), declared once: checks, types and the README table. */
 export const BATCHES = {
   scheduler: required(
-    custom<Scheduler>({
-      check: shaped<Scheduler>("a scheduler from createScheduler()", (s) => typeof s?.run === "function"),
-      range: "a `createScheduler()` instance",
-      json: undefined,
+    methods<Scheduler>(["run"], {
+      range: "a scheduler from createScheduler()",
+      shownRange: "a `createScheduler()` instance",
       doc: "every item runs through this scheduler's `run()`",
     }),
   ),
@@ -38,10 +30,9 @@ export const BATCHES = {
       doc: "runs one item upstream: `openaiExecutor({ baseURL, apiKey })` or your own function",
     }),
   ),
-  store: custom<BatchStore>({
-    check: shaped<BatchStore>("a BatchStore", (s) => typeof s?.claim === "function"),
-    range: "a `BatchStore`",
-    json: undefined,
+  store: methods<BatchStore>(["claim"], {
+    range: "a BatchStore",
+    shownRange: "a `BatchStore`",
     shownDefault: "a new `MemoryBatchStore`",
     doc: "where batches, items, results and files live; `redisBatchStore()` from `@llm-scheduler/redis` shares them",
   }),
@@ -71,13 +62,9 @@ export const BATCHES = {
     shownDefault: "a random id",
     doc: "this instance's name in claims",
   }),
-  clock: custom<Clock>({
-    check: shaped<Clock>(
-      "a Clock (now, setTimer, clearTimer)",
-      (c) => typeof c?.now === "function" && typeof c.setTimer === "function",
-    ),
-    range: "a `Clock`",
-    json: undefined,
+  clock: methods<Clock>(["now", "setTimer"], {
+    range: "a Clock (now, setTimer, clearTimer)",
+    shownRange: "a `Clock`",
     shownDefault: "the scheduler's clock",
     doc: "time source (a `VirtualClock` in tests)",
   }),

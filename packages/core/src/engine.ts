@@ -1,7 +1,6 @@
 import type { TaskOptions } from "./admission.js";
 import { setLongTimer } from "./clock.js";
 import { Deadlines } from "./deadlines.js";
-import type { LiveSettings } from "./effective-config.js";
 import { Endings } from "./endings.js";
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { DeadlineFifo } from "./fifo-deadlines.js";
@@ -14,7 +13,7 @@ import type { Reporter } from "./reporter.js";
 import { RunningTasks } from "./running-tasks.js";
 import { SignalListeners } from "./signal-listeners.js";
 import { type EnqueueResult, isPromise, type MaybePromise, type Store, type StoreHost } from "./store.js";
-import { StoreConfiguration } from "./store-configuration.js";
+import { type LiveSettings, StoreConfiguration } from "./store-configuration.js";
 import {
   callTaskFunction,
   DONE,

@@ -1,5 +1,11 @@
 import type { TaskOptions } from "./admission.js";
 
+/** The `TaskOptions` keys a {@link KnownTaskOptions} holds. */
+type KnownKey = "priority" | "tenant" | "id" | "cost" | "tokens" | "timeoutMs" | "claimedRetry" | "signal";
+
+/** What a {@link KnownTaskOptions} is made from, by name; each field is the `TaskOptions` field of that name. */
+export type KnownTaskFields = { readonly [K in KnownKey]?: TaskOptions[K] | undefined };
+
 /**
  * Per-call options built by an adapter for one request: every key is a `TaskOptions` key by
  * construction, so admission skips the unknown-key check for them (it still checks every value). An
@@ -11,18 +17,6 @@ import type { TaskOptions } from "./admission.js";
  * const options = new KnownTaskOptions({ priority: "interactive", tenant, id });
  * const permit = scheduler.tryAcquire(options);
  */
-/** What a {@link KnownTaskOptions} is made from, by name; each field is the `TaskOptions` field of that name. */
-export interface KnownTaskFields {
-  readonly priority?: string | undefined;
-  readonly tenant?: string | undefined;
-  readonly id?: string | undefined;
-  readonly cost?: number | undefined;
-  readonly tokens?: number | undefined;
-  readonly timeoutMs?: number | undefined;
-  readonly claimedRetry?: boolean | undefined;
-  readonly signal?: AbortSignal | undefined;
-}
-
 export class KnownTaskOptions implements TaskOptions {
   declare readonly priority: string | undefined;
   declare readonly tenant: string | undefined;

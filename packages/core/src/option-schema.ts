@@ -1,4 +1,4 @@
-import { ADAPTIVE_OPTION, type ConcurrencyRange } from "./adaptive/options.js";
+import { ADAPTIVE_OPTION, LIMIT_OPTION } from "./adaptive/options.js";
 import type { Clock } from "./clock.js";
 import {
   custom,
@@ -36,7 +36,7 @@ function methods<T>(names: readonly string[]): (path: string, value: unknown) =>
 }
 
 /** How a priority's running tasks may be preempted (by a priority that names it in `preempts`). */
-const PREEMPTIBLE = {
+export const PREEMPTIBLE = {
   maxPerTask: integer(1, 100, {
     default: 2,
     doc: "after this many preemptions a task is immune: it keeps its slot until it ends",
@@ -73,8 +73,11 @@ export const PRIORITY = {
     doc: "aging bound: after this long with work waiting and no start, its oldest task goes next",
   }),
   preempts: custom<readonly string[]>({
-    // Checked against the configured names in preemption-options.ts.
-    check: (_path, value) => value as readonly string[],
+    // Its names are checked against the configured ones in preemption-options.ts.
+    check: (path, value) => {
+      if (Array.isArray(value)) return value;
+      throw invalidOption(path, "an array of priority names", value);
+    },
     range: "an array of priority names",
     shownRange: "configured names, not its own (see Preemption)",
     json: { type: "array", items: { type: "string" }, uniqueItems: true },
@@ -155,29 +158,7 @@ function priorityName(_path: string, name: string): string {
 
 /** The options `update()` may change while the scheduler runs: objects merge field by field, named entries per name. */
 const LIVE = {
-  maxConcurrency: custom<number | ConcurrencyRange>({
-    // Checked with `adaptive` by adaptive/options.ts (`resolveLimit`).
-    check: (_path, value) => value as number | ConcurrencyRange,
-    range: "an integer from 1 to 1000000, or `{ initial, min, max }` (adaptive)",
-    json: {
-      anyOf: [
-        { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY },
-        {
-          type: "object",
-          properties: Object.fromEntries(
-            ["initial", "min", "max"].map((k) => [
-              k,
-              { type: "integer", minimum: 1, maximum: MAX_CONCURRENCY },
-            ]),
-          ),
-          required: ["min", "max"],
-          additionalProperties: false,
-        },
-      ],
-    },
-    default: 8,
-    doc: "requests (or cost units) in flight upstream at once; a range lets the scheduler find the limit",
-  }),
+  maxConcurrency: LIMIT_OPTION,
   adaptive: ADAPTIVE_OPTION,
   priorities: record(object(PRIORITY, { doc: "one lane of work" }), {
     key: priorityName,

@@ -1,7 +1,8 @@
 import type { ResolvedAdaptive } from "./adaptive/options.js";
 import type { ResolvedWaitTargets } from "./adaptive/wait-target-options.js";
-import type { PriorityOptions } from "./option-schema.js";
+import type { PriorityOptions, SCHEDULER } from "./option-schema.js";
 import type { ResolvedPreemption } from "./preemption-options.js";
+import type { Resolved } from "./schema/schema.js";
 import type { ResolvedPriority, StoreConfig } from "./store.js";
 
 export {
@@ -14,46 +15,19 @@ export {
 } from "./option-schema.js";
 export type { ResolvedPriority } from "./store.js";
 
+/** The options that resolve to their value as given, or their default. */
+type PlainKey = "unknownPriority" | "abortGraceMs" | "retryWindowMs" | "retryMemory" | "metricsTenantLimit";
+
 /** What the scheduler works from, after defaults and validation (the store gets its {@link StoreConfig} part). */
-export interface ResolvedOptions extends StoreConfig {
+export interface ResolvedOptions extends StoreConfig, Pick<Resolved<typeof SCHEDULER>, PlainKey> {
   /** Who may preempt whom (from the priorities' `preempts` and `preemptible`); `null` when off. */
   readonly preemption: ResolvedPreemption | null;
   /** The adaptive limit's range and tunables; `null` for a fixed limit (`maxConcurrency` is the start). */
   readonly adaptive: ResolvedAdaptive | null;
   readonly priorityByName: ReadonlyMap<string, ResolvedPriority>;
   readonly defaultPriority: string;
-  readonly unknownPriority: "reject" | "default";
   readonly defaultTenant: string;
-  readonly abortGraceMs: number;
-  readonly retryWindowMs: number;
-  readonly retryMemory: number;
-  readonly metricsTenantLimit: number;
   readonly waitTargets: ResolvedWaitTargets;
-}
-
-/**
- * The part of the options a store needs, as a new object (so a store never sees the rest).
- *
- * @example
- * store.configure(storeConfigOf(resolveOptions({ maxConcurrency: 4 })));
- */
-export function storeConfigOf(options: ResolvedOptions): StoreConfig {
-  const { clock, maxConcurrency, maxQueue, priorities, tenantWeights } = options;
-  const { maxTokensInFlight, fairness, outputTokenWeight, tenantDefaults, tenantQuotas } = options;
-  const config: StoreConfig = {
-    clock,
-    maxConcurrency,
-    maxQueue,
-    priorities,
-    tenantWeights,
-    maxTokensInFlight,
-    fairness,
-    outputTokenWeight,
-    tenantDefaults,
-    tenantQuotas,
-    ...(options.preemption === null ? {} : { preemption: options.preemption }),
-  };
-  return options.adaptive === null ? config : { ...config, adaptiveLimit: true };
 }
 
 /** The two lanes a scheduler has when none are configured. */

@@ -1,4 +1,4 @@
-import type { PreemptibleOptions } from "./option-schema.js";
+import { PREEMPTIBLE, type PriorityOptions } from "./option-schema.js";
 import type { StoreAbilities } from "./store.js";
 import { invalidOption } from "./validate.js";
 
@@ -12,48 +12,40 @@ export interface ResolvedPreemption {
   readonly maxPerTask: ReadonlyMap<string, number>;
 }
 
-const DEFAULT_MAX_PER_TASK = 2;
-
 /**
- * Reads `preempts` and `preemptible` of every priority: names must be configured priorities other than
- * the priority itself (`preemptible` is checked by the schema). A priority named in some `preempts` without
- * a `preemptible` entry of its own gets the defaults. Returns `null` when no priority preempts.
+ * Reads `preempts` and `preemptible` of every priority (checked by the schema): `preempts` must name
+ * configured priorities other than the priority itself. A priority named in some `preempts` without a
+ * `preemptible` entry of its own gets the defaults. Returns `null` when no priority preempts.
  */
 export function resolvePreemption(
-  raw: Readonly<Record<string, unknown>>,
-  names: readonly string[],
+  priorities: Readonly<Record<string, PriorityOptions>>,
 ): ResolvedPreemption | null {
+  const names = Object.keys(priorities);
   const preempts = new Map<string, ReadonlySet<string>>();
   const maxPerTask = new Map<string, number>();
-  for (const name of names) {
-    const priority = raw[name] as { preempts?: unknown; preemptible?: unknown } | undefined;
-    if (priority?.preempts !== undefined) preempts.set(name, targetsOf(name, priority.preempts, names));
-    if (priority?.preemptible !== undefined) maxPerTask.set(name, maxPerTaskOf(priority.preemptible));
+  for (const [name, priority] of Object.entries(priorities)) {
+    if (priority.preempts !== undefined) preempts.set(name, targetsOf(name, priority.preempts, names));
+    const fields = priority.preemptible;
+    if (fields !== undefined) maxPerTask.set(name, fields.maxPerTask ?? PREEMPTIBLE.maxPerTask.default);
   }
   if (preempts.size === 0) return null;
   for (const targets of preempts.values()) {
-    for (const target of targets) if (!maxPerTask.has(target)) maxPerTask.set(target, DEFAULT_MAX_PER_TASK);
+    for (const target of targets)
+      if (!maxPerTask.has(target)) maxPerTask.set(target, PREEMPTIBLE.maxPerTask.default);
   }
   return { preempts, maxPerTask };
 }
 
-function targetsOf(name: string, value: unknown, names: readonly string[]): ReadonlySet<string> {
+function targetsOf(name: string, targets: readonly string[], names: readonly string[]): ReadonlySet<string> {
   const field = `priorities.${name}.preempts`;
-  if (!Array.isArray(value)) throw invalidOption(field, "an array of priority names", value);
-  const targets = new Set<string>();
-  for (const target of value) {
-    if (typeof target !== "string" || !names.includes(target)) {
+  for (const target of targets) {
+    if (!names.includes(target)) {
       const known = names.map((known) => `\`${known}\``).join(", ");
       throw invalidOption(field, `names of configured priorities (${known})`, target);
     }
     if (target === name) throw invalidOption(field, "other priorities than itself", target);
-    targets.add(target);
   }
-  return targets;
-}
-
-function maxPerTaskOf(value: unknown): number {
-  return (value as PreemptibleOptions).maxPerTask ?? DEFAULT_MAX_PER_TASK;
+  return new Set(targets);
 }
 
 /**

@@ -39,9 +39,8 @@ function resolvePriority(
   limit: number,
 ): ResolvedPriority {
   const field = `priorities.${name}`;
-  const merged = withDefaults(PRIORITY, { maxConcurrency: limit, ...given });
-  const { weight, reserved, maxConcurrency, queueTimeoutMs, maxQueue, maxWaitMs } =
-    merged as Required<PriorityOptions>;
+  const merged = withDefaults(PRIORITY, given);
+  const { weight, reserved, maxConcurrency = limit, queueTimeoutMs, maxQueue, maxWaitMs } = merged;
   if (maxConcurrency > limit) {
     throw invalidOption(`${field}.maxConcurrency`, `at most \`maxConcurrency\` (${limit})`, maxConcurrency);
   }
@@ -98,11 +97,11 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
     maxQueue: set.maxQueue,
     priorities,
     priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
-    preemption: resolvePreemption(raw, names),
+    preemption: resolvePreemption(raw),
     defaultPriority,
     unknownPriority: set.unknownPriority,
     defaultTenant: shortKey(set.defaultTenant),
-    ...resolveTenants(given.tenantDefaults, given.tenants, names),
+    ...resolveTenants(names, given.tenantDefaults, given.tenants),
     maxTokensInFlight: set.maxTokensInFlight,
     fairness: set.fairness,
     outputTokenWeight: set.outputTokenWeight,
@@ -128,15 +127,10 @@ export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate):
   rejectUnknownKeys("", object, LIVE_KEYS);
   const patch = definedOnly(object);
   const merged: Record<string, unknown> = { ...current };
-  const limit = patch.maxConcurrency ?? current.maxConcurrency ?? 8;
-  const was: Record<string, unknown> = {
-    ...current,
-    priorities: current.priorities ?? defaultPriorities(typeof limit === "number" ? limit : 8),
-  };
   for (const [key, value] of Object.entries(patch)) {
     const node = SCHEDULER[key as keyof typeof SCHEDULER];
-    if ("entry" in node) merged[key] = mergeEntries(key, was[key], value);
-    else if ("shape" in node) merged[key] = mergeFields(key, was[key], value);
+    if ("entry" in node) merged[key] = mergeEntries(key, merged[key], value);
+    else if ("shape" in node) merged[key] = mergeFields(key, merged[key], value);
     else merged[key] = value;
   }
   return merged as SchedulerOptions;

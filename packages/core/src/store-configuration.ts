@@ -1,7 +1,50 @@
-import { effectiveStoreConfig, type LiveSettings } from "./effective-config.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Reporter } from "./reporter.js";
-import { isPromise, type MaybePromise, type Store } from "./store.js";
+import { isPromise, type MaybePromise, type ResolvedTenant, type Store, type StoreConfig } from "./store.js";
+
+/**
+ * Values that the scheduler's automatic controls set while it runs, over the configured options: the
+ * adaptive limit and the tenants' back-off after their own 429s. Each control writes its own field;
+ * every store configuration is built from both by {@link storeConfigOf}, so `update()` never undoes them.
+ */
+export interface LiveSettings {
+  /** The adaptive limit in force (see `LimitController`). */
+  readonly maxConcurrency?: number;
+  /** Tenants held back after 429s of their own, with their concurrency (see `TenantBackoff`). */
+  readonly tenantCaps?: ReadonlyMap<string, number>;
+}
+
+/** The tenants' quotas with each held tenant's `maxConcurrency` lowered to its cap. */
+function heldQuotas(config: StoreConfig, caps: ReadonlyMap<string, number>): Map<string, ResolvedTenant> {
+  const quotas = new Map(config.tenantQuotas);
+  for (const [tenant, cap] of caps) {
+    const quota = quotas.get(tenant) ?? config.tenantDefaults;
+    if (cap < quota.maxConcurrency) quotas.set(tenant, { ...quota, maxConcurrency: cap });
+  }
+  return quotas;
+}
+
+/** What the store works from: the part of the options it needs (so it never sees the rest), as a new object, with the live settings over them. */
+function storeConfigOf(options: ResolvedOptions, live: LiveSettings): StoreConfig {
+  const { clock, maxQueue, priorities, tenantWeights, maxTokensInFlight, fairness, outputTokenWeight } =
+    options;
+  const { tenantDefaults, tenantQuotas, preemption, adaptive } = options;
+  const caps = live.tenantCaps;
+  return {
+    clock,
+    maxConcurrency: live.maxConcurrency ?? options.maxConcurrency,
+    maxQueue,
+    priorities,
+    tenantWeights,
+    maxTokensInFlight,
+    fairness,
+    outputTokenWeight,
+    tenantDefaults,
+    tenantQuotas: caps === undefined || caps.size === 0 ? tenantQuotas : heldQuotas(options, caps),
+    ...(preemption === null ? {} : { preemption }),
+    ...(adaptive === null ? {} : { adaptiveLimit: true as const }),
+  };
+}
 
 /**
  * The options in force and what the automatic controls set over them (the adaptive limit, tenant
@@ -15,7 +58,7 @@ import { isPromise, type MaybePromise, type Store } from "./store.js";
  */
 export class StoreConfiguration {
   #options: ResolvedOptions;
-  /** What the automatic controls set over the options (see `effectiveStoreConfig`). */
+  /** What the automatic controls set over the options (see `storeConfigOf`). */
   #settings: LiveSettings = {};
   /** Inside `configureOnce`: `configure` and `setLive` only take their values. */
   #deferring = false;
@@ -34,7 +77,7 @@ export class StoreConfiguration {
 
   /** The options with the live settings over them, as the store takes them. */
   forStore() {
-    return effectiveStoreConfig(this.#options, this.#settings);
+    return storeConfigOf(this.#options, this.#settings);
   }
 
   /**

@@ -99,22 +99,7 @@ export function integerIn(
   return value;
 }
 
-/** A finite number in `[min, max]`. */
-export function numberIn(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
-    throw invalidOption(field, `a number from ${min} to ${max}`, value);
-  }
-  return value;
-}
-
-/** A positive integer up to `max`, or `Infinity` (for bounds that may be switched off). */
-export function bound(field: string, value: unknown, max = MAX_QUEUE): number {
-  if (value === Number.POSITIVE_INFINITY) return value;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    throw invalidOption(field, `an integer from 1 to ${max}, or Infinity`, value);
-  }
-  return value;
-}
+const DAYS = "(365 days), or Infinity";
 
 /** Milliseconds: a positive number up to {@link MAX_DURATION_MS}, or `Infinity` for "never". */
 export function duration(field: string, value: unknown): number {
@@ -122,19 +107,7 @@ export function duration(field: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_DURATION_MS) {
     throw invalidOption(
       field,
-      `a number of milliseconds above 0 and at most ${MAX_DURATION_MS} (365 days), or Infinity`,
-      value,
-    );
-  }
-  return value;
-}
-
-/** A positive finite number (at most `max`). */
-export function positiveNumber(field: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > max) {
-    throw invalidOption(
-      field,
-      max === Number.MAX_SAFE_INTEGER ? "a positive number" : `a number in (0, ${max}]`,
+      `a number of milliseconds above 0 and at most ${MAX_DURATION_MS} ${DAYS}`,
       value,
     );
   }

@@ -75,7 +75,7 @@ describe("closed by default", () => {
       );
     }
     expect(() => createDashboard({ scheduler, authorize: () => true, access: "every" as "open" })).toThrow(
-      'Expected `access` to be "none", "aggregate" or "open", got `every` (string)',
+      'Expected `access` to be "none" or "aggregate" or "open", got `every` (string)',
     );
     expect(() =>
       createDashboard({ scheduler, authorize: () => true, maxStreams: 4, maxPublicStreams: 4 }),

@@ -7,7 +7,12 @@ export type {
   FailedItemView,
 } from "./batches.js";
 export { createDashboard, type Dashboard } from "./dashboard.js";
-export type { DashboardAccess, DashboardOptions, SchedulerLike } from "./options.js";
+export {
+  DASHBOARD as DASHBOARD_SCHEMA,
+  type DashboardAccess,
+  type DashboardOptions,
+  type SchedulerLike,
+} from "./options.js";
 export type {
   EngineSignalsLike,
   PoolView,

@@ -51,7 +51,11 @@ describe("parseDemoArgs", () => {
     [["--seed", " "], "`--seed` to be an integer"],
     [["--model", ""], "`--model` to be a model name"],
     [["--upstream", "http://"], "`--upstream` to be an http(s) URL"],
+    [["--duration", "0"], "`--duration` to be a duration"],
+    [["--bogus"], "Unknown option '--bogus'"],
   ])("refuses %j", (args, message) => {
     expect(() => parseDemoArgs(args)).toThrow(message);
+    // A TypeError is what the CLI answers with the usage hint (test/demo/demo-cli.test.ts runs two).
+    expect(() => parseDemoArgs(args)).toThrow(TypeError);
   });
 });

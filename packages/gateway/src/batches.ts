@@ -28,7 +28,7 @@ type Owner = { readonly tenant: string; readonly priority: string };
  * The Files and Batches API of the gateway. The batch layer runs items through a dispatch scheduler of
  * its own (`maxInFlight` slots, one priority), and each item then takes its slot in its `model`'s
  * scheduler like any request: at the batch's priority (capped by the key's), as the batch's tenant, on
- * a server of that model. An unknown model is a final 404 for that item.
+ * the replica of that model's pool the router picks. An unknown model is a final 404 for that item.
  *
  * @example
  * const batches = gatewayBatches(config, deps, store);
@@ -79,27 +79,28 @@ export function gatewayBatches(
     const ceiling = deps.ceilingOf(owner.tenant) ?? options.defaultPriority;
     const wanted = options.priorityByName.has(owner.priority) ? owner.priority : undefined;
     const runAs = lowerOnlyPriority(options, wanted, ceiling);
-    return model.scheduler.run(
-      async ({ signal: slotSignal }) => {
-        const outgoing = { ...body, model: model.config.upstreamModel, stream: false };
-        const answer = await forward({
-          lease: model.picker.pick(),
-          path: item.url.replace(/^\/v1/, ""),
-          body: JSON.stringify(outgoing),
-          apiKey: model.config.upstreamApiKey,
-          signal: slotSignal,
-          requestId: `${batchId}:${item.index}`,
-          done: () => undefined,
-        });
-        const text = await answer.text();
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {}
-        return { status: answer.status, body: parsed };
-      },
-      { priority: runAs, tenant: owner.tenant, signal, id: `${batchId}:${item.index}` },
-    );
+    const id = `${batchId}:${item.index}`;
+    const permit = await model.scheduler.acquire({ priority: runAs, tenant: owner.tenant, signal, id });
+    try {
+      const outgoing = { ...body, model: model.config.upstreamModel, stream: false };
+      const answer = await forward({
+        pool: model.pool,
+        permit,
+        path: item.url.replace(/^\/v1/, ""),
+        body: JSON.stringify(outgoing),
+        apiKey: model.config.upstreamApiKey,
+        requestId: id,
+        done: () => undefined,
+      });
+      const text = await answer.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {}
+      return { status: answer.status, body: parsed };
+    } finally {
+      permit.release();
+    }
   }
   const batches = createBatches({
     scheduler: dispatch,

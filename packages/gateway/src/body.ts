@@ -8,7 +8,10 @@ import { openaiError } from "./respond.js";
  * const body = await readBounded(request, 16 * 1024 * 1024);
  * if (body instanceof Response) return body;
  */
-export async function readBounded(request: Request, limit: number): Promise<Uint8Array | Response> {
+export async function readBounded(
+  request: Request,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer> | Response> {
   const tooLarge = () =>
     openaiError(413, `The request body is larger than ${limit} bytes.`, "request_too_large");
   const declared = request.headers.get("content-length");
@@ -17,7 +20,7 @@ export async function readBounded(request: Request, limit: number): Promise<Uint
     return tooLarge();
   }
   if (request.body === null) return openaiError(400, "The request has no body.", "missing_body");
-  const chunks: Uint8Array[] = [];
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
   const reader = request.body.getReader();
   for (;;) {

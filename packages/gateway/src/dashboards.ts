@@ -3,7 +3,10 @@ import { createDashboard, type Dashboard } from "@llm-scheduler/dashboard";
 import type { ModelRuntime } from "./model.js";
 import { openaiError } from "./respond.js";
 
-/** One dashboard per model at `/dashboard/<model>`; `/dashboard` sends to the first. Admin key only. */
+/**
+ * One dashboard per model at `/dashboard/<model>`, with its pool's replicas; `/dashboard` sends to the
+ * first. Admin key only.
+ */
 export class Dashboards {
   readonly #byModel = new Map<string, Dashboard>();
   readonly #batches: ServedBatches;
@@ -29,6 +32,8 @@ export class Dashboards {
         createDashboard({
           scheduler: model.scheduler,
           batches: this.#batches,
+          // read through the model at each snapshot: a reload that replaces the pool is followed
+          replicas: { metrics: () => model.pool.metrics() },
           authorize: this.#authorize,
           path,
         }),

@@ -1,16 +1,17 @@
 import type { BatchStore } from "@llm-scheduler/batches";
 import type { Store } from "@llm-scheduler/core/kit";
+import type { ReplicaLedger } from "@llm-scheduler/pool";
 import { Hono } from "hono";
 import type { AccessLog } from "./access-log.js";
 import { KeyTable } from "./auth.js";
 import { gatewayBatches } from "./batches.js";
+import type { ResolvedModel } from "./config/models-config.js";
 import type { ResolvedConfig } from "./config/resolve.js";
 import { Dashboards } from "./dashboards.js";
 import { inferenceRoute } from "./inference.js";
 import { GatewayMetrics } from "./metrics.js";
 import { type GatewayVariables, ModelRuntime } from "./model.js";
 import { openaiError } from "./respond.js";
-import { UpstreamProbe } from "./upstreams/probe.js";
 
 /** Where the gateway reports; the bin gives pino's logger. Every message is free of credentials and prompts. */
 export interface GatewayLog {
@@ -27,6 +28,11 @@ export interface GatewayOptions {
   readonly storeFor?: (model: string) => Store | undefined;
   /** Where batches and files live. @default memory */
   readonly batchStore?: BatchStore;
+  /**
+   * The replica ledger of a model's pool shared with the other instances (`redisReplicaLedger`), so
+   * that N gateways never put more than a replica's limit on it. @default none: each counts alone
+   */
+  readonly ledgerFor?: (model: string) => ReplicaLedger | undefined;
 }
 
 /** The gateway: a Hono app (`fetch`) with its life cycle. */
@@ -35,7 +41,7 @@ export type Gateway = Hono<{ Variables: GatewayVariables }> & {
   reload(config: ResolvedConfig): Promise<void>;
   /** Stops accepting (503), lets running requests finish up to `timeoutMs`, gives batch items back, stops timers. */
   close(timeoutMs?: number): Promise<void>;
-  /** The models with no server answering `GET /v1/models` yet (empty: ready). */
+  /** The models with no healthy replica now (empty: ready). */
   notReady(): readonly string[];
   /** The configuration in force. */
   readonly config: () => ResolvedConfig;
@@ -52,8 +58,9 @@ function ceilings(config: ResolvedConfig): Map<string, string | undefined> {
 
 /**
  * The gateway as a web-standard Hono app, from a configuration checked by `parseConfig()` or
- * `resolveConfig()`: OpenAI's routes proxied through each model's scheduler, Files and Batches, the
- * models list, `/metrics` and `/dashboard` for the admin key, `/healthz` and `/readyz`. Runs on Node
+ * `resolveConfig()`: OpenAI's routes proxied through each model's scheduler (who goes next) and pool of
+ * replicas (where it goes), Files and Batches, the models list, `/metrics` and `/dashboard` for the
+ * admin key, `/healthz` and `/readyz` (every model has a healthy replica). Runs on Node
  * (`@hono/node-server`, what the bin does), Bun, Deno, or inside another app.
  *
  * @example
@@ -66,8 +73,17 @@ export function createGateway(initial: ResolvedConfig, options: GatewayOptions =
   let keys = new KeyTable(config.keys, config.auth, config.admin);
   let tenantCeilings = ceilings(config);
   const models = new Map<string, ModelRuntime>();
-  for (const [name, model] of config.models)
-    models.set(name, new ModelRuntime(model, options.storeFor?.(name)));
+  const onHealth = (model: string, change: { id: string; healthy: boolean; capacity: number }) => {
+    const what = change.healthy ? "is back" : "is ejected (it failed); it is probed again later";
+    log.warn?.(`model ${model}: replica ${change.id} ${what}; the model's limit is ${change.capacity} now`);
+  };
+  const runtime = (section: ResolvedModel) =>
+    new ModelRuntime(section, {
+      store: options.storeFor?.(section.name),
+      ledger: options.ledgerFor?.(section.name),
+      onHealth,
+    });
+  for (const [, model] of config.models) models.set(model.name, runtime(model));
   let draining = false;
   const onError = (error: unknown) => log.error?.("batch layer error", error);
   const { batches, dispatch } = gatewayBatches(
@@ -80,14 +96,7 @@ export function createGateway(initial: ResolvedConfig, options: GatewayOptions =
   const isAdmin = (request: Request) => keys.isAdmin(request);
   const dashboards = new Dashboards(batches, isAdmin);
   dashboards.follow(models);
-  const probe = new UpstreamProbe((base, answering) => {
-    if (!answering)
-      log.warn?.(
-        `upstream ${base} does not answer GET /v1/models; /readyz stays false until one server per model does`,
-      );
-  });
-  const probed = () => new Map([...models].map(([name, m]) => [name, m.config.upstreams]));
-  void probe.watch(probed(), config.probeIntervalMs);
+  const notReady = () => [...models].filter(([, model]) => !model.ready).map(([name]) => name);
 
   const app = new Hono<{ Variables: GatewayVariables }>();
   const deps = {
@@ -104,8 +113,13 @@ export function createGateway(initial: ResolvedConfig, options: GatewayOptions =
   });
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", (c) => {
-    const waiting = probe.notReady();
-    return c.json({ ready: waiting.length === 0, waiting }, waiting.length === 0 ? 200 : 503);
+    const waiting = notReady();
+    const ejected: Record<string, string[]> = {};
+    for (const [name, model] of models) {
+      const ids = model.ejected();
+      if (ids.length > 0) ejected[name] = ids;
+    }
+    return c.json({ ready: waiting.length === 0, waiting, ejected }, waiting.length === 0 ? 200 : 503);
   });
   app.get("/v1/models", async (c) => {
     if ((await keys.caller(c.req.raw)) === undefined)
@@ -157,25 +171,23 @@ export function createGateway(initial: ResolvedConfig, options: GatewayOptions =
       const section = next.models.get(name);
       if (section === undefined) {
         models.delete(name);
-        settled.push(model.scheduler.close({ drain: true, timeoutMs: next.drainTimeoutMs }));
-      } else settled.push(model.apply(section));
+        settled.push(model.close(next.drainTimeoutMs));
+      } else settled.push(model.apply(section, next.drainTimeoutMs));
     }
     for (const [name, section] of next.models) {
-      if (!models.has(name)) models.set(name, new ModelRuntime(section, options.storeFor?.(name)));
+      if (!models.has(name)) models.set(name, runtime(section));
     }
     keys = new KeyTable(next.keys, next.auth, next.admin);
     tenantCeilings = ceilings(next);
     config = { ...next, listen: config.listen, batches: config.batches, redis: config.redis };
     metrics.follow(models);
     dashboards.follow(models);
-    void probe.watch(probed(), config.probeIntervalMs);
     await Promise.all(settled);
   }
 
   async function close(timeoutMs = config.drainTimeoutMs): Promise<void> {
     draining = true;
-    probe.stop();
-    await Promise.all([...models.values()].map((m) => m.scheduler.close({ drain: true, timeoutMs })));
+    await Promise.all([...models.values()].map((m) => m.close(timeoutMs)));
     await batches.close();
     await dispatch.close();
     metrics.close();
@@ -185,7 +197,7 @@ export function createGateway(initial: ResolvedConfig, options: GatewayOptions =
   return Object.assign(app, {
     reload,
     close,
-    notReady: () => probe.notReady(),
+    notReady,
     config: () => config,
     models: () => models,
   });

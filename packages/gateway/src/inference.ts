@@ -1,3 +1,4 @@
+import type { RequestSlot } from "@llm-scheduler/adapter-kit";
 import type { Context } from "hono";
 import { type AccessEntry, type AccessLog, ms } from "./access-log.js";
 import type { KeyTable } from "./auth.js";
@@ -20,7 +21,8 @@ type C = Context<{ Variables: GatewayVariables }>;
 /**
  * The handler of one proxied route (`/chat/completions`, `/completions`, `/embeddings`): the key says
  * who calls, the body's `model` picks the model, the model's scheduler decides when it goes upstream
- * (through the Hono adapter's middleware, which holds the slot until the answer's last byte).
+ * (through the Hono adapter's middleware, which holds the slot until the answer's last byte) and the
+ * model's pool where (a replica the router picks, another one if it fails before its first byte).
  */
 export function inferenceRoute(deps: InferenceDeps, path: string) {
   return async function proxyRoute(c: C): Promise<Response> {
@@ -64,22 +66,16 @@ export function inferenceRoute(deps: InferenceDeps, path: string) {
     c.set("caller", caller);
     c.set("body", body);
     const rejected = await model.middleware(c as unknown as Context, async () => {
-      const slot = (c as unknown as Context).get("llmScheduler" as never) as {
-        id: string;
-        priority: string;
-        waitMs: number;
-        signal: AbortSignal;
-      };
+      const slot = (c as unknown as Context).get("llmScheduler" as never) as RequestSlot;
       line.id = slot.id;
       line.priority = slot.priority;
       line.waitMs = Math.round(slot.waitMs * 10) / 10;
-      const lease = model.picker.pick();
       c.res = await forward({
-        lease,
+        pool: model.pool, // read now: a reload may have made a new one while this request waited
+        permit: slot.permit,
         path,
         body: outgoingBody(body, bytes, model.config, slot.priority),
         apiKey: model.config.upstreamApiKey,
-        signal: slot.signal,
         requestId: slot.id,
         done: (timing) => {
           line.outcome = timing.outcome;

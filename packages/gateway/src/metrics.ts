@@ -30,6 +30,8 @@ export class GatewayMetrics {
       const collector = collectMetrics(model.scheduler, {
         registry,
         tenantLabel: { top: 20 },
+        // the pool in force at each scrape: a reload may replace it over the same scheduler
+        replicas: { metrics: () => model.pool.metrics() },
         ...(batches === undefined ? {} : { batches }),
       });
       this.#byModel.set(name, { registry, collector });

@@ -9,10 +9,10 @@ import type { ModelRuntime } from "./model.js";
  */
 export function outgoingBody(
   body: Record<string, unknown>,
-  bytes: Uint8Array,
+  bytes: Uint8Array<ArrayBuffer>,
   model: Pick<ModelRuntime["config"], "upstreamModel" | "name" | "passPriority">,
   priority: string,
-): Uint8Array | string {
+): Uint8Array<ArrayBuffer> | string {
   const { upstreamModel, name, passPriority } = model;
   const passed = passPriority?.values[priority];
   if (upstreamModel === name && passed === undefined) return bytes;

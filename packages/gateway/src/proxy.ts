@@ -1,5 +1,6 @@
+import type { Permit } from "@llm-scheduler/core";
+import { type Pool, PoolError, PoolErrorCode } from "@llm-scheduler/pool";
 import { openaiError } from "./respond.js";
-import type { UpstreamLease } from "./upstreams/picker.js";
 
 /** The upstream headers passed back to the client (the rest are hop-by-hop or the server's own). */
 const PASSED = ["content-type", "x-request-id", "retry-after", "retry-after-ms"];
@@ -12,25 +13,38 @@ export interface ProxyTiming {
   outcome: "completed" | "client_closed" | "upstream_error";
 }
 
-/** A call to one server: the path under `/v1`, the body to send and the run's signal. */
+/** A call to the model's pool: the slot it holds, the path under `/v1`, the body to send. */
 export interface UpstreamCall {
-  readonly lease: UpstreamLease;
+  readonly pool: Pool;
+  /** The request's slot in the model's scheduler (the middleware's): its signal cancels the call. */
+  readonly permit: Permit;
   readonly path: string;
-  readonly body: string | Uint8Array;
+  readonly body: string | Uint8Array<ArrayBuffer>;
   readonly apiKey: string | undefined;
-  readonly signal: AbortSignal;
   readonly requestId: string;
   /** Called once when the answer has ended (last chunk, client gone or failure), with its timing. */
   readonly done: (timing: ProxyTiming) => void;
 }
 
+/** The answer when the pool could not serve the call: never an address. */
+function unavailable(error: PoolError): Response {
+  if (error.code === PoolErrorCode.NO_REPLICA) {
+    return openaiError(503, "No server of this model is healthy now.", "no_healthy_upstream", null, {
+      "retry-after": "1",
+    });
+  }
+  return openaiError(502, "The model's server could not be reached.", "upstream_unreachable");
+}
+
 /**
- * Sends the call upstream and answers with the server's status, its body streamed through. The lease is
- * given back when the answer ends, however it ends. A server that cannot be reached is a 502 that names
- * no address; the caller's signal (client gone, run timeout, close) cancels the upstream call.
+ * Sends the call through the model's pool (a replica the router picks; another one if it fails before
+ * its first byte) and answers with the server's status, its body streamed through; the pool holds the
+ * replica's slot until the answer ends, however it ends. A pool that found no server is a 502 (or 503
+ * with none healthy) that names no address; the permit's signal (client gone, run timeout, close,
+ * preemption) cancels the upstream call.
  *
  * @example
- * return forward({ lease, path: "/chat/completions", body, apiKey, signal, requestId, done });
+ * return forward({ pool, permit, path: "/chat/completions", body, apiKey, requestId, done });
  */
 export async function forward(call: UpstreamCall): Promise<Response> {
   const timing: ProxyTiming = { status: 502, firstByteAt: undefined, outcome: "completed" };
@@ -39,7 +53,6 @@ export async function forward(call: UpstreamCall): Promise<Response> {
     if (ended) return;
     ended = true;
     timing.outcome = outcome;
-    call.lease.release();
     call.done(timing);
   };
   const headers: Record<string, string> = {
@@ -48,15 +61,16 @@ export async function forward(call: UpstreamCall): Promise<Response> {
   };
   if (call.apiKey !== undefined) headers.authorization = `Bearer ${call.apiKey}`;
   let answer: Response;
+  const { signal } = call.permit;
   try {
-    answer = await fetch(`${call.lease.base}/v1${call.path}`, {
+    answer = await call.pool.forward(call.permit, `/v1${call.path}`, {
       method: "POST",
       headers,
-      body: call.body as BodyInit,
-      signal: call.signal,
+      body: call.body,
     });
-  } catch {
-    end(call.signal.aborted ? "client_closed" : "upstream_error");
+  } catch (error) {
+    end(signal.aborted ? "client_closed" : "upstream_error");
+    if (error instanceof PoolError) return unavailable(error);
     return openaiError(502, "The model's server could not be reached.", "upstream_unreachable");
   }
   timing.status = answer.status;
@@ -82,7 +96,7 @@ export async function forward(call: UpstreamCall): Promise<Response> {
         timing.firstByteAt ??= performance.now();
         controller.enqueue(value);
       } catch (error) {
-        end(call.signal.aborted ? "client_closed" : "upstream_error");
+        end(signal.aborted ? "client_closed" : "upstream_error");
         controller.error(error);
       }
     },

@@ -26,15 +26,19 @@ describe("the published schema and the README's reference", () => {
     expect(model.properties.store).toBeUndefined();
   });
 
-  it("the README's example file is served as written", async () => {
+  it("the README's example files are served as written", async () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    const example = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(example).toBeDefined();
-    const config = await parseConfig(example!, {
-      CHAT_KEY: "k".repeat(32),
-      ETL_KEY: "e".repeat(32),
-      ADMIN_KEY: "a".repeat(32),
-    });
-    expect([...config.models.keys()]).toContain("llama-3-8b");
+    const examples = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    expect(examples).toHaveLength(2);
+    const env = { CHAT_KEY: "k".repeat(32), ETL_KEY: "e".repeat(32), ADMIN_KEY: "a".repeat(32) };
+    const [first, pool] = await Promise.all(examples.map((text) => parseConfig(text, env)));
+    expect([...first!.models.keys()]).toContain("llama-3-8b");
+    const model = pool!.models.get("llama-3-70b")!;
+    expect(model.replicas.map((replica) => replica.id)).toEqual([
+      "http://10.0.0.5:8000",
+      "gpu-b",
+      "http://10.0.0.7:8000",
+    ]);
+    expect(model.scheduler.maxConcurrency).toBe(32);
   });
 });

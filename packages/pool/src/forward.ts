@@ -19,6 +19,11 @@ export interface ForwardDeps {
   readonly fetch: typeof fetch;
   /** The ledger shared with other instances, if any. */
   readonly shared?: Sharing | undefined;
+  /**
+   * True when the pool acquired the permit (`pool.fetch()`): it then releases it with the answer and
+   * reports its first byte. False for `pool.forward()`: the caller (an adapter) does both.
+   */
+  readonly ownsPermit: boolean;
 }
 
 /** Who the request is, for placement. */
@@ -35,7 +40,7 @@ export interface Routing {
  * Resolves with a response whose body holds the pool slot and the replica's slot until its last byte
  * (or cancel, or failure); once it is handed on, the request never moves. When every attempt failed,
  * resolves with the last 429/503 answer, or rejects with `UPSTREAM_UNAVAILABLE` (connection errors) or
- * `NO_REPLICA`; the pool slot is then released.
+ * `NO_REPLICA`; the pool slot is then released (when the pool owns it, see {@link ForwardDeps}).
  */
 export async function forward(
   deps: ForwardDeps,
@@ -58,7 +63,7 @@ export async function forward(
     tried.add(placed.replica.id);
     last = answer.failure;
   }
-  return giveUp(last, permit);
+  return giveUp(last, permit, deps.ownsPermit);
 }
 
 /** One attempt on a placed replica: the held response, or the failure that lets the request move. */
@@ -94,7 +99,7 @@ async function attemptOn(
   }
   if (response.status >= 500) replica.health?.failure();
   else replica.health?.success();
-  return held(response, replica, permit, release);
+  return held(response, replica, permit, release, deps.ownsPermit);
 }
 
 /** The answer handed on: its body holds both slots until the last byte, cancel or failure. */
@@ -103,14 +108,15 @@ function held(
   replica: Replica,
   permit: Permit,
   release: (failure?: unknown) => void,
+  ownsPermit: boolean,
 ): Response {
   const statusFailure = failureForStatus(response.status);
   const done = (broken?: unknown): void => {
     if (broken !== undefined && !permit.signal.aborted) replica.health?.failure(); // reset mid-stream
     release(broken ?? statusFailure);
-    permit.release(broken ?? statusFailure);
+    if (ownsPermit) permit.release(broken ?? statusFailure);
   };
-  const first = (): void => permit.firstByte();
+  const first = ownsPermit ? (): void => permit.firstByte() : undefined;
   const init = {
     status: response.status,
     statusText: response.statusText,
@@ -129,9 +135,9 @@ function handedOnHeaders(response: Response): Headers {
   return headers;
 }
 
-function giveUp(last: unknown, permit: Permit): Response {
+function giveUp(last: unknown, permit: Permit, ownsPermit: boolean): Response {
   if (last instanceof Response) {
-    permit.release(failureForStatus(last.status));
+    if (ownsPermit) permit.release(failureForStatus(last.status));
     return last;
   }
   const error = new PoolError(
@@ -139,6 +145,6 @@ function giveUp(last: unknown, permit: Permit): Response {
     "Every replica tried failed before answering",
     { cause: last },
   );
-  permit.release(error);
+  if (ownsPermit) permit.release(error);
   throw error;
 }

@@ -1,3 +1,4 @@
+export { checkPoolOptions } from "./check-options.js";
 export { type EngineLoadOptions, engineLoad, resolveEngineLoad } from "./engine-load.js";
 export { parseEngineMetrics } from "./engine-metrics.js";
 export { PoolError, PoolErrorCode } from "./errors.js";
@@ -10,7 +11,14 @@ export type {
   SignalsOptions,
 } from "./options.js";
 export type { ReplayableBody } from "./outgoing.js";
-export { createPool, type HealthChange, Pool, type PoolFetchInit, type PoolMetrics } from "./pool.js";
+export {
+  createPool,
+  type HealthChange,
+  Pool,
+  type PoolFetchInit,
+  type PoolForwardInit,
+  type PoolMetrics,
+} from "./pool.js";
 export type { ReplicaMetrics } from "./replica.js";
 export type { EngineSignals, ReplicaState } from "./replica-state.js";
 export { type BatchHoldOptions, batchHold } from "./routing/batch-hold.js";
@@ -36,5 +44,12 @@ export {
   type RoutingKeyFunction,
   type RoutingKeyOptions,
 } from "./routing/routing-key.js";
+export {
+  HEALTH_SCHEMA,
+  POOL_SCHEMA,
+  REPLICA_SCHEMA,
+  ROUTING_KEY_SCHEMA,
+  SIGNALS_SCHEMA,
+} from "./schema.js";
 export type { SharedOptions } from "./shared-options.js";
 export { relativeSpeeds, resolveSpeed, SpeedMeter, type SpeedOptions } from "./speed.js";

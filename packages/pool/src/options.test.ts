@@ -13,7 +13,7 @@ describe("createPool options", () => {
       "Expected `replicas` to be an array of 1 to 1000 replicas",
     );
     expect(() => createPool({ replicas: [{ ...replica, url: "ftp://x" }], ...off })).toThrow(
-      "Expected `replicas[0].url` to be an http(s) URL without a path",
+      "Expected `replicas[0].url` to be an http(s) URL without query or fragment",
     );
     expect(() => createPool({ replicas: [replica, { ...replica, id: "r0" }], ...off })).toThrow(
       "Expected `replicas[1].id` to be a unique string",

@@ -1,9 +1,16 @@
-import type { AdaptiveOptions, Clock, ConcurrencyRange, SchedulerOptions } from "@llm-scheduler/core";
-import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import type {
+  AdaptiveOptions,
+  Clock,
+  ConcurrencyRange,
+  Scheduler,
+  SchedulerOptions,
+} from "@llm-scheduler/core";
+import { integerIn, invalidOption, object, rejectUnknownKeys, withDefaults } from "@llm-scheduler/core/kit";
 import { type EngineLoadOptions, type ResolvedEngineLoad, resolveEngineLoad } from "./engine-load.js";
 import type { Routing } from "./routing/create-router.js";
 import type { Router } from "./routing/router.js";
 import type { RoutingKeyFunction, RoutingKeyOptions } from "./routing/routing-key.js";
+import { HEALTH_SCHEMA, orOff, POOL_SCHEMA, REPLICA_SCHEMA, SIGNALS_SCHEMA } from "./schema.js";
 import type { SharedOptions } from "./shared-options.js";
 import type { SpeedOptions } from "./speed.js";
 
@@ -73,7 +80,18 @@ export interface PoolSchedulerOptions extends Omit<SchedulerOptions, "maxConcurr
 /** Options of {@link createPool}. */
 export interface PoolOptions {
   readonly replicas: readonly ReplicaOptions[];
-  readonly scheduler?: PoolSchedulerOptions;
+  /**
+   * The pool's scheduler: options for one the pool makes (and closes with it), or a `Scheduler` of your
+   * own, e.g. the one an adapter's middleware already admits requests with (then send them with
+   * `pool.forward(permit, ...)`): the pool sets its `maxConcurrency` to the pool's capacity and leaves
+   * closing it to you. @default core's defaults
+   */
+  readonly scheduler?: PoolSchedulerOptions | Scheduler;
+  /**
+   * Caps the scheduler's limit (1 to 1,000,000) as `scheduler.maxConcurrency` does; the way to give the cap
+   * with a `Scheduler` of your own. Not both. @default the sum of the healthy replicas' limits
+   */
+  readonly maxConcurrency?: number;
   /** Where each request goes: a router by name, or a `Router` of your own. @default "prefix" */
   readonly routing?: Routing | Router;
   /**
@@ -112,6 +130,7 @@ const DAY_MS = 86_400_000;
 const POOL_KEYS = [
   "replicas",
   "scheduler",
+  "maxConcurrency",
   "routing",
   "routingKey",
   "retries",
@@ -122,22 +141,9 @@ const POOL_KEYS = [
   "clock",
   "shared",
 ];
-const REPLICA_KEYS = ["url", "id", "maxConcurrency", "adaptive"];
-const HEALTH_DEFAULTS: ResolvedHealth = {
-  path: "/v1/models",
-  intervalMs: 5_000,
-  timeoutMs: 2_000,
-  failures: 3,
-  ejectMs: 5_000,
-  maxEjectMs: 60_000,
-};
-const SIGNALS_DEFAULTS: Omit<ResolvedSignals, "limit"> = {
-  path: "/metrics",
-  intervalMs: 1_000,
-  holdBack: ["batch"],
-  maxWaiting: 0,
-  maxKvCacheUsage: 0.9,
-};
+const REPLICA_NODE = object(REPLICA_SCHEMA, { doc: "one replica" });
+const HEALTH_NODE = orOff(object(HEALTH_SCHEMA, { doc: "health" }));
+const SIGNALS_NODE = orOff(object(SIGNALS_SCHEMA, { doc: "signals" }));
 
 /** Checks the replicas' entries: URLs, unique ids; the limits are checked by each replica's limiter. */
 export function resolveReplicas(replicas: unknown): { id: string; options: ReplicaOptions }[] {
@@ -147,52 +153,29 @@ export function resolveReplicas(replicas: unknown): { id: string; options: Repli
   const ids = new Set<string>();
   return replicas.map((entry: unknown, index) => {
     const at = `replicas[${index}]`;
-    if (typeof entry !== "object" || entry === null) throw invalidOption(at, "an object", entry);
-    rejectUnknownKeys(at, entry, REPLICA_KEYS);
-    const options = entry as ReplicaOptions;
-    if (typeof options.url !== "string" || !/^https?:\/\/[^/]+$/.test(options.url.replace(/\/$/, ""))) {
-      throw invalidOption(`${at}.url`, "an http(s) URL without a path", options.url);
-    }
+    const options = REPLICA_NODE.check(at, entry) as ReplicaOptions;
     const id = options.id ?? `r${index}`;
-    if (typeof id !== "string" || id === "" || id.length > 128 || ids.has(id)) {
-      throw invalidOption(`${at}.id`, "a unique string of 1 to 128 characters", options.id);
-    }
+    if (ids.has(id)) throw invalidOption(`${at}.id`, "a unique string of 1 to 128 characters", id);
     ids.add(id);
-    return { id, options: { ...options, url: options.url.replace(/\/$/, "") } };
+    return { id, options };
   });
 }
 
 /** Merges the health options over their defaults and checks every value. */
 export function resolveHealth(health: HealthOptions | false | undefined): ResolvedHealth | undefined {
-  if (health === false) return undefined;
-  const given = objectAt("health", health ?? {}, Object.keys(HEALTH_DEFAULTS));
-  const merged = { ...HEALTH_DEFAULTS, ...definedOnly(given) } as ResolvedHealth;
-  pathAt("health.path", merged.path);
-  integerIn("health.intervalMs", merged.intervalMs, 0, DAY_MS);
-  integerIn("health.timeoutMs", merged.timeoutMs, 1, DAY_MS);
-  integerIn("health.failures", merged.failures, 1, 1_000);
-  integerIn("health.ejectMs", merged.ejectMs, 1, DAY_MS);
+  const given = HEALTH_NODE.check("health", health ?? {});
+  if (given === false) return undefined;
+  const merged = withDefaults(HEALTH_SCHEMA, given) as ResolvedHealth;
   integerIn("health.maxEjectMs", merged.maxEjectMs, merged.ejectMs, DAY_MS);
   return merged;
 }
 
 /** Merges the signal options over their defaults and checks every value. */
 export function resolveSignals(signals: SignalsOptions | false | undefined): ResolvedSignals | undefined {
-  if (signals === false) return undefined;
-  const given = objectAt("signals", signals ?? {}, [...Object.keys(SIGNALS_DEFAULTS), "limit"]);
-  const limit = resolveEngineLoad("signals.limit", (given as SignalsOptions).limit);
-  const merged = { ...SIGNALS_DEFAULTS, ...definedOnly(given), limit } as ResolvedSignals;
-  pathAt("signals.path", merged.path);
-  integerIn("signals.intervalMs", merged.intervalMs, 0, DAY_MS);
-  integerIn("signals.maxWaiting", merged.maxWaiting, 0, 1_000_000);
-  const kv = merged.maxKvCacheUsage;
-  if (typeof kv !== "number" || !(kv >= 0 && kv <= 1)) {
-    throw invalidOption("signals.maxKvCacheUsage", "a number from 0 to 1", kv);
-  }
-  if (!Array.isArray(merged.holdBack) || merged.holdBack.some((name) => typeof name !== "string")) {
-    throw invalidOption("signals.holdBack", "an array of priority names", merged.holdBack);
-  }
-  return merged;
+  const given = SIGNALS_NODE.check("signals", signals ?? {});
+  if (given === false) return undefined;
+  const limit = resolveEngineLoad("signals.limit", given.limit);
+  return { ...withDefaults(SIGNALS_SCHEMA, given), limit } as ResolvedSignals;
 }
 
 /** Checks the pool's top-level keys and `retries`; returns the number of retries. */
@@ -202,31 +185,31 @@ export function resolveRetries(options: PoolOptions): number {
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     throw invalidOption("fetch", "a function", options.fetch);
   }
-  return integerIn("retries", options.retries, 0, 100, 2);
+  return options.retries === undefined ? 2 : POOL_SCHEMA.retries.check("retries", options.retries);
+}
+
+/** True when `scheduler` is a `Scheduler` of the caller's own rather than options for one. */
+export function isScheduler(scheduler: PoolOptions["scheduler"]): scheduler is Scheduler {
+  return typeof (scheduler as Scheduler | undefined)?.acquire === "function";
 }
 
 /** The scheduler's limit as configured (`undefined`: the healthy replicas' sum), checked. */
-export function resolveSchedulerLimit(scheduler: PoolSchedulerOptions | undefined): number | undefined {
-  if (scheduler === undefined) return undefined;
-  if (typeof scheduler !== "object" || scheduler === null) {
+export function resolveSchedulerLimit(options: PoolOptions): number | undefined {
+  const { scheduler } = options;
+  if (scheduler !== undefined && (typeof scheduler !== "object" || scheduler === null)) {
     throw invalidOption("scheduler", "an object", scheduler);
   }
-  if (scheduler.maxConcurrency === undefined) return undefined;
-  return integerIn("scheduler.maxConcurrency", scheduler.maxConcurrency, 1, 1_000_000);
-}
-
-function objectAt(path: string, value: unknown, known: readonly string[]): object {
-  if (typeof value !== "object" || value === null) throw invalidOption(path, "an object or `false`", value);
-  rejectUnknownKeys(path, value, known);
-  return value;
-}
-
-function pathAt(field: string, value: unknown): void {
-  if (typeof value !== "string" || !value.startsWith("/") || value.length > 1_000) {
-    throw invalidOption(field, "a path starting with `/`", value);
+  const inOptions = isScheduler(scheduler) ? undefined : scheduler?.maxConcurrency;
+  if (inOptions !== undefined && options.maxConcurrency !== undefined) {
+    throw invalidOption(
+      "maxConcurrency",
+      "left out when `scheduler.maxConcurrency` is given",
+      options.maxConcurrency,
+    );
   }
-}
-
-function definedOnly(object: object): object {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined));
+  if (options.maxConcurrency !== undefined) {
+    return integerIn("maxConcurrency", options.maxConcurrency, 1, 1_000_000);
+  }
+  if (inOptions === undefined) return undefined;
+  return integerIn("scheduler.maxConcurrency", inOptions, 1, 1_000_000);
 }

@@ -1,7 +1,9 @@
 import {
+  type Clock,
   type CloseOptions,
   createScheduler,
   type MetricsSnapshot,
+  type Permit,
   type Scheduler,
   systemClock,
   type TaskOptions,
@@ -10,7 +12,9 @@ import { HealthChecks } from "./checks.js";
 import { PoolError, PoolErrorCode } from "./errors.js";
 import { forward } from "./forward.js";
 import {
+  isScheduler,
   type PoolOptions,
+  type PoolSchedulerOptions,
   resolveHealth,
   resolveReplicas,
   resolveRetries,
@@ -40,6 +44,9 @@ export interface PoolFetchInit
   /** The caller's signal: removes the request from the queue, or cancels it upstream. */
   readonly signal?: AbortSignal;
 }
+
+/** The per-call options of {@link Pool.forward}: the request only (the permit says who it is). */
+export type PoolForwardInit = Pick<PoolFetchInit, "method" | "headers" | "body" | "routingKey">;
 
 /** What `pool.onHealth()` listeners get: a replica ejected or brought back, and the capacity now. */
 export interface HealthChange {
@@ -75,7 +82,11 @@ export class Pool {
   readonly #scraper: SignalScraper | undefined;
   readonly #shared: Sharing | undefined;
   readonly #now: () => number;
+  readonly #clock: Clock;
   readonly #healthListeners = new Set<(change: HealthChange) => void>();
+  /** False when the scheduler is the caller's: the pool then never closes it. */
+  readonly #ownsScheduler: boolean;
+  #closed = false;
 
   constructor(options: PoolOptions) {
     const retries = resolveRetries(options);
@@ -86,8 +97,11 @@ export class Pool {
     const speed = resolveSpeed("speed", options.speed);
     const router = resolveRouter(options.routing);
     this.#keyOf = resolveKeyOf(options.routingKey);
-    this.#limit = resolveSchedulerLimit(options.scheduler);
-    const clock = options.clock ?? options.scheduler?.clock ?? systemClock;
+    this.#limit = resolveSchedulerLimit(options);
+    const own = isScheduler(options.scheduler) ? options.scheduler : undefined;
+    const given = own === undefined ? (options.scheduler as PoolSchedulerOptions | undefined) : undefined;
+    const clock = options.clock ?? given?.clock ?? systemClock;
+    this.#clock = clock;
     this.#now = () => clock.now();
     this.#retries = retries;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
@@ -97,7 +111,9 @@ export class Pool {
         new Replica(id, replica, clock, health, (healthy) => this.#changed(id, healthy), speed),
     );
     this.#placement = new Placement(this.#replicas, router, signals, this.#now, speed?.minFactor);
-    this.scheduler = createScheduler({ ...options.scheduler, clock, maxConcurrency: this.capacity });
+    this.#ownsScheduler = own === undefined;
+    this.scheduler = own ?? createScheduler({ ...given, clock, maxConcurrency: this.capacity });
+    if (own !== undefined) this.#changed(undefined);
     for (const replica of this.#replicas) this.#checks?.schedule(replica);
     this.#scraper =
       signals === undefined
@@ -143,7 +159,13 @@ export class Pool {
     };
     try {
       return await forward(
-        { placement: this.#placement, retries: this.#retries, fetch: this.#fetch, shared: this.#shared },
+        {
+          placement: this.#placement,
+          retries: this.#retries,
+          fetch: this.#fetch,
+          shared: this.#shared,
+          ownsPermit: true,
+        },
         permit,
         request,
         routing,
@@ -152,6 +174,38 @@ export class Pool {
       permit.release(error);
       throw error;
     }
+  }
+
+  /**
+   * Sends a request whose slot is already held: `permit` comes from this pool's scheduler, acquired by
+   * the caller (an adapter's middleware on `pool.scheduler`, given as `scheduler` to `createPool`). It is
+   * placed and retried before its first byte exactly as `fetch()` does, keeping the permit; the response's
+   * body holds the replica's slot until its last byte. The permit stays the caller's: release it once
+   * the answer has been sent, and report its first byte (the adapters do both). Rejects with a
+   * {@link PoolError}, or with the permit signal's reason (caller gone, run timeout, preempted).
+   *
+   * @example
+   * app.post("/v1/chat/completions", async (c) => {
+   *   const { permit } = c.get("llmScheduler");
+   *   return pool.forward(permit, "/v1/chat/completions", { method: "POST", headers, body: await c.req.text() });
+   * });
+   */
+  async forward(permit: Permit, input: Request | string, init: PoolForwardInit = {}): Promise<Response> {
+    const request = await outgoingOf(input, init);
+    if (this.#closed) throw new PoolError(PoolErrorCode.NO_REPLICA, "The pool is closed");
+    const routing = {
+      priority: permit.priority,
+      tenant: permit.tenant,
+      routingKey: init.routingKey ?? this.#keyOf(request),
+    };
+    const deps = {
+      placement: this.#placement,
+      retries: this.#retries,
+      fetch: this.#fetch,
+      shared: this.#shared,
+      ownsPermit: false,
+    };
+    return forward(deps, permit, request, routing);
   }
 
   /** The scheduler's snapshot, with each replica's limit, load, health and engine signals. */
@@ -165,15 +219,33 @@ export class Pool {
     };
   }
 
-  /** Stops checks and scrapes, closes the scheduler (as `scheduler.close(options)`) and the replicas. */
+  /**
+   * Stops checks and scrapes, closes the scheduler (as `scheduler.close(options)`) and the replicas. A
+   * scheduler of the caller's own stays open: with `drain`, the pool waits (up to `timeoutMs`) for the
+   * requests it is serving or placing to end; then those still waiting for a replica are refused.
+   */
   async close(options?: CloseOptions): Promise<void> {
+    this.#closed = true;
     this.#checks?.close();
     this.#scraper?.close();
     this.#shared?.close();
-    const closing = this.scheduler.close(options);
-    await closing;
+    if (this.#ownsScheduler) await this.scheduler.close(options);
+    else if (options?.drain === true) await this.#drained(options.timeoutMs ?? Number.POSITIVE_INFINITY);
     this.#placement.rejectAll(new PoolError(PoolErrorCode.NO_REPLICA, "The pool is closed"));
     await Promise.all(this.#replicas.map((replica) => replica.close()));
+  }
+
+  /** Resolves once no request is in flight on a replica or waiting for one, or after `timeoutMs`. */
+  async #drained(timeoutMs: number): Promise<void> {
+    const clock = this.#clock;
+    const until = clock.now() + timeoutMs;
+    const busy = () => this.#placement.waiting > 0 || this.#replicas.some((replica) => replica.inFlight > 0);
+    while (busy() && clock.now() < until) {
+      this.#placement.wake(); // signals go stale with the scrapes stopped: held-back work may go now
+      await new Promise<void>((resolve) => {
+        clock.setTimer(resolve, Math.min(50, Math.max(1, until - clock.now())));
+      });
+    }
   }
 
   /**
@@ -190,12 +262,13 @@ export class Pool {
   }
 
   /** A replica's limit (`healthy` undefined) or health changed: capacity follows, waiters may fit now. */
-  #changed(id: string, healthy?: boolean): void {
-    const replica = this.#replicas.find((r) => r.id === id);
+  #changed(id: string | undefined, healthy?: boolean): void {
+    const replica = id === undefined ? undefined : this.#replicas.find((r) => r.id === id);
     if (replica !== undefined) this.#checks?.schedule(replica);
     if (replica !== undefined && healthy === false) this.#shared?.ejected(replica);
     const capacity = this.capacity;
-    if (this.scheduler !== undefined && this.scheduler.maxConcurrency !== capacity) {
+    // a closed pool (one replaced over a scheduler that stays) no longer sets the scheduler's limit
+    if (!this.#closed && this.scheduler !== undefined && this.scheduler.maxConcurrency !== capacity) {
       try {
         void this.scheduler.update({ maxConcurrency: capacity });
       } catch {
@@ -203,7 +276,7 @@ export class Pool {
       }
     }
     this.#placement.wake();
-    if (healthy !== undefined) this.#tellHealth({ id, healthy, capacity });
+    if (id !== undefined && healthy !== undefined) this.#tellHealth({ id, healthy, capacity });
   }
 
   #tellHealth(change: HealthChange): void {

@@ -3,8 +3,10 @@ import {
   type InferShape,
   integer,
   invalidOption,
+  methods,
   object,
   oneOf,
+  type Resolved,
   required,
   resolveShape,
 } from "@llm-scheduler/core/kit";
@@ -60,53 +62,40 @@ export interface ReplicaRowsSource {
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
-/** `value` when `test` holds for it; `INVALID_OPTION` naming `path` and `range` otherwise. */
-function having<T>(range: string, method: string) {
-  return (path: string, value: unknown): T => {
-    if (typeof (value as Record<string, unknown> | null)?.[method] === "function") return value as T;
-    throw invalidOption(path, range, value);
-  };
-}
+const TENANT_LABEL = {
+  top: required(integer(1, 1_000, { doc: "how many of the busiest tenants get their own label value" })),
+  halfLifeMs: integer(1_000, 86_400_000, {
+    default: 60_000,
+    doc: "how fast a tenant's decayed request count forgets: each request's weight halves every this long",
+  }),
+};
 
 /** Options of `collectMetrics()`, declared once: checks, types and the README table come from here. */
 export const COLLECT = {
   registry: required(
-    custom<Registry<RegistryContentType>>({
-      check: having("a prom-client Registry", "registerMetric"),
-      range: "a prom-client `Registry`",
-      json: undefined,
+    methods<Registry<RegistryContentType>>(["registerMetric"], {
+      range: "a prom-client Registry",
+      shownRange: "a prom-client `Registry`",
       doc: "the registry to add the series to (serve it with `registry.metrics()`)",
     }),
   ),
-  batches: custom<BatchCountsSource>({
-    check: having("an object with a statusCounts() method", "statusCounts"),
-    range: "an object with `statusCounts()`",
-    json: undefined,
+  batches: methods<BatchCountsSource>(["statusCounts"], {
+    range: "an object with a statusCounts() method",
+    shownRange: "an object with `statusCounts()`",
     shownDefault: "none",
     doc: "a batch service: adds `batch_items{status}` and `batches{status}` gauges",
   }),
-  replicas: custom<ReplicaRowsSource>({
-    check: having("an object with a metrics() method", "metrics"),
-    range: "an object with `metrics()`",
-    json: undefined,
+  replicas: methods<ReplicaRowsSource>(["metrics"], {
+    range: "an object with a metrics() method",
+    shownRange: "an object with `metrics()`",
     shownDefault: "none",
     doc: "a pool of replicas (`@llm-scheduler/pool`): adds per-replica gauges (`replica_limit{replica}`, ...)",
   }),
-  tenantLabel: object(
-    {
-      top: required(integer(1, 1_000, { doc: "how many of the busiest tenants get their own label value" })),
-      halfLifeMs: integer(1_000, 86_400_000, {
-        default: 60_000,
-        doc: "how fast a tenant's decayed request count forgets: each request's weight halves every this long",
-      }),
-    },
-    {
-      shownRange:
-        "`{ top, halfLifeMs? }`: `top` 1 to 1,000; `halfLifeMs` 1,000 to 86,400,000 (default 60,000)",
-      shownDefault: "no tenant label",
-      doc: "adds a `tenant` label to `requests_total`, `running` and `queued` for the `top` busiest tenants (queued plus running, plus decayed requests); every other tenant is `other`",
-    },
-  ),
+  tenantLabel: object(TENANT_LABEL, {
+    shownRange: "`{ top, halfLifeMs? }`: `top` 1 to 1,000; `halfLifeMs` 1,000 to 86,400,000 (default 60,000)",
+    shownDefault: "no tenant label",
+    doc: "adds a `tenant` label to `requests_total`, `running` and `queued` for the `top` busiest tenants (queued plus running, plus decayed requests); every other tenant is `other`",
+  }),
   prefix: custom<string>({
     check: (path, value) => {
       if (typeof value === "string" && value.length <= 64 && (value === "" || NAME.test(value))) return value;
@@ -131,29 +120,15 @@ export const COLLECT = {
  */
 export type CollectMetricsOptions = InferShape<typeof COLLECT>;
 
-/** {@link CollectMetricsOptions} after defaults and checks. */
-export interface ResolvedCollectOptions {
-  readonly registry: Registry<RegistryContentType>;
-  readonly batches: BatchCountsSource | undefined;
-  readonly replicas: ReplicaRowsSource | undefined;
-  /** 0 when no tenant label is wanted. */
+/** {@link CollectMetricsOptions} after defaults and checks; `top` is 0 when no tenant label is wanted. */
+export type ResolvedCollectOptions = Omit<Resolved<typeof COLLECT>, "tenantLabel"> & {
   readonly top: number;
-  /** The half-life of the tenants' decayed request counts, in ms. */
   readonly halfLifeMs: number;
-  readonly prefix: string;
-  readonly scope: "local" | "global";
-}
+};
 
 /** Checks every option up front; a wrong one throws a `SchedulerError` (`INVALID_OPTION`). */
 export function resolveCollectOptions(given: CollectMetricsOptions): ResolvedCollectOptions {
-  const { registry, batches, replicas, tenantLabel, prefix, scope } = resolveShape(COLLECT, given);
-  return {
-    registry,
-    batches,
-    replicas,
-    top: tenantLabel?.top ?? 0,
-    halfLifeMs: tenantLabel?.halfLifeMs ?? 60_000,
-    prefix,
-    scope,
-  };
+  const { tenantLabel, ...rest } = resolveShape(COLLECT, given);
+  const halfLifeMs = tenantLabel?.halfLifeMs ?? TENANT_LABEL.halfLifeMs.default;
+  return { ...rest, top: tenantLabel?.top ?? 0, halfLifeMs };
 }

@@ -1,6 +1,7 @@
-export type {
-  RedisBatchStoreOptions,
-  ResolvedBatchStoreOptions,
+export {
+  REDIS_BATCH_STORE as REDIS_BATCH_STORE_SCHEMA,
+  type RedisBatchStoreOptions,
+  type ResolvedBatchStoreOptions,
 } from "./batches/options.js";
 export { RedisBatchStore, redisBatchStore } from "./batches/redis-batch-store.js";
 export {

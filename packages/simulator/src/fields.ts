@@ -1,97 +1,148 @@
-import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import type { ResolvedRange } from "./scenario.js";
-import { invalidField, ScenarioError } from "./scenario-error.js";
+import type { InferShape, Meta, Node, Shape } from "@llm-scheduler/core";
+import {
+  custom,
+  integer,
+  invalidOption,
+  type Resolved,
+  rejectUnknownKeys,
+  withDefaults,
+} from "@llm-scheduler/core/kit";
 
-/** A JSON object as read from a scenario, before its fields are checked. */
-export type RawObject = Readonly<Record<string, unknown>>;
-
-const join = (path: string, key: string): string => (path === "" ? key : `${path}.${key}`);
+/** A node's type keeps its default, so that `Resolved` knows the field is always there. */
+type Defaulted<M> = M extends { readonly default: infer D } ? { readonly default: D } : unknown;
 
 /**
- * Checks that `value` at `path` is a plain object with only `known` keys; `undefined` reads as `{}`.
- * An unknown key is an error that names it and the nearest known one (core's `rejectUnknownKeys`, one
- * message shape in every package), so a typo does not silently do nothing.
+ * A whole-number amount: a plain number is fixed, `{ min, max }` is drawn uniformly from `min..max`
+ * (both included) for each request.
+ *
+ * @example
+ * const promptTokens: Range = { min: 20, max: 200 };
  */
-export function objectAt(path: string, value: unknown, known: readonly string[]): RawObject {
-  if (value === undefined) return {};
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw invalidField(path, "an object", value);
-  }
-  try {
-    rejectUnknownKeys(path, value, known);
-  } catch (error) {
-    // Core's message (the key, the nearest known one, the list), as a ScenarioError naming the field.
-    const key = Object.keys(value).find((k) => !known.includes(k)) ?? "";
-    throw new ScenarioError(join(path, key), (error as Error).message, { cause: error });
-  }
-  return value as RawObject;
+export type Range = number | { readonly min: number; readonly max: number };
+
+/** A range after validation. */
+export interface ResolvedRange {
+  readonly min: number;
+  readonly max: number;
 }
 
-interface NumberRule {
-  readonly min?: number;
-  /** The value must be greater than `min`, not equal to it. */
-  readonly exclusive?: boolean;
-  /** The largest value allowed. */
-  readonly max?: number;
-  readonly integer?: boolean;
-  /** Accept `"Infinity"` (JSON has no infinity) and `Infinity`. */
-  readonly infinity?: boolean;
+/**
+ * `node`, or `Infinity`: JSON has none, so a file gives the string `"Infinity"`. The check always
+ * returns a number (`"Infinity"` becomes `Infinity`); the type takes the string for files written in code.
+ *
+ * @example
+ * const timeoutMs = orInfinity(positive(DAY, { default: 10_000, doc: "…" }));
+ */
+export function orInfinity<N extends Node<number>>(node: N): Node<number | "Infinity"> & Defaulted<N> {
+  const range = `${node.range}, or "Infinity"`;
+  const check = (path: string, value: unknown): number => {
+    if (value === "Infinity" || value === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
+    if (typeof value === "number" && !Number.isNaN(value)) return node.check(path, value);
+    throw invalidOption(path, range, value);
+  };
+  return { ...node, check, range, json: { anyOf: [node.json, { const: "Infinity" }] } } as never;
 }
 
-function describeRule(rule: NumberRule): string {
-  const kind = rule.integer === true ? "an integer" : "a number";
-  const lower = rule.min === undefined ? "" : ` ${rule.exclusive === true ? ">" : ">="} ${rule.min}`;
-  const bound =
-    rule.max === undefined
-      ? lower
-      : rule.min !== undefined && rule.exclusive !== true
-        ? ` from ${rule.min} to ${rule.max}`
-        : `${lower} and <= ${rule.max}`;
-  return `${kind}${bound}${rule.infinity === true ? ' or "Infinity"' : ""}`;
-}
-
-/** Reads a number field (or its default), checking it against `rule`. */
-export function numberAt(path: string, value: unknown, fallback: number, rule: NumberRule = {}): number {
-  if (value === undefined) return fallback;
-  if (rule.infinity === true && (value === "Infinity" || value === Number.POSITIVE_INFINITY)) {
-    return Number.POSITIVE_INFINITY;
-  }
-  const ok =
-    typeof value === "number" &&
-    Number.isFinite(value) &&
-    (rule.integer !== true || Number.isInteger(value)) &&
-    (rule.min === undefined || (rule.exclusive === true ? value > rule.min : value >= rule.min)) &&
-    (rule.max === undefined || value <= rule.max);
-  if (!ok) throw invalidField(path, describeRule(rule), value);
-  return value as number;
-}
-
-/** Reads a non-empty string field (or its default). */
-export function stringAt(path: string, value: unknown, fallback: string, allowEmpty = false): string {
-  if (value === undefined) return fallback;
-  if (typeof value !== "string" || (!allowEmpty && value === "")) {
-    throw invalidField(path, allowEmpty ? "a string" : "a non-empty string", value);
-  }
-  return value;
+/**
+ * An array of `min` to `max` entries of `entry`'s schema, each checked with its index in the path.
+ *
+ * @example
+ * const ratesPerSec = list(number(0, 100_000, { doc: "…" }), 1, 10_000, { doc: "…" });
+ */
+export function list<T, M extends Meta<readonly T[]>>(
+  entry: Node<T>,
+  min: number,
+  max: number,
+  meta: M,
+): Node<readonly T[]> & Defaulted<M> {
+  const range = max === Number.POSITIVE_INFINITY ? "an array" : `an array of ${min} to ${max} entries`;
+  return custom<readonly T[]>({
+    ...meta,
+    check: (path, value) => {
+      if (!Array.isArray(value) || value.length < min || value.length > max) {
+        throw invalidOption(path, range, value);
+      }
+      return value.map((item, index) => entry.check(`${path}[${index}]`, item));
+    },
+    range,
+    json: { type: "array", items: entry.json, minItems: min, maxItems: max },
+  }) as Node<readonly T[]> & Defaulted<M>;
 }
 
 /** The most tokens a prompt or an answer may have: far beyond any model's context. */
 const MAX_TOKENS = 10_000_000;
 
-/** Reads a {@link Range}: a whole number >= `least`, or `{ min, max }` with `least <= min <= max`. */
-export function rangeAt(path: string, value: unknown, fallback: ResolvedRange, least = 0): ResolvedRange {
-  if (value === undefined) return fallback;
-  if (typeof value === "number") {
-    const fixed = numberAt(path, value, 0, { integer: true, min: least, max: MAX_TOKENS });
-    return { min: fixed, max: fixed };
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw invalidField(path, "a whole number or an object { min, max }", value);
-  }
-  const raw = objectAt(path, value, ["min", "max"]);
-  if (raw.min === undefined) throw invalidField(`${path}.min`, `an integer >= ${least}`, raw.min);
-  if (raw.max === undefined) throw invalidField(`${path}.max`, `an integer >= ${least}`, raw.max);
-  const min = numberAt(`${path}.min`, raw.min, 0, { integer: true, min: least, max: MAX_TOKENS });
-  const max = numberAt(`${path}.max`, raw.max, 0, { integer: true, min: min, max: MAX_TOKENS });
-  return { min, max };
+/**
+ * A {@link Range} of whole numbers from `least`: a number, or `{ min, max }` with `least <= min <= max`.
+ *
+ * @example
+ * const maxTokens = range(1, { min: 16, max: 64 }, "tokens generated (`max_tokens`)");
+ */
+export function range(least: number, fallback: ResolvedRange, doc: string) {
+  const bound = (from: number) => integer(from, MAX_TOKENS, { doc: "" });
+  return custom<Range>({
+    check: (path, value) => {
+      if (typeof value === "number") return bound(least).check(path, value);
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw invalidOption(path, "a whole number or an object { min, max }", value);
+      }
+      rejectUnknownKeys(path, value, ["min", "max"]);
+      const min = bound(least).check(`${path}.min`, (value as ResolvedRange).min);
+      return { min, max: bound(min).check(`${path}.max`, (value as ResolvedRange).max) };
+    },
+    range: `${least} to ${MAX_TOKENS}, or \`{ min, max }\``,
+    json: { anyOf: [{ type: "integer" }, { type: "object" }] },
+    default: fallback,
+    shownDefault: `\`{ ${fallback.min}..${fallback.max} }\``,
+    doc,
+  });
 }
+
+/** The range as `{ min, max }` (a plain number is both). */
+export const span = (value: Range): ResolvedRange =>
+  typeof value === "number" ? { min: value, max: value } : value;
+
+/**
+ * A string, `""` included.
+ *
+ * @example
+ * const description = text({ default: "", doc: "free text" });
+ */
+export function text<M extends Meta<string>>(meta: M): Node<string> & Defaulted<M> {
+  return custom<string>({
+    ...meta,
+    check: (path, value) => {
+      if (typeof value === "string") return value;
+      throw invalidOption(path, "a string", value);
+    },
+    range: "a string",
+    json: { type: "string" },
+  }) as Node<string> & Defaulted<M>;
+}
+
+/**
+ * A number above `min` and at most `max`.
+ *
+ * @example
+ * const loadFactor = above(1, 100, { default: 1.25, doc: "…" });
+ */
+export function above<M extends Meta<number>>(
+  min: number,
+  max: number,
+  meta: M,
+): Node<number> & Defaulted<M> {
+  const range = `a number in (${min}, ${max}]`;
+  return custom<number>({
+    ...meta,
+    check: (path, value) => {
+      if (typeof value === "number" && value > min && value <= max) return value;
+      throw invalidOption(path, range, value);
+    },
+    range,
+    json: { type: "number", exclusiveMinimum: min, maximum: max },
+  }) as Node<number> & Defaulted<M>;
+}
+
+/** `given` (already checked against `shape`) with the shape's defaults filled in. */
+export const filled = <S extends Shape>(shape: S, given: InferShape<S> = {} as InferShape<S>): Resolved<S> =>
+  withDefaults(shape, given) as Resolved<S>;

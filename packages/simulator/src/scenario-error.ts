@@ -1,7 +1,9 @@
+import { isSchedulerError } from "@llm-scheduler/core";
+
 /**
  * A scenario that cannot be used. `field` is the dotted path of the offending field (for example
  * `batch.tenants[1].items`), and the message says what was expected and what was found:
- * ``Expected `chat.ratePerSec` to be a number >= 0, got `-1` (number)``.
+ * ``Expected `chat.ratePerSec` to be a number from 0 to 100000, got `-1` (number)``.
  *
  * @example
  * try {
@@ -45,4 +47,18 @@ export function invalidField(field: string, expected: string, value: unknown): S
     field,
     `Expected \`${field || "scenario"}\` to be ${expected}, got ${show(value)}`,
   );
+}
+
+/**
+ * A `SchedulerError` of the schema or of core as a {@link ScenarioError}: its field is the path the
+ * message names first (``Expected `chat.ratePerSec` …``, ``Unknown option `chat.rate` …``), put `under`
+ * a section when core checked it (`priorities.batch.weight` is `scheduler.priorities.batch.weight`).
+ * Anything else is returned as it is.
+ */
+export function asScenarioError(error: unknown, under = ""): unknown {
+  if (!isSchedulerError(error)) return error;
+  const named = /`([^`]+)`/.exec(error.message)?.[1] ?? "";
+  const field = under === "" ? named : named === "" ? under : `${under}.${named}`;
+  const message = named === "" ? error.message : error.message.replace(`\`${named}\``, `\`${field}\``);
+  return new ScenarioError(field, message, { cause: error });
 }

@@ -1,12 +1,6 @@
-import {
-  createScheduler,
-  isSchedulerError,
-  optionsFromJson,
-  type SchedulerOptions,
-} from "@llm-scheduler/core";
-import { PRIORITY_KEYS } from "@llm-scheduler/core/kit";
-import { objectAt } from "./fields.js";
-import { invalidField, ScenarioError } from "./scenario-error.js";
+import { createScheduler, optionsFromJson, type SchedulerOptions } from "@llm-scheduler/core";
+import { custom, invalidOption, PRIORITY_KEYS, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { asScenarioError, invalidField } from "./scenario-error.js";
 
 const SCHEDULER_KEYS = [
   "priorities",
@@ -21,21 +15,38 @@ const SCHEDULER_KEYS = [
   "adaptive",
   "waitTargets",
 ] as const;
-/** The priorities' keys, checked here so a typo names its scenario field (core checks the values). */
-function checkPriorities(value: unknown): void {
-  if (value === undefined) return;
-  const raw = objectAt("scheduler.priorities", value, Object.keys(value ?? {}));
-  for (const [name, fields] of Object.entries(raw))
-    objectAt(`scheduler.priorities.${name}`, fields, PRIORITY_KEYS);
-}
+type SchedulerKey = (typeof SCHEDULER_KEYS)[number];
 
-/** Core names the field in backticks (``Expected `priorities.batch.weight` ...``); put it under `scheduler.`. */
-function fromCore(error: Error): ScenarioError {
-  const field = /`([^`]+)`/.exec(error.message)?.[1] ?? "";
-  const path = field === "" ? "scheduler" : `scheduler.${field}`;
-  const message = field === "" ? error.message : error.message.replace(`\`${field}\``, `\`${path}\``);
-  return new ScenarioError(path, message, { cause: error });
-}
+/**
+ * The scheduler's options as JSON: anything `createScheduler()` takes except `maxConcurrency` (set by
+ * `gateway.maxConcurrency`), `clock` and `store`. Durations and bounds may be the string `"Infinity"`.
+ */
+export type ScenarioScheduler = Omit<Pick<SchedulerOptions, SchedulerKey>, "maxTokensInFlight"> & {
+  readonly maxTokensInFlight?: number | "Infinity";
+};
+
+/**
+ * The `scheduler` section: its keys and the priorities' keys are checked here, so that a typo names its
+ * scenario field; the values are checked by core itself when {@link schedulerOptionsAt} builds a scheduler.
+ */
+export const SCHEDULER_SECTION = custom<ScenarioScheduler>({
+  check: (path, value) => {
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw invalidOption(path, "an object", value);
+    rejectUnknownKeys(path, value, SCHEDULER_KEYS);
+    const priorities = (value as ScenarioScheduler).priorities;
+    if (typeof priorities !== "object" || priorities === null) return value as ScenarioScheduler;
+    for (const [name, fields] of Object.entries(priorities)) {
+      if (typeof fields === "object" && fields !== null)
+        rejectUnknownKeys(`${path}.priorities.${name}`, fields, PRIORITY_KEYS);
+    }
+    return value as ScenarioScheduler;
+  },
+  range: "an object of `createScheduler()` options",
+  json: { type: "object" },
+  shownDefault: "core's defaults",
+  doc: '`priorities`, `tenants`, `tenantDefaults`, `maxTokensInFlight`, `fairness`, `outputTokenWeight`, `maxQueue`, `retryWindowMs`, `abortGraceMs`, `adaptive`, `waitTargets`, exactly as `createScheduler()` takes them (`"Infinity"` for no bound)',
+});
 
 /**
  * Validates the `scheduler` section by building a real scheduler from it (so the checks are exactly
@@ -46,20 +57,17 @@ function fromCore(error: Error): ScenarioError {
  * schedulerOptionsAt({ priorities: { interactive: { weight: 5 }, batch: {} } }, 8, ["interactive", "batch"]);
  */
 export function schedulerOptionsAt(
-  value: unknown,
+  raw: ScenarioScheduler = {},
   maxConcurrency: SchedulerOptions["maxConcurrency"],
   required: readonly { readonly field: string; readonly name: string }[],
 ): SchedulerOptions {
-  const raw = objectAt("scheduler", value, SCHEDULER_KEYS);
-  checkPriorities(raw.priorities);
   // JSON has no infinity: `"Infinity"` stands for it wherever core's schema takes an infinite bound.
   const options: SchedulerOptions = { ...optionsFromJson(raw), maxConcurrency };
   let names: readonly string[];
   try {
     names = createScheduler(options).options.priorities.map((priority) => priority.name);
   } catch (error) {
-    if (isSchedulerError(error)) throw fromCore(error);
-    throw error;
+    throw asScenarioError(error, "scheduler");
   }
   for (const { field, name } of required) {
     if (!names.includes(name)) {

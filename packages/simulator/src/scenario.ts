@@ -1,254 +1,313 @@
-import type {
-  AdaptiveOptions,
-  PriorityOptions,
-  SchedulerOptions,
-  TenantOptions,
-  WaitTargetOptions,
-} from "@llm-scheduler/core";
-import type { EngineLoadOptions, Routing, SpeedOptions } from "@llm-scheduler/pool";
-import type { ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
+import type { AdaptiveOptions, SchedulerOptions } from "@llm-scheduler/core";
+import {
+  custom,
+  type InferShape,
+  integer,
+  number,
+  object,
+  oneOf,
+  positive,
+  type Resolved,
+  required,
+  type Shape,
+  string,
+} from "@llm-scheduler/core/kit";
+import { type EngineLoadOptions, ROUTINGS, resolveSpeed, type SpeedOptions } from "@llm-scheduler/pool";
+import { LATENCY_SCHEMA, type ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
 import type { CapacityOptions } from "./capacity.js";
-import type { ScenarioCapacity } from "./scenario-capacity.js";
+import { above, list, orInfinity, type ResolvedRange, range, text } from "./fields.js";
+import { SCHEDULER_SECTION } from "./scenario-scheduler.js";
 
-/**
- * A whole-number amount: a plain number is fixed, `{ min, max }` is drawn uniformly from `min..max`
- * (both included) for each request.
- *
- * @example
- * const promptTokens: Range = { min: 20, max: 200 };
+export type { Range, ResolvedRange } from "./fields.js";
+
+/*
+ * A scenario file's fields, declared once: the types below, the checks (unknown keys refused with a
+ * did-you-mean, a path in every message), the defaults and the README's scenario table come from here.
+ * Every number has a range wide enough for real traffic that still catches a slipped exponent.
  */
-export type Range = number | { readonly min: number; readonly max: number };
+const DAY = 86_400_000;
+const YEAR = 365 * DAY;
+const slots = (doc: string, shownDefault?: string) => integer(1, 100_000, { doc, shownDefault });
+const tokens = (doc: string, shownDefault?: string) => integer(0, 10_000_000, { doc, shownDefault });
+const delay = (fallback: number, doc: string) => number(0, 7 * DAY, { default: fallback, doc });
+const retries = (fallback: number) =>
+  integer(0, 100, { default: fallback, doc: "retries after a timeout or an error answer (429, 5xx)" });
 
-/** How fast the simulated LLM server is; the same model as `@llm-scheduler/upstream-sim`. */
-export interface ScenarioUpstream {
-  /** Sequences served at once (vLLM `--max-num-seqs`, `OLLAMA_NUM_PARALLEL`). @default 4 */
-  readonly parallel?: number;
-  /** Base time to first token, ms. @default 50 */
-  readonly ttftMs?: number;
-  /** Prefill time per prompt token, ms. @default 0.2 */
-  readonly prefillMsPerToken?: number;
-  /** Decode time per token when a sequence runs alone, ms. @default 20 */
-  readonly tokenMs?: number;
-  /** Extra step time with a full batch: `1` makes a full batch twice as slow. @default 1 */
-  readonly slowdown?: number;
-  /**
-   * What the server can really take, which the gateway is not told: steep slowdown past a knee, 503 past
-   * a hard limit, and changes mid-run (for the adaptive limit). @default none (it never refuses)
-   */
-  readonly capacity?: ScenarioCapacity;
-}
+const CAPACITY = {
+  knee: required(slots("busy sequences past which every step slows down steeply")),
+  hardLimit: slots(
+    "in flight (busy and waiting inside the server) at which it answers 503",
+    "twice the knee",
+  ),
+  steepness: number(0, 1_000, {
+    default: 4,
+    doc: "what each sequence past the knee adds to the step time, over the knee",
+  }),
+  gentle: number(0, 1_000, {
+    default: 0.1,
+    doc: "how much slower a step is with the knee's full batch than alone",
+  }),
+  changes: list(
+    object(
+      {
+        atMs: number(0, YEAR, { default: 0, doc: "when, in ms since the start" }),
+        scale: positive(1_000, { default: 1, doc: "times the knee and the hard limit" }),
+      },
+      { doc: "" },
+    ),
+    0,
+    Number.POSITIVE_INFINITY,
+    {
+      shownRange: "`[{ atMs = 0, scale = 1 }]`: `atMs` up to 365 days, `scale` in (0, 1000]",
+      shownDefault: "none",
+      doc: "changes of capacity mid-run: from `atMs`, `scale` times the knee and the hard limit (a replica lost, or back)",
+    },
+  ),
+};
 
-/** The gateway in front of the server; both the FIFO baseline and llm-scheduler get the same limit. */
-export interface ScenarioGateway {
-  /**
-   * Requests in flight upstream at once; or `{ initial, min, max }` for the scheduler's adaptive limit
-   * (the FIFO baseline then gets `initial`). @default `upstream.parallel`
-   */
-  readonly maxConcurrency?:
-    | number
-    | { readonly initial?: number; readonly min: number; readonly max: number };
-}
+const UPSTREAM = {
+  ...LATENCY_SCHEMA,
+  capacity: object(CAPACITY, {
+    shownDefault: "none (it never refuses)",
+    doc: "what the server can really take, which the gateway is not told (see below)",
+  }),
+};
 
-/**
- * The scheduler's options as JSON: anything `createScheduler()` takes except `maxConcurrency` (set by
- * `gateway.maxConcurrency`), `clock` and `store`. Durations and bounds may be the string `"Infinity"`.
- */
-export interface ScenarioScheduler {
-  /** @default core's defaults (`interactive` weight 5 with 1 reserved slot, `batch` weight 1) */
-  readonly priorities?: Readonly<Record<string, PriorityOptions>>;
-  /** Weights and quotas per tenant (`maxConcurrency`, `maxQueue`, `tokensPerMinute`, `maxPriority`, …). */
-  readonly tenants?: Readonly<Record<string, TenantOptions>>;
-  /** Quotas of every tenant without an entry of its own. */
-  readonly tenantDefaults?: TenantOptions;
-  /** Estimated tokens in flight at once (each request is estimated as its prompt plus `maxTokens`). */
-  readonly maxTokensInFlight?: number | "Infinity";
-  /** `"requests"` (turns by starts) or `"tokens"` (by weighted tokens served). */
-  readonly fairness?: "requests" | "tokens";
-  readonly outputTokenWeight?: number;
-  readonly maxQueue?: number;
-  readonly retryWindowMs?: number;
-  readonly abortGraceMs?: number;
-  /** Tunables of the adaptive limit (with `gateway.maxConcurrency: { initial, min, max }`). */
-  readonly adaptive?: SchedulerOptions["adaptive"];
-  /** How the wait-target controller works, for priorities with `targetWaitMs`. */
-  readonly waitTargets?: WaitTargetOptions;
-}
+const REPLICA = {
+  id: string(Number.POSITIVE_INFINITY, { shownDefault: "`r<index>`", doc: "its name; unique" }),
+  parallel: slots(
+    "sequences its engine serves at once; more wait in its engine's queue",
+    "`upstream.parallel`",
+  ),
+  limit: slots(
+    "requests the pool lets it have in flight (running or in its engine's queue)",
+    "its `parallel`",
+  ),
+  speed: positive(100, {
+    default: 1,
+    doc: "how fast it runs against `upstream`'s timings: `0.5` takes twice as long",
+  }),
+  cacheTokens: tokens("tokens its prefix cache holds", "`pool.cacheTokens`"),
+};
 
-/**
- * A chat load that changes through the run: `ratesPerSec[k]` during step `k` (each `stepMs` long),
- * starting again from the first rate after the last one.
- *
- * @example
- * const day: ScenarioRateSchedule = { stepMs: 3_600_000, ratesPerSec: [0.2, 0.2, 0.5, 2, 4, 4, 3, 1] };
- */
-export interface ScenarioRateSchedule {
-  readonly stepMs: number;
-  readonly ratesPerSec: readonly number[];
-}
+/** Adaptive replica limits: the values are checked here, `engine` and `tunables` by the pool and core. */
+const POOL_ADAPTIVE = {
+  min: slots("the lowest a replica's limit goes", "1"),
+  max: slots("the highest a replica's limit goes", "twice the highest replica `limit`"),
+  scrapeMs: number(10, 3_600_000, {
+    default: 1_000,
+    doc: "virtual ms between two readings of each engine's queue",
+  }),
+  engine: custom<EngineLoadOptions | false>({
+    check: (_path, value) => value as EngineLoadOptions | false,
+    range: "`{ maxWaiting?, maxKvCacheUsage? }` or `false`",
+    json: undefined,
+    shownDefault: "`{}`",
+    doc: "when an engine counts as over (the pool's `signals.limit`), or `false` for latency and errors only",
+  }),
+  tunables: custom<AdaptiveOptions>({
+    check: (_path, value) => value as AdaptiveOptions,
+    range: "core's `adaptive` options",
+    json: undefined,
+    shownDefault: "core's",
+    doc: "core's `adaptive` tunables for each replica's limit",
+  }),
+};
 
-/**
- * Chat users, each with a long system prompt of their own: every chat request belongs to one of `count`
- * users (uniformly drawn), and its prompt starts with that user's `tokens`-token system prompt (on top of
- * `promptTokens`). A replica's prefix cache can then skip that part of the prefill.
- */
-export interface ScenarioSystemPrompts {
-  readonly count: number;
-  readonly tokens: number;
-}
+const POOL = {
+  routing: oneOf(ROUTINGS, {
+    default: "prefix",
+    doc: "the router of `@llm-scheduler/pool` that picks a replica",
+  }),
+  loadFactor: above(1, 100, {
+    default: 1.25,
+    doc: "`prefix` only: how far over its share of the load a replica may go before a key spills",
+  }),
+  virtualNodes: integer(1, 4_096, {
+    default: 100,
+    doc: "`prefix` only: points per replica on the hash ring",
+  }),
+  blockTokens: integer(1, 1_024, { default: 16, doc: "tokens per KV block of the prefix caches" }),
+  cacheTokens: integer(0, 10_000_000, {
+    default: 0,
+    doc: "tokens each replica's prefix cache holds (0: none), unless the replica says otherwise",
+  }),
+  adaptive: object(POOL_ADAPTIVE, {
+    shownDefault: "none (fixed limits)",
+    doc: "adaptive replica limits: each starts at its `limit`, moves within `[min, max]` by core's controller fed by its engine's queue every `scrapeMs`; the gateway's limit follows their sum",
+  }),
+  speed: custom<SpeedOptions | false>({
+    check: (path, value) => {
+      resolveSpeed(path, value);
+      return value as SpeedOptions | false;
+    },
+    range: "`{ halfLife?, minFactor?, minSampleMs? }` or `false`",
+    json: undefined,
+    shownDefault: "`{}`",
+    doc: "each replica's streaming speed (tokens after the first over the time since it), weighing its limit in `prefix`'s load bound, as the pool's `speed` option does; `false`: off",
+  }),
+  replicas: required(
+    custom<number | readonly InferShape<typeof REPLICA>[]>({
+      check: (path, value) =>
+        typeof value === "number"
+          ? integer(1, 1_000, { doc: "" }).check(path, value)
+          : REPLICAS.check(path, value),
+      range: "1 to 1000, or an array of 1 to 1000 replicas",
+      shownRange:
+        "1 to 1,000, or `[{ id = r<i>, parallel = upstream.parallel (1 to 100,000), limit = its parallel (1 to 100,000), speed = 1 (in (0, 100]), cacheTokens = pool.cacheTokens }]`",
+      json: undefined,
+      doc: "a number of identical replicas, or each one's settings (ids unique); `speed` `0.5` takes twice as long",
+    }),
+  ),
+};
+const REPLICAS = list(object(REPLICA, { doc: "" }), 1, 1_000, { doc: "" });
 
-/** One replica of a pool. */
-export interface ScenarioReplica {
-  /** @default `r<index>` */
-  readonly id?: string;
-  /** Sequences its engine serves at once; more requests wait in its engine's queue. @default `upstream.parallel` */
-  readonly parallel?: number;
-  /** Requests the pool lets it have in flight (running or in its engine's queue). @default its `parallel` */
-  readonly limit?: number;
-  /** How fast it runs against `upstream`'s timings: `0.5` takes twice as long for everything. @default 1 */
-  readonly speed?: number;
-  /** Tokens its prefix cache holds. @default `pool.cacheTokens` */
-  readonly cacheTokens?: number;
-}
+const SYSTEM_PROMPTS = {
+  count: required(integer(1, 10_000_000, { doc: "users, each with a system prompt of their own" })),
+  tokens: required(integer(1, 10_000_000, { doc: "tokens of each user's system prompt" })),
+};
 
-/** Several replicas of the model behind the gateway, and the router that picks one for each request. */
-export interface ScenarioPool {
-  /** @default "prefix" */
-  readonly routing?: Routing;
-  /** `prefix` only: how far over its share of the load a replica may go before a key spills. @default 1.25 */
-  readonly loadFactor?: number;
-  /** `prefix` only: points per replica on the hash ring. @default 100 */
-  readonly virtualNodes?: number;
-  /** Tokens per KV block of the prefix caches. @default 16 */
-  readonly blockTokens?: number;
-  /** Tokens each replica's prefix cache holds, unless the replica says otherwise; 0 for none. @default 0 */
-  readonly cacheTokens?: number;
-  /** A number of identical replicas, or each one's settings. */
-  readonly replicas: number | readonly ScenarioReplica[];
-  /**
-   * Adaptive replica limits, as `createPool` gives a replica with `maxConcurrency: { initial, min, max }`:
-   * each starts at its `limit` and moves within `[min, max]` by core's controller (`tunables`: core's
-   * `adaptive` options), fed by its engine's queue every `scrapeMs` (`engine`: the pool's
-   * `signals.limit`, or `false` for latency and errors only). The gateway's limit follows the replicas'
-   * sum (capped by `gateway.maxConcurrency`), and a request that finds no replica with room waits for
-   * one, as in the pool. @default none (fixed limits)
-   */
-  readonly adaptive?: ScenarioPoolAdaptive;
-  /**
-   * Each replica's streaming speed (tokens after the first over the time since the first, per request),
-   * weighing its limit in `prefix`'s load bound, as the pool's `speed` option does; `false` turns it off.
-   * @default {}
-   */
-  readonly speed?: SpeedOptions | false;
-}
+const RATE_SCHEDULE = {
+  stepMs: required(number(1, YEAR, { doc: "how long each rate lasts, ms" })),
+  ratesPerSec: required(list(number(0, 100_000, { doc: "" }), 1, 10_000, { doc: "the rate of each step" })),
+};
 
-/** See {@link ScenarioPool.adaptive}. */
-export interface ScenarioPoolAdaptive {
-  /** The lowest a replica's limit goes. @default 1 */
-  readonly min?: number;
-  /** The highest a replica's limit goes. @default twice the highest replica `limit` */
-  readonly max?: number;
-  /** Virtual ms between two readings of each engine's queue. @default 1_000 */
-  readonly scrapeMs?: number;
-  /** When the engine counts as over (the pool's `signals.limit`), or `false`. @default {} */
-  readonly engine?: { readonly maxWaiting?: number; readonly maxKvCacheUsage?: number } | false;
-  /** Core's `adaptive` tunables for each replica's limit. @default core's */
-  readonly tunables?: AdaptiveOptions;
-}
+const CHAT = {
+  ratePerSec: number(0, 100_000, {
+    default: 1,
+    doc: "mean arrivals per second (Poisson); `0` for none; leave out with `rateSchedule`",
+  }),
+  rateSchedule: object(RATE_SCHEDULE, {
+    shownDefault: "none",
+    doc: "`{ stepMs, ratesPerSec: [...] }`: the rate of each step (such as each hour), from the first again after the last",
+  }),
+  priority: string(Number.POSITIVE_INFINITY, {
+    default: "interactive",
+    doc: "the scheduler priority chat requests ask for",
+  }),
+  tenant: string(Number.POSITIVE_INFINITY, { default: "chat", doc: "the chat application's tenant" }),
+  promptTokens: range(0, { min: 20, max: 200 }, "prompt length in tokens"),
+  maxTokens: range(1, { min: 16, max: 64 }, "tokens generated (`max_tokens`)"),
+  timeoutMs: orInfinity(
+    positive(7 * DAY, {
+      default: 10_000,
+      doc: 'front-end timeout to the first token; `"Infinity"` never gives up',
+    }),
+  ),
+  retries: retries(2),
+  retryDelayMs: delay(1_000, "pause before a retry (a 429's `retry-after-ms` wins)"),
+  systemPrompts: object(SYSTEM_PROMPTS, {
+    shownDefault: "none",
+    doc: "each chat request belongs to one of `count` users (uniform); its prompt starts with that user's `tokens`-token system prompt",
+  }),
+};
 
-/** Chat users: Poisson arrivals, short prompts, a front end that gives up and retries. */
-export interface ScenarioChat {
-  /** Mean arrivals per second (Poisson); `0` means no chat traffic. @default 1 */
-  readonly ratePerSec?: number;
-  /** A rate that changes every `stepMs` instead of `ratePerSec` (give one or the other). */
-  readonly rateSchedule?: ScenarioRateSchedule;
-  /** The scheduler priority chat requests ask for. @default "interactive" */
-  readonly priority?: string;
-  /** The tenant (API key) of chat requests. @default "chat" */
-  readonly tenant?: string;
-  /** Prompt length in tokens. @default { min: 20, max: 200 } */
-  readonly promptTokens?: Range;
-  /** Tokens generated (`max_tokens`). @default { min: 16, max: 64 } */
-  readonly maxTokens?: Range;
-  /**
-   * The front end gives up on an attempt that has no first token this long after it was sent, cancels
-   * it and retries. `"Infinity"` never gives up.
-   * @default 10_000
-   */
-  readonly timeoutMs?: number | "Infinity";
-  /** Retries after a timeout or an error answer (429, 5xx) before the user gives up. @default 2 */
-  readonly retries?: number;
-  /** Pause before a retry, ms (a 429's `retry-after-ms` is used instead when it is given). @default 1_000 */
-  readonly retryDelayMs?: number;
-  /** Users with a system prompt of their own each. @default none (no shared prefix) */
-  readonly systemPrompts?: ScenarioSystemPrompts;
-}
+const BATCH_TENANT = {
+  name: required(string(Number.POSITIVE_INFINITY, { doc: "the tenant; unique, and not chat's" })),
+  items: required(tokens("requests in the job")),
+  startMs: number(0, YEAR, { default: 0, doc: "when the first item is sent, ms after the start" }),
+  spreadMs: number(0, YEAR, {
+    default: 0,
+    doc: "items are sent evenly over this many ms; `0` sends them at once",
+  }),
+  promptTokens: range(0, { min: 200, max: 800 }, "prompt length in tokens"),
+  maxTokens: range(1, { min: 100, max: 300 }, "tokens generated (`max_tokens`)"),
+};
 
-/** One tenant's batch job: `items` requests sent from `startMs`, spread evenly over `spreadMs`. */
-export interface ScenarioBatchTenant {
-  /** The tenant (API key) name; unique. */
-  readonly name: string;
-  /** Number of requests in the job. */
-  readonly items: number;
-  /** When the first item is sent, ms after the start. @default 0 */
-  readonly startMs?: number;
-  /** Items are sent evenly over this many ms; `0` sends them all at once (a flood). @default 0 */
-  readonly spreadMs?: number;
-  /** Prompt length in tokens. @default { min: 200, max: 800 } */
-  readonly promptTokens?: Range;
-  /** Tokens generated (`max_tokens`). @default { min: 100, max: 300 } */
-  readonly maxTokens?: Range;
-}
+const JOBS = {
+  count: required(integer(1, 100_000, { doc: "batches in the run" })),
+  ratePerMin: required(positive(100_000, { doc: "mean arrivals per minute (Poisson)" })),
+  startMs: number(0, YEAR, { default: 0, doc: "when the arrivals start, ms after the start" }),
+  tenants: list(string(Number.POSITIVE_INFINITY, { doc: "" }), 1, 1_000, {
+    default: ["jobs"],
+    doc: "the tenants the batches come from, each drawn uniformly",
+  }),
+  items: range(1, { min: 10, max: 100 }, "items per batch (at most 50,000)"),
+  completionWindowMs: range(1_000, { min: 300_000, max: 1_800_000 }, "completion window of each batch, ms"),
+  promptTokens: range(0, { min: 200, max: 800 }, "prompt length in tokens"),
+  maxTokens: range(1, { min: 100, max: 300 }, "tokens generated (`max_tokens`)"),
+};
 
-/**
- * Batch jobs with completion windows, run through the batch layer (`@llm-scheduler/batches`, memory
- * store) on the same scheduler: `count` batches arrive as a Poisson process of `ratePerMin` from
- * `startMs`, each from one of `tenants` (drawn uniformly) with a size and a window drawn from their ranges.
- * Read by `simulateBatchWindows()` (`pnpm bench batch-deadlines`); `simulate()` leaves them out.
- */
-export interface ScenarioBatchJobs {
-  /** Batches in the run. */
-  readonly count: number;
-  /** Mean arrivals per minute (Poisson). */
-  readonly ratePerMin: number;
-  /** When the arrivals start, ms after the start. @default 0 */
-  readonly startMs?: number;
-  /** The tenants the batches come from, each drawn uniformly. @default ["jobs"] */
-  readonly tenants?: readonly string[];
-  /** Items per batch. @default { min: 10, max: 100 } */
-  readonly items?: Range;
-  /** Completion window of each batch, ms. @default { min: 300_000, max: 1_800_000 } */
-  readonly completionWindowMs?: Range;
-  /** Prompt length in tokens. @default { min: 200, max: 800 } */
-  readonly promptTokens?: Range;
-  /** Tokens generated (`max_tokens`). @default { min: 100, max: 300 } */
-  readonly maxTokens?: Range;
-}
+const BATCH = {
+  priority: string(Number.POSITIVE_INFINITY, {
+    default: "batch",
+    doc: "the scheduler priority batch requests ask for, not chat's",
+  }),
+  timeoutMs: orInfinity(
+    positive(7 * DAY, { default: Number.POSITIVE_INFINITY, doc: "client timeout of a batch request" }),
+  ),
+  retries: retries(3),
+  retryDelayMs: delay(1_000, "pause before a retry (a 429's `retry-after-ms` wins)"),
+  tenants: list(object(BATCH_TENANT, { doc: "" }), 0, Number.POSITIVE_INFINITY, {
+    default: [],
+    shownRange:
+      "`[{ name, items, startMs = 0, spreadMs = 0, promptTokens = { 200..800 }, maxTokens = { 100..300 } }]`; names unique",
+    doc: "the jobs, one per tenant: `items` requests from `startMs`, spread over `spreadMs`",
+  }),
+  jobs: object(JOBS, {
+    shownDefault: "none",
+    doc: "batches with completion windows, run through the batch layer by `simulateBatchWindows()`; `simulate()` leaves them out",
+  }),
+};
 
-/** Offline batch jobs. */
-export interface ScenarioBatch {
-  /** The scheduler priority batch requests ask for. @default "batch" */
-  readonly priority?: string;
-  /** Client timeout of a batch request, ms. @default "Infinity" */
-  readonly timeoutMs?: number | "Infinity";
-  /** Retries after a timeout or an error answer. @default 3 */
-  readonly retries?: number;
-  /** Pause before a retry, ms (a 429's `retry-after-ms` is used instead when it is given). @default 1_000 */
-  readonly retryDelayMs?: number;
-  /** The jobs, one per tenant. @default [] */
-  readonly tenants?: readonly ScenarioBatchTenant[];
-  /** Batches with completion windows, through the batch layer. @default none */
-  readonly jobs?: ScenarioBatchJobs;
-}
+const GOAL = {
+  interactiveWaitP95Ms: orInfinity(delay(1_000, "`--sweep` constraint: interactive queue wait p95, ms")),
+  interactiveTtftP95Ms: orInfinity(
+    delay(Number.POSITIVE_INFINITY, "`--sweep` constraint: interactive time to first token p95, ms"),
+  ),
+  maxUnanswered: orInfinity(
+    integer(0, 10_000_000, {
+      default: Number.POSITIVE_INFINITY,
+      doc: "`--sweep` constraint: chat requests never answered",
+    }),
+  ),
+};
 
-/** What `--sweep` optimises: constraints first, then the most batch throughput. */
-export interface ScenarioGoal {
-  /** Interactive queue wait p95 must be at most this, ms. @default 1_000 */
-  readonly interactiveWaitP95Ms?: number;
-  /** Interactive time to first token p95 must be at most this, ms. @default "Infinity" (no constraint) */
-  readonly interactiveTtftP95Ms?: number | "Infinity";
-  /** At most this many chat requests may go unanswered. @default "Infinity" (no constraint) */
-  readonly maxUnanswered?: number | "Infinity";
-}
+const SLOTS = integer(1, 100_000, { doc: "" });
+const LIMIT_RANGE = { initial: SLOTS, min: SLOTS, max: SLOTS };
+
+const GATEWAY = {
+  maxConcurrency: custom<number | InferShape<typeof LIMIT_RANGE>>({
+    check: (path, value) =>
+      typeof value === "object" && value !== null
+        ? object(LIMIT_RANGE, { doc: "" }).check(path, value)
+        : SLOTS.check(path, value),
+    range: "1 to 100,000, or `{ initial, min, max }`",
+    json: undefined,
+    shownDefault: "`upstream.parallel`",
+    doc: "requests in flight upstream; `{ initial, min, max }` is the scheduler's adaptive limit (FIFO gets `initial`)",
+  }),
+};
+
+/** A scenario file, field by field. */
+export const SCENARIO = {
+  $schema: text({ shownDefault: "none", doc: "the JSON Schema an editor checks the file against" }),
+  name: string(Number.POSITIVE_INFINITY, {
+    default: "scenario",
+    doc: "a short name shown in tables and reports",
+  }),
+  description: text({ default: "", doc: "free text" }),
+  seed: integer(0, 2 ** 32 - 1, {
+    default: 1,
+    doc: "every random draw (arrivals, lengths); same seed, same run",
+  }),
+  durationMs: required(
+    positive(YEAR, {
+      doc: "chat users arrive during `[0, durationMs)`; the run lasts until every request has settled",
+    }),
+  ),
+  upstream: object(UPSTREAM, {
+    doc: "how fast the simulated LLM server is (the model of `@llm-scheduler/upstream-sim`)",
+  }),
+  pool: object(POOL, { shownDefault: "none", doc: "replicas behind a router instead of one server" }),
+  gateway: object(GATEWAY, { doc: "the gateway in front of the server" }),
+  scheduler: SCHEDULER_SECTION,
+  chat: object(CHAT, {
+    doc: "chat users: Poisson arrivals, short prompts, a front end that gives up and retries",
+  }),
+  batch: object(BATCH, { doc: "offline batch jobs" }),
+  goal: object(GOAL, { doc: "what `--sweep` optimises: constraints first, then the most batch throughput" }),
+};
 
 /**
  * A workload and a setup to replay it against, as stored in a scenario JSON file. Only `durationMs` is
@@ -261,64 +320,44 @@ export interface ScenarioGoal {
  *   batch: { tenants: [{ name: "indexer", items: 500 }] },
  * };
  */
-export interface Scenario {
-  /** A short name shown in tables and reports. @default "scenario" */
-  readonly name?: string;
-  /** Free text. @default "" */
-  readonly description?: string;
-  /** Seed of every random draw (arrivals, sizes); the same seed gives the same run. @default 1 */
-  readonly seed?: number;
-  /** Chat requests arrive during `[0, durationMs)`; the run lasts until every request is settled. */
-  readonly durationMs: number;
-  readonly upstream?: ScenarioUpstream;
-  /** Replicas of the server behind a router, instead of one server. @default none */
-  readonly pool?: ScenarioPool;
-  readonly gateway?: ScenarioGateway;
-  readonly scheduler?: ScenarioScheduler;
-  readonly chat?: ScenarioChat;
-  readonly batch?: ScenarioBatch;
-  readonly goal?: ScenarioGoal;
-}
+export type Scenario = InferShape<typeof SCENARIO>;
+export type ScenarioUpstream = InferShape<typeof UPSTREAM>;
+export type ScenarioCapacity = InferShape<typeof CAPACITY>;
+export type ScenarioPool = InferShape<typeof POOL>;
+export type ScenarioReplica = InferShape<typeof REPLICA>;
+export type ScenarioPoolAdaptive = InferShape<typeof POOL_ADAPTIVE>;
+export type ScenarioGateway = InferShape<typeof GATEWAY>;
+export type ScenarioChat = InferShape<typeof CHAT>;
+export type ScenarioRateSchedule = InferShape<typeof RATE_SCHEDULE>;
+export type ScenarioSystemPrompts = InferShape<typeof SYSTEM_PROMPTS>;
+export type ScenarioBatch = InferShape<typeof BATCH>;
+export type ScenarioBatchTenant = InferShape<typeof BATCH_TENANT>;
+export type ScenarioBatchJobs = InferShape<typeof JOBS>;
+export type ScenarioGoal = InferShape<typeof GOAL>;
+export type { ScenarioScheduler } from "./scenario-scheduler.js";
 
-/** A range after validation. */
-export interface ResolvedRange {
-  readonly min: number;
-  readonly max: number;
-}
+/** Each section's fields, for the code that fills in their defaults. */
+export const SECTIONS = { CAPACITY, POOL, REPLICA, CHAT, BATCH, BATCH_TENANT, JOBS, GOAL, LIMIT_RANGE };
 
-export interface ResolvedChat {
-  /** The mean rate over the run (with a schedule, the mean of its rates). */
-  readonly ratePerSec: number;
-  readonly rateSchedule: ScenarioRateSchedule | null;
-  readonly priority: string;
-  readonly tenant: string;
-  readonly promptTokens: ResolvedRange;
-  readonly maxTokens: ResolvedRange;
+/** `S` with its defaults, the range fields `R` as `{ min, max }`. */
+type Ranged<S extends Shape, R extends keyof S> = Omit<Resolved<S>, R> & { readonly [K in R]: ResolvedRange };
+
+/** `chat` resolved; `ratePerSec` is the mean rate over the run (with a schedule, the mean of its rates). */
+export type ResolvedChat = Omit<
+  Ranged<typeof CHAT, "promptTokens" | "maxTokens">,
+  "timeoutMs" | "rateSchedule" | "systemPrompts"
+> & {
   readonly timeoutMs: number;
-  readonly retries: number;
-  readonly retryDelayMs: number;
+  readonly rateSchedule: ScenarioRateSchedule | null;
   readonly systemPrompts: ScenarioSystemPrompts | null;
-}
-
-export interface ResolvedReplica {
-  readonly id: string;
-  readonly parallel: number;
-  readonly limit: number;
-  readonly speed: number;
-  readonly cacheTokens: number;
-}
-
-export interface ResolvedPool {
-  readonly routing: Routing;
-  readonly loadFactor: number;
-  readonly virtualNodes: number;
-  readonly blockTokens: number;
+};
+export type ResolvedReplica = { readonly [K in keyof ScenarioReplica]-?: NonNullable<ScenarioReplica[K]> };
+export type ResolvedPool = Omit<Resolved<typeof POOL>, "replicas" | "cacheTokens" | "adaptive" | "speed"> & {
   readonly replicas: readonly ResolvedReplica[];
   readonly adaptive: ResolvedPoolAdaptive | undefined;
   /** The speed estimates' options; `undefined` with `speed: false`. */
   readonly speed: Required<SpeedOptions> | undefined;
-}
-
+};
 export interface ResolvedPoolAdaptive {
   readonly min: number;
   readonly max: number;
@@ -326,41 +365,17 @@ export interface ResolvedPoolAdaptive {
   readonly engine: Required<EngineLoadOptions> | undefined;
   readonly tunables: AdaptiveOptions;
 }
-
-export interface ResolvedBatchTenant {
-  readonly name: string;
-  readonly items: number;
-  readonly startMs: number;
-  readonly spreadMs: number;
-  readonly promptTokens: ResolvedRange;
-  readonly maxTokens: ResolvedRange;
-}
-
-export interface ResolvedBatchJobs {
-  readonly count: number;
-  readonly ratePerMin: number;
-  readonly startMs: number;
-  readonly tenants: readonly string[];
-  readonly items: ResolvedRange;
-  readonly completionWindowMs: ResolvedRange;
-  readonly promptTokens: ResolvedRange;
-  readonly maxTokens: ResolvedRange;
-}
-
-export interface ResolvedBatch {
-  readonly priority: string;
+export type ResolvedBatchTenant = Ranged<typeof BATCH_TENANT, "promptTokens" | "maxTokens">;
+export type ResolvedBatchJobs = Ranged<
+  typeof JOBS,
+  "items" | "completionWindowMs" | "promptTokens" | "maxTokens"
+>;
+export type ResolvedBatch = Omit<Resolved<typeof BATCH>, "timeoutMs" | "tenants" | "jobs"> & {
   readonly timeoutMs: number;
-  readonly retries: number;
-  readonly retryDelayMs: number;
   readonly tenants: readonly ResolvedBatchTenant[];
   readonly jobs: ResolvedBatchJobs | null;
-}
-
-export interface ResolvedGoal {
-  readonly interactiveWaitP95Ms: number;
-  readonly interactiveTtftP95Ms: number;
-  readonly maxUnanswered: number;
-}
+};
+export type ResolvedGoal = { readonly [K in keyof typeof GOAL]: number };
 
 /** A validated scenario with every default filled in. */
 export interface ResolvedScenario {

@@ -43,7 +43,9 @@ describe("a pool in the simulator", () => {
   it("refuses unknown keys and values out of range, naming the field", () => {
     expect(() => pooled({ replicas: 2, routng: "prefix" })).toThrowError(/Unknown option `pool.routng`/);
     expect(() => pooled({ replicas: [{ limt: 2 }] })).toThrowError(/pool.replicas\[0\].limt/);
-    expect(() => pooled({ replicas: 2, routing: "random" })).toThrowError(/`pool.routing` to be one of/);
+    expect(() => pooled({ replicas: 2, routing: "random" })).toThrowError(
+      /`pool.routing` to be "prefix" or "least-loaded" or "round-robin"/,
+    );
     expect(() => pooled({ replicas: 0 })).toThrowError(/pool.replicas/);
     expect(() => pooled({ replicas: [{ id: "a" }, { id: "a" }] })).toThrowError(/unique/);
     expect(() => pooled({ replicas: 2, loadFactor: 1 })).toThrowError(/pool.loadFactor/);

@@ -38,7 +38,7 @@ describe("examples/scenarios", () => {
     expect(error).toBeInstanceOf(ScenarioError);
     expect((error as ScenarioError).field).toBe("durationMs");
     expect((error as ScenarioError).message).toMatch(
-      /demo\.json: Expected `durationMs` to be a number > 0 and <= 31536000000, got `-1`/,
+      /demo\.json: Expected `durationMs` to be a number in \(0, 31536000000\], got `-1`/,
     );
     const array = join(tmpdir(), `llm-scheduler-array-${process.pid}.json`);
     await writeFile(array, "[]");

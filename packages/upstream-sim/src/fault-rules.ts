@@ -1,4 +1,15 @@
-import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import type { Meta } from "@llm-scheduler/core";
+import {
+  custom,
+  type InferShape,
+  integer,
+  invalidOption,
+  number,
+  object,
+  oneOf,
+  required,
+  withDefaults,
+} from "@llm-scheduler/core/kit";
 import { HttpError } from "./errors.js";
 import { type FaultKind, faultKinds } from "./fault-kinds.js";
 
@@ -18,6 +29,38 @@ export const faultKeyHeader = "x-sim-fault-key";
  */
 export const faultTimesHeader = "x-sim-fault-times";
 
+/** A string, `""` included. */
+const text = (meta: Meta<string>) =>
+  custom<string>({
+    ...meta,
+    check: (path, value) => {
+      if (typeof value === "string") return value;
+      throw invalidOption(path, "a string", value);
+    },
+    range: "a string",
+    json: { type: "string" },
+  });
+
+/** One targeted fault, declared once: its type, checks and defaults come from here. */
+const RULE = {
+  fault: required(oneOf(faultKinds, { doc: "what the matching attempts get" })),
+  times: integer(1, 1e9, {
+    infinite: true,
+    default: 1,
+    doc: "how many attempts of each matching request get the fault; `Infinity` for every one",
+  }),
+  promptIncludes: text({
+    default: "",
+    doc: 'only requests whose prompt text contains this (chat: every message; completions: the prompt); `""` matches all',
+  }),
+  key: text({ shownDefault: "any", doc: "only requests whose `x-sim-fault-key` header is exactly this" }),
+  retryAfterSeconds: number(0, 86_400, {
+    shownDefault: "the server's `retryAfterSeconds`",
+    doc: "`Retry-After` of this rule's 429s, in seconds",
+  }),
+};
+const RULE_NODE = object(RULE, { doc: "" });
+
 /**
  * A targeted fault: requests that match get `fault` on their first `times` attempts, then are served
  * normally, the way a real server fails a few tries and then recovers. Attempts are counted per
@@ -27,28 +70,19 @@ export const faultTimesHeader = "x-sim-fault-times";
  * // The batch item whose prompt mentions q-7 gets 429 + Retry-After twice, then succeeds.
  * const rule: FaultRule = { fault: "429", times: 2, promptIncludes: "q-7", retryAfterSeconds: 0.05 };
  */
-export interface FaultRule {
-  /** What the matching attempts get. */
-  readonly fault: FaultKind;
-  /**
-   * How many attempts of each matching request get the fault; `Infinity` for every one.
-   * @default 1
-   */
-  readonly times?: number;
-  /**
-   * Only requests whose prompt text contains this (chat: the text of every message; completions: the
-   * prompt). `""` matches every request.
-   * @default ""
-   */
-  readonly promptIncludes?: string;
-  /** Only requests whose `x-sim-fault-key` header is exactly this. @default any */
-  readonly key?: string;
-  /**
-   * `Retry-After` of this rule's 429s, in seconds.
-   * @default the server's `retryAfterSeconds`
-   */
-  readonly retryAfterSeconds?: number;
-}
+export type FaultRule = InferShape<typeof RULE>;
+
+/** The `faultRules` option: the rules in order, each checked with its index in the path. */
+export const FAULT_RULES = custom<readonly FaultRule[]>({
+  check: (path, value) => {
+    if (!Array.isArray(value)) throw invalidOption(path, "an array", value);
+    return value.map((rule, index) => withDefaults(RULE, RULE_NODE.check(`${path}[${index}]`, rule)));
+  },
+  range: "an array of `{ fault, times?, promptIncludes?, key?, retryAfterSeconds? }`",
+  json: undefined,
+  shownDefault: "`[]`",
+  doc: "targeted faults: the first `times` attempts of matching requests (see Targeted faults)",
+});
 
 /**
  * The fault chosen for one attempt, and the Retry-After it goes out with.
@@ -61,45 +95,17 @@ export interface ChosenFault {
   readonly retryAfterSeconds?: number;
 }
 
-const RULE_KEYS = ["fault", "times", "promptIncludes", "key", "retryAfterSeconds"];
 /** Attempt counts kept per rule; the oldest are forgotten beyond it (tests never get near). */
 const MAX_TRACKED = 100_000;
 
-function fail(name: string, expected: string, value: unknown): never {
-  throw new TypeError(`Expected \`${name}\` to be ${expected}, got \`${String(value)}\` (${typeof value})`);
-}
-
-function checkRule(
-  rule: FaultRule,
-  index: number,
-): Required<Omit<FaultRule, "key" | "retryAfterSeconds">> & FaultRule {
-  const at = `faultRules[${index}]`;
-  if (typeof rule !== "object" || rule === null) fail(at, "an object", rule);
-  rejectUnknownKeys(at, rule, RULE_KEYS);
-  if (!faultKinds.includes(rule.fault)) fail(`${at}.fault`, `one of ${faultKinds.join(", ")}`, rule.fault);
-  const times = rule.times ?? 1;
-  if (times !== Number.POSITIVE_INFINITY && (!Number.isInteger(times) || times < 1 || times > 1e9)) {
-    fail(`${at}.times`, "an integer from 1 to 1e9, or Infinity", times);
-  }
-  const promptIncludes = rule.promptIncludes ?? "";
-  if (typeof promptIncludes !== "string") fail(`${at}.promptIncludes`, "a string", promptIncludes);
-  if (rule.key !== undefined && typeof rule.key !== "string") fail(`${at}.key`, "a string", rule.key);
-  const retry = rule.retryAfterSeconds;
-  if (retry !== undefined && !(typeof retry === "number" && retry >= 0 && retry <= 86_400)) {
-    fail(`${at}.retryAfterSeconds`, "a number from 0 to 86400", retry);
-  }
-  return { ...rule, times, promptIncludes };
-}
-
 /**
- * Validates fault rules; throws a `TypeError` naming the bad field.
+ * Validates fault rules and fills in their defaults; throws `INVALID_OPTION` naming the bad field.
  *
  * @example
  * resolveFaultRules([{ fault: "500", promptIncludes: "item-3" }]); // [{ fault: "500", times: 1, promptIncludes: "item-3" }]
  */
 export function resolveFaultRules(rules: readonly FaultRule[] = []): readonly FaultRule[] {
-  if (!Array.isArray(rules)) fail("faultRules", "an array", rules);
-  return rules.map(checkRule);
+  return FAULT_RULES.check("faultRules", rules);
 }
 
 /** Counts attempts per request identity, forgetting the oldest beyond {@link MAX_TRACKED}. */
@@ -151,7 +157,7 @@ export class FaultRules {
     this.replace(rules);
   }
 
-  /** Replaces the rules and forgets every attempt counted so far. Throws a `TypeError` on a bad rule. */
+  /** Replaces the rules and forgets every attempt counted so far. Throws `INVALID_OPTION` on a bad rule. */
   replace(rules: readonly FaultRule[]): void {
     this.#rules = resolveFaultRules(rules);
     this.#counters = this.#rules.map(() => new AttemptCounter());

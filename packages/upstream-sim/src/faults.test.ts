@@ -27,7 +27,7 @@ describe("FaultPicker", () => {
     picker.setRates({ 500: 1 });
     expect(picker.pick(undefined)).toBe("500");
     expect(picker.rates).toEqual({ 429: 0, 500: 1, slow: 0, hang: 0 });
-    expect(() => picker.setRates({ slow: -1 })).toThrow(TypeError);
+    expect(() => picker.setRates({ slow: -1 })).toThrow(expect.objectContaining({ code: "INVALID_OPTION" }));
   });
 
   it("obeys the header, including none, over the rates", () => {

@@ -27,7 +27,7 @@ export class FaultPicker {
     return this.#rates;
   }
 
-  /** Replaces the rates; kinds left out become 0. Throws a `TypeError` on invalid rates. */
+  /** Replaces the rates; kinds left out become 0. Throws `INVALID_OPTION` on invalid rates. */
   setRates(rates: FaultRates): void {
     this.#rates = resolveFaultRates(rates);
   }

@@ -12,12 +12,14 @@ export {
   type FaultKind,
   type FaultRates,
   faultKinds,
+  LATENCY as LATENCY_SCHEMA,
   type LatencyOptions,
   type ResolvedLatencyOptions,
   type ResolvedUpstreamOptions,
   resolveFaultRates,
   resolveLatencyOptions,
   resolveUpstreamOptions,
+  UPSTREAM as UPSTREAM_SCHEMA,
   type UpstreamOptions,
 } from "./options.js";
 export { createRandom, mixSeed, type Random } from "./prng.js";

@@ -31,13 +31,24 @@ describe("resolveUpstreamOptions", () => {
       { maxQueued: -1 },
       "Expected `maxQueued` to be an integer from 0 to 1e9, or Infinity, got `-1` (number)",
     ],
-    [{ seed: 0.5 }, "Expected `seed` to be a safe integer, got `0.5` (number)"],
+    [
+      { seed: 0.5 },
+      "Expected `seed` to be an integer from -9007199254740991 to 9007199254740991, got `0.5` (number)",
+    ],
     [{ slowFactor: 0.5 }, "Expected `slowFactor` to be a number from 1 to 1000, got `0.5` (number)"],
     [{ parallel: 1e9 }, "Expected `parallel` to be an integer from 1 to 100000, got `1000000000` (number)"],
     [{ retryAfterSeconds: 1e9 }, "Expected `retryAfterSeconds` to be a number from 0 to 86400"],
     [{ ttftMs: Number.NaN }, "Expected `ttftMs` to be a number from 0 to 604800000, got `NaN` (number)"],
-  ])("rejects %o", (options, message) => {
-    expect(() => resolveUpstreamOptions(options)).toThrow(message);
+    [{ faults: { hang: 2 } }, "Expected `faults.hang` to be a number from 0 to 1, got `2` (number)"],
+    [
+      { faultRules: [{ fault: "429" as const, times: 0 }] },
+      "Expected `faultRules[0].times` to be an integer from 1",
+    ],
+    [{ prefixCacheBlocks: -1 }, "Expected `prefixCacheBlocks` to be an integer from 0 to 10000000"],
+  ])("rejects %o with INVALID_OPTION", (options, message) => {
+    expect(() => resolveUpstreamOptions(options)).toThrow(
+      expect.objectContaining({ code: "INVALID_OPTION", message: expect.stringContaining(message) }),
+    );
   });
 
   it("rejects a misspelled option, naming the nearest known one, as every package does", () => {

@@ -1,200 +1,137 @@
 /**
- * Options of the simulated server and of its latency model, with their defaults and validation.
- *
- * Every `resolve*` function drops `undefined` values, merges the defaults and validates everything up
- * front, so a wrong option fails at start-up with a message such as
- * ``Expected `parallel` to be an integer from 1 to 100000, got `0` (number)``.
+ * Options of the simulated server and of its latency model, declared once: types, checks, defaults and
+ * the README table come from here. A wrong option fails at start-up with `INVALID_OPTION` and a
+ * message such as ``Expected `parallel` to be an integer from 1 to 100000, got `0` (number)``.
  */
-import { rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import {
+  custom,
+  type InferShape,
+  integer,
+  invalidOption,
+  number,
+  object,
+  type Resolved,
+  resolveShape,
+  string,
+  withDefaults,
+} from "@llm-scheduler/core/kit";
 import { type FaultKind, faultKinds } from "./fault-kinds.js";
-import { type FaultRule, resolveFaultRules } from "./fault-rules.js";
+import { FAULT_RULES, type FaultRule } from "./fault-rules.js";
 import { MAX_TOKENS } from "./request-parse.js";
 
 export { type FaultKind, faultKinds } from "./fault-kinds.js";
 
+/** Every number has a range: wide enough for any real server, narrow enough to catch a slipped exponent. */
+const WEEK_MS = 604_800_000;
+
+/** The latency model's options, shared by the HTTP server and by virtual-time simulators. */
+export const LATENCY = {
+  parallel: integer(1, 100_000, {
+    default: 4,
+    doc: "sequences served at once, like vLLM's `--max-num-seqs` or `OLLAMA_NUM_PARALLEL`",
+  }),
+  ttftMs: number(0, WEEK_MS, { default: 50, doc: "base time to first token, ms" }),
+  prefillMsPerToken: number(0, 60_000, { default: 0.2, doc: "prefill time per prompt token, ms" }),
+  tokenMs: number(0, WEEK_MS, { default: 20, doc: "decode time per token when alone, ms" }),
+  slowdown: number(0, 1_000, {
+    default: 1,
+    doc: "extra step time with a full batch (`1` = twice as slow, `0` = none)",
+  }),
+};
+
+const rate = (kind: string) => number(0, 1, { default: 0, doc: `share of requests answered with ${kind}` });
+
+/** The share of requests that get each fault (drawn from the seeded generator in arrival order). */
+const FAULTS = {
+  429: rate("429 and `Retry-After`, taking no sequence"),
+  500: rate("500, taking no sequence"),
+  slow: rate("every delay multiplied by `slowFactor`"),
+  hang: rate("a sequence held and no answer until the client goes away"),
+};
+
+/** The options of `startUpstream()`: the latency model's and the server's own. */
+export const UPSTREAM = {
+  port: integer(0, 65_535, {
+    default: 0,
+    doc: "port to listen on; `0` picks a free one (`sim.port` tells which)",
+  }),
+  host: string(Number.POSITIVE_INFINITY, { default: "127.0.0.1", doc: "host to listen on" }),
+  model: string(Number.POSITIVE_INFINITY, {
+    default: "sim-model",
+    doc: "model name listed by `/v1/models` and returned when a request names none",
+  }),
+  ...LATENCY,
+  defaultMaxTokens: integer(1, MAX_TOKENS, {
+    default: 64,
+    doc: "tokens generated when a request sets neither `max_tokens` nor `max_completion_tokens`",
+  }),
+  maxQueued: custom<number>({
+    check: (path, value) => {
+      const finite = Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 1e9;
+      if (finite || value === Number.POSITIVE_INFINITY) return value as number;
+      throw invalidOption(path, "an integer from 0 to 1e9, or Infinity", value);
+    },
+    range: "an integer from 0 to 1e9, or Infinity",
+    json: undefined,
+    default: Number.POSITIVE_INFINITY,
+    doc: "requests allowed to wait for a sequence; beyond it 503 at once (like `OLLAMA_MAX_QUEUE`)",
+  }),
+  seed: integer(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, {
+    default: 42,
+    shownRange: "a safe integer",
+    doc: "seed of fault draws and filler words",
+  }),
+  faults: object(FAULTS, {
+    shownRange: "`{ 429?, 500?, slow?, hang? }`, each 0 to 1, summing to at most 1",
+    shownDefault: "`{}`",
+    doc: "share of requests per fault, drawn from the seeded generator in arrival order",
+  }),
+  retryAfterSeconds: number(0, 86_400, {
+    default: 1,
+    doc: "`Retry-After` of 429 and 503 (also sent in ms as `retry-after-ms`)",
+  }),
+  slowFactor: number(1, 1_000, { default: 5, doc: "factor on every delay of a `slow` request" }),
+  faultRules: FAULT_RULES,
+  prefixCacheBlocks: integer(0, 10_000_000, {
+    default: 0,
+    doc: "KV blocks in the prefix cache (least recently used evicted first); `0` turns it off",
+  }),
+  blockTokens: integer(1, 1_024, { default: 16, doc: "tokens per KV block (vLLM's `--block-size`)" }),
+};
+
+/** Options of the latency model, shared by the HTTP server and by virtual-time simulators. */
+export type LatencyOptions = InferShape<typeof LATENCY>;
+/** Latency options with every default filled in. */
+export type ResolvedLatencyOptions = Resolved<typeof LATENCY>;
 /**
  * The share of requests that get each fault, each between 0 and 1; together at most 1.
- * Faults are drawn from the seeded generator in arrival order, so a run is reproducible.
- *
- * - `429`: answered at once with 429 and `Retry-After`, without taking a sequence.
- * - `500`: answered at once with 500, without taking a sequence.
- * - `slow`: served normally, but every delay is multiplied by `slowFactor`.
- * - `hang`: takes a sequence and never answers until the client goes away.
  *
  * @example
  * const rates: FaultRates = { 429: 0.05, slow: 0.1 };
  */
-export type FaultRates = { readonly [K in FaultKind]?: number };
-
-/** Options of the latency model, shared by the HTTP server and by virtual-time simulators. */
-export interface LatencyOptions {
-  /**
-   * Sequences served at once (like vLLM's `--max-num-seqs` or Ollama's `OLLAMA_NUM_PARALLEL`).
-   * @default 4
-   */
-  readonly parallel?: number;
-  /**
-   * Base time to first token in milliseconds, paid by every request once it holds a sequence.
-   * @default 50
-   */
-  readonly ttftMs?: number;
-  /**
-   * Prefill time per prompt token in milliseconds, added to the time to first token.
-   * @default 0.2
-   */
-  readonly prefillMsPerToken?: number;
-  /**
-   * Decode time per generated token in milliseconds when the sequence runs alone.
-   * @default 20
-   */
-  readonly tokenMs?: number;
-  /**
-   * How much a full batch slows every sequence down: with all `parallel` sequences busy, each step takes
-   * `1 + slowdown` times as long as alone. `0` means no slowdown.
-   * @default 1
-   */
-  readonly slowdown?: number;
-}
-
+export type FaultRates = InferShape<typeof FAULTS>;
 /** Options of {@link startUpstream}. */
-export interface UpstreamOptions extends LatencyOptions {
-  /**
-   * Port to listen on; `0` picks a free one.
-   * @default 0
-   */
-  readonly port?: number;
-  /**
-   * Host to listen on.
-   * @default "127.0.0.1"
-   */
-  readonly host?: string;
-  /**
-   * Model name listed by `GET /v1/models` and returned when a request names none.
-   * @default "sim-model"
-   */
-  readonly model?: string;
-  /**
-   * Tokens generated when a request sets neither `max_tokens` nor `max_completion_tokens`.
-   * @default 64
-   */
-  readonly defaultMaxTokens?: number;
-  /**
-   * Requests allowed to wait inside the server for a sequence; beyond it the server answers 503 at once
-   * (like Ollama's `OLLAMA_MAX_QUEUE`). `Infinity` waits forever, like vLLM.
-   * @default Infinity
-   */
-  readonly maxQueued?: number;
-  /**
-   * Seed of the pseudo-random generator that picks faults and filler words.
-   * @default 42
-   */
-  readonly seed?: number;
-  /**
-   * Share of requests that get each fault.
-   * @default {}
-   */
-  readonly faults?: FaultRates;
-  /**
-   * Targeted faults: requests that match a rule (by prompt text or `x-sim-fault-key`) get its fault on
-   * their first `times` attempts, then are served normally. Checked before the `faults` rates.
-   * @default []
-   */
-  readonly faultRules?: readonly FaultRule[];
-  /**
-   * Seconds sent in `Retry-After` with a 429 (also sent in milliseconds as `retry-after-ms`).
-   * @default 1
-   */
-  readonly retryAfterSeconds?: number;
-  /**
-   * Factor applied to every delay of a `slow` request.
-   * @default 5
-   */
-  readonly slowFactor?: number;
-  /**
-   * KV blocks the prefix cache holds (least recently used evicted first); a prompt whose leading blocks
-   * are cached skips their prefill. `0` turns the cache off.
-   * @default 0
-   */
-  readonly prefixCacheBlocks?: number;
-  /**
-   * Tokens per KV block of the prefix cache (vLLM's `--block-size`).
-   * @default 16
-   */
-  readonly blockTokens?: number;
-}
-
-/** Latency options with every default filled in. */
-export type ResolvedLatencyOptions = Required<LatencyOptions>;
-
+export type UpstreamOptions = InferShape<typeof UPSTREAM>;
 /** Server options with every default filled in. */
-export interface ResolvedUpstreamOptions extends Required<Omit<UpstreamOptions, "faults" | "faultRules">> {
+export type ResolvedUpstreamOptions = Omit<Resolved<typeof UPSTREAM>, "faults" | "faultRules"> & {
   readonly faults: Readonly<Record<FaultKind, number>>;
   readonly faultRules: readonly FaultRule[];
-}
-
-const latencyDefaults: ResolvedLatencyOptions = {
-  parallel: 4,
-  ttftMs: 50,
-  prefillMsPerToken: 0.2,
-  tokenMs: 20,
-  slowdown: 1,
 };
-
-const upstreamDefaults: Omit<ResolvedUpstreamOptions, keyof LatencyOptions | "faults" | "faultRules"> = {
-  port: 0,
-  host: "127.0.0.1",
-  model: "sim-model",
-  defaultMaxTokens: 64,
-  maxQueued: Number.POSITIVE_INFINITY,
-  seed: 42,
-  retryAfterSeconds: 1,
-  slowFactor: 5,
-  prefixCacheBlocks: 0,
-  blockTokens: 16,
-};
-
-function describe(value: unknown): string {
-  return `\`${String(value)}\` (${typeof value})`;
-}
-
-function fail(name: string, expected: string, value: unknown): never {
-  throw new TypeError(`Expected \`${name}\` to be ${expected}, got ${describe(value)}`);
-}
-
-/** Every number has a range: wide enough for any real server, narrow enough to catch a slipped exponent. */
-const WEEK_MS = 604_800_000;
-
-function positiveInteger(name: string, value: unknown, max: number): void {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
-    fail(name, `an integer from 1 to ${max}`, value);
-  }
-}
-
-function nonNegativeNumber(name: string, value: unknown, max: number): void {
-  if (typeof value !== "number" || !(value >= 0 && value <= max)) {
-    fail(name, `a number from 0 to ${max}`, value);
-  }
-}
-
-function withoutUndefined<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
-}
 
 /**
- * Fills in and validates latency options.
+ * Fills in and validates latency options; other keys are left to their owner (a server's options
+ * hold these and more).
  *
  * @example
  * resolveLatencyOptions({ parallel: 8 }).tokenMs; // 20
  */
 export function resolveLatencyOptions(options: LatencyOptions = {}): ResolvedLatencyOptions {
-  if (typeof options !== "object" || options === null) fail("options", "an object", options);
-  const resolved = { ...latencyDefaults, ...withoutUndefined(options) };
-  positiveInteger("parallel", resolved.parallel, 100_000);
-  nonNegativeNumber("ttftMs", resolved.ttftMs, WEEK_MS);
-  nonNegativeNumber("prefillMsPerToken", resolved.prefillMsPerToken, 60_000);
-  nonNegativeNumber("tokenMs", resolved.tokenMs, WEEK_MS);
-  nonNegativeNumber("slowdown", resolved.slowdown, 1_000);
-  return resolved;
+  const given = options as Record<string, unknown> | null;
+  const own = typeof given === "object" && given !== null;
+  return resolveShape(
+    LATENCY,
+    own ? Object.fromEntries(Object.keys(LATENCY).map((k) => [k, given[k]])) : given,
+  );
 }
 
 /**
@@ -204,18 +141,10 @@ export function resolveLatencyOptions(options: LatencyOptions = {}): ResolvedLat
  * resolveFaultRates({ 429: 0.1 }); // { 429: 0.1, 500: 0, slow: 0, hang: 0 }
  */
 export function resolveFaultRates(rates: FaultRates = {}): Readonly<Record<FaultKind, number>> {
-  if (typeof rates !== "object" || rates === null) fail("faults", "an object", rates);
-  rejectUnknownKeys("faults", rates, faultKinds);
-  const resolved = { 429: 0, 500: 0, slow: 0, hang: 0, ...withoutUndefined(rates) };
-  let total = 0;
-  for (const kind of faultKinds) {
-    const rate = resolved[kind];
-    if (typeof rate !== "number" || !(rate >= 0 && rate <= 1))
-      fail(`faults.${kind}`, "a number from 0 to 1", rate);
-    total += rate;
-  }
-  if (total > 1 + 1e-9) fail("faults", "rates that sum to at most 1", total);
-  return resolved;
+  const resolved = withDefaults(FAULTS, object(FAULTS, { doc: "" }).check("faults", rates));
+  const total = faultKinds.reduce((sum, kind) => sum + resolved[kind]!, 0);
+  if (total > 1 + 1e-9) throw invalidOption("faults", "rates that sum to at most 1", total);
+  return resolved as Record<FaultKind, number>;
 }
 
 /**
@@ -225,38 +154,6 @@ export function resolveFaultRates(rates: FaultRates = {}): Readonly<Record<Fault
  * resolveUpstreamOptions({ parallel: 2, faults: { hang: 0.01 } }).maxQueued; // Infinity
  */
 export function resolveUpstreamOptions(options: UpstreamOptions = {}): ResolvedUpstreamOptions {
-  if (typeof options !== "object" || options === null) fail("options", "an object", options);
-  rejectUnknownKeys("", options, [
-    ...Object.keys(latencyDefaults),
-    ...Object.keys(upstreamDefaults),
-    "faults",
-    "faultRules",
-  ]);
-  const { faults, faultRules, ...rest } = withoutUndefined(options);
-  const resolved = { ...upstreamDefaults, ...rest, ...resolveLatencyOptions(rest) };
-  const { port, host, model, maxQueued } = resolved;
-  if (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > 65_535) {
-    fail("port", "an integer from 0 to 65535", port);
-  }
-  if (typeof host !== "string" || host === "") fail("host", "a non-empty string", host);
-  if (typeof model !== "string" || model === "") fail("model", "a non-empty string", model);
-  positiveInteger("defaultMaxTokens", resolved.defaultMaxTokens, MAX_TOKENS);
-  if (maxQueued !== Number.POSITIVE_INFINITY) {
-    if (typeof maxQueued !== "number" || !Number.isInteger(maxQueued) || maxQueued < 0 || maxQueued > 1e9) {
-      fail("maxQueued", "an integer from 0 to 1e9, or Infinity", maxQueued);
-    }
-  }
-  if (typeof resolved.seed !== "number" || !Number.isSafeInteger(resolved.seed)) {
-    fail("seed", "a safe integer", resolved.seed);
-  }
-  nonNegativeNumber("retryAfterSeconds", resolved.retryAfterSeconds, 86_400);
-  if (
-    typeof resolved.slowFactor !== "number" ||
-    !(resolved.slowFactor >= 1 && resolved.slowFactor <= 1_000)
-  ) {
-    fail("slowFactor", "a number from 1 to 1000", resolved.slowFactor);
-  }
-  if (resolved.prefixCacheBlocks !== 0) positiveInteger("prefixCacheBlocks", resolved.prefixCacheBlocks, 1e7);
-  positiveInteger("blockTokens", resolved.blockTokens, 1_024);
-  return { ...resolved, faults: resolveFaultRates(faults), faultRules: resolveFaultRules(faultRules) };
+  const resolved = resolveShape(UPSTREAM, options);
+  return { ...resolved, faults: resolveFaultRates(resolved.faults), faultRules: resolved.faultRules ?? [] };
 }

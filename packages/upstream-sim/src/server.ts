@@ -31,7 +31,7 @@ export interface Upstream {
   setFaults(rates: FaultRates): void;
   /**
    * Replaces the targeted fault rules (see {@link FaultRule}) for the requests that arrive from now on,
-   * and forgets the attempts counted so far. Throws a `TypeError` on a bad rule.
+   * and forgets the attempts counted so far. Throws `INVALID_OPTION` on a bad rule.
    */
   setFaultRules(rules: readonly FaultRule[]): void;
   /**

@@ -20,7 +20,7 @@ export interface Share {
  * Pure apart from that clamp; returns `options` itself when nothing differs.
  *
  * @example
- * store.configure(storeConfigOf(effectiveOptions(configured, lanes, settings, scheduler.maxConcurrency)));
+ * engine.configure(effectiveOptions(configured, lanes, settings, scheduler.maxConcurrency));
  */
 export function effectiveOptions(
   options: ResolvedOptions,

@@ -1,49 +1,52 @@
 import {
   custom,
-  duration as durationOption,
+  duration,
+  fraction,
   type InferShape,
   integer,
   number,
   object,
+  positive,
+  type Resolved,
+  required,
   withDefaults,
 } from "../schema/schema.js";
 import {
-  definedOnly,
-  duration,
+  duration as checkDuration,
   integerIn,
   invalidOption,
   MAX_CONCURRENCY,
   MAX_DURATION_MS,
-  numberIn,
-  plainObject,
-  rejectUnknownKeys,
 } from "../validate.js";
 
+const CONCURRENCY_RANGE = {
+  initial: integer(1, MAX_CONCURRENCY, { doc: "the limit it starts from, `min` to `max` (default `min`)" }),
+  min: required(integer(1, MAX_CONCURRENCY, { doc: "the lowest limit (raised to the sum of `reserved`)" })),
+  max: required(integer(1, MAX_CONCURRENCY, { doc: "the highest limit, at least `min`" })),
+};
+
 /** `maxConcurrency` as a range: the scheduler finds the limit itself, between `min` and `max`. */
-export interface ConcurrencyRange {
-  /** The limit it starts from: an integer from `min` to `max`. @default `min` */
-  readonly initial?: number;
-  /** The lowest limit (raised to the priorities' `reserved` sum when that is higher): an integer from 1. */
-  readonly min: number;
-  /** The highest limit: an integer from `min` to 1,000,000. */
-  readonly max: number;
-}
+export type ConcurrencyRange = InferShape<typeof CONCURRENCY_RANGE>;
 
-/** `value` when it is a number above 0 and below 1 (a factor the limit is multiplied by). */
-function below1(field: string, value: unknown): number {
-  const factor = numberIn(field, value, 0, 1);
-  if (factor === 0 || factor === 1) throw invalidOption(field, "a number above 0 and below 1", value);
-  return factor;
-}
+const FIXED_LIMIT = integer(1, MAX_CONCURRENCY, { doc: "a fixed limit" });
+const RANGE = object(CONCURRENCY_RANGE, { doc: "an adaptive limit's range" });
 
-const FACTOR_JSON = { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 };
+/** `maxConcurrency`: a fixed limit, or a range the adaptive limit moves in (cross-checked by {@link resolveLimit}). */
+export const LIMIT_OPTION = custom<number | ConcurrencyRange>({
+  check: (path, value) =>
+    typeof value === "object" && value !== null ? RANGE.check(path, value) : FIXED_LIMIT.check(path, value),
+  range: "an integer from 1 to 1000000, or `{ initial, min, max }` (adaptive)",
+  json: { anyOf: [FIXED_LIMIT.json, RANGE.json] },
+  default: 8,
+  doc: "requests (or cost units) in flight upstream at once; a range lets the scheduler find the limit",
+});
 
 /**
  * Tunables of the adaptive limit (`adaptive`, only with `maxConcurrency: { initial, min, max }`), declared
  * once: checks, defaults, the README table and the JSON Schema come from here. See
  * docs/decisions/0036-adaptive-limit-controller.md.
  */
-export const ADAPTIVE = {
+const ADAPTIVE = {
   controller: custom<"delay" | "aimd">({
     check: (path, value) => {
       if (value === "delay" || value === "aimd") return value;
@@ -58,7 +61,7 @@ export const ADAPTIVE = {
     default: 30_000,
     doc: '`"delay"` only: after a cut, increases stop one below the knee for this long, then try it again',
   }),
-  windowMs: durationOption({
+  windowMs: duration({
     default: 1_000,
     doc: "a window of measurements closes after at least this long (and `minSamples` samples)",
   }),
@@ -70,44 +73,28 @@ export const ADAPTIVE = {
     default: 1,
     doc: "added to the limit after a window that used it fully, with no overload and latency near its baseline",
   }),
-  overloadFactor: custom<number>({
-    check: below1,
-    range: "a number above 0 and below 1",
-    json: FACTOR_JSON,
+  overloadFactor: fraction({
     default: 0.75,
     doc: "the limit is multiplied by this on an overload (503, connection error, run timeout)",
   }),
-  latencyFactor: custom<number>({
-    check: below1,
-    range: "a number above 0 and below 1",
-    json: FACTOR_JSON,
+  latencyFactor: fraction({
     default: 0.9,
     doc: "the limit is multiplied by this after a window whose latency was over `latencyTolerance` times its baseline",
   }),
-  latencyTolerance: custom<number>({
-    check: (path, value) => (value === Number.POSITIVE_INFINITY ? value : numberIn(path, value, 1.01, 100)),
-    range: "a number from 1.01 to 100, or Infinity (no latency guard)",
-    json: { anyOf: [{ type: "number", minimum: 1.01, maximum: 100 }, { const: "Infinity" }] },
+  latencyTolerance: number(1.01, 100, {
+    infinite: true,
+    shownRange: "a number from 1.01 to 100, or Infinity (no latency guard)",
     default: 1.15,
     doc: "a window's median latency above this many times its baseline counts as overload",
   }),
   cooldownMs: custom<number>({
-    check: (path, value) => (value === 0 ? 0 : duration(path, value)),
+    check: (path, value) => (value === 0 ? 0 : checkDuration(path, value)),
     range: "0, or a duration",
-    json: {
-      anyOf: [{ type: "number", minimum: 0, maximum: MAX_DURATION_MS }, { const: "Infinity" }],
-    },
+    json: { anyOf: [{ type: "number", minimum: 0, maximum: MAX_DURATION_MS }, { const: "Infinity" }] },
     default: 2_000,
     doc: "after a decrease, no other change for this long",
   }),
-  baselineWeight: custom<number>({
-    check: (path, value) => {
-      const weight = numberIn(path, value, 0, 1);
-      if (weight === 0) throw invalidOption(path, "a number above 0 and at most 1", 0);
-      return weight;
-    },
-    range: "a number in (0, 1]",
-    json: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+  baselineWeight: positive(1, {
     default: 0.005,
     doc: "how fast the latency baseline rises toward a window's median (it falls at once): each window's weight",
   }),
@@ -122,26 +109,9 @@ export const ADAPTIVE_OPTION = object(ADAPTIVE, {
   doc: "tunables of the adaptive limit; only with `maxConcurrency: { initial, min, max }`",
 });
 
-/** The adaptive limit's bounds and tunables, validated. */
-export interface ResolvedAdaptive {
-  readonly controller: "delay" | "aimd";
-  readonly probeMs: number;
-  readonly initial: number;
-  readonly min: number;
-  readonly max: number;
-  /** `max(min, sum of reserved)`: the limit never drops below it. */
-  readonly floor: number;
-  readonly windowMs: number;
-  readonly minSamples: number;
-  readonly increaseStep: number;
-  readonly overloadFactor: number;
-  readonly latencyFactor: number;
-  readonly latencyTolerance: number;
-  readonly cooldownMs: number;
-  readonly baselineWeight: number;
-}
-
-const RANGE_KEYS: readonly (keyof ConcurrencyRange)[] = ["initial", "min", "max"];
+/** The adaptive limit's range and tunables, validated; the limit never drops below `floor`, `max(min, sum of reserved)`. */
+export type ResolvedAdaptive = Resolved<typeof ADAPTIVE> &
+  Required<ConcurrencyRange> & { readonly floor: number };
 
 /** What `maxConcurrency` and `adaptive` resolve to: the limit to start from and, when adaptive, its range. */
 export interface ResolvedLimit {
@@ -153,38 +123,27 @@ export interface ResolvedLimit {
   readonly adaptive: Omit<ResolvedAdaptive, "floor"> | null;
 }
 
-function tunables(raw: unknown): Omit<ResolvedAdaptive, "floor" | "initial" | "min" | "max"> {
-  const given = ADAPTIVE_OPTION.check("adaptive", raw ?? {});
-  // Every field has a default, so every field is set.
-  return withDefaults(ADAPTIVE, given) as Omit<ResolvedAdaptive, "floor" | "initial" | "min" | "max">;
-}
-
 /**
  * Reads `maxConcurrency` (a number: a fixed limit; `{ initial, min, max }`: adaptive) and `adaptive`
- * (tunables, only with the range form).
+ * (tunables, only with the range form), both checked by their nodes already: what remains is how they
+ * bound each other.
  *
  * @example
  * resolveLimit({ initial: 8, min: 2, max: 64 }, { windowMs: 2_000 }).adaptive?.max; // 64
  */
-export function resolveLimit(maxConcurrency: unknown, adaptive: unknown): ResolvedLimit {
-  if (typeof maxConcurrency !== "object" || maxConcurrency === null) {
-    if (adaptive !== undefined) {
-      throw invalidOption(
-        "adaptive",
-        "no value unless `maxConcurrency` is `{ initial, min, max }`",
-        adaptive,
-      );
-    }
-    const fixed = integerIn("maxConcurrency", maxConcurrency ?? 8, 1, MAX_CONCURRENCY);
-    return { maxConcurrency: fixed, ceiling: fixed, adaptive: null };
+export function resolveLimit(
+  maxConcurrency: number | ConcurrencyRange = 8,
+  adaptive: AdaptiveOptions | undefined = undefined,
+): ResolvedLimit {
+  if (typeof maxConcurrency === "number") {
+    if (adaptive === undefined) return { maxConcurrency, ceiling: maxConcurrency, adaptive: null };
+    throw invalidOption("adaptive", "no value unless `maxConcurrency` is `{ initial, min, max }`", adaptive);
   }
-  const range = plainObject("maxConcurrency", maxConcurrency);
-  rejectUnknownKeys("maxConcurrency", range, RANGE_KEYS);
-  const given = definedOnly(range as Partial<ConcurrencyRange>);
-  const min = integerIn("maxConcurrency.min", given.min, 1, MAX_CONCURRENCY);
-  const max = integerIn("maxConcurrency.max", given.max, min, MAX_CONCURRENCY);
-  const initial = integerIn("maxConcurrency.initial", given.initial ?? min, min, max);
-  return { maxConcurrency: initial, ceiling: max, adaptive: { initial, min, max, ...tunables(adaptive) } };
+  const { min, max, initial = min } = maxConcurrency;
+  integerIn("maxConcurrency.max", max, min, MAX_CONCURRENCY);
+  integerIn("maxConcurrency.initial", initial, min, max);
+  const tunables = withDefaults(ADAPTIVE, adaptive ?? {});
+  return { maxConcurrency: initial, ceiling: max, adaptive: { initial, min, max, ...tunables } };
 }
 
 /** The adaptive settings with the floor set by the priorities' reserved slots (`reservedTotal <= max`). */

@@ -1,127 +1,89 @@
-import type { Clock } from "../clock.js";
+import { SCHEDULER } from "../option-schema.js";
 import { PRIORITY_WEIGHT, type SchedulerOptions } from "../options.js";
 import {
-  bound,
-  definedOnly,
   duration,
-  integerIn,
-  MAX_CONCURRENCY,
-  plainObject,
-  positiveNumber,
-  rejectUnknownKeys,
-} from "../validate.js";
+  type InferShape,
+  integer,
+  object,
+  positive,
+  required,
+  withDefaults,
+} from "../schema/schema.js";
+import { integerIn, MAX_CONCURRENCY, MAX_QUEUE } from "../validate.js";
 
 /** Options of `LlmScheduler`: the write-up's five, plus the queue bound, a run timeout and fairness knobs. */
-export interface LlmSchedulerOptions {
-  /** Requests in flight upstream at once, from 1 to 1,000,000. */
-  readonly maxConcurrency: number;
-  /**
-   * Share of starts of interactive work while both lanes wait (with 5 and 1: five interactive starts for
-   * each batch start). A number in (0, 1,000,000].
-   * @default 5
-   */
-  readonly interactiveWeight?: number;
-  /**
-   * Share of starts of batch work while both lanes wait. A number in (0, 1,000,000].
-   * @default 1
-   */
-  readonly batchWeight?: number;
-  /**
-   * An interactive task that waits longer than this is rejected (`QUEUE_TIMEOUT`). Positive ms or `Infinity`.
-   * @default 5_000
-   */
-  readonly interactiveQueueTimeoutMs?: number;
-  /**
-   * A batch task that waits longer than this is rejected (`QUEUE_TIMEOUT`). Positive ms or `Infinity`.
-   * @default 300_000
-   */
-  readonly batchQueueTimeoutMs?: number;
-  /**
-   * At most this many tasks wait in both queues together; the next `submit()` rejects with a
-   * `QUEUE_FULL` error whose message is "queue is full". A positive integer or `Infinity`.
-   * @default Infinity
-   */
-  readonly maxQueueSize?: number;
-  /**
-   * A task that runs longer than this has its signal aborted and its caller gets `RUN_TIMEOUT`; its slot
-   * is held until the function settles (at most 5 s more). Positive ms or `Infinity`.
-   * @default Infinity
-   */
-  readonly runTimeoutMs?: number;
-  /**
-   * Slots kept for interactive tasks, so that one arriving behind a full batch backlog starts at once.
-   * An integer from 0 to `maxConcurrency`.
-   * @default 1 (0 when maxConcurrency is 1)
-   */
-  readonly interactiveReserved?: number;
-  /**
-   * A batch task that has waited this long goes next, so batch work keeps moving under interactive load.
-   * Positive ms or `Infinity` (no aging).
-   * @default half of batchQueueTimeoutMs
-   */
-  readonly batchMaxWaitMs?: number;
-  /**
-   * Time source and timers; pass a `VirtualClock` in tests and simulations.
-   * @default systemClock
-   */
-  readonly clock?: Clock;
-}
+const LLM = {
+  maxConcurrency: required(integer(1, MAX_CONCURRENCY, { doc: "requests in flight upstream at once" })),
+  interactiveWeight: positive(PRIORITY_WEIGHT.max, {
+    default: 5,
+    doc: "share of interactive starts while both lanes wait (5 and 1: five interactive starts per batch start)",
+  }),
+  batchWeight: positive(PRIORITY_WEIGHT.max, {
+    default: 1,
+    doc: "share of batch starts while both lanes wait",
+  }),
+  interactiveQueueTimeoutMs: duration({
+    default: 5_000,
+    doc: "an interactive task waiting longer gets `QUEUE_TIMEOUT`",
+  }),
+  batchQueueTimeoutMs: duration({
+    default: 300_000,
+    doc: "a batch task waiting longer gets `QUEUE_TIMEOUT`",
+  }),
+  maxQueueSize: integer(1, MAX_QUEUE, {
+    infinite: true,
+    default: Number.POSITIVE_INFINITY,
+    doc: 'at most this many wait in both lanes together; the next `submit()` gets `QUEUE_FULL` ("queue is full")',
+  }),
+  runTimeoutMs: duration({
+    default: Number.POSITIVE_INFINITY,
+    doc: "a task running longer has its signal aborted and its caller gets `RUN_TIMEOUT` (its slot is held until it settles, at most 5 s more)",
+  }),
+  interactiveReserved: integer(0, MAX_CONCURRENCY, {
+    shownDefault: "1 (0 when `maxConcurrency` is 1)",
+    doc: "slots kept for interactive tasks, at most `maxConcurrency`: one behind a full batch backlog starts at once",
+  }),
+  batchMaxWaitMs: duration({
+    shownDefault: "half of `batchQueueTimeoutMs`",
+    doc: "a batch task that waited this long goes next, so batch work moves under interactive load",
+  }),
+  clock: SCHEDULER.clock,
+};
 
-const KNOWN = [
-  "maxConcurrency",
-  "interactiveWeight",
-  "batchWeight",
-  "interactiveQueueTimeoutMs",
-  "batchQueueTimeoutMs",
-  "maxQueueSize",
-  "runTimeoutMs",
-  "interactiveReserved",
-  "batchMaxWaitMs",
-  "clock",
-] as const;
+/** Options of `LlmScheduler`: `maxConcurrency` is required, every other field optional. */
+export type LlmSchedulerOptions = InferShape<typeof LLM>;
 
-/** What `LlmScheduler` works from once its options are validated. */
-export interface ResolvedLlmOptions {
-  /** The core scheduler's options. */
-  readonly core: SchedulerOptions;
-  readonly maxQueueSize: number;
-  /** `undefined` for no run timeout. */
-  readonly runTimeoutMs: number | undefined;
-}
+const OPTIONS = object(LLM, { doc: "the options of `new LlmScheduler()`" });
 
 /**
  * Validates `LlmScheduler`'s options (unknown keys, types and ranges, each message naming the field as
- * the caller spelled it) and maps them onto the core scheduler's two lanes.
+ * the caller spelled it) and maps them onto the core scheduler's two lanes (`core`); `runTimeoutMs` is
+ * `undefined` for no run timeout.
  */
-export function resolveLlmOptions(options: LlmSchedulerOptions): ResolvedLlmOptions {
-  rejectUnknownKeys("", plainObject("options", options), KNOWN);
-  const given = definedOnly(options);
-  const maxConcurrency = integerIn("maxConcurrency", given.maxConcurrency, 1, MAX_CONCURRENCY);
-  const batchQueueTimeoutMs = duration("batchQueueTimeoutMs", given.batchQueueTimeoutMs ?? 300_000);
+export function resolveLlmOptions(options: LlmSchedulerOptions) {
+  const given = withDefaults(LLM, OPTIONS.check("", options));
+  const { maxConcurrency, batchQueueTimeoutMs, runTimeoutMs, clock } = given;
   const reserved = given.interactiveReserved ?? (maxConcurrency > 1 ? 1 : 0);
+  integerIn("interactiveReserved", reserved, 0, maxConcurrency); // at most the limit it shares
   const core: SchedulerOptions = {
     maxConcurrency,
     defaultPriority: "interactive",
     priorities: {
       interactive: {
-        weight: positiveNumber("interactiveWeight", given.interactiveWeight ?? 5, PRIORITY_WEIGHT.max),
-        reserved: integerIn("interactiveReserved", reserved, 0, maxConcurrency),
-        queueTimeoutMs: duration("interactiveQueueTimeoutMs", given.interactiveQueueTimeoutMs ?? 5_000),
+        weight: given.interactiveWeight,
+        reserved,
+        queueTimeoutMs: given.interactiveQueueTimeoutMs,
         maxQueue: Number.POSITIVE_INFINITY,
       },
       batch: {
-        weight: positiveNumber("batchWeight", given.batchWeight ?? 1, PRIORITY_WEIGHT.max),
+        weight: given.batchWeight,
         queueTimeoutMs: batchQueueTimeoutMs,
         maxQueue: Number.POSITIVE_INFINITY,
-        maxWaitMs: duration("batchMaxWaitMs", given.batchMaxWaitMs ?? batchQueueTimeoutMs / 2),
+        maxWaitMs: given.batchMaxWaitMs ?? batchQueueTimeoutMs / 2,
       },
     },
-    ...(given.clock === undefined ? {} : { clock: given.clock }),
+    ...(clock === undefined ? {} : { clock }),
   };
-  const runTimeoutMs = duration("runTimeoutMs", given.runTimeoutMs ?? Number.POSITIVE_INFINITY);
-  return {
-    core,
-    maxQueueSize: bound("maxQueueSize", given.maxQueueSize ?? Number.POSITIVE_INFINITY),
-    runTimeoutMs: runTimeoutMs === Number.POSITIVE_INFINITY ? undefined : runTimeoutMs,
-  };
+  const finite = runTimeoutMs === Number.POSITIVE_INFINITY ? undefined : runTimeoutMs;
+  return { core, maxQueueSize: given.maxQueueSize, runTimeoutMs: finite };
 }

@@ -1,5 +1,5 @@
 import { SCHEDULER, type SchedulerOptions } from "../option-schema.js";
-import { type JsonSchema, type Node, object } from "./schema.js";
+import { defineEntry, type JsonSchema, type Node, object } from "./schema.js";
 
 /**
  * The JSON Schema (draft 2020-12) of `createScheduler()`'s options as a file can hold them: every option
@@ -34,9 +34,7 @@ function fromJson(node: Node<unknown>, value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
     const inner = entry ?? shape?.[key];
-    // Defined, not assigned: a key `__proto__` stays a key (and the check names it).
-    const mapped = inner === undefined ? field : fromJson(inner, field);
-    Object.defineProperty(out, key, { value: mapped, enumerable: true, writable: true, configurable: true });
+    defineEntry(out, key, inner === undefined ? field : fromJson(inner, field)); // the check names a `__proto__`
   }
   return out;
 }

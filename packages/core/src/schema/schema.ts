@@ -63,169 +63,154 @@ export type Resolved<S extends Shape> = {
 /** `Infinity` in JSON, where numbers cannot be infinite: a config loader maps the string to the number. */
 const orInfinity = (json: JsonSchema): JsonSchema => ({ anyOf: [json, { const: "Infinity" }] });
 
-/**
- * An integer in `[min, max]`; with `infinite`, `Infinity` too (a bound that may be switched off).
- *
- * @example
- * const maxQueue = integer(1, 10_000_000, { infinite: true, default: 10_000, doc: "At most this many wait." });
- */
-export function integer<M extends Meta<number> & { readonly infinite?: boolean }>(
-  min: number,
-  max: number,
+/** A check that returns what `ok` accepts and refuses anything else as not being `expected`. */
+function checkBy<T>(ok: (value: unknown) => boolean, expected: string): Node<T>["check"] {
+  return (path, value) => {
+    if (!ok(value)) throw valid.invalidOption(path, expected, value);
+    return value as T;
+  };
+}
+
+/** A node of one value: `meta` with its range in words, its JSON Schema and its check. */
+function leaf<T, M extends Meta<T>>(
   meta: M,
-): Node<number> & Defaulted<M> {
-  const json = { type: "integer", minimum: min, maximum: max };
-  if (meta.infinite === true) {
-    const range = `an integer from ${min} to ${max}, or Infinity`;
-    return {
-      ...meta,
-      check: (p, v) => valid.bound(p, v, max),
-      range,
-      json: orInfinity(json),
-    } as Node<number> & Defaulted<M>;
-  }
-  const range = `an integer from ${min} to ${max}`;
-  return {
-    ...meta,
-    check: (p, v) => valid.integerIn(p, v, min, max),
-    range,
-    json,
-  } as Node<number> & Defaulted<M>;
+  range: string,
+  json: JsonSchema | undefined,
+  check: Node<T>["check"],
+): Node<T> & Defaulted<M> {
+  return { ...meta, check, range, json } as Node<T> & Defaulted<M>;
+}
+
+/** The number combinators' {@link Meta}; `infinite` lets `Infinity` in too (a bound that may be switched off). */
+type NumberMeta = Meta<number> & { readonly infinite?: boolean };
+
+/** A finite number (an integer when `kind` says so) in `[min, max]`, or `Infinity` with `meta.infinite`. */
+function ranged<M extends NumberMeta>(kind: "integer" | "number", min: number, max: number, meta: M) {
+  const infinite = meta.infinite === true;
+  const range = `${kind === "integer" ? "an integer" : "a number"} from ${min} to ${max}`;
+  const finite = kind === "integer" ? Number.isInteger : Number.isFinite;
+  const ok = (v: unknown) =>
+    (finite(v) && (v as number) >= min && (v as number) <= max) ||
+    (infinite && v === Number.POSITIVE_INFINITY);
+  const json = { type: kind, minimum: min, maximum: max };
+  const shown = infinite ? `${range}, or Infinity` : range;
+  return leaf<number, M>(meta, shown, infinite ? orInfinity(json) : json, checkBy(ok, shown));
 }
 
 /**
- * A finite number in `[min, max]`.
- *
- * @example
- * const weight = number(0.01, 1_000, { default: 1, doc: "Share within a priority." });
+ * An integer in `[min, max]`; with `infinite`, `Infinity` too.
+ * @example integer(1, 10_000_000, { infinite: true, default: 10_000, doc: "At most this many wait." })
  */
-export function number<M extends Meta<number>>(
+export function integer<M extends NumberMeta>(
   min: number,
   max: number,
   meta: M,
 ): Node<number> & Defaulted<M> {
-  const json = { type: "number", minimum: min, maximum: max };
-  const range = `a number from ${min} to ${max}`;
-  return {
-    ...meta,
-    check: (p, v) => valid.numberIn(p, v, min, max),
-    range,
-    json,
-  } as Node<number> & Defaulted<M>;
+  return ranged("integer", min, max, meta);
+}
+
+/**
+ * A finite number in `[min, max]`; with `infinite`, `Infinity` too.
+ * @example number(0.01, 1_000, { default: 1, doc: "Share within a priority." })
+ */
+export function number<M extends NumberMeta>(min: number, max: number, meta: M): Node<number> & Defaulted<M> {
+  return ranged("number", min, max, meta);
 }
 
 /**
  * A number above 0 and at most `max`.
- *
- * @example
- * const windowMs = positive(3_600_000, { default: 5_000, doc: "One measuring window, in ms." });
+ * @example positive(3_600_000, { default: 5_000, doc: "One measuring window, in ms." })
  */
 export function positive<M extends Meta<number>>(max: number, meta: M): Node<number> & Defaulted<M> {
-  const json = { type: "number", exclusiveMinimum: 0, maximum: max };
   const range = `a number in (0, ${max}]`;
-  return {
-    ...meta,
-    check: (p, v) => valid.positiveNumber(p, v, max),
-    range,
-    json,
-  } as Node<number> & Defaulted<M>;
+  const ok = (v: unknown) => Number.isFinite(v) && (v as number) > 0 && (v as number) <= max;
+  return leaf(meta, range, { type: "number", exclusiveMinimum: 0, maximum: max }, checkBy(ok, range));
+}
+
+/**
+ * A number above 0 and below 1 (a factor that shrinks what it multiplies).
+ * @example fraction({ default: 0.75, doc: "The limit is multiplied by this on an overload." })
+ */
+export function fraction<M extends Meta<number>>(meta: M): Node<number> & Defaulted<M> {
+  const range = "a number above 0 and below 1";
+  const ok = (v: unknown) => Number.isFinite(v) && (v as number) > 0 && (v as number) < 1;
+  return leaf(meta, range, { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 }, checkBy(ok, range));
 }
 
 /**
  * Milliseconds above 0 and at most 365 days, or `Infinity` for "never".
- *
- * @example
- * const abortGraceMs = duration({ default: 5_000, doc: "How long an aborted task keeps its slot." });
+ * @example duration({ default: 5_000, doc: "How long an aborted task keeps its slot." })
  */
 export function duration<M extends Meta<number>>(meta: M): Node<number> & Defaulted<M> {
   const json = orInfinity({ type: "number", exclusiveMinimum: 0, maximum: valid.MAX_DURATION_MS });
-  return {
-    ...meta,
-    check: valid.duration,
-    range: "duration",
-    json,
-  } as Node<number> & Defaulted<M>;
+  return leaf(meta, "duration", json, valid.duration);
 }
 
 /**
  * A non-empty string of at most `maxLength` characters (`Infinity`: any length).
- *
- * @example
- * const defaultTenant = string(Number.POSITIVE_INFINITY, { default: "default", doc: "The tenant of a task that names none." });
+ * @example string(64, { default: "default", doc: "The tenant of a task that names none." })
  */
 export function string<M extends Meta<string>>(maxLength: number, meta: M): Node<string> & Defaulted<M> {
-  const json =
-    maxLength === Number.POSITIVE_INFINITY
-      ? { type: "string", minLength: 1 }
-      : { type: "string", minLength: 1, maxLength };
-  const most = maxLength === Number.POSITIVE_INFINITY ? "any length" : `1 to ${maxLength} characters`;
-  return {
-    ...meta,
-    check: (p, v) => valid.nonEmptyString(p, v, maxLength),
-    range: `a string of ${most}`,
-    json,
-  } as Node<string> & Defaulted<M>;
+  const any = maxLength === Number.POSITIVE_INFINITY;
+  const json = any ? { type: "string", minLength: 1 } : { type: "string", minLength: 1, maxLength };
+  const range = `a string of ${any ? "any length" : `1 to ${maxLength} characters`}`;
+  return leaf(meta, range, json, (p, v) => valid.nonEmptyString(p, v, maxLength));
 }
 
 /**
  * `true` or `false`.
- *
- * @example
- * const retry = boolean({ default: false, doc: "Your code says this is a retry." });
+ * @example boolean({ default: false, doc: "Your code says this is a retry." })
  */
 export function boolean<M extends Meta<boolean>>(meta: M): Node<boolean> & Defaulted<M> {
-  const check = (path: string, value: unknown): boolean => {
-    if (typeof value !== "boolean") throw valid.invalidOption(path, "a boolean", value);
-    return value;
-  };
-  return {
-    ...meta,
-    check,
-    range: "boolean",
-    json: { type: "boolean" },
-  } as Node<boolean> & Defaulted<M>;
+  return leaf(
+    meta,
+    "boolean",
+    { type: "boolean" },
+    checkBy((v) => typeof v === "boolean", "a boolean"),
+  );
 }
 
 /**
  * A function (a callback or a mapping); no file can hold one, so it has no JSON Schema.
- *
- * @example
- * const onError = func<(error: unknown) => void>({ shownDefault: "none", doc: "Told of errors in the background." });
+ * @example func<(error: unknown) => void>({ shownDefault: "none", doc: "Told of errors in the background." })
  */
 export function func<T>(meta: Meta<T>): Node<T> {
+  return leaf(
+    meta,
+    "a function",
+    undefined,
+    checkBy((v) => typeof v === "function", "a function"),
+  );
+}
+
+/**
+ * An object with the methods `names` (a scheduler, a store, a client): what a package is given to call,
+ * checked by the calls it will make. `range` says what it is, in the message and the README.
+ *
+ * @example
+ * const store = methods<BatchStore>(["claim"], { range: "a `BatchStore`", doc: "Where batches live." });
+ */
+export function methods<T>(names: readonly string[], meta: Meta<T> & { readonly range: string }): Node<T> {
   const check = (path: string, value: unknown): T => {
-    if (typeof value !== "function") throw valid.invalidOption(path, "a function", value);
-    return value as T;
+    const given = value as Record<string, unknown> | null;
+    if (typeof given === "object" && given !== null && names.every((n) => typeof given[n] === "function"))
+      return value as T;
+    throw valid.invalidOption(path, meta.range, value);
   };
-  return {
-    ...meta,
-    check,
-    range: "a function",
-    json: undefined,
-  };
+  return { ...meta, check, json: undefined };
 }
 
 /**
  * One of a few strings.
- *
- * @example
- * const fairness = oneOf(["requests", "tokens"], { default: "requests", doc: "How tenants share a priority." });
+ * @example oneOf(["requests", "tokens"], { default: "requests", doc: "How tenants share a priority." })
  */
 export function oneOf<const T extends string, M extends Meta<T>>(
   values: readonly T[],
   meta: M,
 ): Node<T> & Defaulted<M> {
   const range = values.map((v) => `"${v}"`).join(" or ");
-  const check = (path: string, value: unknown): T => {
-    if (!values.includes(value as T)) throw valid.invalidOption(path, range, value);
-    return value as T;
-  };
-  return {
-    ...meta,
-    check,
-    range,
-    json: { enum: values },
-  } as Node<T> & Defaulted<M>;
+  const ok = (v: unknown) => values.includes(v as T);
+  return leaf(meta, range, { enum: values }, checkBy(ok, range));
 }
 
 /**
@@ -251,19 +236,8 @@ export function object<S extends Shape>(shape: S, meta: Meta<InferShape<S>>): No
     keys.filter((key) => shape[key]!.json !== undefined).map((key) => [key, jsonOf(shape[key]!)]),
   );
   const needed = keys.filter((key) => shape[key]!.required === true && shape[key]!.json !== undefined);
-  const json = {
-    type: "object",
-    properties,
-    ...(needed.length > 0 ? { required: needed } : {}),
-    additionalProperties: false,
-  };
-  return {
-    ...meta,
-    check,
-    range: "an object",
-    json,
-    shape,
-  };
+  const json = { type: "object", properties, ...(needed.length > 0 ? { required: needed } : {}) };
+  return { ...meta, check, range: "an object", json: { ...json, additionalProperties: false }, shape };
 }
 
 /**
@@ -281,24 +255,12 @@ export function record<T>(
     const out: Record<string, T> = {};
     for (const [name, fields] of Object.entries(given)) {
       const shown = meta.key?.(path, name) ?? name;
-      // Defined, not assigned: a tenant named `__proto__` stays an entry.
-      Object.defineProperty(out, name, {
-        value: entry.check(`${path}.${shown}`, fields),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      defineEntry(out, name, entry.check(`${path}.${shown}`, fields));
     }
     return out;
   };
   const json = { type: "object", additionalProperties: entry.json === undefined ? true : jsonOf(entry) };
-  return {
-    ...meta,
-    check,
-    range: "an object",
-    json,
-    entry,
-  };
+  return { ...meta, check, range: "an object", json, entry };
 }
 
 /**
@@ -326,6 +288,11 @@ export function required<T>(node: Node<T>): Node<T> & { readonly required: true 
   return { ...node, shownDefault: node.shownDefault ?? "required", required: true };
 }
 
+/** Sets `out[key]` by definition, not assignment: a key `__proto__` (a tenant's name) stays an entry. */
+export function defineEntry(out: object, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** The node's JSON Schema with its description and default. */
 function jsonOf(node: Node<unknown>): JsonSchema {
   const json: Record<string, unknown> = { ...node.json, description: node.doc };
@@ -345,7 +312,7 @@ function jsonOf(node: Node<unknown>): JsonSchema {
  */
 export function resolveShape<S extends Shape>(shape: S, options: unknown): Resolved<S> {
   const checked = object(shape, { doc: "" }).check("", options === undefined ? {} : options);
-  return withDefaults(shape, checked) as Resolved<S>;
+  return withDefaults(shape, checked);
 }
 
 /**
@@ -354,11 +321,11 @@ export function resolveShape<S extends Shape>(shape: S, options: unknown): Resol
  * @example
  * withDefaults(PRIORITY.shape, { weight: 5 }); // { weight: 5, reserved: 0, queueTimeoutMs: 60_000, … }
  */
-export function withDefaults<S extends Shape>(shape: S, given: InferShape<S>): InferShape<S> {
+export function withDefaults<S extends Shape>(shape: S, given: InferShape<S>): Resolved<S> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(shape)) {
     const value = (given as Record<string, unknown>)[key] ?? shape[key]!.default;
     if (value !== undefined) out[key] = value;
   }
-  return out as InferShape<S>;
+  return out as Resolved<S>;
 }

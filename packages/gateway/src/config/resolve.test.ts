@@ -38,7 +38,10 @@ describe("parseConfig", () => {
   it("resolves the issue's example: per-server limit times servers, keys as digests, bases without /v1", async () => {
     const config = await parseConfig(yaml(), env);
     const llama = config.models.get("llama")!;
-    expect(llama.upstreams).toEqual([UP, "http://127.0.0.1:8001"]);
+    expect(llama.replicas.map((r) => [r.url, r.id, r.maxConcurrency])).toEqual([
+      [UP, UP, 16],
+      ["http://127.0.0.1:8001", "http://127.0.0.1:8001", 16],
+    ]);
     expect(llama.scheduler.maxConcurrency).toBe(32);
     expect(llama.scheduler.tenants?.etl).toEqual({ tokensPerMinute: 200_000, maxConcurrency: 8 });
     expect(config.keys[0]).toEqual({
@@ -117,17 +120,73 @@ describe("parseConfig", () => {
     expect(await refusal(both)).toBe("keys[0]: give exactly one of `key` and `sha256`");
   });
 
-  it("scales an adaptive range per server and requires upstreams", async () => {
+  it("gives each replica the adaptive range, the scheduler their floors, and requires upstreams", async () => {
     const config = await resolveConfig({
       auth: "none",
       models: { m: { upstreams: [UP, `${UP}1`], maxConcurrency: { min: 2, max: 8 }, adaptive: {} } },
     });
-    expect(config.models.get("m")!.scheduler.maxConcurrency).toEqual({ min: 4, max: 16 });
+    const m = config.models.get("m")!;
+    expect(m.scheduler.maxConcurrency).toBe(4);
+    expect(m.scheduler.adaptive).toBeUndefined();
+    expect(m.replicas.map((r) => [r.maxConcurrency, r.adaptive])).toEqual([
+      [{ min: 2, max: 8 }, {}],
+      [{ min: 2, max: 8 }, {}],
+    ]);
     expect(await refusal(resolveConfig({ auth: "none", models: { m: {} } }))).toBe(
       "models.m.upstreams: required (one URL at least)",
     );
     expect(
       await refusal(resolveConfig({ auth: "none", models: { m: { upstreams: ["ftp://x"] } } })),
     ).toContain("models.m.upstreams[0]");
+  });
+
+  it("takes replica objects and a pool block, checked by the pool's own schema with their paths", async () => {
+    const config = await resolveConfig({
+      auth: "none",
+      probeIntervalMs: 2_000,
+      models: {
+        m: {
+          upstreams: [
+            `${UP}/v1`,
+            { url: "http://user:secret@10.0.0.6:8000", id: "gpu-1", maxConcurrency: { min: 2, max: 16 } },
+            { url: "http://user:secret@10.0.0.7:8000/v1" },
+          ],
+          maxConcurrency: 4,
+          pool: { routing: "least-loaded", retries: 1, signals: false, maxConcurrency: 6 },
+        },
+      },
+    });
+    const m = config.models.get("m")!;
+    expect(m.replicas).toEqual([
+      { url: UP, id: UP, maxConcurrency: 4 },
+      { url: "http://user:secret@10.0.0.6:8000", id: "gpu-1", maxConcurrency: { min: 2, max: 16 } },
+      { url: "http://user:secret@10.0.0.7:8000", id: "http://10.0.0.7:8000", maxConcurrency: 4 },
+    ]);
+    expect(m.pool).toEqual({
+      routing: "least-loaded",
+      retries: 1,
+      signals: false,
+      maxConcurrency: 6,
+      health: { intervalMs: 2_000 },
+    });
+    expect(m.scheduler.maxConcurrency).toBe(6); // the cap, below the replicas' floors (4 + 2 + 4)
+    const refused = (model: Record<string, unknown>) =>
+      refusal(resolveConfig({ auth: "none", models: { m: { upstreams: [UP], ...model } } }));
+    expect(await refused({ pool: { helth: {} } })).toContain(
+      "Unknown option `models.m.pool.helth`; did you mean `health`?",
+    );
+    expect(await refused({ pool: { routing: "random" } })).toContain("`models.m.pool.routing`");
+    expect(await refused({ pool: { health: { ejectMs: 10, maxEjectMs: 5 } } })).toContain(
+      "`models.m.pool.health.maxEjectMs` to be an integer from 10",
+    );
+    expect(await refused({ upstreams: [{ url: UP, maxConcurrency: { min: 9, max: 3 } }] })).toContain(
+      "`models.m.upstreams[0].maxConcurrency",
+    );
+    expect(await refused({ upstreams: [{ url: UP, limit: 3 }] })).toContain(
+      "Unknown option `models.m.upstreams[0].limit`",
+    );
+    expect(await refused({ upstreams: [UP, `${UP}/v1`] })).toBe(
+      `models.m.upstreams[1]: the replica \`${UP}\` is listed twice`,
+    );
   });
 });

@@ -82,8 +82,9 @@ export async function resolveConfig(
   }
   const { keys, tenants } = await resolveKeys(given.keys ?? []);
   const models = new Map<string, ResolvedModel>();
+  const probeIntervalMs = given.probeIntervalMs ?? 5_000;
   for (const [name, model] of Object.entries(given.models))
-    models.set(name, resolveModel(name, model, keys, tenants));
+    models.set(name, resolveModel(name, model, keys, tenants, probeIntervalMs));
   const batchStore = given.batches?.store ?? "memory";
   if ((batchStore === "redis" || given.redis !== undefined) && given.redis?.url === undefined) {
     throw new ConfigError("redis.url: required with a Redis store");
@@ -105,7 +106,7 @@ export async function resolveConfig(
         : { url: given.redis.url, prefix: given.redis.prefix ?? "llm-gateway" },
     drainTimeoutMs: given.drainTimeoutMs ?? 30_000,
     maxBodyBytes: given.maxBodyBytes ?? 16_777_216,
-    probeIntervalMs: given.probeIntervalMs ?? 5_000,
+    probeIntervalMs,
     log: { level: given.log?.level ?? "info", access: given.log?.access ?? true },
   };
 }

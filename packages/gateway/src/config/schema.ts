@@ -1,6 +1,7 @@
 import type { InferShape } from "@llm-scheduler/core";
 import {
   boolean,
+  custom,
   duration,
   integer,
   number,
@@ -11,12 +12,44 @@ import {
   string,
   TENANT_SCHEMA,
 } from "@llm-scheduler/core/kit";
+import { POOL_SCHEMA, REPLICA_SCHEMA } from "@llm-scheduler/pool";
 import { list, matching, secret } from "./combinators.js";
 
 /** A base URL of an OpenAI-compatible server, with or without `/v1`. */
 const UPSTREAM_URL = matching(/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/, "an http(s) URL", {
   doc: "an OpenAI-compatible server, with or without /v1",
 });
+
+/** A replica given as an object: the pool's own fields, its limit defaulting to the model's. */
+const REPLICA = object(
+  {
+    ...REPLICA_SCHEMA,
+    maxConcurrency: {
+      ...REPLICA_SCHEMA.maxConcurrency,
+      default: undefined,
+      shownDefault: "the model's `maxConcurrency`",
+    },
+  },
+  { doc: "one replica: `url`, and its own `id`, `maxConcurrency`, `adaptive`" },
+);
+
+/** One entry of `upstreams`: a URL, or a replica object. */
+const UPSTREAM = custom<string | InferShape<NonNullable<typeof REPLICA.shape>>>({
+  range: "an http(s) URL, or `{ url, id?, maxConcurrency?, adaptive? }`",
+  json: { anyOf: [UPSTREAM_URL.json, REPLICA.json] },
+  doc: "a replica of the model: its URL, or an object with its own id and limit",
+  check: (path, value) =>
+    typeof value === "string" ? UPSTREAM_URL.check(path, value) : REPLICA.check(path, value),
+});
+
+/** The model's pool: the pool's own options, and the cap of the model's limit. */
+const POOL = {
+  ...POOL_SCHEMA,
+  maxConcurrency: integer(1, 1_000_000, {
+    shownDefault: "the healthy replicas' sum",
+    doc: "caps the model's limit below the replicas' sum, so the router keeps a choice under load",
+  }),
+};
 
 /** The scheduler's options a file can hold: all but the store and the clock, which the gateway sets. */
 const { store: _store, clock: _clock, ...SCHEDULER_FILE } = SCHEDULER_SCHEMA;
@@ -32,8 +65,12 @@ const PASS_PRIORITY = {
 
 /** The gateway's own fields of a model, beside the scheduler's options. */
 export const MODEL_OWN = {
-  upstreams: list(UPSTREAM_URL, 1, 256, {
-    doc: "the servers of this model; `maxConcurrency` is per server",
+  upstreams: list(UPSTREAM, 1, 256, {
+    doc: "the replicas of this model (URLs, or `{ url, id, maxConcurrency, adaptive }`); `maxConcurrency` is per replica",
+  }),
+  pool: object(POOL, {
+    shownDefault: "`prefix` routing, health checks, engine signals",
+    doc: "how requests are spread over the replicas; `routingKey`, `health` and `signals` may each be `false`",
   }),
   upstreamModel: string(256, {
     shownDefault: "the model's name",
@@ -124,7 +161,7 @@ export const GATEWAY = {
   }),
   probeIntervalMs: integer(100, 3_600_000, {
     default: 5_000,
-    doc: "how often each upstream's `GET /v1/models` is asked, for /readyz",
+    doc: "the default `pool.health.intervalMs` of every model: how often each replica is checked",
   }),
   log: object(LOG, { shownDefault: "info, with access lines", doc: "logging" }),
 };

@@ -1,4 +1,5 @@
-import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { object, withDefaults } from "@llm-scheduler/core/kit";
+import { ROUTING_KEY_SCHEMA } from "../schema.js";
 import { FNV1A_START, fnv1aUpdate, mix32 } from "./hash.js";
 
 /** Options of {@link createRoutingKey}. */
@@ -26,7 +27,7 @@ export type HeaderSource = Headers | Readonly<Record<string, string | readonly s
 /** Computes a request's routing key from its parsed JSON body (and headers); `undefined` when none. */
 export type RoutingKeyFunction = (body: unknown, headers?: HeaderSource) => string | undefined;
 
-const KEYS = ["prefixChars", "firstMessages", "user", "sessionHeader"];
+const OPTIONS = object(ROUTING_KEY_SCHEMA, { doc: "routing-key options" });
 /** The most characters of a session id (header or `user`) that are hashed. */
 const SESSION_CHARS = 1024;
 
@@ -93,15 +94,11 @@ function prefixHash(messages: readonly unknown[], firstMessages: number, prefixC
  * // "p:3f2a9c1e" (the same for every request with that system prompt and first message)
  */
 export function createRoutingKey(options: RoutingKeyOptions = {}): RoutingKeyFunction {
-  rejectUnknownKeys("", options, KEYS);
-  const prefixChars = integerIn("prefixChars", options.prefixChars, 16, 1_000_000, 4096);
-  const firstMessages = integerIn("firstMessages", options.firstMessages, 0, 64, 1);
-  const user = options.user ?? true;
-  if (typeof user !== "boolean") throw invalidOption("user", "a boolean", user);
-  const header = options.sessionHeader;
-  if (header !== undefined && (typeof header !== "string" || !/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(header))) {
-    throw invalidOption("sessionHeader", "a lower-case header name", header);
-  }
+  const resolved = withDefaults(ROUTING_KEY_SCHEMA, OPTIONS.check("", options));
+  const prefixChars = resolved.prefixChars!;
+  const firstMessages = resolved.firstMessages!;
+  const user = resolved.user!;
+  const header = resolved.sessionHeader;
   return function routingKey(body, headers) {
     const session = header === undefined ? undefined : headerValue(headers, header);
     if (session !== undefined && session !== "") {

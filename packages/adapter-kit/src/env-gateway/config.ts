@@ -1,9 +1,9 @@
-// Configuration from the environment, checked once at start-up. Web standards only (no Node types), so
-// the same file serves a gateway on Node, Bun, Deno or Workers.
+// A gateway's configuration from the environment, checked once at start-up: the variables the Express,
+// Koa and Hono example gateways read. Web standards only (no Node types), so the same file serves a
+// gateway on Node, Bun, Deno or Workers.
 
-import { ANONYMOUS, type KeyEntry, newKey, parseKeys } from "./access.js";
-
-export { type KeyEntry, parseKeys } from "./access.js";
+import type { Scheduler } from "@llm-scheduler/core";
+import { Access, ANONYMOUS, type KeyEntry, newKey, parseKeys } from "./access.js";
 
 /** A tenant's caps (over all priorities); an absent field is no cap. */
 export interface TenantCaps {
@@ -137,6 +137,22 @@ export function schedulerOptionsOf(config: ProxyConfig) {
     tenantDefaults: config.tenantCaps,
     ...(config.unknownKeys === "anonymous" ? { tenants: { [ANONYMOUS]: config.anonymousCaps } } : {}),
   };
+}
+
+/**
+ * The one {@link Access} of a configuration for `scheduler`: unknown keys pooled at the scheduler's default
+ * priority. Throws a `TypeError` for a key whose priority the scheduler does not know, naming its tenant,
+ * never the key.
+ */
+export function accessFor(config: ProxyConfig, scheduler: Scheduler): Access {
+  for (const entry of config.keys.values()) {
+    if (!scheduler.options.priorityByName.has(entry.priority)) {
+      throw new TypeError(
+        `API key of tenant \`${entry.tenant}\` asks for an unknown priority \`${entry.priority}\``,
+      );
+    }
+  }
+  return new Access({ ...config, anonymousPriority: scheduler.options.defaultPriority });
 }
 
 /** What to print at start about keys made up for this run and about an open gateway; nothing otherwise. */

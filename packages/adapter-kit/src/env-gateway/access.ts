@@ -1,5 +1,6 @@
-// Who may call the gateway: the key table (API_KEYS), the optional `anonymous` pool, and the admin key
-// for /metrics, /metrics.json and /dashboard. Web standards only (Web Crypto), like config.ts.
+// Who may call a gateway built on an adapter: the key table (`API_KEYS`), the optional `anonymous` pool,
+// and the admin key for /metrics, /metrics.json and /dashboard. Web standards only (Web Crypto), so the
+// same rules serve a gateway on Node, Bun, Deno or Workers.
 
 /** What one API key is allowed to be. */
 export interface KeyEntry {
