@@ -13,10 +13,11 @@ import type { ResolvedOptions, SchedulerOptions, SchedulerUpdate } from "./optio
 import type { Permit } from "./permit.js";
 import { Reporter } from "./reporter.js";
 import { checkedStore } from "./resolve-options.js";
+import { number } from "./schema/schema.js";
 import type { MetricsSnapshot } from "./stats.js";
 import { type Store, type StoreAbilities, storeAbilities } from "./store.js";
 import type { TaskFunction } from "./task.js";
-import { duration, invalidOption, numberIn, plainObject, rejectUnknownKeys } from "./validate.js";
+import { duration, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
 /** Options of {@link Scheduler.close}. */
 export interface CloseOptions {
@@ -45,6 +46,9 @@ function closeOptions(options: CloseOptions): { drain: boolean; timeoutMs: numbe
  * settlement. Create it with {@link createScheduler}. This class is the public face: the life of each
  * task is `Engine`'s, events and counters are `Reporter`'s, queues and picks are the store's.
  */
+/** What `upstreamLoad()` takes: held over run, 1 when the upstream does not queue. */
+const UPSTREAM_LOAD = number(0, 1_000, { doc: "what the upstream holds over what it runs" });
+
 export class Scheduler {
   /** The one configuration in force, replaced whole by each accepted `update()`. */
   #config: Configuration;
@@ -177,7 +181,7 @@ export class Scheduler {
    * replicaLimit.upstreamLoad(running === 0 ? 1 : (running + waiting) / running);
    */
   upstreamLoad(load: number): void {
-    this.#adaptive.upstreamLoad(numberIn("load", load, 0, 1_000));
+    this.#adaptive.upstreamLoad(UPSTREAM_LOAD.check("load", load));
   }
 
   /** Adds a listener for a typed event; returns a function that removes it. */
