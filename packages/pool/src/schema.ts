@@ -7,6 +7,7 @@ import {
   number,
   object,
   oneOf,
+  positive,
   required,
   SCHEDULER_SCHEMA,
   string,
@@ -170,6 +171,22 @@ export const REPLICA_SCHEMA = {
 };
 
 /** The pool's own options a file can hold, beside `replicas`, `scheduler` and the run time's pieces. */
+/** How the pool estimates each replica's streaming speed (`speed`; decision 0059). */
+export const SPEED_SCHEMA = {
+  halfLife: integer(1, 10_000, {
+    default: 20,
+    doc: "answers after which an old sample weighs half in a replica's estimate",
+  }),
+  minFactor: positive(1, {
+    default: 0.25,
+    doc: "the lowest relative speed a replica counts at in the prefix bound, so a few slow samples cannot empty it",
+  }),
+  minSampleMs: integer(0, 60_000, {
+    default: 50,
+    doc: "answers streamed over less than this after their first byte give no sample",
+  }),
+};
+
 export const POOL_SCHEMA = {
   routing: oneOf(ROUTINGS, {
     default: "prefix",
@@ -187,4 +204,10 @@ export const POOL_SCHEMA = {
   }),
   health: orOff(object(HEALTH_SCHEMA, { shownDefault: "{}", doc: "active checks and passive ejection" })),
   signals: orOff(object(SIGNALS_SCHEMA, { shownDefault: "{}", doc: "engine signals and batch hold" })),
+  speed: orOff(
+    object(SPEED_SCHEMA, {
+      shownDefault: "{}",
+      doc: "each replica's streaming speed, measured from its answers, weighs its limit in `prefix`'s load bound; `false`: none",
+    }),
+  ),
 };

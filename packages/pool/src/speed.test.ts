@@ -53,7 +53,7 @@ describe("resolveSpeed", () => {
     expect(() => resolveSpeed("speed", { minFactor: 1.5 })).toThrowError(/speed\.minFactor/);
     expect(() => resolveSpeed("speed", { halfLife: 0 })).toThrowError(/speed\.halfLife/);
     expect(() => resolveSpeed("speed", { minSampleMs: -1 })).toThrowError(/speed\.minSampleMs/);
-    expect(() => resolveSpeed("speed", 3)).toThrowError(/an object or `false`/);
+    expect(() => resolveSpeed("speed", 3)).toThrowError(/`speed` to be an object/);
   });
 });
 

@@ -1,44 +1,17 @@
-import { integerIn, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { type InferShape, object, type Resolved, withDefaults } from "@llm-scheduler/core/kit";
+import { orOff, SPEED_SCHEMA } from "./schema.js";
 
-/**
- * How fast each replica streams, measured by the pool from the answers it hands on, so routers can
- * weigh a slow replica's limit down (decision 0059).
- */
-export interface SpeedOptions {
-  /** Samples (answers) after which an old sample weighs half in the estimate, 1 to 10,000. @default 20 */
-  readonly halfLife?: number;
-  /**
-   * The lowest relative speed a replica counts at, in (0, 1]: its limit in a router's load bound is
-   * weighed by at least this, so a few slow samples cannot empty it. @default 0.25
-   */
-  readonly minFactor?: number;
-  /**
-   * Answers streamed over less than this many ms after their first byte give no sample (a body that
-   * came whole says nothing about speed), 0 to 60,000. @default 50
-   */
-  readonly minSampleMs?: number;
-}
+/** How fast each replica streams (`speed`), declared in {@link SPEED_SCHEMA}; decision 0059. */
+export type SpeedOptions = InferShape<typeof SPEED_SCHEMA>;
 
-export type ResolvedSpeed = Required<SpeedOptions>;
+export type ResolvedSpeed = Resolved<typeof SPEED_SCHEMA>;
 
-const DEFAULTS: ResolvedSpeed = { halfLife: 20, minFactor: 0.25, minSampleMs: 50 };
+const SPEED_NODE = orOff(object(SPEED_SCHEMA, { doc: "speed" }));
 
 /** Checks the `speed` options (`path` names them in errors); `false` gives `undefined`: no estimate. */
 export function resolveSpeed(path: string, value: unknown): ResolvedSpeed | undefined {
-  if (value === false) return undefined;
-  const given = value ?? {};
-  if (typeof given !== "object" || given === null) throw invalidOption(path, "an object or `false`", value);
-  rejectUnknownKeys(path, given, Object.keys(DEFAULTS));
-  const { minFactor = DEFAULTS.minFactor } = given as SpeedOptions;
-  if (typeof minFactor !== "number" || !(minFactor > 0 && minFactor <= 1)) {
-    throw invalidOption(`${path}.minFactor`, "a number above 0, at most 1", minFactor);
-  }
-  const options = given as SpeedOptions;
-  return {
-    halfLife: integerIn(`${path}.halfLife`, options.halfLife, 1, 10_000, DEFAULTS.halfLife),
-    minFactor,
-    minSampleMs: integerIn(`${path}.minSampleMs`, options.minSampleMs, 0, 60_000, DEFAULTS.minSampleMs),
-  };
+  const given = SPEED_NODE.check(path, value ?? {});
+  return given === false ? undefined : withDefaults(SPEED_SCHEMA, given);
 }
 
 /**
