@@ -3,6 +3,7 @@
 import { num, ratio } from "../lib/format.js";
 import type { Part } from "../lib/part.js";
 import type { Goal } from "../lib/report.js";
+import { type KilledRun, runKilled } from "../pools/killed.js";
 import { type PoolRun, runPool, slowShare, tenantDoneMs } from "../pools/measure.js";
 import {
   ENGINE_FED_LIMITS,
@@ -73,6 +74,12 @@ export const run: Part = async ({ quick, log }) => {
     await runPool("4 x 8, prefix, slowdown 1", whoGoesNextScenario("prefix", quick, 1)),
   ];
   const seconds = (performance.now() - started) / 1000;
+  const killedRequests = quick ? 60 : 300;
+  const killed = await runKilled("retries 2 (default)", killedRequests, 2);
+  const killedPeer = await runKilled("retries 0 (peer)", killedRequests, 0);
+  log(
+    `replica killed: ${[killed, killedPeer].map((r) => `${r.label} ${JSON.stringify(r.outcomes)}`).join(", ")}`,
+  );
 
   const ttftGain = shared.roundRobin.ttftMeanMs / shared.prefix.ttftMeanMs;
   const throughputGain = shared.prefix.throughputPerSec / shared.roundRobin.throughputPerSec;
@@ -105,6 +112,12 @@ export const run: Part = async ({ quick, log }) => {
     shareGoal("prefix, equal fixed limits, speed measured (default)", half.prefix),
     shareGoal("prefix, adaptive limits fed by engine queues, speed measured", half.prefixAdaptive),
     shareGoal("prefix, speed: false, its limit halved by hand", half.prefixHalved),
+    {
+      name: `a replica killed mid-run (real time, ${killedRequests} streams over 4 replicas): requests that had not received a byte and failed`,
+      target: "0",
+      measured: `${killed.outcomes["failed-before-bytes"]} (${killed.failedAttempts} attempts failed on the dead replica and moved; ${killed.outcomes["cut-after-bytes"]} cut after their first bytes; without retries, same run: ${killedPeer.outcomes["failed-before-bytes"]} failed)`,
+      holds: killed.outcomes["failed-before-bytes"] === 0,
+    },
     ...order.map(({ run: r, wait: waitHolds, tenants }) => ({
       name: `who goes next, ${r.label}: interactive p95 wait and each batch tenant's completion as without a pool`,
       target: "within 5% or 10 ms",
@@ -151,6 +164,7 @@ export const run: Part = async ({ quick, log }) => {
       "Every run is the simulator (packages/simulator) in virtual time: the real scheduler on a VirtualClock in front of simulated replicas, each with its own engine (the upstream-sim latency model), limit and LRU prefix cache of 16-token KV blocks, routed by @llm-scheduler/pool's routers. A cached system prompt skips its prefill.",
       `Shared prefix: 8 replicas of 16 sequences (30 ms + 0.25 ms a prompt token of prefill, 20 ms a token, twice as slow with a full batch), each with a cache of 160,000 tokens and a pool limit of 24 (requests past 16 wait in its engine); the scheduler lets 128 in flight. 256 users, each with a 4,000-token system prompt of its own, send 46 chat requests a second (Poisson) for ${quick ? 20 : 180} s; 50-150 more prompt tokens, 20-80 tokens answered; clients never give up. TTFT counts from the send, queue wait included; throughput is answered requests per second from the first sent to the last answered.`,
       "Half speed: the same pool with one replica at half speed (every duration doubled), 40 requests a second; share = the slow replica's completed requests over the mean of the others'. The adaptive run gives every replica a limit from 4 to 24 (starting at 24), fed each second by its engine's queue as the pool's `signals.limit` does (no latency guard: the simulated engines slow smoothly with their batch). Speed measured: the pool's default `speed` estimates (tokens after the first over the time since it, per request, relative to the median, within 0.25-1) weigh each limit in prefix's load bound; `speed: false` runs without them.",
+      `Replica killed: ${killedRequests} streamed chat completions (20 tokens, 10 ms a token) sent 40 ms apart (below what three replicas serve) through a real pool (least-loaded, default health: three failures in a row eject) over 4 upstream-sim replicas of 4 sequences on loopback; the first replica crashes a third of the way in (connections dropped, port closed). Outcomes as the client sees them, a response's status line counting as its first byte (it cannot move after it); the peer is the same run with \`retries: 0\`.`,
       "Who goes next: chat (4/s) beside two batch floods (1,000 and 500 items), behind one server of 32 sequences or 4 replicas of 8, with a step time that does not depend on how many sequences are busy and no prefix cache, so the two differ only in where each request runs.",
     ],
     tables: [
@@ -178,6 +192,23 @@ export const run: Part = async ({ quick, log }) => {
           "TTFT mean",
         ],
         rows: Object.values(half).map(halfRow),
+      },
+      {
+        title: "A replica killed mid-run (real time, streamed answers)",
+        columns: [
+          "pool",
+          "complete",
+          "cut after bytes",
+          "failed before a byte",
+          "attempts failed on a replica",
+        ],
+        rows: [killed, killedPeer].map((r: KilledRun) => [
+          r.label,
+          String(r.outcomes.complete),
+          String(r.outcomes["cut-after-bytes"]),
+          String(r.outcomes["failed-before-bytes"]),
+          String(r.failedAttempts),
+        ]),
       },
       {
         title: "Who goes next, with and without a pool (same capacity)",
