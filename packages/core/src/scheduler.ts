@@ -40,15 +40,15 @@ function closeOptions(options: CloseOptions): { drain: boolean; timeoutMs: numbe
   return { drain, timeoutMs: timeoutMs === 0 ? 0 : duration("timeoutMs", timeoutMs) };
 }
 
+/** What `upstreamLoad()` takes: held over run, 1 when the upstream does not queue. */
+const UPSTREAM_LOAD = number(0, 1_000, { doc: "what the upstream holds over what it runs" });
+
 /**
  * Decides when each request may go upstream: weighted fair sharing between priorities, reserved and
  * maximum concurrency per priority, aging, tenant turns, queue and run timeouts, and exactly-once
  * settlement. Create it with {@link createScheduler}. This class is the public face: the life of each
  * task is `Engine`'s, events and counters are `Reporter`'s, queues and picks are the store's.
  */
-/** What `upstreamLoad()` takes: held over run, 1 when the upstream does not queue. */
-const UPSTREAM_LOAD = number(0, 1_000, { doc: "what the upstream holds over what it runs" });
-
 export class Scheduler {
   /** The one configuration in force, replaced whole by each accepted `update()`. */
   #config: Configuration;

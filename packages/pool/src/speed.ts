@@ -73,18 +73,25 @@ export function countedBody(
   now: () => number,
   done: (units: number, ms: number) => void,
 ): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
   let firstAt: number | undefined;
   let units = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
+  // Read only when the consumer asks (no pipe reading ahead), as the body it wraps is read.
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const result = await reader.read();
+        if (result.done) {
+          controller.close();
+          if (firstAt !== undefined) done(units, now() - firstAt);
+          return;
+        }
         if (firstAt === undefined) firstAt = now();
-        else units += chunk.byteLength;
-        controller.enqueue(chunk);
+        else units += result.value.byteLength;
+        controller.enqueue(result.value);
       },
-      flush() {
-        if (firstAt !== undefined) done(units, now() - firstAt);
-      },
-    }),
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
   );
 }
