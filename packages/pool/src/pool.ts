@@ -106,11 +106,13 @@ export class Pool {
     this.#retries = retries;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#checks = health === undefined ? undefined : new HealthChecks(health, this.#fetch, clock);
+    // Speeds are relative to the other replicas': a pool of one has nothing to weigh, so it measures none.
+    const measured = entries.length > 1 ? speed : undefined;
     this.#replicas = entries.map(
       ({ id, options: replica }) =>
-        new Replica(id, replica, clock, health, (healthy) => this.#changed(id, healthy), speed),
+        new Replica(id, replica, clock, health, (healthy) => this.#changed(id, healthy), measured),
     );
-    this.#placement = new Placement(this.#replicas, router, signals, this.#now, speed?.minFactor);
+    this.#placement = new Placement(this.#replicas, router, signals, this.#now, measured?.minFactor);
     this.#ownsScheduler = own === undefined;
     this.scheduler = own ?? createScheduler({ ...given, clock, maxConcurrency: this.capacity });
     if (own !== undefined) this.#changed(undefined);
