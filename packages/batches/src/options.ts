@@ -3,8 +3,8 @@ import {
   custom,
   func,
   type InferShape,
+  instanceIdNode,
   integer,
-  invalidOption,
   methods,
   oneOf,
   type Resolved,
@@ -52,13 +52,7 @@ export const BATCHES = {
     default: 1_000,
     doc: "how often an idle instance looks for new items, due retries and windows that ended",
   }),
-  instanceId: custom<string>({
-    check: (path, value) => {
-      if (typeof value === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(value)) return value;
-      throw invalidOption(path, "1 to 64 letters, digits, `-` or `_`", value);
-    },
-    range: "1 to 64 letters, digits, `-` or `_`",
-    json: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" },
+  instanceId: instanceIdNode({
     shownDefault: "a random id",
     doc: "this instance's name in claims",
   }),

@@ -44,6 +44,7 @@ export {
   func,
   type Infer,
   type InferShape,
+  instanceIdNode,
   integer,
   methods,
   type Node,

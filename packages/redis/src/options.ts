@@ -3,6 +3,7 @@ import {
   custom,
   func,
   type InferShape,
+  instanceIdNode,
   integer,
   invalidOption,
   oneOf,
@@ -90,13 +91,7 @@ export const REDIS_STORE = {
     default: 2_000,
     doc: "a script call without a reply in this long fails, and Redis counts as down",
   }),
-  instanceId: custom<string>({
-    check: (path, value) => {
-      if (typeof value === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(value)) return value;
-      throw invalidOption(path, "1 to 64 letters, digits, `-` or `_`", value);
-    },
-    range: "1 to 64 letters, digits, `-` or `_`",
-    json: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" },
+  instanceId: instanceIdNode({
     shownDefault: "16 random hex digits",
     doc: "this instance's id in Redis; unique among live instances",
   }),
