@@ -62,10 +62,10 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 describe("Fleet", () => {
   it("shows routers the other instances' leases, while metrics keep this instance's own count", async () => {
     const { ledger, local, listeners } = testLedger();
-    const { replicas, view, clock } = setup(ledger);
+    const { replicas, view } = setup(ledger);
     await local.take("r0", 2); // another instance
     expect(view(0)).toBe(1);
-    expect(replicas[0]!.state(clock.now(), 0).inFlight).toBe(0);
+    expect(replicas[0]!.inFlight).toBe(0);
     expect(view(1)).toBe(0);
 
     listeners[0]!({ seq: 0, counts: { r0: 0 } }); // older than what it has: ignored

@@ -37,6 +37,8 @@ export class Replica {
   #fleetInFlight: number | undefined;
   #engine: EngineSignals | undefined;
   #engineAt = 0;
+  /** This instance's in flight on the replica when its engine was last scraped. */
+  #inFlightAtScrape = 0;
   #sent = 0;
   #failedBeforeFirstByte = 0;
 
@@ -115,6 +117,7 @@ export class Replica {
   setEngine(signals: EngineSignals | undefined, at: number): void {
     this.#engine = signals;
     this.#engineAt = at;
+    this.#inFlightAtScrape = this.#inFlight;
   }
 
   /** The engine's own load, for an adaptive limit (see `engineLoad`); a fixed limit ignores it. */
@@ -127,25 +130,47 @@ export class Replica {
     return now - this.#engineAt <= staleMs ? this.#engine : undefined;
   }
 
-  state(now: number, staleMs: number): ReplicaState & Pick<ReplicaMetrics, "url" | "engine"> {
+  /**
+   * The engine signals as they stand now rather than at the scrape. When fewer of this instance's
+   * requests are in flight than at the scrape, the engine has lost that many: each first lets one queued
+   * request into its batch, the rest leave its batch and their share of the KV cache (never below 0).
+   * More in flight than at the scrape leaves the reading as it was (the engine's room is unknown) until
+   * the next scrape says what it is. So a full engine seen at one scrape holds batch work back only until
+   * one of its requests ends, not for a whole scrape interval (decision 0070).
+   */
+  #reckoned(now: number, staleMs: number): EngineSignals | undefined {
+    const engine = this.engine(now, staleMs);
+    const gone = this.#inFlightAtScrape - this.#inFlight;
+    if (engine === undefined || gone <= 0) return engine;
+    const waiting = Math.max(0, engine.waiting - gone);
+    const running = Math.max(0, engine.running - (gone - (engine.waiting - waiting)));
+    const { kvCacheUsage } = engine;
+    const perRequest = kvCacheUsage === undefined || engine.running === 0 ? 0 : kvCacheUsage / engine.running;
     return {
-      id: this.id,
-      url: this.url,
-      limit: this.limit,
-      inFlight: this.#inFlight,
-      healthy: this.healthy,
-      engine: this.engine(now, staleMs),
+      waiting,
+      running,
+      kvCacheUsage:
+        kvCacheUsage === undefined
+          ? undefined
+          : Math.max(0, kvCacheUsage - perRequest * (engine.running - running)),
     };
   }
 
   /**
-   * The replica as a router sees it: its {@link state}, with in flight over every instance when a shared
-   * ledger says more than this instance's own count (routers are pure functions of these views).
+   * The replica as a router sees it: its limit and in flight (over every instance when a shared ledger
+   * says more than this instance's own count), health, and the engine's queue as reckoned now (routers
+   * are pure functions of these views).
    */
   view(now: number, staleMs: number): ReplicaState {
-    const state = this.state(now, staleMs);
     const fleet = this.#fleetInFlight;
-    return fleet === undefined || fleet <= state.inFlight ? state : { ...state, inFlight: fleet };
+    return {
+      id: this.id,
+      url: this.url,
+      limit: this.limit,
+      inFlight: fleet === undefined || fleet <= this.#inFlight ? this.#inFlight : fleet,
+      healthy: this.healthy,
+      engine: this.#reckoned(now, staleMs),
+    };
   }
 
   metrics(now: number, staleMs: number): ReplicaMetrics {
