@@ -72,7 +72,10 @@ export function range(least: number, min: number, max: number, doc: string) {
   });
 }
 
-/** A section as its checks leave it, with its defaults: each {@link Range} as `{ min, max }`, `"Infinity"` as the number. */
+/**
+ * A section as its checks leave it, with its defaults: each {@link Range} as `{ min, max }`, each
+ * `"Infinity"` as the number.
+ */
 export type Checked<S extends Shape> = {
   readonly [K in keyof S]-?: [Range] extends [Resolved<S>[K]]
     ? ResolvedRange
