@@ -1,13 +1,11 @@
 import { MAX_ITEMS } from "@llm-scheduler/batches";
 import { integerIn, invalidOption, object } from "@llm-scheduler/core/kit";
 import { resolveLatencyOptions } from "@llm-scheduler/upstream-sim";
-import type { CapacityOptions } from "./capacity.js";
+import { Capacity } from "./capacity.js";
 import { checked } from "./fields.js";
 import {
   BATCH,
   BATCH_TENANT,
-  CAPACITY,
-  CHANGE,
   CHAT,
   GOAL,
   JOBS,
@@ -63,12 +61,12 @@ function resolveBatch(given: ScenarioBatch = {}, chatTenant: string): ResolvedBa
   return { ...batch, tenants, jobs };
 }
 
-/** `upstream.capacity`: the hard limit is at least the knee, twice it by default. */
-function capacityOf(given: ScenarioUpstream["capacity"]): CapacityOptions | undefined {
+/** `upstream.capacity` with its defaults; the hard limit is at least the knee. */
+function capacityOf(given: ScenarioUpstream["capacity"]): Capacity["options"] | undefined {
   if (given === undefined) return undefined;
-  const { knee, hardLimit = 2 * knee, changes, ...rest } = checked(CAPACITY, given);
-  integerIn("upstream.capacity.hardLimit", hardLimit, knee, 100_000);
-  return { knee, hardLimit, ...rest, changes: changes.map((change) => checked(CHANGE, change)) };
+  const { options } = new Capacity(given);
+  integerIn("upstream.capacity.hardLimit", options.hardLimit, options.knee, 100_000);
+  return options;
 }
 
 /** `gateway.maxConcurrency`: what the scheduler gets, and the FIFO baseline's limit (a range's `initial`). */

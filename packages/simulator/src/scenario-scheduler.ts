@@ -18,15 +18,10 @@ const SCHEDULER_KEYS = [
 ] as const;
 
 /**
- * The scheduler's options as JSON: anything `createScheduler()` takes except `maxConcurrency` (set by
- * `gateway.maxConcurrency`), `clock` and `store`. Durations and bounds may be the string `"Infinity"`.
+ * The scheduler's options: anything `createScheduler()` takes except `maxConcurrency` (set by
+ * `gateway.maxConcurrency`), `clock` and `store`. In a file, a bound may be the string `"Infinity"`.
  */
-export type ScenarioScheduler = Omit<
-  Pick<SchedulerOptions, (typeof SCHEDULER_KEYS)[number]>,
-  "maxTokensInFlight"
-> & {
-  readonly maxTokensInFlight?: number | "Infinity";
-};
+export type ScenarioScheduler = Pick<SchedulerOptions, (typeof SCHEDULER_KEYS)[number]>;
 
 /**
  * The `scheduler` section: its keys are checked here; the values are checked by core itself when

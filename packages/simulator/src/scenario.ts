@@ -16,7 +16,7 @@ import {
 } from "@llm-scheduler/core/kit";
 import { type EngineLoadOptions, POOL_SCHEMA, SIGNALS_SCHEMA, type SpeedOptions } from "@llm-scheduler/pool";
 import { LATENCY_SCHEMA, type ResolvedLatencyOptions, UPSTREAM_SCHEMA } from "@llm-scheduler/upstream-sim";
-import type { CapacityOptions } from "./capacity.js";
+import type { Capacity } from "./capacity.js";
 import { type Checked, orInfinity, range } from "./fields.js";
 import { SCHEDULER_SECTION } from "./scenario-scheduler.js";
 
@@ -340,7 +340,7 @@ export interface ResolvedScenario
   extends Pick<Checked<typeof SCENARIO>, "name" | "description" | "seed" | "durationMs"> {
   readonly upstream: ResolvedLatencyOptions;
   /** The server's real capacity, when the scenario sets one. */
-  readonly capacity: CapacityOptions | undefined;
+  readonly capacity: Capacity["options"] | undefined;
   /** Replicas behind a router, when the scenario sets a pool (each with `upstream`'s timings). */
   readonly pool: ResolvedPool | undefined;
   /** The FIFO baseline's limit (an adaptive range's `initial`). */
