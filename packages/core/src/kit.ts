@@ -39,6 +39,7 @@ export { type OptionTable, optionTable, withOptionTables } from "./schema/markdo
 export {
   boolean,
   custom,
+  type Defaulted,
   duration,
   fraction,
   func,
@@ -46,6 +47,7 @@ export {
   type InferShape,
   instanceIdNode,
   integer,
+  list,
   methods,
   type Node,
   number,
@@ -58,6 +60,7 @@ export {
   resolveShape,
   type Shape,
   string,
+  text,
   withDefaults,
 } from "./schema/schema.js";
 export type {

@@ -1,26 +1,18 @@
+import type { InferShape } from "@llm-scheduler/core/kit";
+import { type Checked, checked } from "./fields.js";
+import { CAPACITY, CHANGE } from "./scenario.js";
+
 /** One change of an upstream's capacity: from `atMs` (virtual time since the run began), `scale` times the base. */
-export interface CapacityChange {
-  readonly atMs: number;
-  readonly scale: number;
-}
+export type CapacityChange = InferShape<typeof CHANGE>;
 
 /**
  * What an LLM server can really take, which the gateway is not told: up to `knee` busy sequences the
  * step time grows only gently (`gentle` in all, as batching fills the GPU); past the knee every extra
  * sequence adds `steepness / knee` to it (the server is compute- or memory-bound, and sequences swap
  * out); past `hardLimit` in flight it answers 503 at once. `changes` scale both bounds mid-run (a
- * replica lost, or added).
+ * replica lost, or added). Declared as the scenario's `upstream.capacity`, with its defaults.
  */
-export interface CapacityOptions {
-  readonly knee: number;
-  readonly hardLimit: number;
-  /** @default 4 (at twice the knee, five times slower per step) */
-  readonly steepness?: number;
-  /** @default 0.1 (10% slower per step with the knee's full batch than alone) */
-  readonly gentle?: number;
-  /** @default none */
-  readonly changes?: readonly CapacityChange[];
-}
+export type CapacityOptions = InferShape<typeof CAPACITY>;
 
 /** The error a server over its hard limit answers with, as a client library would throw it. */
 export class UpstreamOverloaded extends Error {
@@ -40,11 +32,16 @@ export class UpstreamOverloaded extends Error {
  * capacity.factor(40); // 1 + 0.1 + 4 * 8 / 32 = 2.1
  */
 export class Capacity {
-  readonly options: Required<CapacityOptions>;
+  /** The options with their defaults (`hardLimit`: twice the knee). */
+  readonly options: Omit<Checked<typeof CAPACITY>, "hardLimit" | "changes"> & {
+    readonly hardLimit: number;
+    readonly changes: readonly Checked<typeof CHANGE>[];
+  };
   #scale = 1;
 
   constructor(options: CapacityOptions) {
-    this.options = { steepness: 4, gentle: 0.1, changes: [], ...options };
+    const { hardLimit = 2 * options.knee, changes, ...rest } = checked(CAPACITY, options);
+    this.options = { ...rest, hardLimit, changes: changes.map((change) => checked(CHANGE, change)) };
   }
 
   /** The scale in force (1 until the first change). */

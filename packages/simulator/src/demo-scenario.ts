@@ -21,6 +21,8 @@ export function demoScenario(options: DemoScenarioOptions = {}): Scenario {
   const durationMs = options.durationMs ?? 15_000;
   // One batch item takes about 0.6 s with a full batch; 8 sequences finish about 13 per second.
   const items = Math.max(10, Math.round((13 * durationMs) / 1_000));
+  const first = Math.round(items * 0.6);
+  const sizes = { promptTokens: { min: 400, max: 800 }, maxTokens: { min: 40, max: 80 } };
   return {
     name: "demo",
     description: "A batch flood from two tenants and Poisson chat users sharing one LLM server.",
@@ -45,20 +47,8 @@ export function demoScenario(options: DemoScenarioOptions = {}): Scenario {
     },
     batch: {
       tenants: [
-        {
-          name: "indexer",
-          items: Math.round(items * 0.6),
-          startMs: 0,
-          promptTokens: { min: 400, max: 800 },
-          maxTokens: { min: 40, max: 80 },
-        },
-        {
-          name: "evals",
-          items: items - Math.round(items * 0.6),
-          startMs: Math.round(durationMs * 0.1),
-          promptTokens: { min: 400, max: 800 },
-          maxTokens: { min: 40, max: 80 },
-        },
+        { name: "indexer", items: first, startMs: 0, ...sizes },
+        { name: "evals", items: items - first, startMs: Math.round(durationMs * 0.1), ...sizes },
       ],
     },
     goal: { interactiveWaitP95Ms: 250 },

@@ -24,35 +24,10 @@ export class ScenarioError extends Error {
   }
 }
 
-function show(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = String(value);
-  }
-  if (text.length > 60) text = `${text.slice(0, 57)}...`;
-  const type = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
-  return `\`${text}\` (${type})`;
-}
-
 /**
- * Builds the error for a field, in the house shape.
- *
- * @example
- * throw invalidField("chat.ratePerSec", "a number >= 0", -1);
- */
-export function invalidField(field: string, expected: string, value: unknown): ScenarioError {
-  return new ScenarioError(
-    field,
-    `Expected \`${field || "scenario"}\` to be ${expected}, got ${show(value)}`,
-  );
-}
-
-/**
- * A `SchedulerError` of the schema or of core as a {@link ScenarioError}: its field is the path the
- * message names first (``Expected `chat.ratePerSec` …``, ``Unknown option `chat.rate` …``), put `under`
- * a section when core checked it (`priorities.batch.weight` is `scheduler.priorities.batch.weight`).
+ * Core's `INVALID_OPTION` (the schema's, or core's own checks) as a {@link ScenarioError}: its field is
+ * the path the message names first (``Expected `chat.ratePerSec` …``, ``Unknown option `chat.rate` …``),
+ * put `under` a section when core checked it (`priorities.batch.weight` is `scheduler.priorities.batch.weight`).
  * Anything else is returned as it is.
  */
 export function asScenarioError(error: unknown, under = ""): unknown {

@@ -1,20 +1,25 @@
-import { object } from "@llm-scheduler/core/kit";
+import { MAX_ITEMS } from "@llm-scheduler/batches";
+import { integerIn, invalidOption, object } from "@llm-scheduler/core/kit";
 import { resolveLatencyOptions } from "@llm-scheduler/upstream-sim";
-import { filled, span } from "./fields.js";
+import { Capacity } from "./capacity.js";
+import { checked } from "./fields.js";
 import {
+  BATCH,
+  BATCH_TENANT,
+  CHAT,
+  GOAL,
+  JOBS,
   type ResolvedBatch,
   type ResolvedChat,
-  type ResolvedGoal,
   type ResolvedScenario,
   SCENARIO,
   type Scenario,
   type ScenarioBatch,
   type ScenarioChat,
-  SECTIONS,
+  type ScenarioGateway,
+  type ScenarioUpstream,
 } from "./scenario.js";
-import { capacityOf, gatewayLimitOf } from "./scenario-capacity.js";
-import { asScenarioError, invalidField, ScenarioError } from "./scenario-error.js";
-import { resolveJobs } from "./scenario-jobs.js";
+import { asScenarioError, ScenarioError } from "./scenario-error.js";
 import { poolOf } from "./scenario-pool.js";
 import { schedulerOptionsAt } from "./scenario-scheduler.js";
 
@@ -23,38 +28,52 @@ const MAX_REQUESTS = 5_000_000;
 
 const SCENARIO_NODE = object(SCENARIO, { doc: "" });
 
-function resolveChat(given: ScenarioChat | undefined): ResolvedChat {
-  const chat = filled(SECTIONS.CHAT, given);
-  const schedule = given?.rateSchedule ?? null;
-  if (schedule !== null && given?.ratePerSec !== undefined) {
-    throw invalidField("chat.ratePerSec", "left out when `chat.rateSchedule` is given", given.ratePerSec);
+/** `chat`; with a rate schedule, `ratePerSec` is the mean of its rates. */
+function resolveChat(given: ScenarioChat = {}): ResolvedChat {
+  const { rateSchedule, systemPrompts, ...chat } = checked(CHAT, given);
+  if (rateSchedule !== undefined && given.ratePerSec !== undefined) {
+    throw invalidOption("chat.ratePerSec", "left out when `chat.rateSchedule` is given", given.ratePerSec);
   }
-  const rates = schedule?.ratesPerSec;
-  return {
-    ...chat,
-    // With a schedule, the mean of its rates.
-    ratePerSec: rates === undefined ? chat.ratePerSec : rates.reduce((sum, r) => sum + r, 0) / rates.length,
-    rateSchedule: schedule,
-    promptTokens: span(chat.promptTokens),
-    maxTokens: span(chat.maxTokens),
-    systemPrompts: chat.systemPrompts ?? null,
-    timeoutMs: chat.timeoutMs as number, // checked: "Infinity" is the number by now
-  };
+  const rates = rateSchedule?.ratesPerSec;
+  const ratePerSec =
+    rates === undefined ? chat.ratePerSec : rates.reduce((sum, r) => sum + r, 0) / rates.length;
+  return { ...chat, ratePerSec, rateSchedule: rateSchedule ?? null, systemPrompts: systemPrompts ?? null };
 }
 
-function resolveBatch(given: ScenarioBatch | undefined, chatTenant: string): ResolvedBatch {
-  const batch = filled(SECTIONS.BATCH, given);
+/** `batch`: tenant names unique and not chat's; `jobs` (batches with windows) `null` when left out. */
+function resolveBatch(given: ScenarioBatch = {}, chatTenant: string): ResolvedBatch {
+  const batch = checked(BATCH, given);
   const seen = new Set([chatTenant]);
   const tenants = batch.tenants.map((entry, index) => {
-    const tenant = filled(SECTIONS.BATCH_TENANT, entry);
+    const tenant = checked(BATCH_TENANT, entry);
     if (seen.has(tenant.name)) {
-      throw invalidField(`batch.tenants[${index}].name`, "unique (and not the chat tenant)", tenant.name);
+      throw invalidOption(`batch.tenants[${index}].name`, "unique (and not the chat tenant)", tenant.name);
     }
     seen.add(tenant.name);
-    return { ...tenant, promptTokens: span(tenant.promptTokens), maxTokens: span(tenant.maxTokens) };
+    return tenant;
   });
-  const timeoutMs = batch.timeoutMs as number; // checked: "Infinity" is the number by now
-  return { ...batch, timeoutMs, tenants, jobs: resolveJobs(given?.jobs, chatTenant) };
+  if (batch.jobs === undefined) return { ...batch, tenants, jobs: null };
+  const jobs = checked(JOBS, batch.jobs);
+  const clash = jobs.tenants.indexOf(chatTenant);
+  if (clash >= 0) throw invalidOption(`batch.jobs.tenants[${clash}]`, "not the chat tenant", chatTenant);
+  if (jobs.items.max > MAX_ITEMS)
+    throw invalidOption("batch.jobs.items.max", `at most ${MAX_ITEMS}`, jobs.items.max);
+  return { ...batch, tenants, jobs };
+}
+
+/** `upstream.capacity` with its defaults; the hard limit is at least the knee. */
+function capacityOf(given: ScenarioUpstream["capacity"]): Capacity["options"] | undefined {
+  if (given === undefined) return undefined;
+  const { options } = new Capacity(given);
+  integerIn("upstream.capacity.hardLimit", options.hardLimit, options.knee, 100_000);
+  return options;
+}
+
+/** `gateway.maxConcurrency`: what the scheduler gets, and the FIFO baseline's limit (a range's `initial`). */
+function gatewayLimitOf(given: ScenarioGateway["maxConcurrency"], fallback: number) {
+  if (typeof given !== "object") return { fixed: given ?? fallback, option: given ?? fallback };
+  const { min = 1, max = fallback, initial = min } = given;
+  return { fixed: initial, option: { initial, min, max } };
 }
 
 function checkSize(top: Scenario, chat: ResolvedChat, batch: ResolvedBatch): void {
@@ -71,41 +90,35 @@ function checkSize(top: Scenario, chat: ResolvedChat, batch: ResolvedBatch): voi
 
 function resolve(input: unknown): ResolvedScenario {
   if (typeof input !== "object" || input === null || Array.isArray(input))
-    throw invalidField("", "an object", input);
+    throw new ScenarioError("", invalidOption("scenario", "an object", input).message);
   const top = SCENARIO_NODE.check("", input);
   const { capacity, ...latency } = top.upstream ?? {};
   const upstream = resolveLatencyOptions(latency);
   const capacityOptions = capacityOf(capacity);
   if (top.pool !== undefined && capacity !== undefined)
-    throw invalidField("pool", "left out when `upstream.capacity` is given", "a pool");
+    throw invalidOption("pool", "left out when `upstream.capacity` is given", "a pool");
   const pool = poolOf(top.pool, upstream.parallel);
   const poolLimit = pool?.replicas.reduce((sum, replica) => sum + replica.limit, 0);
   const limit = gatewayLimitOf(top.gateway?.maxConcurrency, poolLimit ?? upstream.parallel);
   const chat = resolveChat(top.chat);
   const batch = resolveBatch(top.batch, chat.tenant);
   if (batch.priority === chat.priority) {
-    throw invalidField("batch.priority", `a priority other than chat's (${chat.priority})`, batch.priority);
+    throw invalidOption("batch.priority", `a priority other than chat's (${chat.priority})`, batch.priority);
   }
   checkSize(top, chat, batch);
   const scheduler = schedulerOptionsAt(top.scheduler, limit.option, [
     { field: "chat.priority", name: chat.priority },
     { field: "batch.priority", name: batch.priority },
   ]);
-  const { name, description, seed, durationMs } = filled(SCENARIO, top);
-  const goal = filled(SECTIONS.GOAL, top.goal) as ResolvedGoal; // checked: "Infinity" is the number
+  const { name, description, seed, durationMs } = checked(SCENARIO, top);
+  const run = { name, description, seed, durationMs, upstream, capacity: capacityOptions, pool };
   return {
-    name,
-    description,
-    seed,
-    durationMs,
-    upstream,
-    capacity: capacityOptions,
-    pool,
+    ...run,
     maxConcurrency: limit.fixed,
     scheduler,
     chat,
     batch,
-    goal,
+    goal: checked(GOAL, top.goal),
   };
 }
 

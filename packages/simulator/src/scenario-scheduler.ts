@@ -1,7 +1,8 @@
 import { createScheduler, optionsFromJson, type SchedulerOptions } from "@llm-scheduler/core";
-import { custom, invalidOption, PRIORITY_KEYS, rejectUnknownKeys } from "@llm-scheduler/core/kit";
-import { asScenarioError, invalidField } from "./scenario-error.js";
+import { custom, invalidOption, rejectUnknownKeys } from "@llm-scheduler/core/kit";
+import { asScenarioError } from "./scenario-error.js";
 
+/** The options of `createScheduler()` a scenario may set: not the limit (`gateway.maxConcurrency`), a clock or a store. */
 const SCHEDULER_KEYS = [
   "priorities",
   "tenants",
@@ -15,46 +16,37 @@ const SCHEDULER_KEYS = [
   "adaptive",
   "waitTargets",
 ] as const;
-type SchedulerKey = (typeof SCHEDULER_KEYS)[number];
 
 /**
- * The scheduler's options as JSON: anything `createScheduler()` takes except `maxConcurrency` (set by
- * `gateway.maxConcurrency`), `clock` and `store`. Durations and bounds may be the string `"Infinity"`.
+ * The scheduler's options: anything `createScheduler()` takes except `maxConcurrency` (set by
+ * `gateway.maxConcurrency`), `clock` and `store`. In a file, a bound may be the string `"Infinity"`.
  */
-export type ScenarioScheduler = Omit<Pick<SchedulerOptions, SchedulerKey>, "maxTokensInFlight"> & {
-  readonly maxTokensInFlight?: number | "Infinity";
-};
+export type ScenarioScheduler = Pick<SchedulerOptions, (typeof SCHEDULER_KEYS)[number]>;
 
 /**
- * The `scheduler` section: its keys and the priorities' keys are checked here, so that a typo names its
- * scenario field; the values are checked by core itself when {@link schedulerOptionsAt} builds a scheduler.
+ * The `scheduler` section: its keys are checked here; the values are checked by core itself when
+ * {@link schedulerOptionsAt} builds a scheduler, so they are exactly as strict as `createScheduler()`.
  */
 export const SCHEDULER_SECTION = custom<ScenarioScheduler>({
   check: (path, value) => {
     if (typeof value !== "object" || value === null || Array.isArray(value))
       throw invalidOption(path, "an object", value);
     rejectUnknownKeys(path, value, SCHEDULER_KEYS);
-    const priorities = (value as ScenarioScheduler).priorities;
-    if (typeof priorities !== "object" || priorities === null) return value as ScenarioScheduler;
-    for (const [name, fields] of Object.entries(priorities)) {
-      if (typeof fields === "object" && fields !== null)
-        rejectUnknownKeys(`${path}.priorities.${name}`, fields, PRIORITY_KEYS);
-    }
     return value as ScenarioScheduler;
   },
   range: "an object of `createScheduler()` options",
   json: { type: "object" },
   shownDefault: "core's defaults",
-  doc: '`priorities`, `tenants`, `tenantDefaults`, `maxTokensInFlight`, `fairness`, `outputTokenWeight`, `maxQueue`, `retryWindowMs`, `abortGraceMs`, `adaptive`, `waitTargets`, exactly as `createScheduler()` takes them (`"Infinity"` for no bound)',
+  doc: `${SCHEDULER_KEYS.map((key) => `\`${key}\``).join(", ")}, exactly as \`createScheduler()\` takes them (\`"Infinity"\` for no bound)`,
 });
 
 /**
  * Validates the `scheduler` section by building a real scheduler from it (so the checks are exactly
- * core's), and returns options ready for `createScheduler({ ...options, clock })`. `priorities` must
- * include `required` (the priorities chat and batch requests ask for).
+ * core's, named under `scheduler.`), and returns options ready for `createScheduler({ ...options, clock })`.
+ * `required` are the priorities chat and batch requests ask for: each must be one of the scheduler's.
  *
  * @example
- * schedulerOptionsAt({ priorities: { interactive: { weight: 5 }, batch: {} } }, 8, ["interactive", "batch"]);
+ * schedulerOptionsAt({ priorities: { interactive: { weight: 5 }, batch: {} } }, 8, [{ field: "chat.priority", name: "interactive" }]);
  */
 export function schedulerOptionsAt(
   raw: ScenarioScheduler = {},
@@ -71,7 +63,7 @@ export function schedulerOptionsAt(
   }
   for (const { field, name } of required) {
     if (!names.includes(name)) {
-      throw invalidField(field, `one of the scheduler's priorities (${names.join(", ")})`, name);
+      throw invalidOption(field, `one of the scheduler's priorities (${names.join(", ")})`, name);
     }
   }
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as SchedulerOptions;

@@ -45,7 +45,7 @@ describe("examples/scenarios", () => {
     const notObject = await loadScenarioFile(array, { seed: 2 }).catch((e: unknown) => e);
     await rm(array, { force: true });
     expect((notObject as Error).message).toMatch(
-      /Expected `scenario` to be a JSON object .*got `\[\]` \(array\)/,
+      /Expected `scenario` to be a JSON object .*got `\[\]` \(object\)/,
     );
     const missing = await loadScenarioFile(`${folder}nope.json`).catch((e: unknown) => e);
     expect((missing as Error).message).toMatch(/Cannot read scenario file .*nope\.json/);

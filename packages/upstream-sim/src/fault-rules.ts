@@ -1,13 +1,13 @@
-import type { Meta } from "@llm-scheduler/core";
+import type { Node } from "@llm-scheduler/core";
 import {
-  custom,
   type InferShape,
   integer,
-  invalidOption,
+  list,
   number,
   object,
   oneOf,
   required,
+  text,
   withDefaults,
 } from "@llm-scheduler/core/kit";
 import { HttpError } from "./errors.js";
@@ -28,18 +28,6 @@ export const faultKeyHeader = "x-sim-fault-key";
  * const headers = { "x-sim-fault": "429", [faultTimesHeader]: "2", [faultKeyHeader]: "q-7" };
  */
 export const faultTimesHeader = "x-sim-fault-times";
-
-/** A string, `""` included. */
-const text = (meta: Meta<string>) =>
-  custom<string>({
-    ...meta,
-    check: (path, value) => {
-      if (typeof value === "string") return value;
-      throw invalidOption(path, "a string", value);
-    },
-    range: "a string",
-    json: { type: "string" },
-  });
 
 /** One targeted fault, declared once: its type, checks and defaults come from here. */
 const RULE = {
@@ -72,17 +60,16 @@ const RULE_NODE = object(RULE, { doc: "" });
  */
 export type FaultRule = InferShape<typeof RULE>;
 
-/** The `faultRules` option: the rules in order, each checked with its index in the path. */
-export const FAULT_RULES = custom<readonly FaultRule[]>({
-  check: (path, value) => {
-    if (!Array.isArray(value)) throw invalidOption(path, "an array", value);
-    return value.map((rule, index) => withDefaults(RULE, RULE_NODE.check(`${path}[${index}]`, rule)));
-  },
-  range: "an array of `{ fault, times?, promptIncludes?, key?, retryAfterSeconds? }`",
-  json: undefined,
+const RULES = list(RULE_NODE, 0, Number.POSITIVE_INFINITY, {
   shownDefault: "`[]`",
   doc: "targeted faults: the first `times` attempts of matching requests (see Targeted faults)",
 });
+
+/** The `faultRules` option: the rules in order, each checked with its index in the path and its defaults filled in. */
+export const FAULT_RULES: Node<readonly FaultRule[]> = {
+  ...RULES,
+  check: (path, value) => RULES.check(path, value).map((rule) => withDefaults(RULE, rule)),
+};
 
 /**
  * The fault chosen for one attempt, and the Retry-After it goes out with.

@@ -33,13 +33,17 @@ function grouped(text: string): string {
   return text.replace(/\d{5,}/g, (digits) => Number(digits).toLocaleString("en-US"));
 }
 
-/** One row per option; a record lists its entries' fields, an object its fields (unless it has a range of its own). */
+/**
+ * One row per option; a record lists its entries' fields, a list its items' fields (each after a row of
+ * its own), an object its fields (unless it has a range of its own).
+ */
 function rows(shape: Shape, prefix: string, live: readonly string[] | undefined): string[][] {
   const out: string[][] = [];
   for (const [key, node] of Object.entries(shape)) {
     const name = `${prefix}${key}`;
-    const expands = node.shownRange === undefined && (node.shape !== undefined || node.entry !== undefined);
-    if (!expands || node.entry !== undefined) {
+    const many = node.entry !== undefined || node.items?.shape !== undefined;
+    const expands = node.shownRange === undefined && (node.shape !== undefined || many);
+    if (!expands || many) {
       const range = grouped(
         node.shownRange ?? (node.entry !== undefined ? "names of 1 to 64 characters" : node.range),
       );
@@ -47,8 +51,8 @@ function rows(shape: Shape, prefix: string, live: readonly string[] | undefined)
       out.push(live === undefined ? row : [...row, live.includes(key) ? "yes" : "no"]);
     }
     if (!expands) continue;
-    const inner = node.entry?.shape ?? node.shape!;
-    const innerPrefix = node.entry !== undefined ? `${name}.<name>.` : `${name}.`;
+    const inner = node.entry?.shape ?? node.items?.shape ?? node.shape!;
+    const innerPrefix = node.entry !== undefined ? `${name}.<name>.` : node.items ? `${name}[].` : `${name}.`;
     const innerRows = rows(inner, innerPrefix, undefined);
     const liveMark = live === undefined ? [] : [live.includes(key) ? "yes" : "no"];
     out.push(...innerRows.map((row) => [...row, ...liveMark]));

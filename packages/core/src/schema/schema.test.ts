@@ -12,16 +12,19 @@ import { mergeUpdate } from "../resolve-options.js";
 import { createScheduler } from "../scheduler.js";
 import { TASK } from "../task-option-schema.js";
 import { optionsFromJson, toJsonSchema } from "./json-schema.js";
+import { optionTable } from "./markdown.js";
 import {
   func,
   integer,
   type JsonSchema,
+  list,
   type Node,
   object,
   type Resolved,
   record,
   required,
   resolveShape,
+  text,
   withDefaults,
 } from "./schema.js";
 
@@ -224,5 +227,29 @@ describe("a package's own options (resolveShape)", () => {
     const json = object({ ...SHAPE, name: required(integer(1, 2, { doc: "a number" })) }, { doc: "" }).json;
     expect(json).toMatchObject({ required: ["name"], properties: { limit: { default: 2 } } });
     expect(Object.keys(json?.properties as object)).toEqual(["limit", "name"]);
+  });
+});
+
+describe("lists and free text", () => {
+  const ITEM = {
+    name: required(text({ doc: 'its name, `""` allowed' })),
+    size: integer(1, 9, { doc: "its size" }),
+  };
+  const LIST = list(object(ITEM, { doc: "" }), 1, 2, { doc: "the items" });
+
+  it("checks each item with its index in the path, and the length", () => {
+    expect(LIST.check("items", [{ name: "" }, { name: "b", size: 2 }])).toEqual([
+      { name: "" },
+      { name: "b", size: 2 },
+    ]);
+    expect(() => LIST.check("items", [{ name: "a" }, { name: 1 }])).toThrow(
+      "Expected `items[1].name` to be a string, got `1` (number)",
+    );
+    expect(() => LIST.check("items", [])).toThrow("Expected `items` to be an array of 1 to 2 entries");
+  });
+
+  it("lists an item's fields in the README table, after the list's own row", () => {
+    const names = [...optionTable("option", { items: LIST }).matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]);
+    expect(names).toEqual(["items", "items[].name", "items[].size"]);
   });
 });

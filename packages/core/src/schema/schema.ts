@@ -29,6 +29,8 @@ export interface Node<T> extends Meta<T> {
   readonly shape?: Shape;
   /** The schema of each entry of a record option (`priorities.<name>`). */
   readonly entry?: Node<unknown>;
+  /** The schema of each item of a list option (`batch.tenants[]`). */
+  readonly items?: Node<unknown>;
   /** True for a field that must be given: its check runs on `undefined` too (see {@link required}). */
   readonly required?: boolean;
 }
@@ -51,7 +53,7 @@ export type InferShape<S extends Shape> = {
 } & { readonly [K in RequiredKeys<S>]: Infer<S[K]> };
 
 /** A node's type records that it has a default, so that {@link Resolved} can tell. */
-type Defaulted<M> = M extends { readonly default: infer D } ? { readonly default: D } : unknown;
+export type Defaulted<M> = M extends { readonly default: infer D } ? { readonly default: D } : unknown;
 
 /** The type of an object of options once resolved: every key present, `undefined` where a field has neither a value nor a default. */
 export type Resolved<S extends Shape> = {
@@ -155,6 +157,19 @@ export function string<M extends Meta<string>>(maxLength: number, meta: M): Node
   const json = any ? { type: "string", minLength: 1 } : { type: "string", minLength: 1, maxLength };
   const range = `a string of ${any ? "any length" : `1 to ${maxLength} characters`}`;
   return leaf(meta, range, json, (p, v) => valid.nonEmptyString(p, v, maxLength));
+}
+
+/**
+ * Any string, `""` included (free text, a filter that matches all when empty).
+ * @example text({ default: "", doc: "Only requests whose prompt contains this." })
+ */
+export function text<M extends Meta<string>>(meta: M): Node<string> & Defaulted<M> {
+  return leaf(
+    meta,
+    "a string",
+    { type: "string" },
+    checkBy((v) => typeof v === "string", "a string"),
+  );
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -275,6 +290,29 @@ export function record<T>(
   };
   const json = { type: "object", additionalProperties: entry.json === undefined ? true : jsonOf(entry) };
   return { ...meta, check, range: "an object", json, entry };
+}
+
+/**
+ * An array of `min` to `max` items of `items`' schema, each checked with its index in the path.
+ *
+ * @example
+ * const ratesPerSec = list(number(0, 100_000, { doc: "…" }), 1, 10_000, { doc: "The rate of each step." });
+ */
+export function list<T, M extends Meta<readonly T[]>>(
+  items: Node<T>,
+  min: number,
+  max: number,
+  meta: M,
+): Node<readonly T[]> & Defaulted<M> {
+  const range = max === Number.POSITIVE_INFINITY ? "an array" : `an array of ${min} to ${max} entries`;
+  const check = (path: string, value: unknown): readonly T[] => {
+    if (!Array.isArray(value) || value.length < min || value.length > max) {
+      throw valid.invalidOption(path, range, value);
+    }
+    return value.map((item, index) => items.check(`${path}[${index}]`, item));
+  };
+  const json = { type: "array", items: items.json, minItems: min, maxItems: max };
+  return { ...meta, check, range, json, items } as Node<readonly T[]> & Defaulted<M>;
 }
 
 /**
