@@ -4,7 +4,6 @@ import {
   type InferShape,
   integer,
   invalidOption,
-  type Resolved,
   rejectUnknownKeys,
   resolveShape,
   string,
@@ -57,11 +56,7 @@ export const CREATE = {
 export type CreateBatchOptions = InferShape<typeof CREATE> & { readonly items: readonly BatchItemInput[] };
 
 /** Options of `create()` after validation, without the items. */
-export type ResolvedCreate = Omit<Resolved<typeof CREATE>, "items" | "retry" | "metadata" | "endpoint"> & {
-  readonly retry: RetryPolicy;
-  readonly metadata: Readonly<Record<string, string>> | null;
-  readonly endpoint: string | null;
-};
+export type ResolvedCreate = ReturnType<typeof resolveCreate>;
 
 /**
  * Most items in one batch (OpenAI's limit).
@@ -122,10 +117,7 @@ function endpointOf(value: unknown): string | null {
  * @example
  * resolveCreate({ items, tenant: "eval-team", completionWindowMs: 3_600_000 });
  */
-export function resolveCreate(
-  options: Omit<CreateBatchOptions, "items">,
-  defaults?: RetryPolicy,
-): ResolvedCreate {
+export function resolveCreate(options: Omit<CreateBatchOptions, "items">, defaults?: RetryPolicy) {
   const { items: _items, ...resolved } = resolveShape(CREATE, options);
   return {
     ...resolved,
