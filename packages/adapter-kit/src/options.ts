@@ -6,7 +6,6 @@ import {
   type InferShape,
   integer,
   invalidOption,
-  type Resolved,
   resolveShape,
 } from "@llm-scheduler/core/kit";
 import { estimateTokens, estimateTokensFromLength } from "./tokens.js";
@@ -91,19 +90,7 @@ type AdapterShape<R, H> = ReturnType<typeof adapterSchema<R, H>>;
 export type AdapterOptions<R, H = never> = InferShape<AdapterShape<R, H>>;
 
 /** Adapter options after defaults and validation. */
-export type ResolvedAdapterOptions<R, H> = Omit<
-  Resolved<AdapterShape<R, H>>,
-  "scheduler" | "tokens" | "defaultMaxTokens"
-> & {
-  readonly scheduler: Scheduler;
-  /**
-   * The user's `tokens`, or the estimate from the body the adapter reads (from the declared length when
-   * it reads none); undefined for neither.
-   */
-  readonly tokens: ((request: R, header: HeaderReader) => Awaitable<number>) | undefined;
-  /** True when `tokens` is the adapter's estimate (run only while the scheduler counts tokens). */
-  readonly tokensEstimated: boolean;
-};
+export type ResolvedAdapterOptions<R, H> = ReturnType<typeof resolveAdapterOptions<R, H>>;
 
 /** How an adapter reads a request's parsed JSON body without consuming it (undefined when it cannot). */
 export type BodyReader<R> = (request: R) => Awaitable<unknown>;
@@ -148,12 +135,17 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 export function resolveAdapterOptions<R, H>(
   options: AdapterOptions<R, H> | undefined = {},
   bodyOf?: BodyReader<R>,
-): ResolvedAdapterOptions<R, H> {
+) {
   const { defaultMaxTokens, tokens, scheduler, ...rest } = resolveShape(adapterSchema<R, H>(), options);
   return {
     ...rest,
     scheduler: scheduler ?? createScheduler(),
+    /**
+     * The user's `tokens`, or the estimate from the body the adapter reads (from the declared length when
+     * it reads none); undefined for neither.
+     */
     tokens: tokensMapping(tokens, defaultMaxTokens, bodyOf),
+    /** True when `tokens` is the adapter's estimate (run only while the scheduler counts tokens). */
     tokensEstimated: tokens === undefined && bodyOf !== undefined,
   };
 }

@@ -8,7 +8,6 @@ import {
   invalidOption,
   methods,
   oneOf,
-  type Resolved,
   required,
   resolveShape,
 } from "@llm-scheduler/core/kit";
@@ -98,10 +97,7 @@ export const DASHBOARD = {
 export type DashboardOptions = InferShape<typeof DASHBOARD>;
 
 /** Options after defaults and validation. */
-export type ResolvedDashboardOptions = Omit<Resolved<typeof DASHBOARD>, "access" | "maxPublicStreams"> & {
-  readonly access: DashboardAccess;
-  readonly maxPublicStreams: number;
-};
+export type ResolvedDashboardOptions = ReturnType<typeof resolveDashboardOptions>;
 
 const OPEN_REQUIRED =
   '"aggregate" (totals only) or "open" (tenants and batches to anyone) when no `authorize` is given';
@@ -114,14 +110,11 @@ const OPEN_REQUIRED =
  * @example
  * resolveDashboardOptions({ scheduler, access: "aggregate", path: "/ops" }).intervalMs; // 1000
  */
-export function resolveDashboardOptions(options: DashboardOptions): ResolvedDashboardOptions {
+export function resolveDashboardOptions(options: DashboardOptions) {
   const isObject = typeof options === "object" && options !== null;
   // `access` is checked after the others, against `authorize`.
-  const rest = Object.entries(isObject ? options : {}).filter(([k, v]) => v !== undefined && k !== "access");
-  const { maxPublicStreams, ...resolved } = resolveShape(
-    DASHBOARD,
-    isObject ? Object.fromEntries(rest) : options,
-  );
+  const given = isObject ? { ...options, access: undefined } : options;
+  const { maxPublicStreams, ...resolved } = resolveShape(DASHBOARD, given);
   const authorized = resolved.authorize !== undefined;
   const access = options.access;
   if (!authorized && access !== "aggregate" && access !== "open")
