@@ -90,25 +90,18 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
   }
   const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
   const adaptive = limit.adaptive === null ? null : withFloor(limit.adaptive, reservedTotal);
-  const set = withDefaults(SCHEDULER, given) as Required<SchedulerOptions>;
+  // The options that are their value or their default; the others are resolved over them below.
+  const { store: _store, tenants, tenantDefaults, ...plain } = withDefaults(SCHEDULER, given);
   return {
+    ...plain,
     maxConcurrency: adaptive === null ? maxConcurrency : adaptive.initial,
     adaptive,
-    maxQueue: set.maxQueue,
     priorities,
     priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
     preemption: resolvePreemption(raw),
     defaultPriority,
-    unknownPriority: set.unknownPriority,
-    defaultTenant: shortKey(set.defaultTenant),
-    ...resolveTenants(names, given.tenantDefaults, given.tenants),
-    maxTokensInFlight: set.maxTokensInFlight,
-    fairness: set.fairness,
-    outputTokenWeight: set.outputTokenWeight,
-    abortGraceMs: set.abortGraceMs,
-    retryWindowMs: set.retryWindowMs,
-    retryMemory: set.retryMemory,
-    metricsTenantLimit: set.metricsTenantLimit,
+    defaultTenant: shortKey(plain.defaultTenant),
+    ...resolveTenants(names, tenantDefaults, tenants),
     waitTargets: resolveWaitTargets(given.waitTargets, raw),
     clock: given.clock ?? systemClock,
   };

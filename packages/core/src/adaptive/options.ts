@@ -6,6 +6,7 @@ import {
   integer,
   number,
   object,
+  oneOf,
   positive,
   type Resolved,
   required,
@@ -47,13 +48,7 @@ export const LIMIT_OPTION = custom<number | ConcurrencyRange>({
  * docs/decisions/0036-adaptive-limit-controller.md.
  */
 const ADAPTIVE = {
-  controller: custom<"delay" | "aimd">({
-    check: (path, value) => {
-      if (value === "delay" || value === "aimd") return value;
-      throw invalidOption(path, '`"delay"` or `"aimd"`', value);
-    },
-    range: '"delay" or "aimd"',
-    json: { enum: ["delay", "aimd"] },
+  controller: oneOf(["delay", "aimd"], {
     default: "delay",
     doc: '`"delay"` holds the limit just under the knee (cuts in proportion to the excess, remembers the knee); `"aimd"` adds a step per good window and multiplies by `latencyFactor` after a slow one',
   }),
@@ -132,7 +127,7 @@ export interface ResolvedLimit {
  * resolveLimit({ initial: 8, min: 2, max: 64 }, { windowMs: 2_000 }).adaptive?.max; // 64
  */
 export function resolveLimit(
-  maxConcurrency: number | ConcurrencyRange = 8,
+  maxConcurrency: number | ConcurrencyRange = LIMIT_OPTION.default,
   adaptive: AdaptiveOptions | undefined = undefined,
 ): ResolvedLimit {
   if (typeof maxConcurrency === "number") {
