@@ -15,7 +15,7 @@ import {
 } from "./schema/schema.js";
 import { shortKey } from "./short-key.js";
 import type { Store } from "./store.js";
-import { invalidOption, MAX_CONCURRENCY, MAX_QUEUE, nonEmptyString } from "./validate.js";
+import { invalidOption, MAX_CONCURRENCY, MAX_QUEUE } from "./validate.js";
 
 /** The largest token figure an option or a call takes (`maxTokensInFlight`, `tokens`, bucket sizes). */
 export const MAX_TOKENS = 1_000_000_000_000;
@@ -139,9 +139,11 @@ export const WAIT_TARGETS = {
   }),
 };
 
+const NAME = string(64, { doc: "a priority's name" });
+
 /** A priority name: a plain-object key in `metrics()` and events, where `__proto__` would vanish. */
 function priorityName(_path: string, name: string): string {
-  if (nonEmptyString("priority names", name) === "__proto__") {
+  if (NAME.check("priority names", name) === "__proto__") {
     throw invalidOption("priority names", "a name other than `__proto__`", name);
   }
   return name;

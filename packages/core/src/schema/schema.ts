@@ -154,7 +154,9 @@ export function string<M extends Meta<string>>(maxLength: number, meta: M): Node
   const any = maxLength === Number.POSITIVE_INFINITY;
   const json = any ? { type: "string", minLength: 1 } : { type: "string", minLength: 1, maxLength };
   const range = `a string of ${any ? "any length" : `1 to ${maxLength} characters`}`;
-  return leaf(meta, range, json, (p, v) => valid.nonEmptyString(p, v, maxLength));
+  const ok = (v: unknown) => typeof v === "string" && v.length > 0 && v.length <= maxLength;
+  const most = any ? "" : ` of at most ${maxLength} characters`;
+  return leaf(meta, range, json, checkBy(ok, `a non-empty string${most}`));
 }
 
 /**
