@@ -6,22 +6,14 @@ import {
   type InferShape,
   integer,
   invalidOption,
+  methods,
   resolveShape,
 } from "@llm-scheduler/core/kit";
+import { isThenable } from "./slot.js";
 import { estimateTokens, estimateTokensFromLength } from "./tokens.js";
 
 /** A value, or a promise of it: every mapping function may be synchronous or asynchronous. */
 export type Awaitable<T> = T | PromiseLike<T>;
-
-function isScheduler(value: unknown): value is Scheduler {
-  const candidate = value as Partial<Scheduler> | null;
-  return (
-    typeof candidate === "object" &&
-    candidate !== null &&
-    typeof candidate.acquire === "function" &&
-    typeof candidate.options === "object"
-  );
-}
 
 /**
  * The options every adapter takes, declared once: `R` is what the framework hands a middleware (Express's
@@ -30,13 +22,9 @@ function isScheduler(value: unknown): value is Scheduler {
  */
 export function adapterSchema<R, H>() {
   return {
-    scheduler: custom<Scheduler>({
-      check: (path, value) => {
-        if (isScheduler(value)) return value;
-        throw invalidOption(path, "a scheduler made by createScheduler()", value);
-      },
-      range: "a `createScheduler()` instance",
-      json: undefined,
+    scheduler: methods<Scheduler>(["acquire"], {
+      range: "a scheduler made by createScheduler()",
+      shownRange: "a `createScheduler()` instance",
       shownDefault: "a new `createScheduler()`",
       doc: "the scheduler that decides when requests run; share one between routes (and with the dashboard)",
     }),
@@ -113,14 +101,10 @@ function tokensMapping<R>(
   if (given !== undefined || bodyOf === undefined) return given;
   return (request, header) => {
     const body = bodyOf(request);
-    return isPromiseLike(body)
+    return isThenable(body)
       ? Promise.resolve(body).then((parsed) => estimateOf(parsed, header, cap))
       : estimateOf(body, header, cap);
   };
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
 /**

@@ -44,7 +44,10 @@ export const CREATE = {
     doc: "returned as given",
   }),
   endpoint: custom<string>({
-    check: (_path, value) => endpointOf(value) as string,
+    check: (path, value) => {
+      if (typeof value === "string" && BATCH_ENDPOINTS.includes(value)) return value;
+      throw invalidOption(path, `one of ${BATCH_ENDPOINTS.join(", ")}`, value);
+    },
     range: "one of `BATCH_ENDPOINTS`",
     json: { type: "string" },
     shownDefault: "none: each item's `url` decides",
@@ -102,13 +105,6 @@ function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
     }
   }
   return { ...(value as Record<string, string>) };
-}
-
-function endpointOf(value: unknown): string | null {
-  if (value === undefined) return null;
-  if (typeof value !== "string" || !BATCH_ENDPOINTS.includes(value))
-    throw invalidOption("endpoint", `one of ${BATCH_ENDPOINTS.join(", ")}`, value);
-  return value;
 }
 
 /**

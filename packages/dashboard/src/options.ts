@@ -1,4 +1,4 @@
-import type { MetricsSnapshot, ResolvedOptions, SchedulerEvents, SchedulerUpdate } from "@llm-scheduler/core";
+import type { Scheduler } from "@llm-scheduler/core";
 import {
   custom,
   func,
@@ -15,12 +15,7 @@ import type { BatchesLike } from "./batches.js";
 import type { ReplicasLike } from "./replicas.js";
 
 /** The part of a scheduler the dashboard reads and, with controls allowed, changes: its public API only. */
-export interface SchedulerLike {
-  on<K extends keyof SchedulerEvents>(name: K, listener: (event: SchedulerEvents[K]) => void): () => void;
-  metrics(): MetricsSnapshot;
-  update(update: SchedulerUpdate): Promise<void>;
-  readonly options: ResolvedOptions;
-}
+export type SchedulerLike = Pick<Scheduler, "on" | "metrics" | "update" | "options">;
 
 const ACCESS = ["none", "aggregate", "open"] as const;
 

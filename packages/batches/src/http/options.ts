@@ -53,19 +53,12 @@ export const HTTP_KEYS = Object.keys(BATCHES_HTTP) as readonly (keyof typeof BAT
 
 function priorityOf(given: BatchesHttpOptions["httpPriority"], scheduler: Scheduler | undefined): PriorityOf {
   if (typeof given === "function") return given;
-  const priority = given ?? "batch";
   // an invalid scheduler is the batch layer's error to report, not this one's
   const configured = scheduler?.options?.priorities;
-  if (given !== undefined && Array.isArray(configured)) {
-    const known = configured.map((p) => p.name);
-    if (!known.includes(priority)) {
-      throw invalidOption(
-        "httpPriority",
-        `a configured priority (${known.join(", ")}) or a function`,
-        priority,
-      );
-    }
-  }
+  const known = Array.isArray(configured) ? configured.map((p) => p.name) : undefined;
+  if (given !== undefined && known !== undefined && !known.includes(given))
+    throw invalidOption("httpPriority", `a configured priority (${known.join(", ")}) or a function`, given);
+  const priority = given ?? "batch";
   return () => priority;
 }
 
