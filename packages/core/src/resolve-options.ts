@@ -12,7 +12,7 @@ import {
 import { resolvePreemption } from "./preemption-options.js";
 import { object, withDefaults } from "./schema/schema.js";
 import { shortKey } from "./short-key.js";
-import type { ResolvedPriority, Store } from "./store.js";
+import type { ResolvedPriority } from "./store.js";
 import { resolveTenants } from "./tenant-options.js";
 import { definedOnly, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
@@ -20,16 +20,6 @@ const OPTIONS = object(SCHEDULER, { doc: "the options of `createScheduler()`" })
 
 /** Every key a priority's options may have (also for tools that read options from files). */
 export const PRIORITY_KEYS = Object.keys(PRIORITY) as readonly (keyof PriorityOptions)[];
-
-/**
- * Validates the `store` option (any object with the `Store` methods).
- *
- * @example
- * const store = checkedStore(options.store) ?? new MemoryStore();
- */
-export function checkedStore(store: Store | undefined): Store | undefined {
-  return store === undefined ? undefined : SCHEDULER.store.check("store", store);
-}
 
 /** A priority's fields over its defaults, held to the scheduler's limit (fields are checked already). */
 function resolvePriority(

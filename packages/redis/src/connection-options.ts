@@ -66,13 +66,6 @@ export function checkCluster(path: string, nodes: unknown): readonly string[] {
   throw invalid(path, "an array of 1 to 64 redis:// or rediss:// URLs", shown);
 }
 
-/** The ways to reach Redis, of which at most one may be given. */
-interface Connection {
-  readonly url?: unknown;
-  readonly client?: unknown;
-  readonly cluster?: unknown;
-}
-
 /**
  * Throws unless at most one of `url`, `client` and `cluster` is given (the URL shown without password).
  *
@@ -81,26 +74,16 @@ interface Connection {
  */
 export function checkConnection(given: unknown): void {
   if (typeof given !== "object" || given === null) return; // the schema names what is wrong with it
-  const ways = (["url", "client", "cluster"] as const).filter(
-    (key) => (given as Connection)[key] !== undefined,
-  );
+  const fields = given as Record<string, unknown>;
+  const ways = ["url", "client", "cluster"].filter((key) => fields[key] !== undefined);
   if (ways.length > 1) {
-    const { url } = given as Connection;
-    const shown = url === undefined ? "(a cluster's node URLs)" : redacted(url);
+    const shown = fields.url === undefined ? "(a cluster's node URLs)" : redacted(fields.url);
     throw invalid(ways[0]!, `left out when \`${ways[1]}\` is given`, shown);
   }
 }
 
-/**
- * The URL to open: the given one, or the local Redis's when neither a `client` nor a `cluster` is given.
- *
- * @example
- * urlOf({}); // "redis://127.0.0.1:6379"
- */
-export function urlOf(given: Connection & { readonly url?: string }): string | undefined {
-  const none = given.client === undefined && given.cluster === undefined;
-  return given.url ?? (none ? "redis://127.0.0.1:6379" : undefined);
-}
+/** The URL a store opens when given none of `url`, `client` and `cluster`. */
+export const LOCAL_REDIS = "redis://127.0.0.1:6379";
 
 /**
  * The prefix as the keys carry it. On a cluster every key of one scheduler must hash to one slot: a

@@ -18,8 +18,8 @@ import {
   clientNode,
   isCluster,
   keyPrefix,
+  LOCAL_REDIS,
   urlNode,
-  urlOf,
 } from "./connection-options.js";
 
 /**
@@ -124,7 +124,7 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}) {
   const onError = guarded(given.onError);
   return {
     ...given,
-    url: urlOf(given),
+    url: given.url ?? (given.client === undefined && given.cluster === undefined ? LOCAL_REDIS : undefined),
     prefix: keyPrefix(given.prefix, given.cluster !== undefined || isCluster(given.client)),
     expectedInstances: given.expectedInstances ?? 1,
     instanceId: given.instanceId ?? randomBytes(8).toString("hex"),
