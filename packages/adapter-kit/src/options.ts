@@ -6,23 +6,14 @@ import {
   type InferShape,
   integer,
   invalidOption,
-  type Resolved,
+  methods,
   resolveShape,
 } from "@llm-scheduler/core/kit";
+import { isThenable } from "./slot.js";
 import { estimateTokens, estimateTokensFromLength } from "./tokens.js";
 
 /** A value, or a promise of it: every mapping function may be synchronous or asynchronous. */
 export type Awaitable<T> = T | PromiseLike<T>;
-
-function isScheduler(value: unknown): value is Scheduler {
-  const candidate = value as Partial<Scheduler> | null;
-  return (
-    typeof candidate === "object" &&
-    candidate !== null &&
-    typeof candidate.acquire === "function" &&
-    typeof candidate.options === "object"
-  );
-}
 
 /**
  * The options every adapter takes, declared once: `R` is what the framework hands a middleware (Express's
@@ -31,13 +22,9 @@ function isScheduler(value: unknown): value is Scheduler {
  */
 export function adapterSchema<R, H>() {
   return {
-    scheduler: custom<Scheduler>({
-      check: (path, value) => {
-        if (isScheduler(value)) return value;
-        throw invalidOption(path, "a scheduler made by createScheduler()", value);
-      },
-      range: "a `createScheduler()` instance",
-      json: undefined,
+    scheduler: methods<Scheduler>(["acquire"], {
+      range: "a scheduler made by createScheduler()",
+      shownRange: "a `createScheduler()` instance",
       shownDefault: "a new `createScheduler()`",
       doc: "the scheduler that decides when requests run; share one between routes (and with the dashboard)",
     }),
@@ -91,19 +78,7 @@ type AdapterShape<R, H> = ReturnType<typeof adapterSchema<R, H>>;
 export type AdapterOptions<R, H = never> = InferShape<AdapterShape<R, H>>;
 
 /** Adapter options after defaults and validation. */
-export type ResolvedAdapterOptions<R, H> = Omit<
-  Resolved<AdapterShape<R, H>>,
-  "scheduler" | "tokens" | "defaultMaxTokens"
-> & {
-  readonly scheduler: Scheduler;
-  /**
-   * The user's `tokens`, or the estimate from the body the adapter reads (from the declared length when
-   * it reads none); undefined for neither.
-   */
-  readonly tokens: ((request: R, header: HeaderReader) => Awaitable<number>) | undefined;
-  /** True when `tokens` is the adapter's estimate (run only while the scheduler counts tokens). */
-  readonly tokensEstimated: boolean;
-};
+export type ResolvedAdapterOptions<R, H> = ReturnType<typeof resolveAdapterOptions<R, H>>;
 
 /** How an adapter reads a request's parsed JSON body without consuming it (undefined when it cannot). */
 export type BodyReader<R> = (request: R) => Awaitable<unknown>;
@@ -126,14 +101,10 @@ function tokensMapping<R>(
   if (given !== undefined || bodyOf === undefined) return given;
   return (request, header) => {
     const body = bodyOf(request);
-    return isPromiseLike(body)
+    return isThenable(body)
       ? Promise.resolve(body).then((parsed) => estimateOf(parsed, header, cap))
       : estimateOf(body, header, cap);
   };
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
 /**
@@ -148,12 +119,17 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 export function resolveAdapterOptions<R, H>(
   options: AdapterOptions<R, H> | undefined = {},
   bodyOf?: BodyReader<R>,
-): ResolvedAdapterOptions<R, H> {
+) {
   const { defaultMaxTokens, tokens, scheduler, ...rest } = resolveShape(adapterSchema<R, H>(), options);
   return {
     ...rest,
     scheduler: scheduler ?? createScheduler(),
+    /**
+     * The user's `tokens`, or the estimate from the body the adapter reads (from the declared length when
+     * it reads none); undefined for neither.
+     */
     tokens: tokensMapping(tokens, defaultMaxTokens, bodyOf),
+    /** True when `tokens` is the adapter's estimate (run only while the scheduler counts tokens). */
     tokensEstimated: tokens === undefined && bodyOf !== undefined,
   };
 }

@@ -4,7 +4,6 @@ import {
   type InferShape,
   integer,
   invalidOption,
-  type Resolved,
   rejectUnknownKeys,
   resolveShape,
   string,
@@ -45,7 +44,10 @@ export const CREATE = {
     doc: "returned as given",
   }),
   endpoint: custom<string>({
-    check: (_path, value) => endpointOf(value) as string,
+    check: (path, value) => {
+      if (typeof value === "string" && BATCH_ENDPOINTS.includes(value)) return value;
+      throw invalidOption(path, `one of ${BATCH_ENDPOINTS.join(", ")}`, value);
+    },
     range: "one of `BATCH_ENDPOINTS`",
     json: { type: "string" },
     shownDefault: "none: each item's `url` decides",
@@ -57,11 +59,7 @@ export const CREATE = {
 export type CreateBatchOptions = InferShape<typeof CREATE> & { readonly items: readonly BatchItemInput[] };
 
 /** Options of `create()` after validation, without the items. */
-export type ResolvedCreate = Omit<Resolved<typeof CREATE>, "items" | "retry" | "metadata" | "endpoint"> & {
-  readonly retry: RetryPolicy;
-  readonly metadata: Readonly<Record<string, string>> | null;
-  readonly endpoint: string | null;
-};
+export type ResolvedCreate = ReturnType<typeof resolveCreate>;
 
 /**
  * Most items in one batch (OpenAI's limit).
@@ -109,23 +107,13 @@ function metadataOf(value: unknown): Readonly<Record<string, string>> | null {
   return { ...(value as Record<string, string>) };
 }
 
-function endpointOf(value: unknown): string | null {
-  if (value === undefined) return null;
-  if (typeof value !== "string" || !BATCH_ENDPOINTS.includes(value))
-    throw invalidOption("endpoint", `one of ${BATCH_ENDPOINTS.join(", ")}`, value);
-  return value;
-}
-
 /**
  * Validates `create()`'s options except the items (`INVALID_OPTION` naming the field).
  *
  * @example
  * resolveCreate({ items, tenant: "eval-team", completionWindowMs: 3_600_000 });
  */
-export function resolveCreate(
-  options: Omit<CreateBatchOptions, "items">,
-  defaults?: RetryPolicy,
-): ResolvedCreate {
+export function resolveCreate(options: Omit<CreateBatchOptions, "items">, defaults?: RetryPolicy) {
   const { items: _items, ...resolved } = resolveShape(CREATE, options);
   return {
     ...resolved,

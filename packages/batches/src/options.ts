@@ -2,18 +2,18 @@ import type { Clock, Scheduler } from "@llm-scheduler/core";
 import {
   custom,
   func,
+  guarded,
   type InferShape,
   instanceIdNode,
   integer,
   methods,
   oneOf,
-  type Resolved,
   required,
   resolveShape,
 } from "@llm-scheduler/core/kit";
 import { MemoryBatchStore } from "./memory-store.js";
 import { retryOf } from "./retry-policy.js";
-import type { BatchStore, ClaimOrder } from "./store.js";
+import type { BatchStore } from "./store.js";
 import type { Execute, RetryPolicy } from "./types.js";
 
 /** Options of the batch layer itself (`new Batches(options)`), declared once: checks, types and the README table. */
@@ -108,27 +108,7 @@ export const BATCHES = {
 export type BatchesCoreOptions = InferShape<typeof BATCHES>;
 
 /** The options after defaults and validation. */
-export type ResolvedBatchesOptions = Omit<
-  Resolved<typeof BATCHES>,
-  "store" | "instanceId" | "clock" | "random" | "onError" | "retry"
-> & {
-  readonly store: BatchStore;
-  readonly instanceId: string;
-  readonly clock: Clock;
-  readonly random: () => number;
-  readonly onError: (error: unknown) => void;
-  readonly retry: RetryPolicy;
-  readonly order: ClaimOrder;
-};
-
-/** `onError` as called in the background: one that throws is ignored rather than crash the process. */
-function safe(onError: ((error: unknown) => void) | undefined): (error: unknown) => void {
-  return (error) => {
-    try {
-      onError?.(error);
-    } catch {}
-  };
-}
+export type ResolvedBatchesOptions = ReturnType<typeof resolveBatchesOptions>;
 
 /**
  * Validates every option up front (`INVALID_OPTION` naming the field) and fills in the defaults.
@@ -136,7 +116,7 @@ function safe(onError: ((error: unknown) => void) | undefined): (error: unknown)
  * @example
  * resolveBatchesOptions({ scheduler, execute, maxInFlight: -1 }); // throws: Expected `maxInFlight` to be an integer from 0 to 10000, got `-1` (number)
  */
-export function resolveBatchesOptions(options: BatchesCoreOptions): ResolvedBatchesOptions {
+export function resolveBatchesOptions(options: BatchesCoreOptions) {
   const resolved = resolveShape(BATCHES, options);
   return {
     ...resolved,
@@ -144,7 +124,8 @@ export function resolveBatchesOptions(options: BatchesCoreOptions): ResolvedBatc
     instanceId: resolved.instanceId ?? crypto.randomUUID().slice(0, 12),
     clock: resolved.clock ?? resolved.scheduler.options.clock,
     random: resolved.random ?? Math.random,
-    onError: safe(resolved.onError),
+    // what it throws is ignored rather than crash the process
+    onError: guarded(resolved.onError),
     retry: retryOf(resolved.retry),
     order: { key: resolved.batchOrder, tieMs: resolved.orderTieMs },
   };

@@ -8,13 +8,14 @@
  * - stores: the `Store` seam, the in-memory default (`MemoryStore`) and the heap the core orders its
  *   deadlines with;
  * - exporters (metrics, traces): `failedOutcome`, one label for how a started task ended;
- * - both: the one validation message shape (`invalidOption`, `integerIn`, `rejectUnknownKeys`, `nearest`);
+ * - both: `guarded`, a user callback that cannot throw into a background loop; the one validation message shape (`invalidOption`, `integerIn`, `rejectUnknownKeys`, `nearest`);
  * - tools that read options from files: `PRIORITY_KEYS`, the keys a priority's options may have; the
  *   options' schema (`SCHEDULER_SCHEMA`, `PRIORITY_SCHEMA`, `TENANT_SCHEMA`, `TASK_SCHEMA`) and the
  *   combinators it is built with, to declare a file's own sections the same way (paths in messages,
  *   unknown keys refused with a did-you-mean, JSON Schema, defaults); `resolveShape` checks a package's
  *   options against its shape and fills in the defaults, and `withOptionTables` writes its README tables.
  */
+export { guarded } from "./guarded.js";
 export { type HeapItem, IndexedHeap } from "./heap.js";
 export { type KnownTaskFields, KnownTaskOptions } from "./known-options.js";
 export { MemoryStore } from "./memory/memory-store.js";
@@ -48,6 +49,8 @@ export {
   instanceIdNode,
   integer,
   list,
+  type Meta,
+  matching,
   methods,
   type Node,
   number,

@@ -5,6 +5,7 @@ import {
   duration,
   type InferShape,
   integer,
+  methods,
   number,
   object,
   oneOf,
@@ -14,7 +15,7 @@ import {
 } from "./schema/schema.js";
 import { shortKey } from "./short-key.js";
 import type { Store } from "./store.js";
-import { invalidOption, MAX_CONCURRENCY, MAX_QUEUE, nonEmptyString } from "./validate.js";
+import { invalidOption, MAX_CONCURRENCY, MAX_QUEUE } from "./validate.js";
 
 /** The largest token figure an option or a call takes (`maxTokensInFlight`, `tokens`, bucket sizes). */
 export const MAX_TOKENS = 1_000_000_000_000;
@@ -24,16 +25,6 @@ export const PRIORITY_WEIGHT = { min: 0.001, max: 1_000_000 } as const;
 export const TENANT_WEIGHT = { min: 0.01, max: 1_000 } as const;
 /** The largest `targetWaitMs` and `waitTargets.windowMs`: one hour. */
 const MAX_TARGET_MS = 3_600_000;
-
-/** `value` when it is an object with every one of `names` as a method; `INVALID_OPTION` otherwise. */
-function methods<T>(names: readonly string[]): (path: string, value: unknown) => T {
-  return (path, value) => {
-    const object = value as Record<string, unknown> | null;
-    if (names.every((name) => typeof object?.[name] === "function")) return value as T;
-    const list = names.map((n) => `\`${n}\``).join(", ");
-    throw invalidOption(path, `an object with the methods ${list}`, value);
-  };
-}
 
 /** How a priority's running tasks may be preempted (by a priority that names it in `preempts`). */
 export const PREEMPTIBLE = {
@@ -148,9 +139,11 @@ export const WAIT_TARGETS = {
   }),
 };
 
+const NAME = string(64, { doc: "a priority's name" });
+
 /** A priority name: a plain-object key in `metrics()` and events, where `__proto__` would vanish. */
 function priorityName(_path: string, name: string): string {
-  if (nonEmptyString("priority names", name) === "__proto__") {
+  if (NAME.check("priority names", name) === "__proto__") {
     throw invalidOption("priority names", "a name other than `__proto__`", name);
   }
   return name;
@@ -232,27 +225,16 @@ const FIXED = {
     default: 50,
     doc: "how many tenants `metrics()` lists, busiest first",
   }),
-  store: custom<Store>({
-    check: methods<Store>([
-      "attach",
-      "configure",
-      "enqueue",
-      "remove",
-      "release",
-      "removeAll",
-      "depth",
-      "snapshot",
-      "detach",
-    ]),
-    range: "an object with the `Store` methods",
-    json: undefined,
-    shownDefault: "a new `MemoryStore`",
-    doc: "where the queues and counts live; `@llm-scheduler/redis` shares them across instances",
-  }),
-  clock: custom<Clock>({
-    check: methods<Clock>(["now", "setTimer", "clearTimer"]),
+  store: methods<Store>(
+    ["attach", "configure", "enqueue", "remove", "release", "removeAll", "depth", "snapshot", "detach"],
+    {
+      range: "an object with the `Store` methods",
+      shownDefault: "a new `MemoryStore`",
+      doc: "where the queues and counts live; `@llm-scheduler/redis` shares them across instances",
+    },
+  ),
+  clock: methods<Clock>(["now", "setTimer", "clearTimer"], {
     range: "an object with `now`, `setTimer`, `clearTimer`",
-    json: undefined,
     shownDefault: "`systemClock`",
     doc: "time source and timers; a `VirtualClock` in tests and simulations",
   }),

@@ -1,4 +1,5 @@
 import { PREEMPTIBLE, type PriorityOptions } from "./option-schema.js";
+import { withDefaults } from "./schema/schema.js";
 import type { StoreAbilities } from "./store.js";
 import { invalidOption } from "./validate.js";
 
@@ -22,17 +23,14 @@ export function resolvePreemption(
 ): ResolvedPreemption | null {
   const names = Object.keys(priorities);
   const preempts = new Map<string, ReadonlySet<string>>();
-  const maxPerTask = new Map<string, number>();
-  for (const [name, priority] of Object.entries(priorities)) {
-    if (priority.preempts !== undefined) preempts.set(name, targetsOf(name, priority.preempts, names));
-    const fields = priority.preemptible;
-    if (fields !== undefined) maxPerTask.set(name, fields.maxPerTask ?? PREEMPTIBLE.maxPerTask.default);
-  }
+  for (const [name, { preempts: targets }] of Object.entries(priorities))
+    if (targets !== undefined) preempts.set(name, targetsOf(name, targets, names));
   if (preempts.size === 0) return null;
-  for (const targets of preempts.values()) {
-    for (const target of targets)
-      if (!maxPerTask.has(target)) maxPerTask.set(target, PREEMPTIBLE.maxPerTask.default);
-  }
+  const targeted = new Set([...preempts.values()].flatMap((targets) => [...targets]));
+  const maxPerTask = new Map<string, number>();
+  for (const [name, { preemptible }] of Object.entries(priorities))
+    if (preemptible !== undefined || targeted.has(name))
+      maxPerTask.set(name, withDefaults(PREEMPTIBLE, preemptible ?? {}).maxPerTask);
   return { preempts, maxPerTask };
 }
 

@@ -12,7 +12,7 @@ import {
 import { resolvePreemption } from "./preemption-options.js";
 import { object, withDefaults } from "./schema/schema.js";
 import { shortKey } from "./short-key.js";
-import type { ResolvedPriority, Store } from "./store.js";
+import type { ResolvedPriority } from "./store.js";
 import { resolveTenants } from "./tenant-options.js";
 import { definedOnly, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
@@ -20,16 +20,6 @@ const OPTIONS = object(SCHEDULER, { doc: "the options of `createScheduler()`" })
 
 /** Every key a priority's options may have (also for tools that read options from files). */
 export const PRIORITY_KEYS = Object.keys(PRIORITY) as readonly (keyof PriorityOptions)[];
-
-/**
- * Validates the `store` option (any object with the `Store` methods).
- *
- * @example
- * const store = checkedStore(options.store) ?? new MemoryStore();
- */
-export function checkedStore(store: Store | undefined): Store | undefined {
-  return store === undefined ? undefined : SCHEDULER.store.check("store", store);
-}
 
 /** A priority's fields over its defaults, held to the scheduler's limit (fields are checked already). */
 function resolvePriority(
@@ -90,25 +80,18 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
   }
   const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
   const adaptive = limit.adaptive === null ? null : withFloor(limit.adaptive, reservedTotal);
-  const set = withDefaults(SCHEDULER, given) as Required<SchedulerOptions>;
+  // The options that are their value or their default; the others are resolved over them below.
+  const { store: _store, tenants, tenantDefaults, ...plain } = withDefaults(SCHEDULER, given);
   return {
+    ...plain,
     maxConcurrency: adaptive === null ? maxConcurrency : adaptive.initial,
     adaptive,
-    maxQueue: set.maxQueue,
     priorities,
     priorityByName: new Map(priorities.map((priority) => [priority.name, priority])),
     preemption: resolvePreemption(raw),
     defaultPriority,
-    unknownPriority: set.unknownPriority,
-    defaultTenant: shortKey(set.defaultTenant),
-    ...resolveTenants(names, given.tenantDefaults, given.tenants),
-    maxTokensInFlight: set.maxTokensInFlight,
-    fairness: set.fairness,
-    outputTokenWeight: set.outputTokenWeight,
-    abortGraceMs: set.abortGraceMs,
-    retryWindowMs: set.retryWindowMs,
-    retryMemory: set.retryMemory,
-    metricsTenantLimit: set.metricsTenantLimit,
+    defaultTenant: shortKey(plain.defaultTenant),
+    ...resolveTenants(names, tenantDefaults, tenants),
     waitTargets: resolveWaitTargets(given.waitTargets, raw),
     clock: given.clock ?? systemClock,
   };

@@ -9,10 +9,10 @@ import { Engine } from "./engine.js";
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { SchedulerEvents } from "./events.js";
 import { MemoryStore } from "./memory/memory-store.js";
+import { SCHEDULER } from "./option-schema.js";
 import type { ResolvedOptions, SchedulerOptions, SchedulerUpdate } from "./options.js";
 import type { Permit } from "./permit.js";
 import { Reporter } from "./reporter.js";
-import { checkedStore } from "./resolve-options.js";
 import { number } from "./schema/schema.js";
 import type { MetricsSnapshot } from "./stats.js";
 import { type Store, type StoreAbilities, storeAbilities } from "./store.js";
@@ -62,7 +62,8 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions = {}) {
     // (`null` options reach `configurationOf`, which names them)
-    this.#store = checkedStore((options as SchedulerOptions | null)?.store) ?? new MemoryStore();
+    const store = (options as SchedulerOptions | null)?.store;
+    this.#store = store === undefined ? new MemoryStore() : SCHEDULER.store.check("store", store);
     this.#abilities = storeAbilities(this.#store);
     this.#config = configurationOf(options, this.#abilities);
     const { clock, priorities } = this.#config.options;

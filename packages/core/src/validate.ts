@@ -114,14 +114,6 @@ export function duration(field: string, value: unknown): number {
   return value;
 }
 
-export function nonEmptyString(field: string, value: unknown, maxLength = 64): string {
-  if (typeof value !== "string" || value.length === 0 || value.length > maxLength) {
-    const most = maxLength === Number.POSITIVE_INFINITY ? "" : ` of at most ${maxLength} characters`;
-    throw invalidOption(field, `a non-empty string${most}`, value);
-  }
-  return value;
-}
-
 export function plainObject(field: string, value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw invalidOption(field, "an object", value);

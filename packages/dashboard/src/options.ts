@@ -1,4 +1,4 @@
-import type { MetricsSnapshot, ResolvedOptions, SchedulerEvents, SchedulerUpdate } from "@llm-scheduler/core";
+import type { Scheduler } from "@llm-scheduler/core";
 import {
   custom,
   func,
@@ -8,7 +8,6 @@ import {
   invalidOption,
   methods,
   oneOf,
-  type Resolved,
   required,
   resolveShape,
 } from "@llm-scheduler/core/kit";
@@ -16,12 +15,7 @@ import type { BatchesLike } from "./batches.js";
 import type { ReplicasLike } from "./replicas.js";
 
 /** The part of a scheduler the dashboard reads and, with controls allowed, changes: its public API only. */
-export interface SchedulerLike {
-  on<K extends keyof SchedulerEvents>(name: K, listener: (event: SchedulerEvents[K]) => void): () => void;
-  metrics(): MetricsSnapshot;
-  update(update: SchedulerUpdate): Promise<void>;
-  readonly options: ResolvedOptions;
-}
+export type SchedulerLike = Pick<Scheduler, "on" | "metrics" | "update" | "options">;
 
 const ACCESS = ["none", "aggregate", "open"] as const;
 
@@ -98,10 +92,7 @@ export const DASHBOARD = {
 export type DashboardOptions = InferShape<typeof DASHBOARD>;
 
 /** Options after defaults and validation. */
-export type ResolvedDashboardOptions = Omit<Resolved<typeof DASHBOARD>, "access" | "maxPublicStreams"> & {
-  readonly access: DashboardAccess;
-  readonly maxPublicStreams: number;
-};
+export type ResolvedDashboardOptions = ReturnType<typeof resolveDashboardOptions>;
 
 const OPEN_REQUIRED =
   '"aggregate" (totals only) or "open" (tenants and batches to anyone) when no `authorize` is given';
@@ -114,14 +105,11 @@ const OPEN_REQUIRED =
  * @example
  * resolveDashboardOptions({ scheduler, access: "aggregate", path: "/ops" }).intervalMs; // 1000
  */
-export function resolveDashboardOptions(options: DashboardOptions): ResolvedDashboardOptions {
+export function resolveDashboardOptions(options: DashboardOptions) {
   const isObject = typeof options === "object" && options !== null;
   // `access` is checked after the others, against `authorize`.
-  const rest = Object.entries(isObject ? options : {}).filter(([k, v]) => v !== undefined && k !== "access");
-  const { maxPublicStreams, ...resolved } = resolveShape(
-    DASHBOARD,
-    isObject ? Object.fromEntries(rest) : options,
-  );
+  const given = isObject ? { ...options, access: undefined } : options;
+  const { maxPublicStreams, ...resolved } = resolveShape(DASHBOARD, given);
   const authorized = resolved.authorize !== undefined;
   const access = options.access;
   if (!authorized && access !== "aggregate" && access !== "open")

@@ -1,10 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import {
-  type AdapterOptions,
-  type Awaitable,
-  type ResolvedAdapterOptions,
-  resolveAdapterOptions,
-} from "@llm-scheduler/adapter-kit";
+import { type AdapterOptions, type Awaitable, resolveAdapterOptions } from "@llm-scheduler/adapter-kit";
 import type { SchedulerError } from "@llm-scheduler/core";
 import type { NextFunction, Request, Response } from "express";
 
@@ -70,18 +65,10 @@ export type ExpressSchedulerOptions = ExpressOptions<"middleware">;
 export type ScheduledOptions = ExpressOptions<"scheduled">;
 
 /**
- * The token estimate's body per shape: the middleware reads what a JSON parser (`express.json()`)
- * placed before it left; before Express no parser has run, so the declared `content-length` and
- * `defaultMaxTokens` make the estimate.
- */
-const BODY_OF: { readonly [S in ExpressShape]: (req: ExpressShapes[S]["req"]) => unknown } = {
-  middleware: (req) => req.body as unknown,
-  scheduled: () => undefined,
-};
-
-/**
  * Validates the options of either shape up front (throws `INVALID_OPTION`, naming an unknown key and the
- * nearest known one) and fills in the defaults.
+ * nearest known one) and fills in the defaults. The token estimate of the middleware reads what a JSON
+ * parser (`express.json()`) placed before it left; before Express no parser has run, so the declared
+ * `content-length` and `defaultMaxTokens` make the estimate.
  *
  * @example
  * const config = resolveExpressOptions({ scheduler, timeoutMs: 60_000 }); // schedulerMiddleware()
@@ -90,9 +77,8 @@ const BODY_OF: { readonly [S in ExpressShape]: (req: ExpressShapes[S]["req"]) =>
 export function resolveExpressOptions<S extends ExpressShape = "middleware">(
   options?: ExpressOptions<S>,
   shape: S = "middleware" as S,
-): ResolvedAdapterOptions<ExpressShapes[S]["req"], ExpressShapes[S]["onRejected"]> {
-  return resolveAdapterOptions<ExpressShapes[S]["req"], ExpressShapes[S]["onRejected"]>(
-    options,
-    BODY_OF[shape] as (req: ExpressShapes[S]["req"]) => unknown,
-  );
+) {
+  const bodyOf = (req: ExpressShapes[S]["req"]) =>
+    shape === "middleware" ? (req as Request).body : undefined;
+  return resolveAdapterOptions<ExpressShapes[S]["req"], ExpressShapes[S]["onRejected"]>(options, bodyOf);
 }

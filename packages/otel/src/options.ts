@@ -1,8 +1,7 @@
 import {
   boolean,
-  custom,
   type InferShape,
-  invalidOption,
+  methods,
   type Resolved,
   required,
   resolveShape,
@@ -12,14 +11,9 @@ import type { Tracer } from "@opentelemetry/api";
 /** Options of `traceScheduler()`, declared once: checks, types and the README table come from here. */
 export const TRACE = {
   tracer: required(
-    custom<Tracer>({
-      check: (path, value) => {
-        if (typeof (value as { startSpan?: unknown } | null)?.startSpan === "function")
-          return value as Tracer;
-        throw invalidOption(path, "an OpenTelemetry Tracer (trace.getTracer(name))", value);
-      },
-      range: "an OpenTelemetry `Tracer`",
-      json: undefined,
+    methods<Tracer>(["startSpan"], {
+      range: "an OpenTelemetry Tracer (trace.getTracer(name))",
+      shownRange: "an OpenTelemetry `Tracer`",
       doc: 'where spans are made: `trace.getTracer("my-gateway")`',
     }),
   ),

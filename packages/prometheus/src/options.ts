@@ -1,12 +1,10 @@
 import {
-  custom,
   type InferShape,
   integer,
-  invalidOption,
+  matching,
   methods,
   object,
   oneOf,
-  type Resolved,
   required,
   resolveShape,
 } from "@llm-scheduler/core/kit";
@@ -60,8 +58,6 @@ export interface ReplicaRowsSource {
   metrics(): { readonly replicas: readonly ReplicaRow[] };
 }
 
-const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
-
 const TENANT_LABEL = {
   top: required(integer(1, 1_000, { doc: "how many of the busiest tenants get their own label value" })),
   halfLifeMs: integer(1_000, 86_400_000, {
@@ -96,16 +92,14 @@ export const COLLECT = {
     shownDefault: "no tenant label",
     doc: "adds a `tenant` label to `requests_total`, `running` and `queued` for the `top` busiest tenants (queued plus running, plus decayed requests); every other tenant is `other`",
   }),
-  prefix: custom<string>({
-    check: (path, value) => {
-      if (typeof value === "string" && value.length <= 64 && (value === "" || NAME.test(value))) return value;
-      throw invalidOption(path, "a Prometheus metric name prefix of at most 64 characters", value);
+  prefix: matching(
+    /^([a-zA-Z_:][a-zA-Z0-9_:]{0,63})?$/,
+    "a Prometheus metric name prefix of at most 64 characters",
+    {
+      default: "llm_scheduler_",
+      doc: "prefix of every series name",
     },
-    range: "a Prometheus metric name prefix of at most 64 characters",
-    json: { type: "string", maxLength: 64, pattern: "^([a-zA-Z_:][a-zA-Z0-9_:]*)?$" },
-    default: "llm_scheduler_",
-    doc: "prefix of every series name",
-  }),
+  ),
   scope: oneOf(["local", "global"], {
     default: "local",
     doc: 'what the `running` and `queued` gauges count: this instance\'s store (`"local"`: sum them), or a shared one (`"global"`, `@llm-scheduler/redis`: take the max)',
@@ -121,13 +115,10 @@ export const COLLECT = {
 export type CollectMetricsOptions = InferShape<typeof COLLECT>;
 
 /** {@link CollectMetricsOptions} after defaults and checks; `top` is 0 when no tenant label is wanted. */
-export type ResolvedCollectOptions = Omit<Resolved<typeof COLLECT>, "tenantLabel"> & {
-  readonly top: number;
-  readonly halfLifeMs: number;
-};
+export type ResolvedCollectOptions = ReturnType<typeof resolveCollectOptions>;
 
 /** Checks every option up front; a wrong one throws a `SchedulerError` (`INVALID_OPTION`). */
-export function resolveCollectOptions(given: CollectMetricsOptions): ResolvedCollectOptions {
+export function resolveCollectOptions(given: CollectMetricsOptions) {
   const { tenantLabel, ...rest } = resolveShape(COLLECT, given);
   const halfLifeMs = tenantLabel?.halfLifeMs ?? TENANT_LABEL.halfLifeMs.default;
   return { ...rest, top: tenantLabel?.top ?? 0, halfLifeMs };

@@ -1,22 +1,12 @@
-import { invalidOption as invalid } from "@llm-scheduler/core/kit";
-import type { RedisClient, RedisStoreOptions } from "./options.js";
+import { custom, invalidOption as invalid, type Meta, type Node } from "@llm-scheduler/core/kit";
+import type { RedisClient } from "./options.js";
 
 const URL_PATTERN = /^rediss?:\/\//;
+const URL_RANGE = "a redis:// or rediss:// URL";
 
 /** A URL as error messages may show it: the credentials in it (up to its last `@`) become `***`. */
 function redacted(url: unknown): unknown {
   return typeof url === "string" ? url.replace(/^([a-z][a-z0-9+.-]*:\/*).*@/i, "$1***@") : url;
-}
-
-/** Looks like an ioredis client (a `Redis` or a `Cluster`). */
-function isClient(value: unknown): value is RedisClient {
-  const candidate = value as { evalsha?: unknown; duplicate?: unknown } | null;
-  return (
-    typeof candidate === "object" &&
-    candidate !== null &&
-    typeof candidate.evalsha === "function" &&
-    typeof candidate.duplicate === "function"
-  );
 }
 
 /**
@@ -30,26 +20,33 @@ export function isCluster(client: unknown): boolean {
 }
 
 /**
- * `url` when it is a redis:// or rediss:// URL; the message shows no password.
+ * The `url` option: a redis:// or rediss:// URL; its message shows no password.
  *
  * @example
- * checkUrl("url", "redis://127.0.0.1:6379"); // "redis://127.0.0.1:6379"
+ * const url = urlNode({ shownDefault: "none", doc: "where Redis listens" });
  */
-export function checkUrl(path: string, value: unknown): string {
-  if (typeof value === "string" && URL_PATTERN.test(value)) return value;
-  throw invalid(path, "a redis:// or rediss:// URL", redacted(value));
+export function urlNode(meta: Meta<string>): Node<string> {
+  const check = (path: string, value: unknown): string => {
+    if (typeof value === "string" && URL_PATTERN.test(value)) return value;
+    throw invalid(path, URL_RANGE, redacted(value));
+  };
+  return custom({ ...meta, check, range: URL_RANGE, json: { type: "string", pattern: URL_PATTERN.source } });
 }
 
 /**
- * `client` when it looks like an ioredis client; an object is not shown (another client's options may
- * hold a password).
+ * The `client` option: an ioredis client (a `Redis` or a `Cluster`); its message shows no object, since
+ * another client's options may hold a password.
  *
  * @example
- * checkClient("client", new Redis()); // the client
+ * const client = clientNode<Redis>({ range: "an ioredis client", doc: "a client to reuse" });
  */
-export function checkClient(path: string, value: unknown): RedisClient {
-  if (isClient(value)) return value;
-  throw invalid(path, "an ioredis client", typeof value === "object" && value !== null ? {} : value);
+export function clientNode<T extends RedisClient>(meta: Meta<T> & { readonly range: string }): Node<T> {
+  const check = (path: string, value: unknown): T => {
+    const given = value as { evalsha?: unknown; duplicate?: unknown } | null;
+    if (typeof given?.evalsha === "function" && typeof given.duplicate === "function") return value as T;
+    throw invalid(path, "an ioredis client", typeof value === "object" && value !== null ? {} : value);
+  };
+  return custom({ ...meta, check, json: undefined });
 }
 
 /**
@@ -75,15 +72,18 @@ export function checkCluster(path: string, nodes: unknown): readonly string[] {
  * @example
  * checkConnection({ url: "redis://h", client }); // throws: Expected `url` to be left out when `client` is given
  */
-export function checkConnection(given: RedisStoreOptions): void {
-  const ways = ["url", "client", "cluster"].filter(
-    (key) => given[key as keyof RedisStoreOptions] !== undefined,
-  );
+export function checkConnection(given: unknown): void {
+  if (typeof given !== "object" || given === null) return; // the schema names what is wrong with it
+  const fields = given as Record<string, unknown>;
+  const ways = ["url", "client", "cluster"].filter((key) => fields[key] !== undefined);
   if (ways.length > 1) {
-    const shown = given.url !== undefined ? redacted(given.url) : "(a cluster's node URLs)";
+    const shown = fields.url === undefined ? "(a cluster's node URLs)" : redacted(fields.url);
     throw invalid(ways[0]!, `left out when \`${ways[1]}\` is given`, shown);
   }
 }
+
+/** The URL a store opens when given none of `url`, `client` and `cluster`. */
+export const LOCAL_REDIS = "redis://127.0.0.1:6379";
 
 /**
  * The prefix as the keys carry it. On a cluster every key of one scheduler must hash to one slot: a

@@ -2,23 +2,24 @@ import { randomBytes } from "node:crypto";
 import {
   custom,
   func,
+  guarded,
   type InferShape,
   instanceIdNode,
   integer,
   invalidOption,
   oneOf,
-  type Resolved,
   resolveShape,
   string,
 } from "@llm-scheduler/core/kit";
 import type { Cluster, Redis } from "ioredis";
 import {
-  checkClient,
   checkCluster,
   checkConnection,
-  checkUrl,
+  clientNode,
   isCluster,
   keyPrefix,
+  LOCAL_REDIS,
+  urlNode,
 } from "./connection-options.js";
 
 /**
@@ -38,17 +39,12 @@ export type RedisStoreStatus = "connecting" | "connected" | "local" | "unavailab
 
 /** Everything `new RedisStore()` accepts, declared once: checks, types and the README table come from here. */
 export const REDIS_STORE = {
-  url: custom<string>({
-    check: checkUrl,
-    range: "a redis:// or rediss:// URL",
-    json: { type: "string", pattern: "^rediss?://" },
+  url: urlNode({
     shownDefault: "`redis://127.0.0.1:6379`",
     doc: "where Redis listens; the store opens (and `close()` ends) its own connections",
   }),
-  client: custom<RedisClient>({
-    check: checkClient,
+  client: clientNode<RedisClient>({
     range: "an ioredis `Redis` or `Cluster`",
-    json: undefined,
     shownDefault: "none",
     doc: "a client to reuse, with its TLS / Sentinel / auth settings; the store opens one `duplicate()` for its subscription, and `close()` leaves the client open",
   }),
@@ -109,40 +105,7 @@ export const REDIS_STORE = {
 export type RedisStoreOptions = InferShape<typeof REDIS_STORE>;
 
 /** The options after defaults and validation. */
-export type ResolvedRedisOptions = Omit<
-  Resolved<typeof REDIS_STORE>,
-  "expectedInstances" | "instanceId" | "onError" | "onStatusChange"
-> & {
-  readonly expectedInstances: number;
-  readonly instanceId: string;
-  readonly onError: (error: unknown) => void;
-  readonly onStatusChange: (status: RedisStoreStatus, previous: RedisStoreStatus) => void;
-};
-
-/** The user's error callback, made safe: what it throws is dropped (there is nobody left to tell). */
-function quiet(onError: ((error: unknown) => void) | undefined): (error: unknown) => void {
-  if (onError === undefined) return () => {};
-  return (error) => {
-    try {
-      onError(error);
-    } catch {}
-  };
-}
-
-/** The user's status callback, made safe: what it throws goes to `onError`. */
-function guarded(
-  onStatusChange: ((status: RedisStoreStatus, previous: RedisStoreStatus) => void) | undefined,
-  onError: (error: unknown) => void,
-): (status: RedisStoreStatus, previous: RedisStoreStatus) => void {
-  if (onStatusChange === undefined) return () => {};
-  return (status, previous) => {
-    try {
-      onStatusChange(status, previous);
-    } catch (error) {
-      onError(error);
-    }
-  };
-}
+export type ResolvedRedisOptions = ReturnType<typeof resolveRedisOptions>;
 
 /**
  * Drops `undefined` fields, merges defaults and validates every field up front, throwing a
@@ -151,18 +114,18 @@ function guarded(
  * @example
  * resolveRedisOptions({ leaseMs: 0 }); // throws "Expected `leaseMs` to be an integer from 100 to 3600000, got `0` (number)"
  */
-export function resolveRedisOptions(options: RedisStoreOptions = {}): ResolvedRedisOptions {
-  if (typeof options === "object" && options !== null) checkConnection(options);
+export function resolveRedisOptions(options: RedisStoreOptions = {}) {
+  checkConnection(options);
   const given = resolveShape(REDIS_STORE, options);
   if (given.onStoreError === "local" && given.expectedInstances === undefined) {
     throw invalidOption("expectedInstances", 'a positive integer when `onStoreError` is "local"', undefined);
   }
-  const onError = quiet(given.onError);
-  const { client, cluster } = given;
+  // what `onError` throws is dropped (there is nobody left to tell); what `onStatusChange` throws goes to it
+  const onError = guarded(given.onError);
   return {
     ...given,
-    url: given.url ?? (client === undefined && cluster === undefined ? "redis://127.0.0.1:6379" : undefined),
-    prefix: keyPrefix(given.prefix, cluster !== undefined || isCluster(client)),
+    url: given.url ?? (given.client === undefined && given.cluster === undefined ? LOCAL_REDIS : undefined),
+    prefix: keyPrefix(given.prefix, given.cluster !== undefined || isCluster(given.client)),
     expectedInstances: given.expectedInstances ?? 1,
     instanceId: given.instanceId ?? randomBytes(8).toString("hex"),
     onError,

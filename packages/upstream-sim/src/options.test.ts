@@ -29,7 +29,7 @@ describe("resolveUpstreamOptions", () => {
     ],
     [
       { maxQueued: -1 },
-      "Expected `maxQueued` to be an integer from 0 to 1e9, or Infinity, got `-1` (number)",
+      "Expected `maxQueued` to be an integer from 0 to 1000000000, or Infinity, got `-1` (number)",
     ],
     [
       { seed: 0.5 },

@@ -4,7 +4,6 @@
  * message such as ``Expected `parallel` to be an integer from 1 to 100000, got `0` (number)``.
  */
 import {
-  custom,
   type InferShape,
   integer,
   invalidOption,
@@ -16,7 +15,7 @@ import {
   withDefaults,
 } from "@llm-scheduler/core/kit";
 import { type FaultKind, faultKinds } from "./fault-kinds.js";
-import { FAULT_RULES, type FaultRule } from "./fault-rules.js";
+import { FAULT_RULES } from "./fault-rules.js";
 import { MAX_TOKENS } from "./request-parse.js";
 
 export { type FaultKind, faultKinds } from "./fault-kinds.js";
@@ -65,14 +64,8 @@ export const UPSTREAM = {
     default: 64,
     doc: "tokens generated when a request sets neither `max_tokens` nor `max_completion_tokens`",
   }),
-  maxQueued: custom<number>({
-    check: (path, value) => {
-      const finite = Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 1e9;
-      if (finite || value === Number.POSITIVE_INFINITY) return value as number;
-      throw invalidOption(path, "an integer from 0 to 1e9, or Infinity", value);
-    },
-    range: "an integer from 0 to 1e9, or Infinity",
-    json: undefined,
+  maxQueued: integer(0, 1e9, {
+    infinite: true,
     default: Number.POSITIVE_INFINITY,
     doc: "requests allowed to wait for a sequence; beyond it 503 at once (like `OLLAMA_MAX_QUEUE`)",
   }),
@@ -113,10 +106,7 @@ export type FaultRates = InferShape<typeof FAULTS>;
 /** Options of {@link startUpstream}. */
 export type UpstreamOptions = InferShape<typeof UPSTREAM>;
 /** Server options with every default filled in. */
-export type ResolvedUpstreamOptions = Omit<Resolved<typeof UPSTREAM>, "faults" | "faultRules"> & {
-  readonly faults: Readonly<Record<FaultKind, number>>;
-  readonly faultRules: readonly FaultRule[];
-};
+export type ResolvedUpstreamOptions = ReturnType<typeof resolveUpstreamOptions>;
 
 /**
  * Fills in and validates latency options; other keys are left to their owner (a server's options
@@ -153,7 +143,7 @@ export function resolveFaultRates(rates: FaultRates = {}): Readonly<Record<Fault
  * @example
  * resolveUpstreamOptions({ parallel: 2, faults: { hang: 0.01 } }).maxQueued; // Infinity
  */
-export function resolveUpstreamOptions(options: UpstreamOptions = {}): ResolvedUpstreamOptions {
+export function resolveUpstreamOptions(options: UpstreamOptions = {}) {
   const resolved = resolveShape(UPSTREAM, options);
   return { ...resolved, faults: resolveFaultRates(resolved.faults), faultRules: resolved.faultRules ?? [] };
 }

@@ -1,13 +1,5 @@
 import type { Scheduler } from "@llm-scheduler/core";
-import {
-  custom,
-  func,
-  type InferShape,
-  integer,
-  invalidOption,
-  type Resolved,
-  resolveShape,
-} from "@llm-scheduler/core/kit";
+import { custom, func, type InferShape, integer, invalidOption, resolveShape } from "@llm-scheduler/core/kit";
 
 /** Who a request belongs to; `undefined` refuses it (401). */
 export type TenantOf = (request: Request) => string | undefined | Promise<string | undefined>;
@@ -54,28 +46,19 @@ export const BATCHES_HTTP = {
 export type BatchesHttpOptions = InferShape<typeof BATCHES_HTTP>;
 
 /** The HTTP options after defaults and validation (`tenant` undefined: every request is refused). */
-export type ResolvedHttpOptions = Omit<Resolved<typeof BATCHES_HTTP>, "httpPriority"> & {
-  readonly httpPriority: PriorityOf;
-};
+export type ResolvedHttpOptions = ReturnType<typeof resolveHttpOptions>;
 
 /** The keys of {@link BatchesHttpOptions}, to split them from the batch layer's own. */
 export const HTTP_KEYS = Object.keys(BATCHES_HTTP) as readonly (keyof typeof BATCHES_HTTP)[];
 
 function priorityOf(given: BatchesHttpOptions["httpPriority"], scheduler: Scheduler | undefined): PriorityOf {
   if (typeof given === "function") return given;
-  const priority = given ?? "batch";
   // an invalid scheduler is the batch layer's error to report, not this one's
   const configured = scheduler?.options?.priorities;
-  if (given !== undefined && Array.isArray(configured)) {
-    const known = configured.map((p) => p.name);
-    if (!known.includes(priority)) {
-      throw invalidOption(
-        "httpPriority",
-        `a configured priority (${known.join(", ")}) or a function`,
-        priority,
-      );
-    }
-  }
+  const known = Array.isArray(configured) ? configured.map((p) => p.name) : undefined;
+  if (given !== undefined && known !== undefined && !known.includes(given))
+    throw invalidOption("httpPriority", `a configured priority (${known.join(", ")}) or a function`, given);
+  const priority = given ?? "batch";
   return () => priority;
 }
 
@@ -89,7 +72,7 @@ function priorityOf(given: BatchesHttpOptions["httpPriority"], scheduler: Schedu
 export function resolveHttpOptions(
   options: BatchesHttpOptions | undefined,
   scheduler: Scheduler | undefined,
-): ResolvedHttpOptions {
+) {
   const resolved = resolveShape(BATCHES_HTTP, options);
   return { ...resolved, httpPriority: priorityOf(resolved.httpPriority, scheduler) };
 }

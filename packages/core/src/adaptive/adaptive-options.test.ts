@@ -30,7 +30,7 @@ describe("adaptive limit: options", () => {
     expect(scheduler.options.adaptive).toMatchObject({ controller: "aimd", probeMs: 5_000 });
     expect(() =>
       createScheduler({ maxConcurrency: { min: 2, max: 8 }, adaptive: { controller: "x" as never } }),
-    ).toThrow('Expected `adaptive.controller` to be `"delay"` or `"aimd"`, got `x` (string)');
+    ).toThrow('Expected `adaptive.controller` to be "delay" or "aimd", got `x` (string)');
   });
 
   it("keeps a plain number a fixed limit", () => {

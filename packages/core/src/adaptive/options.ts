@@ -6,6 +6,7 @@ import {
   integer,
   number,
   object,
+  oneOf,
   positive,
   type Resolved,
   required,
@@ -47,13 +48,7 @@ export const LIMIT_OPTION = custom<number | ConcurrencyRange>({
  * docs/decisions/0036-adaptive-limit-controller.md.
  */
 const ADAPTIVE = {
-  controller: custom<"delay" | "aimd">({
-    check: (path, value) => {
-      if (value === "delay" || value === "aimd") return value;
-      throw invalidOption(path, '`"delay"` or `"aimd"`', value);
-    },
-    range: '"delay" or "aimd"',
-    json: { enum: ["delay", "aimd"] },
+  controller: oneOf(["delay", "aimd"], {
     default: "delay",
     doc: '`"delay"` holds the limit just under the knee (cuts in proportion to the excess, remembers the knee); `"aimd"` adds a step per good window and multiplies by `latencyFactor` after a slow one',
   }),
@@ -113,37 +108,29 @@ export const ADAPTIVE_OPTION = object(ADAPTIVE, {
 export type ResolvedAdaptive = Resolved<typeof ADAPTIVE> &
   Required<ConcurrencyRange> & { readonly floor: number };
 
-/** What `maxConcurrency` and `adaptive` resolve to: the limit to start from and, when adaptive, its range. */
-export interface ResolvedLimit {
-  /** The starting limit (the fixed limit when not adaptive). */
-  readonly maxConcurrency: number;
-  /** The highest the limit can go: priorities' `maxConcurrency` are checked against it. */
-  readonly ceiling: number;
-  /** The range and tunables before the reserved floor is known (see {@link withFloor}). */
-  readonly adaptive: Omit<ResolvedAdaptive, "floor"> | null;
-}
-
 /**
  * Reads `maxConcurrency` (a number: a fixed limit; `{ initial, min, max }`: adaptive) and `adaptive`
  * (tunables, only with the range form), both checked by their nodes already: what remains is how they
- * bound each other.
+ * bound each other. Returns the highest the limit can go (`ceiling`: priorities' `maxConcurrency` are
+ * checked against it) and, when adaptive, the range and tunables before the reserved floor is known
+ * (see {@link withFloor}).
  *
  * @example
  * resolveLimit({ initial: 8, min: 2, max: 64 }, { windowMs: 2_000 }).adaptive?.max; // 64
  */
 export function resolveLimit(
-  maxConcurrency: number | ConcurrencyRange = 8,
+  maxConcurrency: number | ConcurrencyRange = LIMIT_OPTION.default,
   adaptive: AdaptiveOptions | undefined = undefined,
-): ResolvedLimit {
+) {
   if (typeof maxConcurrency === "number") {
-    if (adaptive === undefined) return { maxConcurrency, ceiling: maxConcurrency, adaptive: null };
+    if (adaptive === undefined) return { ceiling: maxConcurrency, adaptive: null };
     throw invalidOption("adaptive", "no value unless `maxConcurrency` is `{ initial, min, max }`", adaptive);
   }
   const { min, max, initial = min } = maxConcurrency;
   integerIn("maxConcurrency.max", max, min, MAX_CONCURRENCY);
   integerIn("maxConcurrency.initial", initial, min, max);
   const tunables = withDefaults(ADAPTIVE, adaptive ?? {});
-  return { maxConcurrency: initial, ceiling: max, adaptive: { initial, min, max, ...tunables } };
+  return { ceiling: max, adaptive: { initial, min, max, ...tunables } };
 }
 
 /** The adaptive settings with the floor set by the priorities' reserved slots (`reservedTotal <= max`). */

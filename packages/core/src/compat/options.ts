@@ -1,14 +1,6 @@
 import { SCHEDULER } from "../option-schema.js";
 import { PRIORITY_WEIGHT, type SchedulerOptions } from "../options.js";
-import {
-  duration,
-  type InferShape,
-  integer,
-  object,
-  positive,
-  required,
-  withDefaults,
-} from "../schema/schema.js";
+import { duration, type InferShape, integer, positive, required, resolveShape } from "../schema/schema.js";
 import { integerIn, MAX_CONCURRENCY, MAX_QUEUE } from "../validate.js";
 
 /** Options of `LlmScheduler`: the write-up's five, plus the queue bound, a run timeout and fairness knobs. */
@@ -53,15 +45,13 @@ const LLM = {
 /** Options of `LlmScheduler`: `maxConcurrency` is required, every other field optional. */
 export type LlmSchedulerOptions = InferShape<typeof LLM>;
 
-const OPTIONS = object(LLM, { doc: "the options of `new LlmScheduler()`" });
-
 /**
  * Validates `LlmScheduler`'s options (unknown keys, types and ranges, each message naming the field as
  * the caller spelled it) and maps them onto the core scheduler's two lanes (`core`); `runTimeoutMs` is
  * `undefined` for no run timeout.
  */
 export function resolveLlmOptions(options: LlmSchedulerOptions) {
-  const given = withDefaults(LLM, OPTIONS.check("", options));
+  const given = resolveShape(LLM, options);
   const { maxConcurrency, batchQueueTimeoutMs, runTimeoutMs, clock } = given;
   const reserved = given.interactiveReserved ?? (maxConcurrency > 1 ? 1 : 0);
   integerIn("interactiveReserved", reserved, 0, maxConcurrency); // at most the limit it shares

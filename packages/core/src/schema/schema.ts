@@ -156,7 +156,9 @@ export function string<M extends Meta<string>>(maxLength: number, meta: M): Node
   const any = maxLength === Number.POSITIVE_INFINITY;
   const json = any ? { type: "string", minLength: 1 } : { type: "string", minLength: 1, maxLength };
   const range = `a string of ${any ? "any length" : `1 to ${maxLength} characters`}`;
-  return leaf(meta, range, json, (p, v) => valid.nonEmptyString(p, v, maxLength));
+  const ok = (v: unknown) => typeof v === "string" && v.length > 0 && v.length <= maxLength;
+  const most = any ? "" : ` of at most ${maxLength} characters`;
+  return leaf(meta, range, json, checkBy(ok, `a non-empty string${most}`));
 }
 
 /**
@@ -172,18 +174,25 @@ export function text<M extends Meta<string>>(meta: M): Node<string> & Defaulted<
   );
 }
 
-const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * A string matching `pattern`, which `range` describes in words.
+ * @example matching(/^[0-9a-f]{64}$/, "64 hexadecimal digits", { doc: "the key's SHA-256" })
+ */
+export function matching<M extends Meta<string>>(
+  pattern: RegExp,
+  range: string,
+  meta: M,
+): Node<string> & Defaulted<M> {
+  const ok = (v: unknown) => typeof v === "string" && pattern.test(v);
+  return leaf(meta, range, { type: "string", pattern: pattern.source }, checkBy(ok, range));
+}
 
 /**
  * An instance's name, as it travels in store keys and claims: 1 to 64 letters, digits, `-` or `_`.
  * @example instanceIdNode({ shownDefault: "a random id", doc: "this instance's name in claims" })
  */
 export function instanceIdNode<M extends Meta<string>>(meta: M): Node<string> & Defaulted<M> {
-  const range = "1 to 64 letters, digits, `-` or `_`";
-  return leaf(meta, range, { type: "string", pattern: INSTANCE_ID.source }, (path, value) => {
-    if (typeof value === "string" && INSTANCE_ID.test(value)) return value;
-    throw valid.invalidOption(path, range, value);
-  });
+  return matching(/^[A-Za-z0-9_-]{1,64}$/, "1 to 64 letters, digits, `-` or `_`", meta);
 }
 
 /**

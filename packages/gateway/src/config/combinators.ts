@@ -1,4 +1,4 @@
-import type { JsonSchema, Meta, Node } from "@llm-scheduler/core";
+import type { Meta, Node } from "@llm-scheduler/core";
 import { custom, invalidOption } from "@llm-scheduler/core/kit";
 
 /**
@@ -45,29 +45,6 @@ export function secret(min: number, max: number, meta: Meta<string>): Node<strin
       const shown =
         typeof value === "string" ? `[a secret of ${value.length} characters]` : `[a ${typeof value}]`;
       throw invalidOption(path, range, shown);
-    },
-  });
-}
-
-/**
- * A string matching `pattern` (described by `range`), shown in an error like any other value.
- *
- * @example
- * const sha256 = matching(/^[0-9a-f]{64}$/, "64 hexadecimal digits", { doc: "the key's SHA-256" });
- */
-export function matching(
-  pattern: RegExp,
-  range: string,
-  meta: Meta<string>,
-  json?: JsonSchema,
-): Node<string> {
-  return custom<string>({
-    ...meta,
-    range,
-    json: json ?? { type: "string", pattern: pattern.source },
-    check(path, value) {
-      if (typeof value === "string" && pattern.test(value)) return value;
-      throw invalidOption(path, range, value);
     },
   });
 }

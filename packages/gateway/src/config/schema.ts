@@ -4,6 +4,7 @@ import {
   custom,
   duration,
   integer,
+  matching,
   number,
   object,
   oneOf,
@@ -13,7 +14,7 @@ import {
   TENANT_SCHEMA,
 } from "@llm-scheduler/core/kit";
 import { POOL_SCHEMA, REPLICA_SCHEMA } from "@llm-scheduler/pool";
-import { list, matching, secret } from "./combinators.js";
+import { list, secret } from "./combinators.js";
 
 /** A base URL of an OpenAI-compatible server, with or without `/v1`. */
 const UPSTREAM_URL = matching(/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/, "an http(s) URL", {

@@ -1,32 +1,18 @@
-import {
-  custom,
-  type InferShape,
-  integer,
-  type Resolved,
-  resolveShape,
-  string,
-} from "@llm-scheduler/core/kit";
+import { type InferShape, integer, resolveShape, string } from "@llm-scheduler/core/kit";
 import type { Redis } from "ioredis";
-import { checkClient, checkConnection, checkUrl } from "../connection-options.js";
+import { checkConnection, clientNode, LOCAL_REDIS, urlNode } from "../connection-options.js";
 
 /** An ioredis client of one Redis server (the batch store does not run on Redis Cluster yet). */
 export type BatchRedisClient = Redis | Redis<"resp3">;
 
-const DEFAULT_URL = "redis://127.0.0.1:6379";
-
 /** Options of `redisBatchStore()`, declared once: checks, types and the README table come from here. */
 export const REDIS_BATCH_STORE = {
-  url: custom<string>({
-    check: checkUrl,
-    range: "a redis:// or rediss:// URL",
-    json: { type: "string", pattern: "^rediss?://" },
-    shownDefault: `\`"${DEFAULT_URL}"\` without \`client\``,
+  url: urlNode({
+    shownDefault: '`"redis://127.0.0.1:6379"` without `client`',
     doc: "where Redis listens; the store owns this connection and `close()` ends it. Give `url` or `client`, not both",
   }),
-  client: custom<BatchRedisClient>({
-    check: (path, value) => checkClient(path, value) as BatchRedisClient,
+  client: clientNode<BatchRedisClient>({
     range: "an ioredis client",
-    json: undefined,
     shownDefault: "none",
     doc: "an ioredis client to reuse (left open by `close()`); one server, not a `Cluster`",
   }),
@@ -54,7 +40,7 @@ export const REDIS_BATCH_STORE = {
 export type RedisBatchStoreOptions = InferShape<typeof REDIS_BATCH_STORE>;
 
 /** The options after defaults and validation: `url` is set unless a `client` is given. */
-export type ResolvedBatchStoreOptions = Resolved<typeof REDIS_BATCH_STORE>;
+export type ResolvedBatchStoreOptions = ReturnType<typeof resolveBatchStoreOptions>;
 
 /**
  * Validates every option up front (`INVALID_OPTION` naming the field) and fills in the defaults.
@@ -62,8 +48,8 @@ export type ResolvedBatchStoreOptions = Resolved<typeof REDIS_BATCH_STORE>;
  * @example
  * resolveBatchStoreOptions({ url: "redis://127.0.0.1:6379", prefix: "llm:" });
  */
-export function resolveBatchStoreOptions(options: RedisBatchStoreOptions = {}): ResolvedBatchStoreOptions {
-  if (typeof options === "object" && options !== null) checkConnection(options);
+export function resolveBatchStoreOptions(options: RedisBatchStoreOptions = {}) {
+  checkConnection(options);
   const resolved = resolveShape(REDIS_BATCH_STORE, options);
-  return { ...resolved, url: resolved.url ?? (resolved.client === undefined ? DEFAULT_URL : undefined) };
+  return { ...resolved, url: resolved.url ?? (resolved.client === undefined ? LOCAL_REDIS : undefined) };
 }
