@@ -302,7 +302,8 @@ export function record<T>(
 }
 
 /**
- * An array of `min` to `max` items of `items`' schema, each checked with its index in the path.
+ * An array of `min` to `max` items of `items`' schema, each checked with its index in the path; a
+ * refused array is shown by its length only.
  *
  * @example
  * const ratesPerSec = list(number(0, 100_000, { doc: "…" }), 1, 10_000, { doc: "The rate of each step." });
@@ -316,11 +317,17 @@ export function list<T, M extends Meta<readonly T[]>>(
   const range = max === Number.POSITIVE_INFINITY ? "an array" : `an array of ${min} to ${max} entries`;
   const check = (path: string, value: unknown): readonly T[] => {
     if (!Array.isArray(value) || value.length < min || value.length > max) {
-      throw valid.invalidOption(path, range, value);
+      // an array's entries are never shown: they may hold credentials (a gateway's keys)
+      throw valid.invalidOption(path, range, Array.isArray(value) ? `[${value.length} entries]` : value);
     }
     return value.map((item, index) => items.check(`${path}[${index}]`, item));
   };
-  const json = { type: "array", items: items.json, minItems: min, maxItems: max };
+  const json = {
+    type: "array",
+    items: { ...items.json, description: items.doc },
+    minItems: min,
+    maxItems: max,
+  };
   return { ...meta, check, range, json, items } as Node<readonly T[]> & Defaulted<M>;
 }
 

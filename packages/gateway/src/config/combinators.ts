@@ -2,32 +2,6 @@ import type { Meta, Node } from "@llm-scheduler/core";
 import { custom, invalidOption } from "@llm-scheduler/core/kit";
 
 /**
- * An array of `entry`s, `min` to `max` long; each entry is checked under `path[i]`.
- *
- * @example
- * const keys = list(object(KEY, { doc: "one key" }), 0, 10_000, { doc: "the API keys" });
- */
-export function list<T>(
-  entry: Node<T>,
-  min: number,
-  max: number,
-  meta: Meta<readonly T[]>,
-): Node<readonly T[]> {
-  const range = `an array of ${min} to ${max} entries`;
-  return custom<readonly T[]>({
-    ...meta,
-    range,
-    json: { type: "array", items: { ...entry.json, description: entry.doc }, minItems: min, maxItems: max },
-    check(path, value) {
-      if (!Array.isArray(value) || value.length < min || value.length > max) {
-        throw invalidOption(path, range, Array.isArray(value) ? `[${value.length} entries]` : value);
-      }
-      return value.map((item, index) => entry.check(`${path}[${index}]`, item));
-    },
-  });
-}
-
-/**
  * A credential or any other secret string: checked like a string, but a wrong value is never shown
  * (only its type or length), so a typo in a key never reaches a terminal or a log.
  *

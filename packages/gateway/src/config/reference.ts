@@ -1,6 +1,6 @@
 import { optionTable } from "@llm-scheduler/core/kit";
 import { gatewayJsonSchema } from "./json-schema.js";
-import { GATEWAY, KEY, MODEL_OWN } from "./schema.js";
+import { GATEWAY, MODEL_OWN } from "./schema.js";
 
 /** The README's reference tables, between `<!-- config:start NAME -->` and `<!-- config:end -->`. */
 const TABLES: Readonly<Record<string, () => string>> = {
@@ -9,7 +9,6 @@ const TABLES: Readonly<Record<string, () => string>> = {
     return optionTable("option", top);
   },
   model: () => optionTable("`models.<name>.` option", MODEL_OWN),
-  key: () => optionTable("`keys[]` field", KEY),
 };
 
 /**

@@ -4,6 +4,7 @@ import {
   custom,
   duration,
   integer,
+  list,
   matching,
   number,
   object,
@@ -14,7 +15,7 @@ import {
   TENANT_SCHEMA,
 } from "@llm-scheduler/core/kit";
 import { POOL_SCHEMA, REPLICA_SCHEMA } from "@llm-scheduler/pool";
-import { list, secret } from "./combinators.js";
+import { secret } from "./combinators.js";
 
 /** A base URL of an OpenAI-compatible server, with or without `/v1`. */
 const UPSTREAM_URL = matching(/^https?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/, "an http(s) URL", {
