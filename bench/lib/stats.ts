@@ -25,6 +25,22 @@ export function quantile(values: readonly number[], q: number): number {
   return ordered[Math.min(rank, ordered.length) - 1]!;
 }
 
+/**
+ * A 95% confidence interval of the median of `values`, from their order statistics (no assumption on
+ * the distribution): the range a rerun's median falls in, so a figure whose interval spans its goal is
+ * not settled by the run.
+ *
+ * @example
+ * const [low, high] = medianInterval(differences);
+ */
+export function medianInterval(values: readonly number[]): readonly [number, number] {
+  const ordered = sorted(values);
+  const half = 0.98 * Math.sqrt(ordered.length); // 1.96 standard deviations of a binomial(n, 1/2) / 2 each side
+  const low = Math.max(1, Math.floor(ordered.length / 2 - half));
+  const high = Math.min(ordered.length, Math.ceil(ordered.length / 2 + 1 + half));
+  return [ordered[low - 1]!, ordered[high - 1]!];
+}
+
 export function summarize(values: readonly number[]): Summary {
   const ordered = sorted(values);
   return { median: median(ordered), min: ordered[0]!, max: ordered.at(-1)!, runs: values };

@@ -9,7 +9,7 @@ import { runProbe } from "../lib/node-child.js";
 import type { Part } from "../lib/part.js";
 import { pinTo, unpin } from "../lib/pin.js";
 import type { Goal } from "../lib/report.js";
-import { median, quantile, summarize } from "../lib/stats.js";
+import { median, medianInterval, quantile, summarize } from "../lib/stats.js";
 import type { LoadResult } from "../probes/load.js";
 
 /** Server CPU the middleware may add per request over a no-op middleware mounted the same way. */
@@ -46,6 +46,22 @@ const MEMORY_REQUESTS = 2_000;
  */
 const MEMORY_ROUNDS = 80;
 
+/**
+ * The frameworks to measure: every one, or those named in `HTTP_BENCH_FRAMEWORKS` (comma-separated,
+ * e.g. `express`), for a shorter run that a loaded machine disturbs less.
+ */
+function selectedFrameworks(): readonly Framework[] {
+  const asked = process.env.HTTP_BENCH_FRAMEWORKS?.trim();
+  if (asked === undefined || asked === "") return FRAMEWORKS;
+  const names = asked.split(",").map((name) => name.trim());
+  for (const name of names)
+    if (!(FRAMEWORKS as readonly string[]).includes(name))
+      throw new Error(
+        `Unknown framework \`${name}\` in HTTP_BENCH_FRAMEWORKS (expected ${FRAMEWORKS.join(", ")})`,
+      );
+  return FRAMEWORKS.filter((framework) => names.includes(framework));
+}
+
 /** Each config's CPU per request over in-memory connections, in `order`. */
 async function measureInMemory(order: readonly Config[], requests: number, keep: boolean): Promise<void> {
   for (const config of order) {
@@ -61,8 +77,13 @@ async function measureInMemory(order: readonly Config[], requests: number, keep:
  * `rounds` in-memory rounds per framework, after two warm-up rounds: each visits the framework's servers
  * in an order that rotates, so that every server's figure of round i sits next to the no-op's.
  */
-async function inMemoryRounds(configs: readonly Config[], rounds: number, requests: number): Promise<void> {
-  for (const framework of FRAMEWORKS) {
+async function inMemoryRounds(
+  frameworks: readonly Framework[],
+  configs: readonly Config[],
+  rounds: number,
+  requests: number,
+): Promise<void> {
+  for (const framework of frameworks) {
     const own = configs.filter((config) => config.framework === framework);
     for (let round = -2; round < rounds; round++) {
       const shift = Math.max(round, 0);
@@ -76,9 +97,11 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
   const runs = asked ?? (quick ? 1 : 9);
   const seconds = quick ? 0.5 : 1.5;
   const warmSeconds = quick ? 0 : 1;
+  const frameworks = selectedFrameworks();
+  const memoryRounds = quick ? 2 : MEMORY_ROUNDS;
   const configs: Config[] = [];
   const windows = new CpuWindows<Config>();
-  for (const framework of FRAMEWORKS) {
+  for (const framework of frameworks) {
     for (const mode of modesOf(framework)) {
       const config: Config = {
         framework,
@@ -128,18 +151,18 @@ export const run: Part = async ({ quick, runs: asked, log }) => {
       log(`round ${round + 1}/${runs} done`);
     }
     if (pinned) unpin();
-    await inMemoryRounds(configs, quick ? 2 : MEMORY_ROUNDS, quick ? 200 : MEMORY_REQUESTS);
+    await inMemoryRounds(frameworks, configs, memoryRounds, quick ? 200 : MEMORY_REQUESTS);
     log("in-memory rounds done");
   } finally {
     if (pinned) unpin();
     for (const config of configs) await config.server.close();
   }
-  return report(configs, {
+  return report(frameworks, configs, {
     pinned,
     runs,
     seconds,
     warmSeconds,
-    memoryRounds: quick ? 2 : MEMORY_ROUNDS,
+    memoryRounds,
     memoryRequests: quick ? 200 : MEMORY_REQUESTS,
     servers: configs.length,
   });
@@ -159,7 +182,7 @@ interface Settings {
   readonly servers: number;
 }
 
-function report(configs: Config[], settings: Settings) {
+function report(frameworks: readonly Framework[], configs: Config[], settings: Settings) {
   const goals: Goal[] = [];
   const notes: string[] = [];
   const rows: string[][] = [];
@@ -167,7 +190,7 @@ function report(configs: Config[], settings: Settings) {
   const cpuRows: string[][] = [];
   const wrapperRows: string[][] = [];
   const memoryRows: string[][] = [];
-  for (const framework of FRAMEWORKS) {
+  for (const framework of frameworks) {
     const of = (mode: Mode) => configs.find((c) => c.framework === framework && c.mode === mode)!;
     const bare = of("bare");
     const noop = of("no-op");
@@ -285,7 +308,7 @@ function report(configs: Config[], settings: Settings) {
       {
         name: `${framework}: CPU the middleware adds over a no-op middleware (in-memory connections)`,
         target: `<= ${GOAL_CPU_MICROS} µs per request`,
-        measured: `${pairedCell(memory.middleware)} µs (floor ${signed(memory.floorOverNoop, 1)} µs, scheduler floor ${signed(memory.schedulerFloorOverNoop, 1)} µs)`,
+        measured: `${pairedCell(memory.middleware)} µs, 95% interval of the median ${intervalCell(memory.middleware)} (floor ${signed(memory.floorOverNoop, 1)} µs, scheduler floor ${signed(memory.schedulerFloorOverNoop, 1)} µs)`,
         holds: memory.overNoop <= GOAL_CPU_MICROS && failures === 0 && memoryFailures === 0 && started > 0,
       },
       {
@@ -306,11 +329,14 @@ function report(configs: Config[], settings: Settings) {
     part: "http",
     title: "HTTP: schedulerMiddleware() against the bare framework",
     method: [
+      ...(frameworks.length < FRAMEWORKS.length
+        ? [`Only ${frameworks.join(" and ")} this run (HTTP_BENCH_FRAMEWORKS).`]
+        : []),
       `Express 5, Koa 3 and Hono 4 (on @hono/node-server) each serve GET /v1/ping with a small JSON body in six ways (Express and Hono in a seventh: the whole app wrapped in scheduled(app), no middleware): bare; behind a middleware that only calls next(), mounted the same way (the framework's own price for having any middleware); behind schedulerMiddleware() with a scheduler of ${SLOTS} slots (more than the ${CONNECTIONS} connections, so no request waits); with the route handler wrapped in p-queue 10 of the same concurrency (await queue.add(() => handler(req, res))), the obvious alternative; and behind the two floors, mounted as the middleware: a counter taken before the chain and given back on the response's close, and the least middleware built on the scheduler (tryAcquire(), released on close; bench/http/floor.ts).`,
       `The ${settings.servers} servers run in one process; autocannon (${CONNECTIONS} connections, ${settings.seconds} s per server) runs in a separate process, one per round, visiting every server in an order that rotates each round. ${settings.pinned ? `The servers' process ran pinned to CPU ${SERVER_CPU} and autocannon's to CPU ${LOAD_CPU} (taskset), so that each server's requests per second follow its own CPU per request rather than how two busy processes share the cores.` : "Nothing was pinned to a CPU (no taskset, a single CPU, or a quick run)."}`,
       `${settings.warmSeconds > 0 ? `A ${settings.warmSeconds} s warm-up per server, then ` : ""}${settings.runs} round(s). Ratios and the p99 difference are medians over rounds of the paired figures (same round, same framework).`,
       "Server CPU per request is this process's user plus system time (all threads, gc included) while one server was under load, divided by the requests it answered; median over rounds.",
-      `Then ${settings.memoryRounds} in-memory rounds per framework (after two warm-up rounds): every server of the framework answers ${settings.memoryRequests.toLocaleString("en-US")} requests over ${CONNECTIONS} in-memory keep-alive connections (bench/http/in-memory.ts) in an order that rotates each round, timed by the main thread's CPU. The CPU goals use the median over rounds of the difference within each round, which a loaded machine moves far less than the figures over TCP.`,
+      `Then ${settings.memoryRounds} in-memory rounds per framework (after two warm-up rounds): every server of the framework answers ${settings.memoryRequests.toLocaleString("en-US")} requests over ${CONNECTIONS} in-memory keep-alive connections (bench/http/in-memory.ts) in an order that rotates each round, timed by the main thread's CPU. The CPU goals use the median over rounds of the difference within each round, which a loaded machine moves far less than the figures over TCP; beside each, the 95% interval of that median (from the order statistics): a figure whose interval spans the goal is not settled by the run.`,
     ],
     tables: [
       {
@@ -422,6 +448,13 @@ function medianOrNaN(values: readonly number[]): number {
 function pairedCell(values: readonly number[]): string {
   if (values.length === 0) return "n/a";
   return `${signed(median(values), 1)} (${quantile(values, 0.25).toFixed(1)} to ${quantile(values, 0.75).toFixed(1)})`;
+}
+
+/** The 95% interval of the median of `values` (`medianInterval`), as "+0.8 to +1.9". */
+function intervalCell(values: readonly number[]): string {
+  if (values.length === 0) return "n/a";
+  const [low, high] = medianInterval(values);
+  return `${signed(low, 1)} to ${signed(high, 1)}`;
 }
 
 /** Per in-memory round, `of`'s figure minus `base`'s (the same round, the same moment of the machine). */
