@@ -1,8 +1,16 @@
 import { existsSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { SlowFirstSequencer } from "./test/slow-first.js";
 
 const packages = readdirSync("packages").filter((name) => existsSync(`packages/${name}/src`));
+
+/**
+ * Packages whose tests need a process of their own per file: the demo's agreement test compares a
+ * real-time run with the simulator and fails on a busy event loop, so nothing another file left
+ * running may share its process.
+ */
+const ownProcessPerFile = new Set(["demo"]);
 
 export default defineConfig({
   ssr: { resolve: { conditions: ["source"] } },
@@ -15,10 +23,21 @@ export default defineConfig({
     // time; most integration files wait on servers and child processes, so two at once fill both cores.
     maxWorkers: 2,
     outputFile: { json: "node_modules/.cache/vitest-results.json" },
+    // The long integration files first, the many short unit files last to fill the gaps: see
+    // test/slow-first.ts.
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       ...packages.map((name) => ({
         extends: true as const,
-        test: { name, root: `packages/${name}`, include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+        test: {
+          name,
+          root: `packages/${name}`,
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          // A package's unit files share one process per worker, which imports the package's modules
+          // once instead of once per file (most of a unit file's time); each file closes the servers
+          // and timers it starts, and restores the fake timers and mocks it installs.
+          isolate: !ownProcessPerFile.has(name),
+        },
       })),
       {
         extends: true as const,
