@@ -112,6 +112,7 @@ describe.concurrent("README snippets", () => {
 
   it.for(runnable.map((snippet): [string, Snippet] => [snippet.name, snippet]))(
     "%s runs as pasted",
+    { timeout: 130_000 },
     async ([_name, snippet], { expect }) => {
       const env = { UPSTREAM_URL: sim.url, REDIS_URL: redis.url, PORT: "0" };
       const tsx = join(root, "node_modules/.bin/tsx");
@@ -129,6 +130,5 @@ describe.concurrent("README snippets", () => {
         expect(result.code, result.output).toBe(0);
       }
     },
-    130_000,
   );
 });
