@@ -35,7 +35,7 @@ export default defineConfig({
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
           // A package's unit files share one process per worker, which imports the package's modules
           // once instead of once per file (most of a unit file's time); each file closes the servers
-          // and timers it starts, and restores the fake timers and mocks it installs.
+          // and timers it starts, and restores the fake timers and mocks it installs (decision 0071).
           isolate: !ownProcessPerFile.has(name),
         },
       })),
