@@ -33,9 +33,9 @@ export default defineConfig({
           name,
           root: `packages/${name}`,
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          // A package's unit files share one process per worker, which imports the package's modules
-          // once instead of once per file (most of a unit file's time); each file closes the servers
-          // and timers it starts, and restores the fake timers and mocks it installs (decision 0071).
+          // A package's unit files share one process per worker instead of starting one per file
+          // (slow on a busy machine); each file closes the servers and timers it starts, and restores
+          // the fake timers and mocks it installs (decision 0071).
           isolate: !ownProcessPerFile.has(name),
         },
       })),
