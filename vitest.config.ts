@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { SlowFirstSequencer } from "./test/slow-first.js";
 
 const packages = readdirSync("packages").filter((name) => existsSync(`packages/${name}/src`));
 
@@ -15,10 +16,17 @@ export default defineConfig({
     // time; most integration files wait on servers and child processes, so two at once fill both cores.
     maxWorkers: 2,
     outputFile: { json: "node_modules/.cache/vitest-results.json" },
+    // The long integration files first, the many short unit files last to fill the gaps: see
+    // test/slow-first.ts.
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       ...packages.map((name) => ({
         extends: true as const,
-        test: { name, root: `packages/${name}`, include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+        test: {
+          name,
+          root: `packages/${name}`,
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+        },
       })),
       {
         extends: true as const,

@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { startUpstream } from "@llm-scheduler/upstream-sim";
+import { afterAll, describe, expect, it } from "vitest";
 import { root } from "./spawn.js";
 
 /** Reads a duration as the demo prints it ("12 ms", "3.4 s", "never") in ms. */
@@ -77,13 +77,8 @@ function expectCleanFailure(
   expect(result.stdout).not.toContain("HTML report:");
 }
 
-describe("pnpm demo refuses what it cannot run, before the long run", () => {
-  let sim: Upstream | undefined;
-  afterEach(async () => {
-    await sim?.close();
-    sim = undefined;
-  });
-
+// Each of these spawns the CLI and waits for it to refuse, most of it tsx starting: run side by side.
+describe.concurrent("pnpm demo refuses what it cannot run, before the long run", () => {
   it("exits non-zero with one clear line when --upstream is unreachable", async () => {
     const upstream = `http://127.0.0.1:${await closedPort()}`;
     const result = await run(["--upstream", upstream, "--duration", "5"], 60_000);
@@ -98,31 +93,41 @@ describe("pnpm demo refuses what it cannot run, before the long run", () => {
   }, 70_000);
 
   it("names the models the upstream serves when --model is not one of them", async () => {
-    sim = await startUpstream({ model: "other-model" });
-    const result = await run(["--upstream", sim.url, "--model", "missing-model"], 60_000);
-    expectCleanFailure(result);
-    expect(result.stderr).toContain("does not list model `missing-model`");
-    expect(result.stderr).toContain("other-model");
-    expect(sim.stats().received).toBe(0);
+    const sim = await startUpstream({ model: "other-model" });
+    try {
+      const result = await run(["--upstream", sim.url, "--model", "missing-model"], 60_000);
+      expectCleanFailure(result);
+      expect(result.stderr).toContain("does not list model `missing-model`");
+      expect(result.stderr).toContain("other-model");
+      expect(sim.stats().received).toBe(0);
+    } finally {
+      await sim.close();
+    }
   }, 70_000);
 
   it("fails instead of printing a table when the upstream answers nothing", async () => {
-    sim = await startUpstream({ faults: { 500: 1 }, ttftMs: 1, tokenMs: 1 });
-    const result = await run(["--upstream", sim.url, "--duration", "1"], 100_000);
-    expectCleanFailure(result);
-    expect(result.stderr).toContain("no request was answered in the FIFO run");
-    expect(sim.stats().byStatus[500]).toBeGreaterThan(0);
+    const sim = await startUpstream({ faults: { 500: 1 }, ttftMs: 1, tokenMs: 1 });
+    try {
+      const result = await run(["--upstream", sim.url, "--duration", "1"], 100_000);
+      expectCleanFailure(result);
+      expect(result.stderr).toContain("no request was answered in the FIFO run");
+      expect(sim.stats().byStatus[500]).toBeGreaterThan(0);
+    } finally {
+      await sim.close();
+    }
   }, 110_000);
 
   it("checks --report before running: a missing directory, or a directory", async () => {
     const dir = await mkdtemp(join(tmpdir(), "llm-scheduler-demo-"));
     try {
       const missing = join(dir, "no-such-dir", "report.html");
-      const result = await run(["--report", missing, "--duration", "60"], 60_000);
+      const [result, directory] = await Promise.all([
+        run(["--report", missing, "--duration", "60"], 60_000),
+        run(["--report", dir, "--duration", "60"], 60_000),
+      ]);
       expectCleanFailure(result);
       expect(result.stderr).toContain(`Cannot write \`--report\` to ${missing}`);
       expect(result.stdout).not.toContain("[FIFO]");
-      const directory = await run(["--report", dir, "--duration", "60"], 60_000);
       expectCleanFailure(directory);
       expect(directory.stderr).toContain("it is a directory");
       await expect(stat(missing)).rejects.toThrow();

@@ -1,6 +1,6 @@
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type Spawned, startExample } from "./spawn.js";
+import { eventually, type Spawned, type StartedExamples, startExamples } from "./spawn.js";
 
 // The examples as an attacker meets them: keys they were not given, rotated keys, the admin paths, and
 // a flood of requests against a token bucket.
@@ -8,6 +8,33 @@ import { eventually, type Spawned, startExample } from "./spawn.js";
 let sim: Upstream;
 /** A prompt the simulator holds until its caller goes away. */
 const HANG = "hang until cancelled";
+
+const entries = [["express-openai-proxy/server.ts"], ["koa-gateway/server.ts"], ["hono-gateway/server.ts"]];
+const ADMIN_KEY = "sk-admin-access-test";
+
+/** The environment of each way the examples are started here, by the name of its describe block. */
+const setups: Record<string, () => Record<string, string>> = {
+  "no keys": () => ({ UPSTREAM_URL: sim.url, API_KEYS: "", ADMIN_KEY: "" }),
+  "key table": () => ({
+    UPSTREAM_URL: sim.url,
+    API_KEYS: "sk-team-a:team-a:interactive,sk-team-b:team-b:interactive",
+    ADMIN_KEY,
+    TENANT_MAX_CONCURRENCY: "2",
+    TENANT_TOKENS_PER_MINUTE: "60",
+    TENANT_BURST_TOKENS: "300",
+    DEFAULT_MAX_TOKENS: "50",
+  }),
+  anonymous: () => ({
+    UPSTREAM_URL: sim.url,
+    API_KEYS: "sk-team-a:team-a:interactive",
+    ADMIN_KEY,
+    UNKNOWN_KEYS: "anonymous", // the pool's default caps: one request at a time, 20,000 tokens a minute
+    DEFAULT_MAX_TOKENS: "10", // small charges: the bucket covers all six, the concurrency cap holds them
+  }),
+};
+
+/** Every example process of the file, started at once in the first hook; each block takes its own. */
+let examples: StartedExamples;
 
 beforeAll(async () => {
   sim = await startUpstream({
@@ -18,14 +45,16 @@ beforeAll(async () => {
     prefillMsPerToken: 0,
     faultRules: [{ fault: "hang", times: Number.POSITIVE_INFINITY, promptIncludes: HANG }],
   });
+  const starts = Object.entries(setups).flatMap(([setup, env]) =>
+    entries.map(([entry]) => [`${entry} ${setup}`, [entry!, env()] as const] as const),
+  );
+  examples = startExamples(Object.fromEntries(starts));
 });
 
 afterAll(async () => {
+  await examples?.stopAll();
   await sim?.close();
 });
-
-const entries = [["express-openai-proxy/server.ts"], ["koa-gateway/server.ts"], ["hono-gateway/server.ts"]];
-const ADMIN_KEY = "sk-admin-access-test";
 const ADMIN_PATHS = ["/metrics", "/metrics.json", "/dashboard", "/dashboard/api/snapshot", "/METRICS.json"];
 
 function chat(url: string, key: string | undefined, content = "Hi", maxTokens = 4): Promise<Response> {
@@ -56,11 +85,8 @@ async function metricsOf(url: string, adminKey = ADMIN_KEY): Promise<Metrics> {
 describe.each(entries)("examples/%s started with no keys configured", (entry) => {
   let example: Spawned;
   beforeAll(async () => {
-    example = await startExample(entry, { UPSTREAM_URL: sim.url, API_KEYS: "", ADMIN_KEY: "" });
-  });
-  afterAll(async () => {
-    await example?.stop();
-  });
+    example = await examples.get(`${entry} no keys`);
+  }, 100_000);
 
   it("makes a demo key and an admin key, prints them, and refuses every other key with 401", async () => {
     await eventually(() => /admin key .*: sk-admin-[0-9a-f]{32}/.test(example.output()));
@@ -85,19 +111,8 @@ describe.each(entries)("examples/%s started with no keys configured", (entry) =>
 describe.each(entries)("examples/%s with a key table", (entry) => {
   let example: Spawned;
   beforeAll(async () => {
-    example = await startExample(entry, {
-      UPSTREAM_URL: sim.url,
-      API_KEYS: "sk-team-a:team-a:interactive,sk-team-b:team-b:interactive",
-      ADMIN_KEY,
-      TENANT_MAX_CONCURRENCY: "2",
-      TENANT_TOKENS_PER_MINUTE: "60",
-      TENANT_BURST_TOKENS: "300",
-      DEFAULT_MAX_TOKENS: "50",
-    });
-  });
-  afterAll(async () => {
-    await example?.stop();
-  });
+    example = await examples.get(`${entry} key table`);
+  }, 100_000);
 
   it("serves /metrics, /metrics.json and the dashboard to the admin key only", async () => {
     for (const path of ADMIN_PATHS) {
@@ -175,17 +190,8 @@ describe.each(entries)("examples/%s with a key table", (entry) => {
 describe.each(entries)("examples/%s with UNKNOWN_KEYS=anonymous", (entry) => {
   let example: Spawned;
   beforeAll(async () => {
-    example = await startExample(entry, {
-      UPSTREAM_URL: sim.url,
-      API_KEYS: "sk-team-a:team-a:interactive",
-      ADMIN_KEY,
-      UNKNOWN_KEYS: "anonymous", // the pool's default caps: one request at a time, 20,000 tokens a minute
-      DEFAULT_MAX_TOKENS: "10", // small charges: the bucket covers all six, the concurrency cap holds them
-    });
-  });
-  afterAll(async () => {
-    await example?.stop();
-  });
+    example = await examples.get(`${entry} anonymous`);
+  }, 100_000);
 
   it("pools every unknown key into one `anonymous` tenant whose cap holds", async () => {
     const { inFlight } = sim.stats();

@@ -4,9 +4,18 @@ import type { AddressInfo } from "node:net";
 import { startUpstream, type Upstream } from "@llm-scheduler/upstream-sim";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, root, type Spawned, startExample } from "./spawn.js";
+import {
+  eventually,
+  root,
+  type Spawned,
+  type StartedExamples,
+  startExample,
+  startExamples,
+} from "./spawn.js";
 
 let sim: Upstream;
+/** The three examples the first blocks run against, started at once (each start is mostly tsx). */
+let examples: StartedExamples;
 
 /**
  * A prompt the simulator never answers until its caller goes away. A rule on the prompt, not the
@@ -24,9 +33,12 @@ beforeAll(async () => {
     prefillMsPerToken: 0,
     faultRules: [{ fault: "hang", times: Number.POSITIVE_INFINITY, promptIncludes: HANG }],
   });
+  const env = { ...KEYS, UPSTREAM_URL: sim.url, MAX_CONCURRENCY: "2" };
+  examples = startExamples(Object.fromEntries(entries.map(([entry]) => [entry!, [entry!, env] as const])));
 });
 
 afterAll(async () => {
+  await examples?.stopAll();
   await sim?.close();
 });
 
@@ -105,12 +117,8 @@ describe.each(entries)("examples/%s", (entry) => {
   let example: Spawned;
 
   beforeAll(async () => {
-    example = await startExample(entry, { ...KEYS, UPSTREAM_URL: sim.url, MAX_CONCURRENCY: "2" });
-  });
-
-  afterAll(async () => {
-    await example?.stop();
-  });
+    example = await examples.get(entry);
+  }, 100_000);
 
   it("answers the official OpenAI client, plain and streamed, through the scheduler", async () => {
     const before = (await metricsOf(example.url)).priorities.interactive?.started ?? 0;
@@ -174,7 +182,8 @@ describe.each(entries)("examples/%s", (entry) => {
   });
 });
 
-describe.each(entries)("examples/%s, checked as a user would meet it", (entry) => {
+// Each of these starts processes of its own, and shares nothing with the others: all side by side.
+describe.concurrent.each(entries)("examples/%s, checked as a user would meet it", (entry) => {
   it("says in words what is wrong with its environment, and exits 1", async () => {
     const { code, text } = await refusal(entry, { UPSTREAM_URL: sim.url, MAX_CONCURRENCY: "abc" });
     expect(code).toBe(1);
@@ -200,7 +209,7 @@ describe.each(entries)("examples/%s, checked as a user would meet it", (entry) =
   });
 });
 
-describe.each(entries)("examples/%s with API keys", (entry) => {
+describe.concurrent.each(entries)("examples/%s with API keys", (entry) => {
   let example: Spawned;
   let raw: Server;
   let rawUrl: string;

@@ -82,3 +82,43 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Examples started side by side, each under a name: see {@link startExamples}. */
+export interface StartedExamples {
+  /** The example started under `name`, once it listens. */
+  get(name: string): Promise<Spawned>;
+  /** Stops every one of them that started. */
+  stopAll(): Promise<void>;
+}
+
+/**
+ * Starts several examples at once: a start is mostly tsx loading modules, which one after another
+ * leaves most of a machine idle. A start that fails rejects where its example is asked for.
+ *
+ * @example
+ * const examples = startExamples({ hono: ["hono-gateway/server.ts", { UPSTREAM_URL }] });
+ * const hono = await examples.get("hono");
+ * await examples.stopAll();
+ */
+export function startExamples(
+  starts: Record<string, readonly [entry: string, env: Record<string, string>]>,
+  timeoutMs = 90_000,
+): StartedExamples {
+  const started = new Map(
+    Object.entries(starts).map(([name, [entry, env]]) => [name, startExample(entry, env, timeoutMs)]),
+  );
+  for (const example of started.values()) example.catch(() => {}); // seen where it is asked for
+  return {
+    get(name) {
+      const example = started.get(name);
+      if (example === undefined) throw new Error(`no example started as "${name}"`);
+      return example;
+    },
+    async stopAll() {
+      const settled = await Promise.allSettled(started.values());
+      await Promise.all(
+        settled.map((result) => (result.status === "fulfilled" ? result.value.stop() : undefined)),
+      );
+    },
+  };
+}

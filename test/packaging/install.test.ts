@@ -34,10 +34,16 @@ beforeAll(async () => {
   packDir = mkdtempSync(join(tmpdir(), "llm-scheduler-packs-"));
   tarballs = new Map();
   manifests = new Map();
-  for (const pkg of published) {
-    const tarball = await pack(pkg, packDir);
-    tarballs.set(pkg.manifest.name, tarball);
-    manifests.set(pkg.manifest.name, await packedManifest(tarball));
+  // Packed side by side, each pnpm process mostly starting up; the maps keep the packages' order.
+  const packed = await Promise.all(
+    published.map(async (pkg) => {
+      const tarball = await pack(pkg, packDir);
+      return { name: pkg.manifest.name, tarball, manifest: await packedManifest(tarball) };
+    }),
+  );
+  for (const { name, tarball, manifest } of packed) {
+    tarballs.set(name, tarball);
+    manifests.set(name, manifest);
   }
   [consumer, redis] = await Promise.all([installConsumer(tarballs), startRedisServer()]);
 }, 420_000);
@@ -113,25 +119,35 @@ describe("packed manifests", () => {
   });
 });
 
-describe("lint of the tarballs", { timeout: 180_000 }, () => {
+// One process per tarball and tool, each checked on its own: all of them side by side.
+describe("lint of the tarballs", { timeout: 300_000 }, () => {
   it("publint finds nothing, warnings included", async () => {
-    for (const tarball of tarballs.values()) {
-      const out = await sh(bin("publint"), ["run", tarball, "--strict"], { cwd: packDir });
-      expect(out, tarball).toContain("All good!");
-    }
+    const outs = await Promise.all(
+      [...tarballs.values()].map((tarball) =>
+        sh(bin("publint"), ["run", tarball, "--strict"], { cwd: packDir, timeoutMs: 280_000 }),
+      ),
+    );
+    [...tarballs.values()].forEach((tarball, n) => {
+      expect(outs[n], tarball).toContain("All good!");
+    });
   });
 
   it("are the types wrong: none for ESM consumers (node16 from ESM and bundlers)", async () => {
-    for (const tarball of tarballs.values()) {
-      const out = await sh(bin("attw"), [tarball, "--profile", "esm-only", "--format", "json"], {
-        cwd: packDir,
-      });
-      const report = JSON.parse(out) as { analysis: { problems: unknown[] }; problems?: unknown[] };
+    const outs = await Promise.all(
+      [...tarballs.values()].map((tarball) =>
+        sh(bin("attw"), [tarball, "--profile", "esm-only", "--format", "json"], {
+          cwd: packDir,
+          timeoutMs: 280_000,
+        }),
+      ),
+    );
+    [...tarballs.values()].forEach((tarball, n) => {
+      const report = JSON.parse(outs[n]!) as { analysis: { problems: unknown[] }; problems?: unknown[] };
       const problems = (report.analysis.problems as { resolutionKind?: string }[]).filter(
         (problem) => problem.resolutionKind !== "node10" && problem.resolutionKind !== "node16-cjs",
       );
       expect(problems, tarball).toEqual([]);
-    }
+    });
   });
 });
 
