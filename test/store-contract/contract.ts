@@ -17,10 +17,25 @@ const one = (extra: SchedulerOptions = {}): SchedulerOptions => ({
   ...extra,
 });
 
+/**
+ * The first granted ticket not yet released. A store may hand a freed slot to the next ticket after
+ * `release()` has answered (the Durable Object store tells the waiter over its own pending call), so
+ * this waits up to `GRANT_WAIT_MS` of real time for that grant to arrive.
+ */
+async function nextGranted(driver: Driver, released: Set<number>): Promise<number | undefined> {
+  const deadline = Date.now() + GRANT_WAIT_MS;
+  for (;;) {
+    const seq = driver.granted.find((s) => !released.has(s));
+    if (seq !== undefined || Date.now() > deadline) return seq;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+const GRANT_WAIT_MS = 5_000;
+
 /** Releases the first granted ticket not yet released, `times` times, in grant order. */
 async function releaseInOrder(driver: Driver, released: Set<number>, times: number): Promise<void> {
   for (let i = 0; i < times; i++) {
-    const seq = driver.granted.find((s) => !released.has(s));
+    const seq = await nextGranted(driver, released);
     if (seq === undefined) return;
     released.add(seq);
     await driver.release(seq);
