@@ -19,6 +19,19 @@ function withinBound(replicas: readonly ReplicaState[], chosen: ReplicaState, c:
   return chosen.inFlight + 1 <= Math.ceil((c * (inFlight + 1) * chosen.limit) / limit);
 }
 
+/** The replicas in the order `key`'s walk round the ring visits them (100 points each, as the router). */
+function walkOrder(replicas: readonly ReplicaState[], key: string): string[] {
+  const order: string[] = [];
+  new HashRing(
+    replicas.map((r) => r.id),
+    100,
+  ).visit(hashString(key), (id) => {
+    order.push(id);
+    return false;
+  });
+  return order;
+}
+
 describe("prefixAffinity", () => {
   it("sends a key to the same replica, whatever the order of the replicas or the router instance", () => {
     const replicas = pool(8);
@@ -69,14 +82,7 @@ describe("prefixAffinity", () => {
   it("spills a key over its bound to the next replica on its walk, in the same order every time", () => {
     const replicas = pool(4);
     const key = "p:cafe";
-    const order: string[] = [];
-    new HashRing(
-      replicas.map((r) => r.id),
-      100,
-    ).visit(hashString(key), (id) => {
-      order.push(id);
-      return false;
-    });
+    const order = walkOrder(replicas, key);
     expect(new Set(order).size).toBe(4);
     // The home replica holds 5 of 5 in flight: over 1.25 x (5 + 1) x 8 / 32 = 1.875 -> bound 2.
     const loaded = replicas.map((r) => (r.id === order[0] ? { ...r, inFlight: 5 } : r));
@@ -131,14 +137,7 @@ describe("prefixAffinity", () => {
   it("spills from a slow replica sooner: its bound weighs its limit by its relative speed", () => {
     const replicas = pool(4);
     const key = "p:cafe";
-    const order: string[] = [];
-    new HashRing(
-      replicas.map((r) => r.id),
-      100,
-    ).visit(hashString(key), (id) => {
-      order.push(id);
-      return false;
-    });
+    const order = walkOrder(replicas, key);
     // 11 in flight, 2 on the key's home: full speed, 1.25 x 12 x 8 / 32 = 3.75 -> bound 4, it stays.
     const busy = replicas.map((r) => ({ ...r, inFlight: r.id === order[0] ? 2 : 3 }));
     expect(prefixAffinity().pick(busy, key)).toBe(order[0]);
