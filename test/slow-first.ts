@@ -13,6 +13,7 @@ const SLOW_FILES = [
   "redis/preemption.property.test.ts",
   "adapters/preemption-races.test.ts",
   "demo/examples-access.test.ts",
+  "demo/agreement.test.ts",
   "dashboard/browser.test.ts",
   "cloudflare/global-limit.test.ts",
   "redis/example.test.ts",

@@ -65,7 +65,7 @@ describe("scenarios with an upstream capacity and an adaptive limit", () => {
       table: renderComparison(scenario, [fifo, scheduled]),
     });
     expect(html).toContain("concurrency limit over time");
-  });
+  }, 30_000); // two simulated runs: seconds of CPU, more on a loaded machine
 
   it("measures slot use and the ideal against the limit in force, not the initial one", async () => {
     const scenario = resolveScenario(adaptive);

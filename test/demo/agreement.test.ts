@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { runPhase } from "@llm-scheduler/demo";
 import {
   generateWorkload,
   type RunResult,
@@ -9,7 +10,6 @@ import {
 } from "@llm-scheduler/simulator";
 import { startUpstream } from "@llm-scheduler/upstream-sim";
 import { describe, expect, it } from "vitest";
-import { runPhase } from "../src/phase.js";
 
 /**
  * How close the virtual-time simulator must come to a real run over HTTP: within 25% of the virtual
