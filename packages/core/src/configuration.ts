@@ -5,9 +5,9 @@ import {
   type SchedulerOptions,
   type SchedulerUpdate,
 } from "./options.js";
-import { checkPreemptionStore } from "./preemption-options.js";
 import { mergeUpdate, resolveOptions } from "./resolve-options.js";
 import type { StoreAbilities } from "./store.js";
+import { invalidOption } from "./validate.js";
 
 /**
  * One whole configuration of a scheduler, frozen: the options as given (with every accepted update
@@ -61,13 +61,24 @@ export function planUpdate(
   return { next: settled(given, resolveOptions(given), abilities), setTo };
 }
 
-/** Checks `options` against the store and freezes the pair (the parts it is built from, not the user's). */
+/**
+ * Checks `options` against the store and freezes the pair (the parts it is built from, not the user's).
+ * Preemption needs a store that hands a slot over and takes a preempted ticket back.
+ */
 function settled(
   given: SchedulerOptions,
   options: ResolvedOptions,
   abilities: StoreAbilities,
 ): Configuration {
-  checkPreemptionStore(options.preemption, abilities);
+  const { preemption } = options;
+  if (preemption !== null && !abilities.preemption) {
+    const [name] = preemption.preempts.keys();
+    throw invalidOption(
+      `priorities.${name}.preempts`,
+      "unset with this store (it cannot hand a slot over to the arrival; use the in-memory store)",
+      [...preemption.preempts.get(name!)!],
+    );
+  }
   for (const priority of options.priorities) Object.freeze(priority);
   Object.freeze(options.priorities);
   return Object.freeze({ given: Object.freeze(given), options: Object.freeze(options) });

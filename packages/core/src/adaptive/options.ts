@@ -12,13 +12,7 @@ import {
   required,
   withDefaults,
 } from "../schema/schema.js";
-import {
-  duration as checkDuration,
-  integerIn,
-  invalidOption,
-  MAX_CONCURRENCY,
-  MAX_DURATION_MS,
-} from "../validate.js";
+import { integerIn, invalidOption, MAX_CONCURRENCY } from "../validate.js";
 
 const CONCURRENCY_RANGE = {
   initial: integer(1, MAX_CONCURRENCY, { doc: "the limit it starts from, `min` to `max` (default `min`)" }),
@@ -82,10 +76,8 @@ const ADAPTIVE = {
     default: 1.15,
     doc: "a window's median latency above this many times its baseline counts as overload",
   }),
-  cooldownMs: custom<number>({
-    check: (path, value) => (value === 0 ? 0 : checkDuration(path, value)),
-    range: "0, or a duration",
-    json: { anyOf: [{ type: "number", minimum: 0, maximum: MAX_DURATION_MS }, { const: "Infinity" }] },
+  cooldownMs: duration({
+    zero: true,
     default: 2_000,
     doc: "after a decrease, no other change for this long",
   }),

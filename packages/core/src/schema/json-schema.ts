@@ -1,4 +1,4 @@
-import { SCHEDULER, type SchedulerOptions } from "../option-schema.js";
+import { SCHEDULER, type SchedulerOptions } from "../options.js";
 import { defineEntry, type JsonSchema, type Node, object } from "./schema.js";
 
 /**
