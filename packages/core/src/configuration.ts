@@ -21,13 +21,6 @@ export interface Configuration {
   readonly options: ResolvedOptions;
 }
 
-/** A configuration that `update()` checked in full and has yet to commit (see {@link planUpdate}). */
-export interface UpdatePlan {
-  readonly next: Configuration;
-  /** The limit an adaptive limit goes on from, when the update names one. */
-  readonly setTo: number | undefined;
-}
-
 /**
  * Resolves the options a scheduler is created with and checks them against its store: throws
  * `INVALID_OPTION` (a `SchedulerError`) for anything either refuses.
@@ -45,17 +38,14 @@ export function configurationOf(given: SchedulerOptions, abilities: StoreAbiliti
 /**
  * Plans an update whole before anything changes: merges it over `current`, resolves and validates the
  * result like new options, and checks it against the store's abilities. Throws `INVALID_OPTION`
- * synchronously for anything refused, `current` untouched; the caller commits the plan, which cannot
+ * synchronously for anything refused, `current` untouched; the caller commits the plan (the `next`
+ * configuration, and the limit an adaptive limit goes on from when the update names one), which cannot
  * be refused any more.
  *
  * @example
  * const plan = planUpdate(current, { priorities: { batch: { weight: 2 } } }, abilities); // throws, or a plan
  */
-export function planUpdate(
-  current: Configuration,
-  update: SchedulerUpdate,
-  abilities: StoreAbilities,
-): UpdatePlan {
+export function planUpdate(current: Configuration, update: SchedulerUpdate, abilities: StoreAbilities) {
   const { update: rest, setTo } = splitLimitUpdate(current.given, update);
   const given = mergeUpdate(current.given, rest);
   return { next: settled(given, resolveOptions(given), abilities), setTo };

@@ -22,8 +22,6 @@ import { invalidOption, MAX_CONCURRENCY, MAX_QUEUE } from "./validate.js";
 export const MAX_TOKENS = 1_000_000_000_000;
 /** The range of a priority's `weight`. */
 export const PRIORITY_WEIGHT = { min: 0.001, max: 1_000_000 } as const;
-/** The range of a tenant's `weight` (the lower end bounds the turns a round of tenants can take). */
-export const TENANT_WEIGHT = { min: 0.01, max: 1_000 } as const;
 /** The largest `targetWaitMs` and `waitTargets.windowMs`: one hour. */
 const MAX_TARGET_MS = 3_600_000;
 
@@ -87,7 +85,8 @@ export const PRIORITY = {
 
 /** Per-tenant settings and quotas (in `tenants.<key>` and `tenantDefaults`). */
 export const TENANT = {
-  weight: number(TENANT_WEIGHT.min, TENANT_WEIGHT.max, {
+  // The lower end bounds the turns a round of tenants can take.
+  weight: number(0.01, 1_000, {
     default: 1,
     doc: 'share within a priority: weight 2 gets two starts per round (with `fairness: "tokens"`, twice the tokens)',
   }),

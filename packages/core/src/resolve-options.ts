@@ -33,33 +33,32 @@ function configuredName(field: string, value: string, names: readonly string[]):
   throw invalidOption(field, `one of ${listed(names)}`, value);
 }
 
-/** A priority's fields over its defaults, held to the scheduler's limit (fields are checked already). */
-function resolvePriority(
-  name: string,
-  index: number,
-  given: PriorityOptions,
-  limit: number,
-): ResolvedPriority {
-  const field = `priorities.${name}`;
-  const merged = withDefaults(PRIORITY, given);
-  const { weight, reserved, maxConcurrency = limit, queueTimeoutMs, maxQueue, maxWaitMs } = merged;
-  if (maxConcurrency > limit) {
-    throw invalidOption(`${field}.maxConcurrency`, `at most \`maxConcurrency\` (${limit})`, maxConcurrency);
-  }
-  if (reserved > maxConcurrency) {
-    throw invalidOption(`${field}.reserved`, `at most its \`maxConcurrency\` (${maxConcurrency})`, reserved);
-  }
-  return { name, index, weight, reserved, maxConcurrency, queueTimeoutMs, maxQueue, maxWaitMs };
-}
-
-/** The priorities, resolved in their configured order; their reserved slots fit in `limit` together. */
+/**
+ * The priorities (fields checked already) over their defaults, in their configured order, each held to
+ * the scheduler's limit; their reserved slots fit in `limit` together.
+ */
 function resolvePriorities(
   raw: Readonly<Record<string, PriorityOptions>>,
   limit: number,
 ): ResolvedPriority[] {
   const names = Object.keys(raw);
   if (names.length === 0) throw invalidOption("priorities", "an object with at least one priority", raw);
-  const priorities = names.map((name, index) => resolvePriority(name, index, raw[name]!, limit));
+  const priorities = names.map((name, index) => {
+    const field = `priorities.${name}`;
+    const merged = withDefaults(PRIORITY, raw[name]!);
+    const { weight, reserved, maxConcurrency = limit, queueTimeoutMs, maxQueue, maxWaitMs } = merged;
+    if (maxConcurrency > limit) {
+      throw invalidOption(`${field}.maxConcurrency`, `at most \`maxConcurrency\` (${limit})`, maxConcurrency);
+    }
+    if (reserved > maxConcurrency) {
+      throw invalidOption(
+        `${field}.reserved`,
+        `at most its \`maxConcurrency\` (${maxConcurrency})`,
+        reserved,
+      );
+    }
+    return { name, index, weight, reserved, maxConcurrency, queueTimeoutMs, maxQueue, maxWaitMs };
+  });
   const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
   if (reservedTotal > limit) {
     const expected = `in total at most \`maxConcurrency\` (${limit})`;

@@ -3,7 +3,7 @@ import { AdaptiveLimit } from "./adaptive/observer.js";
 import { withShares } from "./adaptive/share-metrics.js";
 import { WaitTargets } from "./adaptive/wait-targets.js";
 import type { TaskOptions } from "./admission.js";
-import { type Configuration, configurationOf, planUpdate, type UpdatePlan } from "./configuration.js";
+import { type Configuration, configurationOf, planUpdate } from "./configuration.js";
 import type { Listener } from "./emitter.js";
 import { Engine } from "./engine.js";
 import { ErrorCode, SchedulerError } from "./errors.js";
@@ -244,7 +244,7 @@ export class Scheduler {
    * Puts a checked configuration in force, in every part (nothing in here refuses it), and the store
    * gets it in one `configure`, with the limit the adaptive limit moved to for it.
    */
-  #commit(plan: UpdatePlan): Promise<void> {
+  #commit(plan: ReturnType<typeof planUpdate>): Promise<void> {
     this.#config = plan.next;
     const { options } = plan.next;
     this.#reporter.setPriorities(options.priorities);

@@ -30,17 +30,13 @@ const RANGE = object(CONCURRENCY_RANGE, { doc: "an adaptive limit's range" });
 export const LIMIT_OPTION = custom<number | ConcurrencyRange>({
   check: (path, value) =>
     typeof value === "object" && value !== null ? RANGE.check(path, value) : FIXED_LIMIT.check(path, value),
-  range: "an integer from 1 to 1000000, or `{ initial, min, max }` (adaptive)",
+  range: `${FIXED_LIMIT.range}, or \`{ initial, min, max }\` (adaptive)`,
   json: { anyOf: [FIXED_LIMIT.json, RANGE.json] },
   default: 8,
   doc: "requests (or cost units) in flight upstream at once; a range lets the scheduler find the limit",
 });
 
-/**
- * Tunables of the adaptive limit (`adaptive`, only with `maxConcurrency: { initial, min, max }`), declared
- * once: checks, defaults, the README table and the JSON Schema come from here. See
- * docs/decisions/0036-adaptive-limit-controller.md.
- */
+/** Tunables of the adaptive limit (see docs/decisions/0036-adaptive-limit-controller.md). */
 const ADAPTIVE = {
   controller: oneOf(["delay", "aimd"], {
     default: "delay",

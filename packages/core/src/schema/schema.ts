@@ -13,8 +13,6 @@ export interface Meta<T> {
   readonly shownDefault?: string;
   /** How the range reads in the README when the words of the error message say too little. */
   readonly shownRange?: string;
-  /** True for a top-level option that `update()` may change while the scheduler runs. */
-  readonly live?: boolean;
 }
 
 /** One declared option: its checker, its range in words and in JSON Schema, and its {@link Meta}. */
@@ -223,13 +221,11 @@ export function func<T>(meta: Meta<T>): Node<T> {
  * const store = methods<BatchStore>(["claim"], { range: "a `BatchStore`", doc: "Where batches live." });
  */
 export function methods<T>(names: readonly string[], meta: Meta<T> & { readonly range: string }): Node<T> {
-  const check = (path: string, value: unknown): T => {
-    const given = value as Record<string, unknown> | null;
-    if (typeof given === "object" && given !== null && names.every((n) => typeof given[n] === "function"))
-      return value as T;
-    throw valid.invalidOption(path, meta.range, value);
-  };
-  return { ...meta, check, json: undefined };
+  const ok = (v: unknown) =>
+    typeof v === "object" &&
+    v !== null &&
+    names.every((n) => typeof (v as Record<string, unknown>)[n] === "function");
+  return leaf(meta, meta.range, undefined, ok);
 }
 
 /**
