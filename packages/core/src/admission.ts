@@ -1,10 +1,11 @@
 import { ErrorCode, SchedulerError } from "./errors.js";
 import { isKnownShape } from "./known-options.js";
-import type { ResolvedOptions, ResolvedPriority } from "./options.js";
+import type { ResolvedOptions } from "./options.js";
+import { UNLIMITED_TENANT } from "./resolve-options.js";
 import { shortKey } from "./short-key.js";
+import type { ResolvedPriority } from "./store.js";
 import { CallExtras, type Task } from "./task.js";
 import { TASK, type TaskOptions } from "./task-option-schema.js";
-import { UNLIMITED_TENANT } from "./tenant-options.js";
 import { invalidOption, rejectUnknownKeys } from "./validate.js";
 
 export type { TaskOptions } from "./task-option-schema.js";

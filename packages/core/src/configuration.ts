@@ -5,9 +5,9 @@ import {
   type SchedulerOptions,
   type SchedulerUpdate,
 } from "./options.js";
-import { checkPreemptionStore } from "./preemption-options.js";
 import { mergeUpdate, resolveOptions } from "./resolve-options.js";
 import type { StoreAbilities } from "./store.js";
+import { invalidOption } from "./validate.js";
 
 /**
  * One whole configuration of a scheduler, frozen: the options as given (with every accepted update
@@ -19,13 +19,6 @@ export interface Configuration {
   readonly given: SchedulerOptions;
   /** The same, after defaults and validation: what `scheduler.options` shows. */
   readonly options: ResolvedOptions;
-}
-
-/** A configuration that `update()` checked in full and has yet to commit (see {@link planUpdate}). */
-export interface UpdatePlan {
-  readonly next: Configuration;
-  /** The limit an adaptive limit goes on from, when the update names one. */
-  readonly setTo: number | undefined;
 }
 
 /**
@@ -45,29 +38,37 @@ export function configurationOf(given: SchedulerOptions, abilities: StoreAbiliti
 /**
  * Plans an update whole before anything changes: merges it over `current`, resolves and validates the
  * result like new options, and checks it against the store's abilities. Throws `INVALID_OPTION`
- * synchronously for anything refused, `current` untouched; the caller commits the plan, which cannot
+ * synchronously for anything refused, `current` untouched; the caller commits the plan (the `next`
+ * configuration, and the limit an adaptive limit goes on from when the update names one), which cannot
  * be refused any more.
  *
  * @example
  * const plan = planUpdate(current, { priorities: { batch: { weight: 2 } } }, abilities); // throws, or a plan
  */
-export function planUpdate(
-  current: Configuration,
-  update: SchedulerUpdate,
-  abilities: StoreAbilities,
-): UpdatePlan {
+export function planUpdate(current: Configuration, update: SchedulerUpdate, abilities: StoreAbilities) {
   const { update: rest, setTo } = splitLimitUpdate(current.given, update);
   const given = mergeUpdate(current.given, rest);
   return { next: settled(given, resolveOptions(given), abilities), setTo };
 }
 
-/** Checks `options` against the store and freezes the pair (the parts it is built from, not the user's). */
+/**
+ * Checks `options` against the store and freezes the pair (the parts it is built from, not the user's).
+ * Preemption needs a store that hands a slot over and takes a preempted ticket back.
+ */
 function settled(
   given: SchedulerOptions,
   options: ResolvedOptions,
   abilities: StoreAbilities,
 ): Configuration {
-  checkPreemptionStore(options.preemption, abilities);
+  const { preemption } = options;
+  if (preemption !== null && !abilities.preemption) {
+    const [name] = preemption.preempts.keys();
+    throw invalidOption(
+      `priorities.${name}.preempts`,
+      "unset with this store (it cannot hand a slot over to the arrival; use the in-memory store)",
+      [...preemption.preempts.get(name!)!],
+    );
+  }
   for (const priority of options.priorities) Object.freeze(priority);
   Object.freeze(options.priorities);
   return Object.freeze({ given: Object.freeze(given), options: Object.freeze(options) });

@@ -1,5 +1,4 @@
 export type { AdaptiveOptions, ConcurrencyRange } from "./adaptive/options.js";
-export type { ResolvedWaitTargets, WaitTargetOptions } from "./adaptive/wait-target-options.js";
 export type { TaskOptions } from "./admission.js";
 export { type Clock, systemClock, type TimerHandle, VirtualClock } from "./clock.js";
 export type { Listener } from "./emitter.js";
@@ -13,14 +12,17 @@ export type {
 } from "./events.js";
 export { type ErrorBody, type ErrorResponse, errorResponseFor, httpStatusFor } from "./http.js";
 export type {
+  PreemptibleOptions,
   PriorityOptions,
   ResolvedOptions,
+  ResolvedPreemption,
+  ResolvedWaitTargets,
   SchedulerOptions,
   SchedulerUpdate,
   TenantOptions,
+  WaitTargetOptions,
 } from "./options.js";
 export { Permit } from "./permit.js";
-export type { PreemptibleOptions, ResolvedPreemption } from "./preemption-options.js";
 export { type CloseOptions, createScheduler, Scheduler } from "./scheduler.js";
 export { optionsFromJson, toJsonSchema } from "./schema/json-schema.js";
 export type { Infer, InferShape, JsonSchema, Meta, Node, Shape } from "./schema/schema.js";

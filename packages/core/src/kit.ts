@@ -22,9 +22,10 @@ export { MemoryStore } from "./memory/memory-store.js";
 export {
   LIVE_KEYS as SCHEDULER_LIVE_KEYS,
   PRIORITY as PRIORITY_SCHEMA,
+  PRIORITY_KEYS,
   SCHEDULER as SCHEDULER_SCHEMA,
   TENANT as TENANT_SCHEMA,
-} from "./option-schema.js";
+} from "./options.js";
 export { failedOutcome } from "./outcome.js";
 export {
   givenRequestId,
@@ -35,7 +36,6 @@ export {
   requestIdOf,
   serverTiming,
 } from "./request.js";
-export { PRIORITY_KEYS } from "./resolve-options.js";
 export { type OptionTable, optionTable, withOptionTables } from "./schema/markdown.js";
 export {
   boolean,

@@ -4,10 +4,9 @@ import type { Clock } from "./clock.js";
 import { Emitter } from "./emitter.js";
 import { type ErrorCode, SchedulerError } from "./errors.js";
 import type { SchedulerEvents, TaskEventBase } from "./events.js";
-import type { ResolvedPriority } from "./options.js";
 import { PriorityBook } from "./priority-book.js";
 import { buildMetrics, type MetricsSnapshot } from "./stats.js";
-import type { StoreSnapshot } from "./store.js";
+import type { ResolvedPriority, StoreSnapshot } from "./store.js";
 import type { Task } from "./task.js";
 
 /**

@@ -1,53 +1,64 @@
 import { resolveLimit, withFloor } from "./adaptive/options.js";
-import { resolveWaitTargets } from "./adaptive/wait-target-options.js";
 import { systemClock } from "./clock.js";
-import { LIVE_KEYS, PRIORITY, SCHEDULER } from "./option-schema.js";
 import {
   defaultPriorities,
+  LIVE_KEYS,
+  PREEMPTIBLE,
+  PRIORITY,
   type PriorityOptions,
   type ResolvedOptions,
+  type ResolvedPreemption,
+  type ResolvedWaitTargets,
+  SCHEDULER,
   type SchedulerOptions,
   type SchedulerUpdate,
+  TENANT,
+  type TenantOptions,
+  WAIT_TARGETS,
+  type WaitTargetOptions,
 } from "./options.js";
-import { resolvePreemption } from "./preemption-options.js";
 import { object, withDefaults } from "./schema/schema.js";
 import { shortKey } from "./short-key.js";
-import type { ResolvedPriority } from "./store.js";
-import { resolveTenants } from "./tenant-options.js";
-import { definedOnly, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
+import type { ResolvedPriority, ResolvedTenant, StoreConfig } from "./store.js";
+import { invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
 const OPTIONS = object(SCHEDULER, { doc: "the options of `createScheduler()`" });
 
-/** Every key a priority's options may have (also for tools that read options from files). */
-export const PRIORITY_KEYS = Object.keys(PRIORITY) as readonly (keyof PriorityOptions)[];
+/** The names as a message lists them: `` `a`, `b` ``. */
+const listed = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(", ");
 
-/** A priority's fields over its defaults, held to the scheduler's limit (fields are checked already). */
-function resolvePriority(
-  name: string,
-  index: number,
-  given: PriorityOptions,
-  limit: number,
-): ResolvedPriority {
-  const field = `priorities.${name}`;
-  const merged = withDefaults(PRIORITY, given);
-  const { weight, reserved, maxConcurrency = limit, queueTimeoutMs, maxQueue, maxWaitMs } = merged;
-  if (maxConcurrency > limit) {
-    throw invalidOption(`${field}.maxConcurrency`, `at most \`maxConcurrency\` (${limit})`, maxConcurrency);
-  }
-  if (reserved > maxConcurrency) {
-    throw invalidOption(`${field}.reserved`, `at most its \`maxConcurrency\` (${maxConcurrency})`, reserved);
-  }
-  return { name, index, weight, reserved, maxConcurrency, queueTimeoutMs, maxQueue, maxWaitMs };
+/** Refuses `value` at `field` unless it is one of the configured priority `names`. */
+function configuredName(field: string, value: string, names: readonly string[]): string {
+  if (names.includes(value)) return value;
+  throw invalidOption(field, `one of ${listed(names)}`, value);
 }
 
-/** The priorities, resolved in their configured order; their reserved slots fit in `limit` together. */
+/**
+ * The priorities (fields checked already) over their defaults, in their configured order, each held to
+ * the scheduler's limit; their reserved slots fit in `limit` together.
+ */
 function resolvePriorities(
   raw: Readonly<Record<string, PriorityOptions>>,
   limit: number,
 ): ResolvedPriority[] {
   const names = Object.keys(raw);
   if (names.length === 0) throw invalidOption("priorities", "an object with at least one priority", raw);
-  const priorities = names.map((name, index) => resolvePriority(name, index, raw[name]!, limit));
+  const priorities = names.map((name, index) => {
+    const field = `priorities.${name}`;
+    const merged = withDefaults(PRIORITY, raw[name]!);
+    const { weight, reserved, maxConcurrency = limit, queueTimeoutMs, maxQueue, maxWaitMs } = merged;
+    if (maxConcurrency > limit) {
+      throw invalidOption(`${field}.maxConcurrency`, `at most \`maxConcurrency\` (${limit})`, maxConcurrency);
+    }
+    if (reserved > maxConcurrency) {
+      throw invalidOption(
+        `${field}.reserved`,
+        `at most its \`maxConcurrency\` (${maxConcurrency})`,
+        reserved,
+      );
+    }
+    return { name, index, weight, reserved, maxConcurrency, queueTimeoutMs, maxQueue, maxWaitMs };
+  });
   const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
   if (reservedTotal > limit) {
     const expected = `in total at most \`maxConcurrency\` (${limit})`;
@@ -56,8 +67,96 @@ function resolvePriorities(
   return priorities;
 }
 
+/** A tenant with no quota at all: what a tenant gets when neither `tenantDefaults` nor `tenants` says more. */
+export const UNLIMITED_TENANT: ResolvedTenant = {
+  ...withDefaults(TENANT, {}),
+  burstTokens: Number.POSITIVE_INFINITY,
+  maxPriority: undefined,
+};
+
+/** Fills in a tenant's bucket size (a tenth of its rate) and drops the bucket when the rate is unlimited. */
+function withBucket(tenant: Omit<ResolvedTenant, "burstTokens"> & { burstTokens?: number }): ResolvedTenant {
+  const rate = tenant.tokensPerMinute;
+  if (rate === Number.POSITIVE_INFINITY) return { ...tenant, burstTokens: Number.POSITIVE_INFINITY };
+  return { ...tenant, burstTokens: tenant.burstTokens ?? Math.max(1, Math.ceil(rate / 10)) };
+}
+
 /**
- * Checks every field against the options' schema (see option-schema.ts), merges the declared defaults
+ * Resolves `tenantDefaults` and `tenants`: each named tenant is its own fields over the defaults' fields
+ * over {@link UNLIMITED_TENANT}; a `maxPriority` must be one of the configured `priorities`.
+ */
+function resolveTenants(
+  priorities: readonly string[],
+  defaults: TenantOptions = {},
+  tenants: Readonly<Record<string, TenantOptions>> = {},
+): Pick<StoreConfig, "tenantDefaults" | "tenantQuotas" | "tenantWeights"> {
+  if (defaults.maxPriority !== undefined)
+    configuredName("tenantDefaults.maxPriority", defaults.maxPriority, priorities);
+  const tenantDefaults = withBucket({ ...UNLIMITED_TENANT, ...defaults, burstTokens: defaults.burstTokens });
+  const tenantQuotas = new Map<string, ResolvedTenant>();
+  const tenantWeights = new Map<string, number>();
+  for (const [tenant, own] of Object.entries(tenants)) {
+    const key = shortKey(tenant);
+    if (own.maxPriority !== undefined)
+      configuredName(`tenants.${key}.maxPriority`, own.maxPriority, priorities);
+    const burstTokens =
+      own.burstTokens ?? (own.tokensPerMinute === undefined ? defaults.burstTokens : undefined);
+    const resolved = withBucket({ ...UNLIMITED_TENANT, ...defaults, ...own, burstTokens });
+    tenantQuotas.set(key, resolved);
+    tenantWeights.set(key, resolved.weight);
+  }
+  return { tenantDefaults, tenantQuotas, tenantWeights };
+}
+
+/**
+ * Reads `preempts` and `preemptible` of every priority (checked by the schema): `preempts` must name
+ * configured priorities other than the priority itself. A priority named in some `preempts` without a
+ * `preemptible` entry of its own gets the defaults. Returns `null` when no priority preempts.
+ */
+function resolvePreemption(priorities: Readonly<Record<string, PriorityOptions>>): ResolvedPreemption | null {
+  const names = Object.keys(priorities);
+  const preempts = new Map<string, ReadonlySet<string>>();
+  for (const [name, { preempts: targets }] of Object.entries(priorities))
+    if (targets !== undefined) preempts.set(name, targetsOf(name, targets, names));
+  if (preempts.size === 0) return null;
+  const targeted = new Set([...preempts.values()].flatMap((targets) => [...targets]));
+  const maxPerTask = new Map<string, number>();
+  for (const [name, { preemptible }] of Object.entries(priorities))
+    if (preemptible !== undefined || targeted.has(name))
+      maxPerTask.set(name, withDefaults(PREEMPTIBLE, preemptible ?? {}).maxPerTask);
+  return { preempts, maxPerTask };
+}
+
+function targetsOf(name: string, targets: readonly string[], names: readonly string[]): ReadonlySet<string> {
+  const field = `priorities.${name}.preempts`;
+  for (const target of targets) {
+    if (!names.includes(target)) {
+      throw invalidOption(field, `names of configured priorities (${listed(names)})`, target);
+    }
+    if (target === name) throw invalidOption(field, "other priorities than itself", target);
+  }
+  return new Set(targets);
+}
+
+/**
+ * The wait-target controller's settings from `waitTargets` and each priority's `targetWaitMs` (both
+ * checked by the schema), with the declared defaults under what is not given.
+ *
+ * @example
+ * resolveWaitTargets({ windowMs: 2_000 }, { interactive: { targetWaitMs: 500 }, batch: {} });
+ */
+export function resolveWaitTargets(
+  checked: WaitTargetOptions | undefined,
+  priorities: Readonly<Record<string, PriorityOptions>>,
+): ResolvedWaitTargets {
+  const targets = new Map<string, number>();
+  for (const [name, { targetWaitMs }] of Object.entries(priorities))
+    if (targetWaitMs !== undefined) targets.set(name, targetWaitMs);
+  return { targets, ...withDefaults(WAIT_TARGETS, checked ?? {}) };
+}
+
+/**
+ * Checks every field against the options' schema (see options.ts), merges the declared defaults
  * under the given fields (ignoring `undefined` ones) and checks what depends on several fields, throwing
  * a `SchedulerError` with code `INVALID_OPTION` that names the field and the value.
  *
@@ -72,12 +171,11 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
   const raw = given.priorities ?? defaultPriorities(maxConcurrency);
   const priorities = resolvePriorities(raw, maxConcurrency);
   const names = Object.keys(raw);
-  const defaultPriority =
-    given.defaultPriority ?? (names.includes("interactive") ? "interactive" : names[0]!);
-  if (!names.includes(defaultPriority)) {
-    const list = names.map((name) => `\`${name}\``).join(", ");
-    throw invalidOption("defaultPriority", `one of ${list}`, defaultPriority);
-  }
+  const defaultPriority = configuredName(
+    "defaultPriority",
+    given.defaultPriority ?? (names.includes("interactive") ? "interactive" : names[0]!),
+    names,
+  );
   const reservedTotal = priorities.reduce((sum, priority) => sum + priority.reserved, 0);
   const adaptive = limit.adaptive === null ? null : withFloor(limit.adaptive, reservedTotal);
   // The options that are their value or their default; the others are resolved over them below.
@@ -106,27 +204,30 @@ export function resolveOptions(options: SchedulerOptions = {}): ResolvedOptions 
  * mergeUpdate({ priorities: { a: { weight: 2 } } }, { priorities: { a: { reserved: 1 } } }); // a: { weight: 2, reserved: 1 }
  */
 export function mergeUpdate(current: SchedulerOptions, update: SchedulerUpdate): SchedulerOptions {
-  const object = plainObject("update", update);
-  rejectUnknownKeys("", object, LIVE_KEYS);
-  const patch = definedOnly(object);
-  const merged: Record<string, unknown> = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
+  rejectUnknownKeys("", plainObject("update", update), LIVE_KEYS);
+  return mergeFields("update", current, update, (key, now, value) => {
     const node = SCHEDULER[key as keyof typeof SCHEDULER];
-    if ("entry" in node) merged[key] = mergeEntries(key, merged[key], value);
-    else if ("shape" in node) merged[key] = mergeFields(key, merged[key], value);
-    else merged[key] = value;
-  }
-  return merged as SchedulerOptions;
+    if ("entry" in node) return mergeEntries(key, now, value);
+    return "shape" in node ? mergeFields(key, now, value) : value;
+  }) as SchedulerOptions;
 }
 
-function mergeFields(path: string, current: unknown, patch: unknown): object {
-  return { ...(current as object | undefined), ...definedOnly(plainObject(path, patch)) };
+/** `patch`'s fields over `current`'s, `undefined` ones left out; `merge` says what a field becomes. */
+function mergeFields(
+  path: string,
+  current: unknown,
+  patch: unknown,
+  merge = (_key: string, _current: unknown, value: unknown) => value,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...(current as object | undefined) };
+  for (const [key, value] of Object.entries(plainObject(path, patch)))
+    if (value !== undefined) merged[key] = merge(key, merged[key], value);
+  return merged;
 }
 
-function mergeEntries(path: string, current: unknown, patch: unknown): Record<string, object> {
-  const merged: Record<string, object> = { ...(current as Record<string, object> | undefined) };
-  for (const [name, fields] of Object.entries(plainObject(path, patch))) {
+function mergeEntries(path: string, current: unknown, patch: unknown): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...(current as object | undefined) };
+  for (const [name, fields] of Object.entries(plainObject(path, patch)))
     merged[name] = mergeFields(`${path}.${name}`, merged[name], fields);
-  }
   return merged;
 }

@@ -3,21 +3,20 @@ import { AdaptiveLimit } from "./adaptive/observer.js";
 import { withShares } from "./adaptive/share-metrics.js";
 import { WaitTargets } from "./adaptive/wait-targets.js";
 import type { TaskOptions } from "./admission.js";
-import { type Configuration, configurationOf, planUpdate, type UpdatePlan } from "./configuration.js";
+import { type Configuration, configurationOf, planUpdate } from "./configuration.js";
 import type { Listener } from "./emitter.js";
 import { Engine } from "./engine.js";
 import { ErrorCode, SchedulerError } from "./errors.js";
 import type { SchedulerEvents } from "./events.js";
 import { MemoryStore } from "./memory/memory-store.js";
-import { SCHEDULER } from "./option-schema.js";
-import type { ResolvedOptions, SchedulerOptions, SchedulerUpdate } from "./options.js";
+import { type ResolvedOptions, SCHEDULER, type SchedulerOptions, type SchedulerUpdate } from "./options.js";
 import type { Permit } from "./permit.js";
 import { Reporter } from "./reporter.js";
-import { number } from "./schema/schema.js";
+import { duration, number } from "./schema/schema.js";
 import type { MetricsSnapshot } from "./stats.js";
 import { type Store, type StoreAbilities, storeAbilities } from "./store.js";
 import type { TaskFunction } from "./task.js";
-import { duration, invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
+import { invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
 
 /** Options of {@link Scheduler.close}. */
 export interface CloseOptions {
@@ -31,13 +30,15 @@ export interface CloseOptions {
   readonly timeoutMs?: number;
 }
 
+const CLOSE_TIMEOUT = duration({ zero: true, doc: "how long `close()` waits for tasks" });
+
 /** Validates `close()` options; throws `INVALID_OPTION`. */
 function closeOptions(options: CloseOptions): { drain: boolean; timeoutMs: number } {
   const given = plainObject("close options", options ?? {});
   rejectUnknownKeys("", given, ["drain", "timeoutMs"]);
   const { drain = false, timeoutMs = 30_000 } = given as CloseOptions;
   if (typeof drain !== "boolean") throw invalidOption("drain", "a boolean", drain);
-  return { drain, timeoutMs: timeoutMs === 0 ? 0 : duration("timeoutMs", timeoutMs) };
+  return { drain, timeoutMs: CLOSE_TIMEOUT.check("timeoutMs", timeoutMs) };
 }
 
 /** What `upstreamLoad()` takes: held over run, 1 when the upstream does not queue. */
@@ -243,7 +244,7 @@ export class Scheduler {
    * Puts a checked configuration in force, in every part (nothing in here refuses it), and the store
    * gets it in one `configure`, with the limit the adaptive limit moved to for it.
    */
-  #commit(plan: UpdatePlan): Promise<void> {
+  #commit(plan: ReturnType<typeof planUpdate>): Promise<void> {
     this.#config = plan.next;
     const { options } = plan.next;
     this.#reporter.setPriorities(options.priorities);

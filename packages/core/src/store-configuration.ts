@@ -26,20 +26,18 @@ function heldQuotas(config: StoreConfig, caps: ReadonlyMap<string, number>): Map
 
 /** What the store works from: the part of the options it needs (so it never sees the rest), as a new object, with the live settings over them. */
 function storeConfigOf(options: ResolvedOptions, live: LiveSettings): StoreConfig {
-  const { clock, maxQueue, priorities, tenantWeights, maxTokensInFlight, fairness, outputTokenWeight } =
-    options;
-  const { tenantDefaults, tenantQuotas, preemption, adaptive } = options;
+  const { tenantQuotas, preemption, adaptive } = options;
   const caps = live.tenantCaps;
   return {
-    clock,
+    clock: options.clock,
     maxConcurrency: live.maxConcurrency ?? options.maxConcurrency,
-    maxQueue,
-    priorities,
-    tenantWeights,
-    maxTokensInFlight,
-    fairness,
-    outputTokenWeight,
-    tenantDefaults,
+    maxQueue: options.maxQueue,
+    priorities: options.priorities,
+    tenantWeights: options.tenantWeights,
+    maxTokensInFlight: options.maxTokensInFlight,
+    fairness: options.fairness,
+    outputTokenWeight: options.outputTokenWeight,
+    tenantDefaults: options.tenantDefaults,
     tenantQuotas: caps === undefined || caps.size === 0 ? tenantQuotas : heldQuotas(options, caps),
     ...(preemption === null ? {} : { preemption }),
     ...(adaptive === null ? {} : { adaptiveLimit: true as const }),

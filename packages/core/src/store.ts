@@ -1,5 +1,5 @@
 import type { Clock } from "./clock.js";
-import type { ResolvedPreemption } from "./preemption-options.js";
+import type { ResolvedPreemption } from "./options.js";
 
 /** A value now, or later: the in-memory store answers synchronously, a remote one with a promise. */
 export type MaybePromise<T> = T | Promise<T>;

@@ -1,4 +1,4 @@
-import { MAX_TOKENS } from "./option-schema.js";
+import { MAX_TOKENS } from "./options.js";
 import { boolean, custom, duration, type InferShape, integer, string } from "./schema/schema.js";
 import { MAX_CONCURRENCY } from "./validate.js";
 

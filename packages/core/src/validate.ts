@@ -99,34 +99,9 @@ export function integerIn(
   return value;
 }
 
-const DAYS = "(365 days), or Infinity";
-
-/** Milliseconds: a positive number up to {@link MAX_DURATION_MS}, or `Infinity` for "never". */
-export function duration(field: string, value: unknown): number {
-  if (value === Number.POSITIVE_INFINITY) return value;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_DURATION_MS) {
-    throw invalidOption(
-      field,
-      `a number of milliseconds above 0 and at most ${MAX_DURATION_MS} ${DAYS}`,
-      value,
-    );
-  }
-  return value;
-}
-
 export function plainObject(field: string, value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw invalidOption(field, "an object", value);
   }
   return value as Record<string, unknown>;
-}
-
-/** Copies `value` without the keys whose value is `undefined`, so defaults can be spread under it. */
-export function definedOnly<T extends object>(value: T | undefined): Partial<T> {
-  const result: Partial<T> = {};
-  if (value === undefined) return result;
-  for (const key of Object.keys(value) as Array<keyof T>) {
-    if (value[key] !== undefined) result[key] = value[key];
-  }
-  return result;
 }

@@ -1,6 +1,6 @@
-import { PRIORITY_WEIGHT, type ResolvedOptions, type ResolvedPriority } from "../options.js";
+import { PRIORITY_WEIGHT, type ResolvedOptions, type ResolvedWaitTargets } from "../options.js";
+import type { ResolvedPriority } from "../store.js";
 import type { WaitTargetLane } from "./wait-target-lane.js";
-import type { ResolvedWaitTargets } from "./wait-target-options.js";
 
 /** A priority's share: its weight and its reserved slots. */
 export interface Share {

@@ -12,13 +12,7 @@ import {
   required,
   withDefaults,
 } from "../schema/schema.js";
-import {
-  duration as checkDuration,
-  integerIn,
-  invalidOption,
-  MAX_CONCURRENCY,
-  MAX_DURATION_MS,
-} from "../validate.js";
+import { integerIn, invalidOption, MAX_CONCURRENCY } from "../validate.js";
 
 const CONCURRENCY_RANGE = {
   initial: integer(1, MAX_CONCURRENCY, { doc: "the limit it starts from, `min` to `max` (default `min`)" }),
@@ -36,17 +30,13 @@ const RANGE = object(CONCURRENCY_RANGE, { doc: "an adaptive limit's range" });
 export const LIMIT_OPTION = custom<number | ConcurrencyRange>({
   check: (path, value) =>
     typeof value === "object" && value !== null ? RANGE.check(path, value) : FIXED_LIMIT.check(path, value),
-  range: "an integer from 1 to 1000000, or `{ initial, min, max }` (adaptive)",
+  range: `${FIXED_LIMIT.range}, or \`{ initial, min, max }\` (adaptive)`,
   json: { anyOf: [FIXED_LIMIT.json, RANGE.json] },
   default: 8,
   doc: "requests (or cost units) in flight upstream at once; a range lets the scheduler find the limit",
 });
 
-/**
- * Tunables of the adaptive limit (`adaptive`, only with `maxConcurrency: { initial, min, max }`), declared
- * once: checks, defaults, the README table and the JSON Schema come from here. See
- * docs/decisions/0036-adaptive-limit-controller.md.
- */
+/** Tunables of the adaptive limit (see docs/decisions/0036-adaptive-limit-controller.md). */
 const ADAPTIVE = {
   controller: oneOf(["delay", "aimd"], {
     default: "delay",
@@ -82,10 +72,8 @@ const ADAPTIVE = {
     default: 1.15,
     doc: "a window's median latency above this many times its baseline counts as overload",
   }),
-  cooldownMs: custom<number>({
-    check: (path, value) => (value === 0 ? 0 : checkDuration(path, value)),
-    range: "0, or a duration",
-    json: { anyOf: [{ type: "number", minimum: 0, maximum: MAX_DURATION_MS }, { const: "Infinity" }] },
+  cooldownMs: duration({
+    zero: true,
     default: 2_000,
     doc: "after a decrease, no other change for this long",
   }),

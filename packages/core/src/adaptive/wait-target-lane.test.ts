@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { resolveOptions } from "../resolve-options.js";
+import { resolveOptions, resolveWaitTargets } from "../resolve-options.js";
 import { effectiveOptions } from "./effective-priorities.js";
 import { WaitTargetLane } from "./wait-target-lane.js";
-import { resolveWaitTargets } from "./wait-target-options.js";
 
 const settings = resolveWaitTargets({ windowMs: 1_000, minSamples: 10, calmWindows: 3 }, {});
 

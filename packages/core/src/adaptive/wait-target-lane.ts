@@ -1,5 +1,5 @@
+import type { ResolvedWaitTargets } from "../options.js";
 import { WaitSketch } from "../wait-sketch.js";
-import type { ResolvedWaitTargets } from "./wait-target-options.js";
 
 /** What one judged window decided for a priority. */
 export type WaitTargetStep = "raise" | "lower" | "hold";

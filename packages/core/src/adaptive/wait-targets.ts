@@ -2,10 +2,9 @@ import type { Clock } from "../clock.js";
 import type { Emitter } from "../emitter.js";
 import { ErrorCode } from "../errors.js";
 import type { SchedulerEvents } from "../events.js";
-import type { ResolvedOptions } from "../options.js";
+import type { ResolvedOptions, ResolvedWaitTargets } from "../options.js";
 import { effectiveOptions, type Share, sharesOf } from "./effective-priorities.js";
 import { WaitTargetLane, type WaitTargetVerdict } from "./wait-target-lane.js";
-import type { ResolvedWaitTargets } from "./wait-target-options.js";
 
 /** What the controller needs from the scheduler it steers. */
 export interface WaitTargetHost {

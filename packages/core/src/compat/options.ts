@@ -1,5 +1,4 @@
-import { SCHEDULER } from "../option-schema.js";
-import { PRIORITY_WEIGHT, type SchedulerOptions } from "../options.js";
+import { PRIORITY_WEIGHT, SCHEDULER, type SchedulerOptions } from "../options.js";
 import { duration, type InferShape, integer, positive, required, resolveShape } from "../schema/schema.js";
 import { integerIn, MAX_CONCURRENCY, MAX_QUEUE } from "../validate.js";
 

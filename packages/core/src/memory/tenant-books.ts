@@ -1,5 +1,5 @@
+import { UNLIMITED_TENANT } from "../resolve-options.js";
 import type { ResolvedTenant, StoreConfig } from "../store.js";
-import { UNLIMITED_TENANT } from "../tenant-options.js";
 
 /** Idle tenants always kept (see {@link TenantBooks.settled}). */
 const KEEP_IDLE = 64;

@@ -1,5 +1,7 @@
-import { SCHEDULER, type SchedulerOptions } from "../option-schema.js";
+import { SCHEDULER, type SchedulerOptions } from "../options.js";
 import { defineEntry, type JsonSchema, type Node, object } from "./schema.js";
+
+const OPTIONS = object(SCHEDULER, { doc: "" });
 
 /**
  * The JSON Schema (draft 2020-12) of `createScheduler()`'s options as a file can hold them: every option
@@ -15,19 +17,16 @@ export function toJsonSchema(): JsonSchema {
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     title: "llm-scheduler options",
-    ...object(SCHEDULER, { doc: "" }).json,
+    ...OPTIONS.json,
   };
 }
 
-/** True when the node's JSON Schema takes the string `"Infinity"` for the number. */
-function takesInfinity(node: Node<unknown>): boolean {
-  const anyOf = node.json?.anyOf;
-  return Array.isArray(anyOf) && anyOf.some((branch) => (branch as JsonSchema).const === "Infinity");
-}
-
-/** `value` with `"Infinity"` turned into the number wherever `node` takes an infinite bound. */
+/** `value` with `"Infinity"` turned into the number wherever `node`'s JSON Schema takes the string for it. */
 function fromJson(node: Node<unknown>, value: unknown): unknown {
-  if (value === "Infinity" && takesInfinity(node)) return Number.POSITIVE_INFINITY;
+  const anyOf = node.json?.anyOf;
+  const infinite =
+    Array.isArray(anyOf) && anyOf.some((branch) => (branch as JsonSchema).const === "Infinity");
+  if (value === "Infinity" && infinite) return Number.POSITIVE_INFINITY;
   if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
   const { shape, entry } = node;
   if (shape === undefined && entry === undefined) return value;
@@ -48,5 +47,5 @@ function fromJson(node: Node<unknown>, value: unknown): unknown {
  * const scheduler = createScheduler(optionsFromJson(JSON.parse(readFileSync("scheduler.json", "utf8"))));
  */
 export function optionsFromJson(json: unknown): SchedulerOptions {
-  return fromJson(object(SCHEDULER, { doc: "" }), json) as SchedulerOptions;
+  return fromJson(OPTIONS, json) as SchedulerOptions;
 }

@@ -1,4 +1,4 @@
-import { LIVE_KEYS, SCHEDULER, TENANT } from "../option-schema.js";
+import { LIVE_KEYS, SCHEDULER, TENANT } from "../options.js";
 import { TASK } from "../task-option-schema.js";
 import type { Node, Shape } from "./schema.js";
 

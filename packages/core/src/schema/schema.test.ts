@@ -7,7 +7,7 @@ import {
   type SchedulerOptions,
   type SchedulerUpdate,
   TENANT,
-} from "../option-schema.js";
+} from "../options.js";
 import { mergeUpdate } from "../resolve-options.js";
 import { createScheduler } from "../scheduler.js";
 import { TASK } from "../task-option-schema.js";

@@ -13,8 +13,6 @@ export interface Meta<T> {
   readonly shownDefault?: string;
   /** How the range reads in the README when the words of the error message say too little. */
   readonly shownRange?: string;
-  /** True for a top-level option that `update()` may change while the scheduler runs. */
-  readonly live?: boolean;
 }
 
 /** One declared option: its checker, its range in words and in JSON Schema, and its {@link Meta}. */
@@ -65,21 +63,21 @@ export type Resolved<S extends Shape> = {
 /** `Infinity` in JSON, where numbers cannot be infinite: a config loader maps the string to the number. */
 const orInfinity = (json: JsonSchema): JsonSchema => ({ anyOf: [json, { const: "Infinity" }] });
 
-/** A check that returns what `ok` accepts and refuses anything else as not being `expected`. */
-function checkBy<T>(ok: (value: unknown) => boolean, expected: string): Node<T>["check"] {
-  return (path, value) => {
-    if (!ok(value)) throw valid.invalidOption(path, expected, value);
-    return value as T;
-  };
-}
-
-/** A node of one value: `meta` with its range in words, its JSON Schema and its check. */
+/**
+ * A node of one value: `meta` with its range in words and its JSON Schema; its check returns what `ok`
+ * accepts and refuses anything else as not being `expected` (the range, unless the message says more).
+ */
 function leaf<T, M extends Meta<T>>(
   meta: M,
   range: string,
   json: JsonSchema | undefined,
-  check: Node<T>["check"],
+  ok: (value: unknown) => boolean,
+  expected = range,
 ): Node<T> & Defaulted<M> {
+  const check = (path: string, value: unknown): T => {
+    if (!ok(value)) throw valid.invalidOption(path, expected, value);
+    return value as T;
+  };
   return { ...meta, check, range, json } as Node<T> & Defaulted<M>;
 }
 
@@ -96,7 +94,7 @@ function ranged<M extends NumberMeta>(kind: "integer" | "number", min: number, m
     (infinite && v === Number.POSITIVE_INFINITY);
   const json = { type: kind, minimum: min, maximum: max };
   const shown = infinite ? `${range}, or Infinity` : range;
-  return leaf<number, M>(meta, shown, infinite ? orInfinity(json) : json, checkBy(ok, shown));
+  return leaf<number, M>(meta, shown, infinite ? orInfinity(json) : json, ok);
 }
 
 /**
@@ -126,7 +124,7 @@ export function number<M extends NumberMeta>(min: number, max: number, meta: M):
 export function positive<M extends Meta<number>>(max: number, meta: M): Node<number> & Defaulted<M> {
   const range = `a number in (0, ${max}]`;
   const ok = (v: unknown) => Number.isFinite(v) && (v as number) > 0 && (v as number) <= max;
-  return leaf(meta, range, { type: "number", exclusiveMinimum: 0, maximum: max }, checkBy(ok, range));
+  return leaf(meta, range, { type: "number", exclusiveMinimum: 0, maximum: max }, ok);
 }
 
 /**
@@ -136,16 +134,25 @@ export function positive<M extends Meta<number>>(max: number, meta: M): Node<num
 export function fraction<M extends Meta<number>>(meta: M): Node<number> & Defaulted<M> {
   const range = "a number above 0 and below 1";
   const ok = (v: unknown) => Number.isFinite(v) && (v as number) > 0 && (v as number) < 1;
-  return leaf(meta, range, { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 }, checkBy(ok, range));
+  return leaf(meta, range, { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 }, ok);
 }
 
 /**
- * Milliseconds above 0 and at most 365 days, or `Infinity` for "never".
+ * Milliseconds above 0 and at most 365 days, or `Infinity` for "never"; with `zero`, 0 too (no wait).
  * @example duration({ default: 5_000, doc: "How long an aborted task keeps its slot." })
  */
-export function duration<M extends Meta<number>>(meta: M): Node<number> & Defaulted<M> {
-  const json = orInfinity({ type: "number", exclusiveMinimum: 0, maximum: valid.MAX_DURATION_MS });
-  return leaf(meta, "duration", json, valid.duration);
+export function duration<M extends Meta<number> & { readonly zero?: boolean }>(
+  meta: M,
+): Node<number> & Defaulted<M> {
+  const zero = meta.zero === true;
+  const max = valid.MAX_DURATION_MS;
+  const ok = (v: unknown) =>
+    (Number.isFinite(v) && (v as number) > 0 && (v as number) <= max) ||
+    v === Number.POSITIVE_INFINITY ||
+    (zero && v === 0);
+  const json = { type: "number", [zero ? "minimum" : "exclusiveMinimum"]: 0, maximum: max };
+  const expected = `a number of milliseconds above 0 and at most ${max} (365 days), or Infinity`;
+  return leaf(meta, zero ? "0, or a duration" : "duration", orInfinity(json), ok, expected);
 }
 
 /**
@@ -158,7 +165,7 @@ export function string<M extends Meta<string>>(maxLength: number, meta: M): Node
   const range = `a string of ${any ? "any length" : `1 to ${maxLength} characters`}`;
   const ok = (v: unknown) => typeof v === "string" && v.length > 0 && v.length <= maxLength;
   const most = any ? "" : ` of at most ${maxLength} characters`;
-  return leaf(meta, range, json, checkBy(ok, `a non-empty string${most}`));
+  return leaf(meta, range, json, ok, `a non-empty string${most}`);
 }
 
 /**
@@ -166,12 +173,7 @@ export function string<M extends Meta<string>>(maxLength: number, meta: M): Node
  * @example text({ default: "", doc: "Only requests whose prompt contains this." })
  */
 export function text<M extends Meta<string>>(meta: M): Node<string> & Defaulted<M> {
-  return leaf(
-    meta,
-    "a string",
-    { type: "string" },
-    checkBy((v) => typeof v === "string", "a string"),
-  );
+  return leaf(meta, "a string", { type: "string" }, (v) => typeof v === "string");
 }
 
 /**
@@ -184,7 +186,7 @@ export function matching<M extends Meta<string>>(
   meta: M,
 ): Node<string> & Defaulted<M> {
   const ok = (v: unknown) => typeof v === "string" && pattern.test(v);
-  return leaf(meta, range, { type: "string", pattern: pattern.source }, checkBy(ok, range));
+  return leaf(meta, range, { type: "string", pattern: pattern.source }, ok);
 }
 
 /**
@@ -200,12 +202,7 @@ export function instanceIdNode<M extends Meta<string>>(meta: M): Node<string> & 
  * @example boolean({ default: false, doc: "Your code says this is a retry." })
  */
 export function boolean<M extends Meta<boolean>>(meta: M): Node<boolean> & Defaulted<M> {
-  return leaf(
-    meta,
-    "boolean",
-    { type: "boolean" },
-    checkBy((v) => typeof v === "boolean", "a boolean"),
-  );
+  return leaf(meta, "boolean", { type: "boolean" }, (v) => typeof v === "boolean", "a boolean");
 }
 
 /**
@@ -213,12 +210,7 @@ export function boolean<M extends Meta<boolean>>(meta: M): Node<boolean> & Defau
  * @example func<(error: unknown) => void>({ shownDefault: "none", doc: "Told of errors in the background." })
  */
 export function func<T>(meta: Meta<T>): Node<T> {
-  return leaf(
-    meta,
-    "a function",
-    undefined,
-    checkBy((v) => typeof v === "function", "a function"),
-  );
+  return leaf(meta, "a function", undefined, (v) => typeof v === "function");
 }
 
 /**
@@ -229,13 +221,11 @@ export function func<T>(meta: Meta<T>): Node<T> {
  * const store = methods<BatchStore>(["claim"], { range: "a `BatchStore`", doc: "Where batches live." });
  */
 export function methods<T>(names: readonly string[], meta: Meta<T> & { readonly range: string }): Node<T> {
-  const check = (path: string, value: unknown): T => {
-    const given = value as Record<string, unknown> | null;
-    if (typeof given === "object" && given !== null && names.every((n) => typeof given[n] === "function"))
-      return value as T;
-    throw valid.invalidOption(path, meta.range, value);
-  };
-  return { ...meta, check, json: undefined };
+  const ok = (v: unknown) =>
+    typeof v === "object" &&
+    v !== null &&
+    names.every((n) => typeof (v as Record<string, unknown>)[n] === "function");
+  return leaf(meta, meta.range, undefined, ok);
 }
 
 /**
@@ -248,7 +238,7 @@ export function oneOf<const T extends string, M extends Meta<T>>(
 ): Node<T> & Defaulted<M> {
   const range = values.map((v) => `"${v}"`).join(" or ");
   const ok = (v: unknown) => values.includes(v as T);
-  return leaf(meta, range, { enum: values }, checkBy(ok, range));
+  return leaf(meta, range, { enum: values }, ok);
 }
 
 /**
