@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { invalidOption } from "@llm-scheduler/core/kit";
-import type { ResolvedScenario, Scenario } from "./scenario.js";
+import type { Scenario } from "./scenario.js";
 import { ScenarioError } from "./scenario-error.js";
-import { resolveScenario } from "./scenario-resolve.js";
+import { type ResolvedScenario, resolveScenario } from "./scenario-resolve.js";
 
 /** A scenario file as written, and validated with every default filled in. */
 export interface LoadedScenario {
