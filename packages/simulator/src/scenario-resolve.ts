@@ -1,7 +1,7 @@
 import { MAX_ITEMS } from "@llm-scheduler/batches";
 import { integerIn, invalidOption, object } from "@llm-scheduler/core/kit";
 import { resolveEngineLoad, resolveSpeed } from "@llm-scheduler/pool";
-import { resolveLatencyOptions } from "@llm-scheduler/upstream-sim";
+import { LATENCY_SCHEMA } from "@llm-scheduler/upstream-sim";
 import { Capacity } from "./capacity.js";
 import { type Checked, checked } from "./fields.js";
 import {
@@ -144,7 +144,7 @@ function resolve(input: unknown) {
     throw new ScenarioError("", invalidOption("scenario", "an object", input).message);
   const top = SCENARIO_NODE.check("", input);
   const { capacity: givenCapacity, ...latency } = top.upstream ?? {};
-  const upstream = resolveLatencyOptions(latency);
+  const upstream = checked(LATENCY_SCHEMA, latency);
   const capacity = capacityOf(givenCapacity);
   if (top.pool !== undefined && givenCapacity !== undefined)
     throw invalidOption("pool", "left out when `upstream.capacity` is given", "a pool");
