@@ -1,5 +1,5 @@
 import { createRandom, mixSeed } from "@llm-scheduler/upstream-sim";
-import type { ResolvedBatchJobs } from "./scenario.js";
+import type { ResolvedBatchJobs } from "./scenario-resolve.js";
 import { drawRange, exponentialMs } from "./workload.js";
 
 /** One batch of `batch.jobs`: when it is created, by whom, its window and its items' sizes. */

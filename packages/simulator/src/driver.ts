@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from "@llm-scheduler/core";
 import type { ControllerFactory } from "./light-abort.js";
 import type { Recorder, RequestRecord } from "./recorder.js";
-import type { ResolvedScenario } from "./scenario.js";
+import type { ResolvedScenario } from "./scenario-resolve.js";
 import type { AttemptFailure, AttemptHooks, Transport } from "./transport.js";
 import type { RequestSpec, Workload } from "./workload.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkGoal, describeGoal, pickBest } from "./goal.js";
-import type { ResolvedGoal } from "./scenario.js";
+import type { ResolvedGoal } from "./scenario-resolve.js";
 import type { RunResult } from "./stats.js";
 
 const goal: ResolvedGoal = {

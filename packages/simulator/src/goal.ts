@@ -1,5 +1,5 @@
 import { formatDuration } from "./format.js";
-import type { ResolvedGoal } from "./scenario.js";
+import type { ResolvedGoal } from "./scenario-resolve.js";
 import type { RunResult } from "./stats.js";
 
 /** Whether a run meets the goal's constraints, and which it misses. */

@@ -14,6 +14,7 @@ export {
 export { parseDurationFlag, type SimulateCommand } from "./cli-args.js";
 export { type DemoScenarioOptions, demoScenario } from "./demo-scenario.js";
 export { ClientTimeout, Driver, type DriverOptions } from "./driver.js";
+export type { Range, ResolvedRange } from "./fields.js";
 export { FifoLimiter, type Release } from "./fifo-limiter.js";
 export { formatDuration, formatRate, formatShare, layoutTable, parseDuration } from "./format.js";
 export { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
@@ -32,16 +33,6 @@ export {
 } from "./recorder.js";
 export { type ReportInput, renderHtmlReport } from "./report-html.js";
 export {
-  type Range,
-  type ResolvedBatch,
-  type ResolvedBatchJobs,
-  type ResolvedBatchTenant,
-  type ResolvedChat,
-  type ResolvedGoal,
-  type ResolvedPool,
-  type ResolvedRange,
-  type ResolvedReplica,
-  type ResolvedScenario,
   SCENARIO as SCENARIO_SCHEMA,
   type Scenario,
   type ScenarioBatch,
@@ -62,7 +53,17 @@ export {
   loadScenarioFile,
   type ScenarioOverrides,
 } from "./scenario-load.js";
-export { resolveScenario } from "./scenario-resolve.js";
+export {
+  type ResolvedBatch,
+  type ResolvedBatchJobs,
+  type ResolvedBatchTenant,
+  type ResolvedChat,
+  type ResolvedGoal,
+  type ResolvedPool,
+  type ResolvedReplica,
+  type ResolvedScenario,
+  resolveScenario,
+} from "./scenario-resolve.js";
 export { type GatewayKind, type SimulateOptions, simulate } from "./simulate.js";
 export { SlotMeter, type SlotMeterOptions, type SlotTotals } from "./slot-meter.js";
 export {

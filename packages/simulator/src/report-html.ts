@@ -1,7 +1,7 @@
 import { timeUnit } from "./chart-axis.js";
 import { hasLimits, limitChart, maxLimitOf } from "./limit-chart.js";
 import { makespanBars } from "./makespan-bars.js";
-import type { ResolvedScenario } from "./scenario.js";
+import type { ResolvedScenario } from "./scenario-resolve.js";
 import type { RunResult } from "./stats.js";
 import { type Axis, escapeXml, lineChart, type Series } from "./svg-chart.js";
 import { describeScenario } from "./table.js";

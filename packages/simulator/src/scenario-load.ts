@@ -1,14 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { invalidOption } from "@llm-scheduler/core/kit";
-import type { ResolvedScenario, Scenario } from "./scenario.js";
+import type { Scenario } from "./scenario.js";
 import { ScenarioError } from "./scenario-error.js";
 import { resolveScenario } from "./scenario-resolve.js";
 
-/** A scenario file as written, and validated with every default filled in. */
-export interface LoadedScenario {
-  readonly raw: Scenario;
-  readonly resolved: ResolvedScenario;
-}
+/** A scenario file as written (`raw`), and validated with every default filled in (`resolved`). */
+export type LoadedScenario = Awaited<ReturnType<typeof loadScenarioFile>>;
 
 /** Changes made on the command line on top of the file. */
 export type ScenarioOverrides = Partial<Pick<Scenario, "seed" | "durationMs">>;
@@ -21,10 +18,7 @@ export type ScenarioOverrides = Partial<Pick<Scenario, "seed" | "durationMs">>;
  * @example
  * const { resolved } = await loadScenarioFile("examples/scenarios/demo.json", { seed: 2 });
  */
-export async function loadScenarioFile(
-  path: string,
-  overrides: ScenarioOverrides = {},
-): Promise<LoadedScenario> {
+export async function loadScenarioFile(path: string, overrides: ScenarioOverrides = {}) {
   const fail = (field: string, message: string, cause: unknown) =>
     new ScenarioError(field, message, { cause });
   let text: string;

@@ -1,26 +1,27 @@
 import { MAX_ITEMS } from "@llm-scheduler/batches";
 import { integerIn, invalidOption, object } from "@llm-scheduler/core/kit";
-import { resolveLatencyOptions } from "@llm-scheduler/upstream-sim";
+import { resolveEngineLoad, resolveSpeed } from "@llm-scheduler/pool";
+import { LATENCY_SCHEMA } from "@llm-scheduler/upstream-sim";
 import { Capacity } from "./capacity.js";
-import { checked } from "./fields.js";
+import { type Checked, checked } from "./fields.js";
 import {
   BATCH,
   BATCH_TENANT,
   CHAT,
   GOAL,
   JOBS,
-  type ResolvedBatch,
-  type ResolvedChat,
-  type ResolvedScenario,
+  POOL,
+  POOL_ADAPTIVE,
+  REPLICA,
   SCENARIO,
   type Scenario,
   type ScenarioBatch,
   type ScenarioChat,
   type ScenarioGateway,
+  type ScenarioPool,
   type ScenarioUpstream,
 } from "./scenario.js";
 import { asScenarioError, ScenarioError } from "./scenario-error.js";
-import { poolOf } from "./scenario-pool.js";
 import { schedulerOptionsAt } from "./scenario-scheduler.js";
 
 /** More requests than this would not fit in memory comfortably; split the scenario instead. */
@@ -29,7 +30,7 @@ const MAX_REQUESTS = 5_000_000;
 const SCENARIO_NODE = object(SCENARIO, { doc: "" });
 
 /** `chat`; with a rate schedule, `ratePerSec` is the mean of its rates. */
-function resolveChat(given: ScenarioChat = {}): ResolvedChat {
+function resolveChat(given: ScenarioChat = {}) {
   const { rateSchedule, systemPrompts, ...chat } = checked(CHAT, given);
   if (rateSchedule !== undefined && given.ratePerSec !== undefined) {
     throw invalidOption("chat.ratePerSec", "left out when `chat.rateSchedule` is given", given.ratePerSec);
@@ -40,8 +41,19 @@ function resolveChat(given: ScenarioChat = {}): ResolvedChat {
   return { ...chat, ratePerSec, rateSchedule: rateSchedule ?? null, systemPrompts: systemPrompts ?? null };
 }
 
-/** `batch`: tenant names unique and not chat's; `jobs` (batches with windows) `null` when left out. */
-function resolveBatch(given: ScenarioBatch = {}, chatTenant: string): ResolvedBatch {
+/** `batch.jobs` (batches with windows): not the chat tenant's, and no batch over the batch layer's limit. */
+function resolveJobs(given: ScenarioBatch["jobs"], chatTenant: string) {
+  if (given === undefined) return null;
+  const jobs = checked(JOBS, given);
+  const clash = jobs.tenants.indexOf(chatTenant);
+  if (clash >= 0) throw invalidOption(`batch.jobs.tenants[${clash}]`, "not the chat tenant", chatTenant);
+  if (jobs.items.max > MAX_ITEMS)
+    throw invalidOption("batch.jobs.items.max", `at most ${MAX_ITEMS}`, jobs.items.max);
+  return jobs;
+}
+
+/** `batch`: tenant names unique and not chat's; `jobs` `null` when left out. */
+function resolveBatch(given: ScenarioBatch = {}, chatTenant: string) {
   const batch = checked(BATCH, given);
   const seen = new Set([chatTenant]);
   const tenants = batch.tenants.map((entry, index) => {
@@ -52,21 +64,60 @@ function resolveBatch(given: ScenarioBatch = {}, chatTenant: string): ResolvedBa
     seen.add(tenant.name);
     return tenant;
   });
-  if (batch.jobs === undefined) return { ...batch, tenants, jobs: null };
-  const jobs = checked(JOBS, batch.jobs);
-  const clash = jobs.tenants.indexOf(chatTenant);
-  if (clash >= 0) throw invalidOption(`batch.jobs.tenants[${clash}]`, "not the chat tenant", chatTenant);
-  if (jobs.items.max > MAX_ITEMS)
-    throw invalidOption("batch.jobs.items.max", `at most ${MAX_ITEMS}`, jobs.items.max);
-  return { ...batch, tenants, jobs };
+  return { ...batch, tenants, jobs: resolveJobs(batch.jobs, chatTenant) };
 }
 
 /** `upstream.capacity` with its defaults; the hard limit is at least the knee. */
-function capacityOf(given: ScenarioUpstream["capacity"]): Capacity["options"] | undefined {
+function capacityOf(given: ScenarioUpstream["capacity"]) {
   if (given === undefined) return undefined;
   const { options } = new Capacity(given);
   integerIn("upstream.capacity.hardLimit", options.hardLimit, options.knee, 100_000);
   return options;
+}
+
+/** `pool.adaptive`: `max` defaults to twice the highest replica limit, and every replica's limit lies within. */
+function adaptiveOf(
+  given: ScenarioPool["adaptive"],
+  replicas: readonly { readonly id: string; readonly limit: number }[],
+) {
+  if (given === undefined) return undefined;
+  const {
+    min,
+    max = Math.max(min, 2 * Math.max(...replicas.map((r) => r.limit))),
+    ...rest
+  } = checked(POOL_ADAPTIVE, given);
+  if (max < min) throw invalidOption("pool.adaptive.max", `from ${min} to 100000`, max);
+  for (const replica of replicas) {
+    if (replica.limit < min || replica.limit > max) {
+      throw invalidOption(`pool.replicas.${replica.id}.limit`, `from ${min} to ${max}`, replica.limit);
+    }
+  }
+  return { ...rest, min, max, engine: resolveEngineLoad("pool.adaptive.engine", rest.engine) };
+}
+
+/**
+ * `pool`: replicas behind a router; `undefined` when the scenario has none. A replica's `id` is
+ * `r<index>` unless given (ids unique), its `parallel` the upstream's, its `limit` its `parallel`.
+ */
+function poolOf(given: ScenarioPool | undefined, parallel: number) {
+  if (given === undefined) return undefined;
+  const { replicas: count, cacheTokens, adaptive, speed, ...pool } = checked(POOL, given);
+  const list = typeof count === "number" ? Array.from({ length: count }, () => ({})) : count;
+  const seen = new Set<string>();
+  const replicas = list.map((entry, index) => {
+    const { id = `r${index}`, parallel: sequences = parallel, ...replica } = checked(REPLICA, entry);
+    if (seen.has(id)) throw invalidOption(`pool.replicas[${index}].id`, "unique", id);
+    seen.add(id);
+    const { limit = sequences, speed, cacheTokens: cache = cacheTokens } = replica;
+    return { id, parallel: sequences, limit, speed, cacheTokens: cache };
+  });
+  return {
+    ...pool,
+    replicas,
+    adaptive: adaptiveOf(adaptive, replicas),
+    /** The speed estimates' options; `undefined` with `speed: false`. */
+    speed: resolveSpeed("pool.speed", speed),
+  };
 }
 
 /** `gateway.maxConcurrency`: what the scheduler gets, and the FIFO baseline's limit (a range's `initial`). */
@@ -88,14 +139,14 @@ function checkSize(top: Scenario, chat: ResolvedChat, batch: ResolvedBatch): voi
   }
 }
 
-function resolve(input: unknown): ResolvedScenario {
+function resolve(input: unknown) {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new ScenarioError("", invalidOption("scenario", "an object", input).message);
   const top = SCENARIO_NODE.check("", input);
-  const { capacity, ...latency } = top.upstream ?? {};
-  const upstream = resolveLatencyOptions(latency);
-  const capacityOptions = capacityOf(capacity);
-  if (top.pool !== undefined && capacity !== undefined)
+  const { capacity: givenCapacity, ...latency } = top.upstream ?? {};
+  const upstream = checked(LATENCY_SCHEMA, latency);
+  const capacity = capacityOf(givenCapacity);
+  if (top.pool !== undefined && givenCapacity !== undefined)
     throw invalidOption("pool", "left out when `upstream.capacity` is given", "a pool");
   const pool = poolOf(top.pool, upstream.parallel);
   const poolLimit = pool?.replicas.reduce((sum, replica) => sum + replica.limit, 0);
@@ -111,16 +162,37 @@ function resolve(input: unknown): ResolvedScenario {
     { field: "batch.priority", name: batch.priority },
   ]);
   const { name, description, seed, durationMs } = checked(SCENARIO, top);
-  const run = { name, description, seed, durationMs, upstream, capacity: capacityOptions, pool };
   return {
-    ...run,
+    name,
+    description,
+    seed,
+    durationMs,
+    upstream,
+    /** The server's real capacity, when the scenario sets one. */
+    capacity,
+    /** Replicas behind a router, when the scenario sets a pool (each with `upstream`'s timings). */
+    pool,
+    /** The FIFO baseline's limit (an adaptive range's `initial`). */
     maxConcurrency: limit.fixed,
+    /** Ready for `createScheduler({ ...scheduler, clock })`; includes `maxConcurrency`. */
     scheduler,
     chat,
     batch,
     goal: checked(GOAL, top.goal),
   };
 }
+
+/** A validated scenario with every default filled in. */
+export type ResolvedScenario = ReturnType<typeof resolve>;
+/** `chat` resolved; `ratePerSec` is the mean rate over the run (with a schedule, the mean of its rates). */
+export type ResolvedChat = ReturnType<typeof resolveChat>;
+export type ResolvedBatch = ReturnType<typeof resolveBatch>;
+export type ResolvedBatchTenant = ResolvedBatch["tenants"][number];
+export type ResolvedBatchJobs = Checked<typeof JOBS>;
+export type ResolvedPool = NonNullable<ResolvedScenario["pool"]>;
+export type ResolvedPoolAdaptive = NonNullable<ResolvedPool["adaptive"]>;
+export type ResolvedReplica = ResolvedPool["replicas"][number];
+export type ResolvedGoal = Checked<typeof GOAL>;
 
 /**
  * Validates a scenario (typically parsed from a JSON file) and fills in every default. Throws a

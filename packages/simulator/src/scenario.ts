@@ -1,4 +1,4 @@
-import type { Meta, SchedulerOptions } from "@llm-scheduler/core";
+import type { Meta } from "@llm-scheduler/core";
 import {
   custom,
   type Infer,
@@ -14,13 +14,10 @@ import {
   string,
   text,
 } from "@llm-scheduler/core/kit";
-import { type EngineLoadOptions, POOL_SCHEMA, SIGNALS_SCHEMA, type SpeedOptions } from "@llm-scheduler/pool";
-import { LATENCY_SCHEMA, type ResolvedLatencyOptions, UPSTREAM_SCHEMA } from "@llm-scheduler/upstream-sim";
-import type { Capacity } from "./capacity.js";
-import { type Checked, orInfinity, range } from "./fields.js";
+import { POOL_SCHEMA, SIGNALS_SCHEMA } from "@llm-scheduler/pool";
+import { LATENCY_SCHEMA, UPSTREAM_SCHEMA } from "@llm-scheduler/upstream-sim";
+import { orInfinity, range } from "./fields.js";
 import { SCHEDULER_SECTION } from "./scenario-scheduler.js";
-
-export type { Range, ResolvedRange } from "./fields.js";
 
 /*
  * A scenario file's fields, declared once: the types below, the checks (unknown keys refused with a
@@ -310,44 +307,3 @@ export type ScenarioBatchTenant = InferShape<typeof BATCH_TENANT>;
 export type ScenarioBatchJobs = InferShape<typeof JOBS>;
 export type ScenarioGoal = InferShape<typeof GOAL>;
 export type { ScenarioScheduler } from "./scenario-scheduler.js";
-
-/** `chat` resolved; `ratePerSec` is the mean rate over the run (with a schedule, the mean of its rates). */
-export type ResolvedChat = Omit<Checked<typeof CHAT>, "rateSchedule" | "systemPrompts"> & {
-  readonly rateSchedule: InferShape<typeof RATE_SCHEDULE> | null;
-  readonly systemPrompts: ScenarioSystemPrompts | null;
-};
-export type ResolvedReplica = { readonly [K in keyof ScenarioReplica]-?: NonNullable<ScenarioReplica[K]> };
-export type ResolvedPool = Omit<Checked<typeof POOL>, "replicas" | "cacheTokens" | "adaptive" | "speed"> & {
-  readonly replicas: readonly ResolvedReplica[];
-  readonly adaptive: ResolvedPoolAdaptive | undefined;
-  /** The speed estimates' options; `undefined` with `speed: false`. */
-  readonly speed: Required<SpeedOptions> | undefined;
-};
-export type ResolvedPoolAdaptive = Omit<Checked<typeof POOL_ADAPTIVE>, "max" | "engine"> & {
-  readonly max: number;
-  readonly engine: Required<EngineLoadOptions> | undefined;
-};
-export type ResolvedBatchTenant = Checked<typeof BATCH_TENANT>;
-export type ResolvedBatchJobs = Checked<typeof JOBS>;
-export type ResolvedBatch = Omit<Checked<typeof BATCH>, "tenants" | "jobs"> & {
-  readonly tenants: readonly ResolvedBatchTenant[];
-  readonly jobs: ResolvedBatchJobs | null;
-};
-export type ResolvedGoal = Checked<typeof GOAL>;
-
-/** A validated scenario with every default filled in. */
-export interface ResolvedScenario
-  extends Pick<Checked<typeof SCENARIO>, "name" | "description" | "seed" | "durationMs"> {
-  readonly upstream: ResolvedLatencyOptions;
-  /** The server's real capacity, when the scenario sets one. */
-  readonly capacity: Capacity["options"] | undefined;
-  /** Replicas behind a router, when the scenario sets a pool (each with `upstream`'s timings). */
-  readonly pool: ResolvedPool | undefined;
-  /** The FIFO baseline's limit (an adaptive range's `initial`). */
-  readonly maxConcurrency: number;
-  /** Ready for `createScheduler({ ...scheduler, clock })`; includes `maxConcurrency`. */
-  readonly scheduler: SchedulerOptions;
-  readonly chat: ResolvedChat;
-  readonly batch: ResolvedBatch;
-  readonly goal: ResolvedGoal;
-}

@@ -4,7 +4,7 @@ import { Capacity } from "./capacity.js";
 import { Driver } from "./driver.js";
 import { LightAbortController } from "./light-abort.js";
 import { Recorder } from "./recorder.js";
-import type { ResolvedScenario } from "./scenario.js";
+import type { ResolvedScenario } from "./scenario-resolve.js";
 import { type RunResult, summarize } from "./stats.js";
 import { type Gateway, reservedOf } from "./transport.js";
 import { createVirtualFifoGateway, createVirtualScheduledGateway } from "./virtual-gateways.js";

@@ -1,5 +1,5 @@
 import type { LoadSample, Recorder, RequestRecord } from "./recorder.js";
-import type { ResolvedScenario } from "./scenario.js";
+import type { ResolvedScenario } from "./scenario-resolve.js";
 import type { ReplicaResult } from "./virtual-pool.js";
 
 /**

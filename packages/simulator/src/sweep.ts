@@ -1,9 +1,9 @@
 import { formatDuration, formatRate, formatShare, layoutTable } from "./format.js";
 import { checkGoal, describeGoal, type GoalCheck, pickBest } from "./goal.js";
 import { makespanVsIdeal } from "./ideal.js";
-import type { ResolvedScenario, Scenario } from "./scenario.js";
+import type { Scenario } from "./scenario.js";
 import { ScenarioError } from "./scenario-error.js";
-import { resolveScenario } from "./scenario-resolve.js";
+import { type ResolvedScenario, resolveScenario } from "./scenario-resolve.js";
 import { simulate } from "./simulate.js";
 import type { RunResult } from "./stats.js";
 import { type SweepAxis, type SweepVariant, sweepVariants } from "./sweep-spec.js";

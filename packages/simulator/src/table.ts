@@ -1,6 +1,6 @@
 import { formatDuration, formatRate, formatShare, layoutTable } from "./format.js";
 import { explainMakespan, makespanVsIdeal } from "./ideal.js";
-import type { ResolvedScenario } from "./scenario.js";
+import type { ResolvedScenario } from "./scenario-resolve.js";
 import type { Percentiles, RunResult } from "./stats.js";
 
 /** A row's name and how to fill a run's cell; `baseline` is the first run (FIFO). */

@@ -9,7 +9,7 @@ import {
 } from "@llm-scheduler/pool";
 import { createLatencyModel, type Random, type ResolvedLatencyOptions } from "@llm-scheduler/upstream-sim";
 import { PrefixCache } from "./prefix-cache.js";
-import type { ResolvedPool, ResolvedPoolAdaptive, ResolvedReplica } from "./scenario.js";
+import type { ResolvedPool, ResolvedPoolAdaptive, ResolvedReplica } from "./scenario-resolve.js";
 import { type GenerationJob, type GenerationTarget, VirtualUpstream } from "./virtual-upstream.js";
 
 /** What one replica of a pool did in a run. */

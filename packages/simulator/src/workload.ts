@@ -1,5 +1,6 @@
 import { createRandom, mixSeed, type Random } from "@llm-scheduler/upstream-sim";
-import type { ResolvedRange, ResolvedScenario } from "./scenario.js";
+import type { ResolvedRange } from "./fields.js";
+import type { ResolvedScenario } from "./scenario-resolve.js";
 
 /** Chat requests come from users; batch requests from offline jobs. */
 export type RequestKind = "chat" | "batch";
