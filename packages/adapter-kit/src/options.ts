@@ -157,7 +157,7 @@ export function resolveAdapterOptions<R, H>(
  * @example
  * const resolveKoaOptions = adapterResolver<KoaShapes>({ middleware: (ctx) => ctx.request.body });
  */
-export function adapterResolver<T extends AdapterShapes & { readonly middleware: unknown }>(
+export function adapterResolver<T extends AdapterShapes>(
   bodyOf: {
     readonly [S in keyof T]: BodyReader<T[S]["request"]>;
   },
