@@ -10,7 +10,7 @@ import {
   resolveShape,
 } from "@llm-scheduler/core/kit";
 import { isThenable } from "./slot.js";
-import { estimateTokens, estimateTokensFromLength } from "./tokens.js";
+import { estimateRequestTokens } from "./tokens.js";
 
 /** A value, or a promise of it: every mapping function may be synchronous or asynchronous. */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -105,20 +105,13 @@ export type ShapeOptions<T extends AdapterShapes, S extends keyof T> = AdapterOp
 /** How an adapter reads a request's parsed JSON body without consuming it (undefined when it cannot). */
 export type BodyReader<R> = (request: R) => Awaitable<unknown>;
 
-/**
- * The default `tokens`: an estimate from the parsed JSON body that `bodyOf` reads, otherwise from the
- * length its headers declare, so that a body streamed through unread is charged up front all the same.
- */
+/** The default `tokens`: {@link estimateRequestTokens} from the body that `bodyOf` reads. */
 function estimator<R>(bodyOf: BodyReader<R>, cap: number) {
-  const estimate = (body: unknown, header: HeaderReader): number =>
-    body !== null && typeof body === "object" && !Array.isArray(body)
-      ? estimateTokens(body, cap)
-      : estimateTokensFromLength(header("content-length"), header("transfer-encoding"), cap);
   return (request: R, header: HeaderReader): Awaitable<number> => {
     const body = bodyOf(request);
     return isThenable(body)
-      ? Promise.resolve(body).then((parsed) => estimate(parsed, header))
-      : estimate(body, header);
+      ? Promise.resolve(body).then((parsed) => estimateRequestTokens(parsed, header, cap))
+      : estimateRequestTokens(body, header, cap);
   };
 }
 
