@@ -56,24 +56,29 @@ export type ScheduledOptions = HonoOptions<"scheduled">;
  * body (`c.req.json()` or `request.body`); undefined for other requests or a body that is not JSON.
  * Runs only while the scheduler counts tokens.
  */
-function jsonBodyOf(request: Request, contentType: () => unknown): Promise<unknown> | undefined {
-  if (request.method === "GET" || request.method === "HEAD") return undefined;
-  const type = contentType();
-  if (typeof type !== "string" || !type.includes("json") || request.body === null) return undefined;
+function jsonBodyOf(request: Request, contentType: unknown): Promise<unknown> | undefined {
+  if (typeof contentType !== "string" || !contentType.includes("json") || request.body === null)
+    return undefined;
   return request
     .clone()
     .json()
     .catch(() => undefined);
 }
 
+/** GET and HEAD requests have no body: not even their headers are read. */
+const bodiless = ({ method }: { readonly method: string }) => method === "GET" || method === "HEAD";
+
 /** The resolver of both shapes; each reads a JSON body for the token estimate. */
 export const resolveHonoOptions = adapterResolver<HonoShapes>({
-  middleware: (c) =>
-    jsonBodyOf(c.req.raw, () => {
-      // On @hono/node-server, read Node's parsed headers first: touching `c.req.raw.headers` or `.body`
-      // turns its light request into a full web Request, which most requests never need.
-      const nodeHeaders = (c.env as NodeEnv | undefined)?.incoming?.headers;
-      return nodeHeaders === undefined ? c.req.raw.headers.get("content-type") : nodeHeaders["content-type"];
-    }),
-  scheduled: (request) => jsonBodyOf(request, () => request.headers.get("content-type")),
+  middleware(c) {
+    if (bodiless(c.req)) return undefined;
+    // On @hono/node-server, read Node's parsed headers first: touching `c.req.raw.headers` or `.body`
+    // turns its light request into a full web Request, which most requests never need.
+    const nodeHeaders = (c.env as NodeEnv | undefined)?.incoming?.headers;
+    const type =
+      nodeHeaders === undefined ? c.req.raw.headers.get("content-type") : nodeHeaders["content-type"];
+    return jsonBodyOf(c.req.raw, type);
+  },
+  scheduled: (request) =>
+    bodiless(request) ? undefined : jsonBodyOf(request, request.headers.get("content-type")),
 });
