@@ -148,7 +148,8 @@ export function resolveAdapterOptions<R, H>(
  * what each shape's token estimate reads (`bodyOf`); see {@link resolveAdapterOptions}.
  *
  * @example
- * const resolveKoaOptions = adapterResolver<KoaShapes>({ middleware: (ctx) => ctx.request.body });
+ * const resolve = adapterResolver<ExpressShapes>({ middleware: (r) => r.body, scheduled: () => undefined });
+ * const config = resolve(options, "scheduled"); // estimates from the declared length: it reads no body
  */
 export function adapterResolver<T extends AdapterShapes>(
   bodyOf: {
