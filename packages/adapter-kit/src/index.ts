@@ -6,11 +6,15 @@ export { holdBody } from "./hold-body.js";
 export { type NodeWritableLike, watchNodeUsage } from "./node-usage.js";
 export {
   type AdapterOptions,
+  type AdapterShapes,
   type Awaitable,
+  adapterResolver,
   adapterSchema,
   type BodyReader,
+  type RejectionHandler,
   type ResolvedAdapterOptions,
   resolveAdapterOptions,
+  type ShapeOptions,
 } from "./options.js";
 export { failureForStatus, type Rejection, rejectionFor } from "./rejection.js";
 export { type NodeResponseLike, ResponseWatch, type StillWorking } from "./response-watch.js";

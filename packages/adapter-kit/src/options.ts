@@ -1,4 +1,4 @@
-import { createScheduler, type Scheduler } from "@llm-scheduler/core";
+import { createScheduler, type Scheduler, type SchedulerError } from "@llm-scheduler/core";
 import {
   custom,
   func,
@@ -10,7 +10,7 @@ import {
   resolveShape,
 } from "@llm-scheduler/core/kit";
 import { isThenable } from "./slot.js";
-import { estimateTokens, estimateTokensFromLength } from "./tokens.js";
+import { estimateRequestTokens } from "./tokens.js";
 
 /** A value, or a promise of it: every mapping function may be synchronous or asynchronous. */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -69,41 +69,49 @@ export function adapterSchema<R, H>() {
   };
 }
 
-type AdapterShape<R, H> = ReturnType<typeof adapterSchema<R, H>>;
-
 /**
  * The options of an adapter (see {@link adapterSchema}): `R` is the request its mappings receive, `H` its
  * rejection handler. Every field is optional.
  */
-export type AdapterOptions<R, H = never> = InferShape<AdapterShape<R, H>>;
+export type AdapterOptions<R, H = never> = InferShape<ReturnType<typeof adapterSchema<R, H>>>;
 
 /** Adapter options after defaults and validation. */
 export type ResolvedAdapterOptions<R, H> = ReturnType<typeof resolveAdapterOptions<R, H>>;
 
+/**
+ * Answers a rejected request in place of the default JSON error, given what the adapter hands it (`A`):
+ * `error.code` says why (`QUEUE_FULL`, `QUEUE_TIMEOUT`, `CLOSED`, `INVALID_PRIORITY`, …) and
+ * `error.retryAfterMs` when to come back.
+ */
+export type RejectionHandler<A extends unknown[], T = void> = (
+  error: SchedulerError,
+  ...args: A
+) => Awaitable<T>;
+
+/**
+ * The shapes of an adapter by name (`middleware`, and `scheduled` for `scheduled(app)`): what each hands
+ * its mapping functions (`request`) and its `onRejected`. One options type serves them all.
+ */
+export type AdapterShapes = {
+  readonly [shape: string]: { readonly request: unknown; readonly onRejected: unknown };
+};
+
+/** The options of shape `S` of an adapter whose shapes are `T`. */
+export type ShapeOptions<T extends AdapterShapes, S extends keyof T> = AdapterOptions<
+  T[S]["request"],
+  T[S]["onRejected"]
+>;
+
 /** How an adapter reads a request's parsed JSON body without consuming it (undefined when it cannot). */
 export type BodyReader<R> = (request: R) => Awaitable<unknown>;
 
-/**
- * The estimate for one request: from its parsed JSON body when there is one, otherwise from the length
- * its headers declare, so that a body streamed through unread is charged up front all the same.
- */
-function estimateOf(body: unknown, header: HeaderReader, cap: number): number {
-  if (body !== null && typeof body === "object" && !Array.isArray(body)) return estimateTokens(body, cap);
-  return estimateTokensFromLength(header("content-length"), header("transfer-encoding"), cap);
-}
-
-/** The `tokens` mapping: the user's, or an estimate from the body that `bodyOf` reads. */
-function tokensMapping<R>(
-  given: ((request: R) => Awaitable<number>) | undefined,
-  cap: number,
-  bodyOf: BodyReader<R> | undefined,
-): ((request: R, header: HeaderReader) => Awaitable<number>) | undefined {
-  if (given !== undefined || bodyOf === undefined) return given;
-  return (request, header) => {
+/** The default `tokens`: {@link estimateRequestTokens} from the body that `bodyOf` reads. */
+function estimator<R>(bodyOf: BodyReader<R>, cap: number) {
+  return (request: R, header: HeaderReader): Awaitable<number> => {
     const body = bodyOf(request);
     return isThenable(body)
-      ? Promise.resolve(body).then((parsed) => estimateOf(parsed, header, cap))
-      : estimateOf(body, header, cap);
+      ? Promise.resolve(body).then((parsed) => estimateRequestTokens(parsed, header, cap))
+      : estimateRequestTokens(body, header, cap);
   };
 }
 
@@ -121,6 +129,7 @@ export function resolveAdapterOptions<R, H>(
   bodyOf?: BodyReader<R>,
 ) {
   const { defaultMaxTokens, tokens, scheduler, ...rest } = resolveShape(adapterSchema<R, H>(), options);
+  const estimated = tokens === undefined && bodyOf !== undefined;
   return {
     ...rest,
     scheduler: scheduler ?? createScheduler(),
@@ -128,8 +137,25 @@ export function resolveAdapterOptions<R, H>(
      * The user's `tokens`, or the estimate from the body the adapter reads (from the declared length when
      * it reads none); undefined for neither.
      */
-    tokens: tokensMapping(tokens, defaultMaxTokens, bodyOf),
+    tokens: estimated ? estimator(bodyOf, defaultMaxTokens) : tokens,
     /** True when `tokens` is the adapter's estimate (run only while the scheduler counts tokens). */
-    tokensEstimated: tokens === undefined && bodyOf !== undefined,
+    tokensEstimated: estimated,
   };
+}
+
+/**
+ * The resolver of an adapter's options for any of its shapes (`"middleware"` when none is named), from
+ * what each shape's token estimate reads (`bodyOf`); see {@link resolveAdapterOptions}.
+ *
+ * @example
+ * const resolve = adapterResolver<ExpressShapes>({ middleware: (r) => r.body, scheduled: () => undefined });
+ * const config = resolve(options, "scheduled"); // estimates from the declared length: it reads no body
+ */
+export function adapterResolver<T extends AdapterShapes>(
+  bodyOf: {
+    readonly [S in keyof T]: BodyReader<T[S]["request"]>;
+  },
+) {
+  return <S extends keyof T = "middleware">(options?: ShapeOptions<T, S>, shape = "middleware" as S) =>
+    resolveAdapterOptions<T[S]["request"], T[S]["onRejected"]>(options, bodyOf[shape]);
 }

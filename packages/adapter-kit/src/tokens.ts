@@ -1,3 +1,5 @@
+import type { HeaderReader } from "@llm-scheduler/core/kit";
+
 /** Characters per token in the estimate (a common rule of thumb for English text and code). */
 const CHARS_PER_TOKEN = 4;
 /** The largest estimate (the scheduler's bound for `tokens`). */
@@ -65,4 +67,17 @@ export function estimateTokensFromLength(
   const bytes = Number(contentLength);
   if (bytes === 0) return 0;
   return Math.min(MAX_TOKENS, Math.ceil(bytes / CHARS_PER_TOKEN) + defaultMaxTokens);
+}
+
+/**
+ * The estimate for one request: from its parsed JSON body when there is one, otherwise from the length
+ * its headers declare, so that a body streamed through unread is charged up front all the same.
+ *
+ * @example
+ * estimateRequestTokens(undefined, nodeHeaderReader(req.headers), 1_024); // from `content-length`
+ */
+export function estimateRequestTokens(body: unknown, header: HeaderReader, defaultMaxTokens: number): number {
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    return estimateTokensFromLength(header("content-length"), header("transfer-encoding"), defaultMaxTokens);
+  return estimateTokens(body, defaultMaxTokens);
 }

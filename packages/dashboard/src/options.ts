@@ -2,6 +2,7 @@ import type { Scheduler } from "@llm-scheduler/core";
 import {
   custom,
   func,
+  type Infer,
   type InferShape,
   integer,
   integerIn,
@@ -17,10 +18,8 @@ import type { ReplicasLike } from "./replicas.js";
 /** The part of a scheduler the dashboard reads and, with controls allowed, changes: its public API only. */
 export type SchedulerLike = Pick<Scheduler, "on" | "metrics" | "update" | "options">;
 
-const ACCESS = ["none", "aggregate", "open"] as const;
-
 /** What a request that `authorize` does not accept may see. */
-export type DashboardAccess = (typeof ACCESS)[number];
+export type DashboardAccess = Infer<typeof DASHBOARD.access>;
 
 const PATH = /^(\/[A-Za-z0-9._~-]+)*\/?$/;
 
@@ -46,7 +45,7 @@ export const DASHBOARD = {
     shownDefault: "none",
     doc: "`(request) => boolean | Promise<boolean>`: `true` lets this request see everything and use the controls; a throw or a rejection counts as `false`",
   }),
-  access: oneOf(ACCESS, {
+  access: oneOf(["none", "aggregate", "open"], {
     shownDefault: '`"none"` with `authorize`; required without',
     doc: 'what other requests see (above); without `authorize` it must be given, as `"aggregate"` or `"open"`',
   }),
@@ -106,12 +105,11 @@ const OPEN_REQUIRED =
  * resolveDashboardOptions({ scheduler, access: "aggregate", path: "/ops" }).intervalMs; // 1000
  */
 export function resolveDashboardOptions(options: DashboardOptions) {
-  const isObject = typeof options === "object" && options !== null;
   // `access` is checked after the others, against `authorize`.
-  const given = isObject ? { ...options, access: undefined } : options;
+  const given = typeof options === "object" && options !== null ? { ...options, access: undefined } : options;
   const { maxPublicStreams, ...resolved } = resolveShape(DASHBOARD, given);
+  const { access } = options;
   const authorized = resolved.authorize !== undefined;
-  const access = options.access;
   if (!authorized && access !== "aggregate" && access !== "open")
     throw invalidOption("access", OPEN_REQUIRED, access);
   const { maxStreams } = resolved;

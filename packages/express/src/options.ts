@@ -1,40 +1,29 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type AdapterOptions, type Awaitable, resolveAdapterOptions } from "@llm-scheduler/adapter-kit";
-import type { SchedulerError } from "@llm-scheduler/core";
+import { adapterResolver, type RejectionHandler, type ShapeOptions } from "@llm-scheduler/adapter-kit";
 import type { NextFunction, Request, Response } from "express";
 
 /**
- * Answers a rejected request in place of the default JSON error. `error.code` says why (`QUEUE_FULL`,
- * `QUEUE_TIMEOUT`, `CLOSED`, `INVALID_PRIORITY`, …) and `error.retryAfterMs` when to come back. Call
+ * Answers a rejected request in place of the default JSON error ({@link RejectionHandler}). Call
  * `next(error)` to hand it to your error handler instead; a thrown error or rejected promise goes there too.
  */
-export type ExpressRejectionHandler = (
-  error: SchedulerError,
-  req: Request,
-  res: Response,
-  next: NextFunction,
-) => Awaitable<void>;
+export type ExpressRejectionHandler = RejectionHandler<[req: Request, res: Response, next: NextFunction]>;
 
 /**
  * Answers a rejected request in place of the default JSON error (`scheduled(app)`), on Node's `req` and
- * `res`: Express has not seen the request yet. `error.code` says why and `error.retryAfterMs` when to
- * come back. A thrown error or rejected promise is answered with a bare 500.
+ * `res`: Express has not seen the request yet. A thrown error or rejected promise is answered with a
+ * bare 500.
  */
-export type NodeRejectionHandler = (
-  error: SchedulerError,
-  req: IncomingMessage,
-  res: ServerResponse,
-) => Awaitable<void>;
+export type NodeRejectionHandler = RejectionHandler<[req: IncomingMessage, res: ServerResponse]>;
 
 /**
  * The two shapes of the adapter and what their callbacks receive: `schedulerMiddleware()` runs as a
  * route's middleware, on Express's `req`; `scheduled(app)` runs before Express routes the request, on
  * Node's `req` and `res`.
  */
-export interface ExpressShapes {
-  readonly middleware: { readonly req: Request; readonly onRejected: ExpressRejectionHandler };
-  readonly scheduled: { readonly req: IncomingMessage; readonly onRejected: NodeRejectionHandler };
-}
+type ExpressShapes = {
+  readonly middleware: { readonly request: Request; readonly onRejected: ExpressRejectionHandler };
+  readonly scheduled: { readonly request: IncomingMessage; readonly onRejected: NodeRejectionHandler };
+};
 
 /** A shape of the adapter: `"middleware"` or `"scheduled"`. */
 export type ExpressShape = keyof ExpressShapes;
@@ -53,10 +42,7 @@ export type ExpressShape = keyof ExpressShapes;
  *   tenant: (req) => teams.get(req.get("x-api-key") ?? "")?.tenant ?? "unknown-key",
  * };
  */
-export type ExpressOptions<S extends ExpressShape = "middleware"> = AdapterOptions<
-  ExpressShapes[S]["req"],
-  ExpressShapes[S]["onRejected"]
->;
+export type ExpressOptions<S extends ExpressShape = "middleware"> = ShapeOptions<ExpressShapes, S>;
 
 /** Options of `schedulerMiddleware()` (the adapter's options on Express's `req`). */
 export type ExpressSchedulerOptions = ExpressOptions<"middleware">;
@@ -65,20 +51,11 @@ export type ExpressSchedulerOptions = ExpressOptions<"middleware">;
 export type ScheduledOptions = ExpressOptions<"scheduled">;
 
 /**
- * Validates the options of either shape up front (throws `INVALID_OPTION`, naming an unknown key and the
- * nearest known one) and fills in the defaults. The token estimate of the middleware reads what a JSON
- * parser (`express.json()`) placed before it left; before Express no parser has run, so the declared
+ * The resolver of both shapes. The token estimate of the middleware reads what a JSON parser
+ * (`express.json()`) placed before it left; before Express no parser has run, so the declared
  * `content-length` and `defaultMaxTokens` make the estimate.
- *
- * @example
- * const config = resolveExpressOptions({ scheduler, timeoutMs: 60_000 }); // schedulerMiddleware()
- * const early = resolveExpressOptions({ scheduler }, "scheduled"); // scheduled(app)
  */
-export function resolveExpressOptions<S extends ExpressShape = "middleware">(
-  options?: ExpressOptions<S>,
-  shape: S = "middleware" as S,
-) {
-  const bodyOf = (req: ExpressShapes[S]["req"]) =>
-    shape === "middleware" ? (req as Request).body : undefined;
-  return resolveAdapterOptions<ExpressShapes[S]["req"], ExpressShapes[S]["onRejected"]>(options, bodyOf);
-}
+export const resolveExpressOptions = adapterResolver<ExpressShapes>({
+  middleware: (req) => req.body,
+  scheduled: () => undefined,
+});

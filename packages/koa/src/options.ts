@@ -1,18 +1,11 @@
-import {
-  type AdapterOptions,
-  type Awaitable,
-  type ResolvedAdapterOptions,
-  resolveAdapterOptions,
-} from "@llm-scheduler/adapter-kit";
-import type { SchedulerError } from "@llm-scheduler/core";
+import { type AdapterOptions, adapterResolver, type RejectionHandler } from "@llm-scheduler/adapter-kit";
 import type { Context } from "koa";
 
 /**
- * Answers a rejected request in place of the default JSON error, by setting `ctx.status`, headers and
- * `ctx.body` as any Koa middleware would. `error.code` says why (`QUEUE_FULL`, `QUEUE_TIMEOUT`, `CLOSED`,
- * `INVALID_PRIORITY`, …) and `error.retryAfterMs` when to come back. Throw to use Koa's error handling.
+ * Answers a rejected request in place of the default JSON error ({@link RejectionHandler}), by setting
+ * `ctx.status`, headers and `ctx.body` as any Koa middleware would. Throw to use Koa's error handling.
  */
-export type KoaRejectionHandler = (error: SchedulerError, ctx: Context) => Awaitable<void>;
+export type KoaRejectionHandler = RejectionHandler<[ctx: Context]>;
 
 /**
  * Options of `schedulerMiddleware()` for Koa. The mapping functions (`priority`, `tenant`, `id`, `cost`)
@@ -30,18 +23,9 @@ export type KoaRejectionHandler = (error: SchedulerError, ctx: Context) => Await
 export type KoaSchedulerOptions = AdapterOptions<Context, KoaRejectionHandler>;
 
 /**
- * Validates the options up front (throws `INVALID_OPTION`, naming an unknown key and the nearest known
- * one) and fills in the defaults.
- *
- * @example
- * const config = resolveKoaOptions({ scheduler, timeoutMs: 60_000 });
+ * The resolver; the token estimate reads the body a JSON parser (e.g. `@koa/bodyparser`) placed before
+ * this one left.
  */
-export function resolveKoaOptions(
-  options?: KoaSchedulerOptions,
-): ResolvedAdapterOptions<Context, KoaRejectionHandler> {
-  // The token estimate reads the body a JSON parser (e.g. `@koa/bodyparser`) placed before this one left.
-  return resolveAdapterOptions<Context, KoaRejectionHandler>(
-    options,
-    (ctx) => (ctx.request as { body?: unknown } | undefined)?.body,
-  );
-}
+export const resolveKoaOptions = adapterResolver<{
+  readonly middleware: { readonly request: Context; readonly onRejected: KoaRejectionHandler };
+}>({ middleware: (ctx) => (ctx.request as { body?: unknown } | undefined)?.body });
