@@ -1,34 +1,9 @@
 import type { MetricsSnapshot } from "@llm-scheduler/core";
 import { Gauge } from "prom-client";
-import type { ResolvedCollectOptions } from "./options.js";
+import type { BatchCountsSource, BatchStatusCounts, ResolvedCollectOptions } from "./options.js";
 import { OTHER } from "./requests-counter.js";
 import type { ScrapeSnapshot } from "./scrape.js";
 import type { TenantRanking } from "./tenant-ranking.js";
-
-/**
- * Counts by status, as a batch service reports them.
- *
- * @example
- * const counts: BatchStatusCounts = { batches: { in_progress: 2 }, items: { completed: 40, failed: 1 } };
- */
-export interface BatchStatusCounts {
-  /** Batches by their status (`in_progress`, `completed`, `failed`, ...). */
-  readonly batches: Readonly<Record<string, number>>;
-  /** Items of all batches by their status (`queued`, `running`, `completed`, `failed`, ...). */
-  readonly items: Readonly<Record<string, number>>;
-}
-
-/**
- * What `collectMetrics` needs of a batch service (any object with this method will do): counts by
- * status, read at scrape time, synchronously or as a promise.
- *
- * @example
- * const batches: BatchCountsSource = { statusCounts: () => myBatchService.countsByStatus() };
- * collectMetrics(scheduler, { registry, batches });
- */
-export interface BatchCountsSource {
-  statusCounts(): BatchStatusCounts | Promise<BatchStatusCounts>;
-}
 
 type Field = "running" | "queued";
 

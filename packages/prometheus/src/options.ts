@@ -9,8 +9,54 @@ import {
   resolveShape,
 } from "@llm-scheduler/core/kit";
 import type { Registry, RegistryContentType } from "prom-client";
-import type { BatchCountsSource } from "./gauges.js";
-import type { ReplicaRowsSource } from "./replica-gauges.js";
+
+/**
+ * Counts by status, as a batch service reports them.
+ *
+ * @example
+ * const counts: BatchStatusCounts = { batches: { in_progress: 2 }, items: { completed: 40, failed: 1 } };
+ */
+export interface BatchStatusCounts {
+  /** Batches by their status (`in_progress`, `completed`, `failed`, ...). */
+  readonly batches: Readonly<Record<string, number>>;
+  /** Items of all batches by their status (`queued`, `running`, `completed`, `failed`, ...). */
+  readonly items: Readonly<Record<string, number>>;
+}
+
+/**
+ * What `collectMetrics` needs of a batch service (any object with this method will do): counts by
+ * status, read at scrape time, synchronously or as a promise.
+ *
+ * @example
+ * const batches: BatchCountsSource = { statusCounts: () => myBatchService.countsByStatus() };
+ * collectMetrics(scheduler, { registry, batches });
+ */
+export interface BatchCountsSource {
+  statusCounts(): BatchStatusCounts | Promise<BatchStatusCounts>;
+}
+
+/** One replica of a pool as `replica_*` gauges read it (the shape of `@llm-scheduler/pool`'s rows). */
+export interface ReplicaRow {
+  readonly id: string;
+  readonly limit: number;
+  readonly inFlight: number;
+  readonly healthy: boolean;
+  readonly ejections: number;
+  readonly failedBeforeFirstByte: number;
+  readonly engine:
+    | { readonly waiting: number; readonly running: number; readonly kvCacheUsage: number | undefined }
+    | undefined;
+}
+
+/**
+ * What `collectMetrics` needs of a pool of replicas (a `Pool` of `@llm-scheduler/pool` will do).
+ *
+ * @example
+ * collectMetrics(pool.scheduler, { registry, replicas: pool });
+ */
+export interface ReplicaRowsSource {
+  metrics(): { readonly replicas: readonly ReplicaRow[] };
+}
 
 const TENANT_LABEL = {
   top: required(integer(1, 1_000, { doc: "how many of the busiest tenants get their own label value" })),

@@ -2,7 +2,7 @@ import { createScheduler } from "@llm-scheduler/core";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { collectMetrics } from "./collect.js";
-import type { ReplicaRow } from "./replica-gauges.js";
+import type { ReplicaRow } from "./options.js";
 
 function sample(text: string, line: string): number | undefined {
   const found = text.split("\n").find((row) => row.startsWith(`${line} `));

@@ -1,27 +1,5 @@
 import { Counter, Gauge } from "prom-client";
-
-/** One replica of a pool as `replica_*` gauges read it (the shape of `@llm-scheduler/pool`'s rows). */
-export interface ReplicaRow {
-  readonly id: string;
-  readonly limit: number;
-  readonly inFlight: number;
-  readonly healthy: boolean;
-  readonly ejections: number;
-  readonly failedBeforeFirstByte: number;
-  readonly engine:
-    | { readonly waiting: number; readonly running: number; readonly kvCacheUsage: number | undefined }
-    | undefined;
-}
-
-/**
- * What `collectMetrics` needs of a pool of replicas (a `Pool` of `@llm-scheduler/pool` will do).
- *
- * @example
- * collectMetrics(pool.scheduler, { registry, replicas: pool });
- */
-export interface ReplicaRowsSource {
-  metrics(): { readonly replicas: readonly ReplicaRow[] };
-}
+import type { ReplicaRow, ReplicaRowsSource } from "./options.js";
 
 /**
  * Per-replica series of a pool, read from its `metrics()` at scrape time (not registered yet): the
