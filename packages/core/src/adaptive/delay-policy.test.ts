@@ -131,6 +131,7 @@ describe("delay controller against a server with an unknown knee (virtual time)"
     for (const [knee, initial] of [
       [27, 46],
       [28, 47],
+      [29, 49],
       [19, 32],
     ] as const) {
       const { samples } = await settle(knee, initial, "permit");
