@@ -212,7 +212,7 @@ export class LimitController {
         const { medianMs, baselineMs } = closed;
         const ratio = medianMs <= baselineMs + 1 ? 1 : medianMs / baselineMs;
         if (reading.ratio === undefined || ratio > reading.ratio) {
-          reading = { ratio, medianMs, baselineMs, ...base };
+          reading = { ratio, medianMs, baselineMs, measure: track, ...base };
         }
       }
     }

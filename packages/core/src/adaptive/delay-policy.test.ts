@@ -39,6 +39,18 @@ describe("DelayPolicy", () => {
     expect(policy.probing).toBe(false);
   });
 
+  it("keeps the knee when its probe reads within the tolerance only of a baseline that rose since", () => {
+    const policy = new DelayPolicy(config);
+    expect(policy.afterWindow(13, slow(1.2), 0)).toEqual({ target: 12, reason: "latency" }); // 120 ms at 13
+    expect(policy.afterWindow(12, calm, 10_000)).toEqual({ target: 13, reason: "increase" });
+    // The baseline rose to 108 ms meanwhile: 120 ms reads 1.11, within the tolerance, yet no faster.
+    const risen = { ratio: 1.11, medianMs: 120, baselineMs: 108, fullUse: true };
+    expect(policy.afterWindow(13, risen, 11_000)).toEqual({ target: 12, reason: "latency" });
+    expect(policy.afterWindow(12, calm, 12_000)).toBeUndefined(); // the knee holds...
+    expect(policy.afterWindow(12, calm, 21_000)).toEqual({ target: 13, reason: "increase" });
+    expect(policy.afterWindow(13, calm, 22_000)).toEqual({ target: 14, reason: "increase" }); // ...until faster
+  });
+
   it("holds a limit the load leaves unused, and sets the knee on an overload too", () => {
     const policy = new DelayPolicy(config);
     expect(policy.afterWindow(8, { ...calm, fullUse: false }, 0)).toBeUndefined();
@@ -114,6 +126,19 @@ describe("delay controller against a server with an unknown knee (virtual time)"
       }
     }
   }, 60_000);
+
+  it("finds the knee from far above it too (the property's counterexamples: knee 27 from 46, ...)", async () => {
+    for (const [knee, initial] of [
+      [27, 46],
+      [28, 47],
+      [29, 49],
+      [19, 32],
+    ] as const) {
+      const { samples } = await settle(knee, initial, "permit");
+      const band = Math.max(1, 0.1 * knee);
+      for (const limit of samples) expect(Math.abs(limit - knee)).toBeLessThanOrEqual(band);
+    }
+  }, 20_000);
 
   it("uses plain run time as the latency signal when tasks report nothing", async () => {
     const { events } = await settle(16, 40, "run");

@@ -20,7 +20,7 @@ function quantile(sorted: readonly number[], q: number): number {
  * @example
  * const ttfb = new LatencyTrack(0.02);
  * ttfb.add(120);
- * ttfb.close(10); // undefined until 10 samples
+ * ttfb.close(10); // undefined until 10 samples, and for the first window (it sets the baseline)
  */
 export class LatencyTrack {
   readonly #weight: number;
@@ -51,14 +51,20 @@ export class LatencyTrack {
 
   /**
    * Ends the window when it holds `minSamples`: its median and the baseline of before, then the
-   * baseline moves. Undefined (and the samples kept) while there are too few.
+   * baseline moves. Undefined (and the samples kept) while there are too few. The first window only
+   * sets the baseline, and is undefined too: held against itself it would read as calm whatever the
+   * load, and a policy that trusts a calm reading (the delay policy's last good limit) would trust it.
    */
   close(minSamples: number): LatencyVerdict | undefined {
     if (this.#samples.length < minSamples) return undefined;
     const sorted = this.#samples.sort((a, b) => a - b);
     this.#samples = [];
     const medianMs = quantile(sorted, 0.5);
-    const baselineMs = this.#baseline ?? medianMs;
+    const baselineMs = this.#baseline;
+    if (baselineMs === undefined) {
+      this.#baseline = medianMs;
+      return undefined;
+    }
     this.#baseline = medianMs <= baselineMs ? medianMs : baselineMs + (medianMs - baselineMs) * this.#weight;
     return { medianMs, baselineMs };
   }

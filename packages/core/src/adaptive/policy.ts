@@ -1,3 +1,4 @@
+import type { LatencyTrack } from "./latency.js";
 import type { ResolvedAdaptive } from "./options.js";
 
 /** What a closed window says: its slowest latency measure against that measure's baseline, and demand. */
@@ -7,6 +8,8 @@ export interface WindowReading {
   /** That measure's median and baseline, ms (for the `limit` event). */
   readonly medianMs: number;
   readonly baselineMs: number;
+  /** That measure (undefined with none), so that its medians can be compared across windows. */
+  readonly measure?: LatencyTrack | undefined;
   /** The window used the limit fully (a start waited, or nearly all of it ran). */
   readonly fullUse: boolean;
   /**
