@@ -20,12 +20,9 @@ import {
 import { object, withDefaults } from "./schema/schema.js";
 import { shortKey } from "./short-key.js";
 import type { ResolvedPriority, ResolvedTenant, StoreConfig } from "./store.js";
-import { invalidOption, plainObject, rejectUnknownKeys } from "./validate.js";
+import { invalidOption, listed, plainObject, rejectUnknownKeys } from "./validate.js";
 
 const OPTIONS = object(SCHEDULER, { doc: "the options of `createScheduler()`" });
-
-/** The names as a message lists them: `` `a`, `b` ``. */
-const listed = (names: readonly string[]) => names.map((name) => `\`${name}\``).join(", ");
 
 /** Refuses `value` at `field` unless it is one of the configured priority `names`. */
 function configuredName(field: string, value: string, names: readonly string[]): string {

@@ -38,6 +38,11 @@ function distance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
+/** Names as a message lists them: `` `a`, `b` ``. */
+export function listed(names: readonly string[]): string {
+  return names.map((name) => `\`${name}\``).join(", ");
+}
+
 /** The known name closest to `key`, when it is close enough to be a likely typo. */
 export function nearest(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
@@ -67,8 +72,10 @@ export function rejectUnknownKeys(path: string, value: object, known: readonly s
     const full = path === "" ? shownKey : `${path}.${shownKey}`;
     const guess = nearest(key, known);
     const hint = guess === undefined ? "" : `; did you mean \`${guess}\`?`;
-    const list = known.map((k) => `\`${k}\``).join(", ");
-    throw new SchedulerError(ErrorCode.INVALID_OPTION, `Unknown option \`${full}\`${hint} (known: ${list})`);
+    throw new SchedulerError(
+      ErrorCode.INVALID_OPTION,
+      `Unknown option \`${full}\`${hint} (known: ${listed(known)})`,
+    );
   }
 }
 
