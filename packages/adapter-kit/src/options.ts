@@ -54,7 +54,7 @@ export function adapterSchema<R, H>() {
     }),
     timeoutMs: custom<number>({
       check: (path, value) => {
-        if (typeof value === "number" && !Number.isNaN(value) && value > 0) return value;
+        if (typeof value === "number" && value > 0) return value;
         throw invalidOption(path, "a positive number of milliseconds or Infinity", value);
       },
       range: "a positive number of milliseconds or Infinity",
@@ -124,10 +124,7 @@ function estimator<R>(bodyOf: BodyReader<R>, cap: number) {
  * @example
  * const config = resolveAdapterOptions<Request, OnRejected>(options);
  */
-export function resolveAdapterOptions<R, H>(
-  options: AdapterOptions<R, H> | undefined = {},
-  bodyOf?: BodyReader<R>,
-) {
+export function resolveAdapterOptions<R, H>(options?: AdapterOptions<R, H>, bodyOf?: BodyReader<R>) {
   const { defaultMaxTokens, tokens, scheduler, ...rest } = resolveShape(adapterSchema<R, H>(), options);
   const estimated = tokens === undefined && bodyOf !== undefined;
   return {

@@ -1,4 +1,4 @@
-import { boolean, type InferShape, methods, required, resolveShape } from "@llm-scheduler/core/kit";
+import { boolean, type InferShape, methods, type Resolved, required } from "@llm-scheduler/core/kit";
 import type { Tracer } from "@opentelemetry/api";
 
 /** Options of `traceScheduler()`, declared once: checks, types and the README table come from here. */
@@ -24,10 +24,5 @@ export const TRACE = {
  */
 export type TraceOptions = InferShape<typeof TRACE>;
 
-/** {@link TraceOptions} after defaults and checks. */
-export type ResolvedTraceOptions = ReturnType<typeof resolveTraceOptions>;
-
-/** Checks every option up front; a wrong one throws a `SchedulerError` (`INVALID_OPTION`). */
-export function resolveTraceOptions(given: TraceOptions) {
-  return resolveShape(TRACE, given);
-}
+/** {@link TraceOptions} after defaults and checks (`resolveShape(TRACE, options)`). */
+export type ResolvedTraceOptions = Resolved<typeof TRACE>;

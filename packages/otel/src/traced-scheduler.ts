@@ -6,9 +6,10 @@ import {
   type TaskFunction,
   type TaskOptions,
 } from "@llm-scheduler/core";
+import { resolveShape } from "@llm-scheduler/core/kit";
 import { type Context, context } from "@opentelemetry/api";
 import { facadeOf } from "./facade.js";
-import { type ResolvedTraceOptions, resolveTraceOptions, type TraceOptions } from "./options.js";
+import { type ResolvedTraceOptions, TRACE, type TraceOptions } from "./options.js";
 import { RequestTrace } from "./request-trace.js";
 
 /** Traces by task id, for the events that only carry an id (several when a client reuses one). */
@@ -61,7 +62,7 @@ export class TracedScheduler {
 
   constructor(scheduler: Scheduler, options: TraceOptions) {
     this.#scheduler = scheduler;
-    this.#options = resolveTraceOptions(options);
+    this.#options = resolveShape(TRACE, options);
     this.scheduler = facadeOf(scheduler, this);
   }
 

@@ -1,5 +1,6 @@
 import { HttpError } from "./errors.js";
-import { type FaultKind, type FaultRates, faultKinds, resolveFaultRates } from "./options.js";
+import { type FaultKind, faultKinds } from "./fault-kinds.js";
+import { type FaultRates, resolveFaultRates } from "./options.js";
 import type { Random } from "./prng.js";
 
 /** The request header that forces a fault (or `none`) on one request. */

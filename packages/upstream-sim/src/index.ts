@@ -1,4 +1,5 @@
 export type { ErrorBody } from "./errors.js";
+export { type FaultKind, faultKinds } from "./fault-kinds.js";
 export {
   type ChosenFault,
   type FaultRule,
@@ -9,9 +10,7 @@ export {
 export { faultHeader } from "./faults.js";
 export { createLatencyModel, type LatencyModel } from "./latency-model.js";
 export {
-  type FaultKind,
   type FaultRates,
-  faultKinds,
   LATENCY as LATENCY_SCHEMA,
   type LatencyOptions,
   type ResolvedLatencyOptions,

@@ -18,8 +18,6 @@ import { type FaultKind, faultKinds } from "./fault-kinds.js";
 import { FAULT_RULES } from "./fault-rules.js";
 import { MAX_TOKENS } from "./request-parse.js";
 
-export { type FaultKind, faultKinds } from "./fault-kinds.js";
-
 /** Every number has a range: wide enough for any real server, narrow enough to catch a slipped exponent. */
 const WEEK_MS = 604_800_000;
 

@@ -1,4 +1,4 @@
-import { type FaultKind, faultKinds } from "./options.js";
+import { type FaultKind, faultKinds } from "./fault-kinds.js";
 
 /** A plain snapshot of what the simulated server has done; counters cover the completion endpoints. */
 export interface UpstreamStats {
