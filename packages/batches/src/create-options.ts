@@ -40,7 +40,6 @@ export const CREATE = {
     check: (_path, value) => metadataOf(value) as Readonly<Record<string, string>>,
     range: "up to 16 string pairs (keys up to 64 characters, values up to 512)",
     json: { type: "object", maxProperties: 16, additionalProperties: { type: "string", maxLength: 512 } },
-    shownDefault: "none",
     doc: "returned as given",
   }),
   endpoint: custom<string>({

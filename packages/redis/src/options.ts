@@ -45,14 +45,12 @@ export const REDIS_STORE = {
   }),
   client: clientNode<RedisClient>({
     range: "an ioredis `Redis` or `Cluster`",
-    shownDefault: "none",
     doc: "a client to reuse, with its TLS / Sentinel / auth settings; the store opens one `duplicate()` for its subscription, and `close()` leaves the client open",
   }),
   cluster: custom<readonly string[]>({
     check: checkCluster,
     range: "1 to 64 redis:// or rediss:// URLs",
     json: { type: "array", minItems: 1, maxItems: 64, items: { type: "string", pattern: "^rediss?://" } },
-    shownDefault: "none",
     doc: "Redis Cluster: node URLs; the store opens an ioredis `Cluster` on them. Give one of `url`, `client`, `cluster`",
   }),
   prefix: string(128, {
@@ -92,11 +90,9 @@ export const REDIS_STORE = {
     doc: "this instance's id in Redis; unique among live instances",
   }),
   onError: func<(error: unknown) => void>({
-    shownDefault: "none",
     doc: "errors handled in the background (connection lost, reconciliation), for logging; what it throws is ignored",
   }),
   onStatusChange: func<(status: RedisStoreStatus, previous: RedisStoreStatus) => void>({
-    shownDefault: "none",
     doc: '`(status, previous) => void`, once per change of `store.status` (e.g. `"local"` when the fallback takes over); what it throws goes to `onError`',
   }),
 };

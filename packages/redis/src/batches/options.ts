@@ -13,7 +13,6 @@ export const REDIS_BATCH_STORE = {
   }),
   client: clientNode<BatchRedisClient>({
     range: "an ioredis client",
-    shownDefault: "none",
     doc: "an ioredis client to reuse (left open by `close()`); one server, not a `Cluster`",
   }),
   prefix: string(128, {
