@@ -18,7 +18,6 @@ import {
   clientNode,
   isCluster,
   keyPrefix,
-  LOCAL_REDIS,
   urlNode,
 } from "./connection-options.js";
 
@@ -111,7 +110,7 @@ export type ResolvedRedisOptions = ReturnType<typeof resolveRedisOptions>;
  * resolveRedisOptions({ leaseMs: 0 }); // throws "Expected `leaseMs` to be an integer from 100 to 3600000, got `0` (number)"
  */
 export function resolveRedisOptions(options: RedisStoreOptions = {}) {
-  checkConnection(options);
+  const url = checkConnection(options);
   const given = resolveShape(REDIS_STORE, options);
   if (given.onStoreError === "local" && given.expectedInstances === undefined) {
     throw invalidOption("expectedInstances", 'a positive integer when `onStoreError` is "local"', undefined);
@@ -120,7 +119,7 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}) {
   const onError = guarded(given.onError);
   return {
     ...given,
-    url: given.url ?? (given.client === undefined && given.cluster === undefined ? LOCAL_REDIS : undefined),
+    url,
     prefix: keyPrefix(given.prefix, given.cluster !== undefined || isCluster(given.client)),
     expectedInstances: given.expectedInstances ?? 1,
     instanceId: given.instanceId ?? randomBytes(8).toString("hex"),
