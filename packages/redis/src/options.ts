@@ -28,10 +28,10 @@ import {
 export type RedisClient = Redis | Redis<"resp3"> | Cluster | Cluster<"resp3">;
 
 /** What the store does while Redis cannot be reached. */
-export type OnStoreError = "fail-closed" | "local";
+export type OnStoreError = NonNullable<RedisStoreOptions["onStoreError"]>;
 
 /** Whose clock measures how long a ticket has waited (for each priority's `maxWaitMs` aging bound). */
-export type AgingClock = "redis" | "scheduler";
+export type AgingClock = NonNullable<RedisStoreOptions["agingClock"]>;
 
 /** Where the store stands: talking to Redis, running on the local fallback, or neither. */
 export type RedisStoreStatus = "connecting" | "connected" | "local" | "unavailable" | "closed";
