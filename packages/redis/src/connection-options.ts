@@ -23,7 +23,7 @@ export function isCluster(client: unknown): boolean {
  * The `url` option: a redis:// or rediss:// URL; its message shows no password.
  *
  * @example
- * const url = urlNode({ shownDefault: "none", doc: "where Redis listens" });
+ * const url = urlNode({ doc: "where Redis listens" });
  */
 export function urlNode(meta: Meta<string>): Node<string> {
   const check = (path: string, value: unknown): string => {
