@@ -71,8 +71,7 @@ const LOCAL_REDIS = "redis://127.0.0.1:6379";
 
 /**
  * Throws unless at most one of `url`, `client` and `cluster` is given (the URL shown without password);
- * returns the URL the store opens: the given one, the local Redis's when none of the three is given,
- * else `undefined`. The schema checks the URL itself.
+ * returns the URL to open: the given one, else {@link LOCAL_REDIS} when neither `client` nor `cluster` is.
  *
  * @example
  * checkConnection({ url: "redis://h", client }); // throws: Expected `url` to be left out when `client` is given
