@@ -11,13 +11,21 @@ import {
 import { retryOf } from "./retry-policy.js";
 import type { BatchItem, BatchItemInput, RetryPolicy } from "./types.js";
 
+/**
+ * Most items in one batch (OpenAI's limit).
+ *
+ * @example
+ * if (items.length > MAX_ITEMS) splitInTwo(items);
+ */
+export const MAX_ITEMS = 50_000;
+
 /** Options of `create()`, declared once: checks, types and the README table come from here. */
 export const CREATE = {
   items: custom<readonly BatchItemInput[]>({
     // Checked one by one by `checkItem`, naming the index; `create()` checks they are given.
     check: (_path, value) => value as readonly BatchItemInput[],
     range: "1 to 50,000 items",
-    json: { type: "array", minItems: 1, maxItems: 50_000 },
+    json: { type: "array", minItems: 1, maxItems: MAX_ITEMS },
     shownDefault: "required",
     doc: "the requests `{ customId, method?, url, body }`; each `customId` unique within the batch",
   }),
@@ -40,7 +48,6 @@ export const CREATE = {
     check: (_path, value) => metadataOf(value) as Readonly<Record<string, string>>,
     range: "up to 16 string pairs (keys up to 64 characters, values up to 512)",
     json: { type: "object", maxProperties: 16, additionalProperties: { type: "string", maxLength: 512 } },
-    shownDefault: "none",
     doc: "returned as given",
   }),
   endpoint: custom<string>({
@@ -61,13 +68,6 @@ export type CreateBatchOptions = InferShape<typeof CREATE> & { readonly items: r
 /** Options of `create()` after validation, without the items. */
 export type ResolvedCreate = ReturnType<typeof resolveCreate>;
 
-/**
- * Most items in one batch (OpenAI's limit).
- *
- * @example
- * if (items.length > MAX_ITEMS) splitInTwo(items);
- */
-export const MAX_ITEMS = 50_000;
 const ITEM_KEYS = ["customId", "method", "url", "body"];
 /**
  * The endpoints a batch item may call: those OpenAI's Batch API accepts (its `endpoint` parameter).

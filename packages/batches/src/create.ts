@@ -1,7 +1,7 @@
 import { invalidOption } from "@llm-scheduler/core/kit";
 import { Batches } from "./batches.js";
 import { type BatchesHandler, handlerOf } from "./http/handler.js";
-import { type BatchesHttpOptions, HTTP_KEYS, resolveHttpOptions } from "./http/options.js";
+import { BATCHES_HTTP, type BatchesHttpOptions, resolveHttpOptions } from "./http/options.js";
 import type { BatchesCoreOptions } from "./options.js";
 
 /** Options of {@link createBatches}: the batch layer's and its HTTP layer's. */
@@ -21,8 +21,6 @@ export type ServedBatches = Batches & {
   readonly fetch: BatchesHandler;
 };
 
-const isHttpKey = (key: string): boolean => (HTTP_KEYS as readonly string[]).includes(key);
-
 /**
  * Batch jobs on a scheduler: `create`, `get`, `results`, `cancel`, `retryFailed`, `list`, events, and an
  * OpenAI-compatible HTTP API with `fetch(request)`. Every item runs through `scheduler.run()`. The
@@ -37,7 +35,8 @@ export function createBatches(options: BatchesOptions): ServedBatches {
   if (options === null || typeof options !== "object") throw invalidOption("options", "an object", options);
   const core: Record<string, unknown> = {};
   const http: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) (isHttpKey(key) ? http : core)[key] = value;
+  for (const [key, value] of Object.entries(options))
+    (Object.hasOwn(BATCHES_HTTP, key) ? http : core)[key] = value;
   const served = resolveHttpOptions(http, options.scheduler);
   const batches = new Batches(core as unknown as BatchesCoreOptions);
   return Object.assign(batches, { fetch: handlerOf(batches, served) });

@@ -67,7 +67,6 @@ export const BATCHES = {
     doc: "source of the retry jitter, a number in [0, 1)",
   }),
   onError: func<(error: unknown) => void>({
-    shownDefault: "none",
     doc: "told of errors handled in the background (a store call that failed, a listener that threw)",
   }),
   retry: custom<Partial<RetryPolicy>>({

@@ -23,7 +23,7 @@ export function isCluster(client: unknown): boolean {
  * The `url` option: a redis:// or rediss:// URL; its message shows no password.
  *
  * @example
- * const url = urlNode({ shownDefault: "none", doc: "where Redis listens" });
+ * const url = urlNode({ doc: "where Redis listens" });
  */
 export function urlNode(meta: Meta<string>): Node<string> {
   const check = (path: string, value: unknown): string => {
@@ -66,24 +66,27 @@ export function checkCluster(path: string, nodes: unknown): readonly string[] {
   throw invalid(path, "an array of 1 to 64 redis:// or rediss:// URLs", shown);
 }
 
+/** The URL a store opens when given none of `url`, `client` and `cluster`. */
+const LOCAL_REDIS = "redis://127.0.0.1:6379";
+
 /**
- * Throws unless at most one of `url`, `client` and `cluster` is given (the URL shown without password).
+ * Throws unless at most one of `url`, `client` and `cluster` is given (the URL shown without password);
+ * returns the URL to open: the given one, else {@link LOCAL_REDIS} when neither `client` nor `cluster` is.
  *
  * @example
  * checkConnection({ url: "redis://h", client }); // throws: Expected `url` to be left out when `client` is given
+ * checkConnection({}); // "redis://127.0.0.1:6379"
  */
-export function checkConnection(given: unknown): void {
-  if (typeof given !== "object" || given === null) return; // the schema names what is wrong with it
+export function checkConnection(given: unknown): string | undefined {
+  if (typeof given !== "object" || given === null) return undefined; // the schema names what is wrong with it
   const fields = given as Record<string, unknown>;
   const ways = ["url", "client", "cluster"].filter((key) => fields[key] !== undefined);
   if (ways.length > 1) {
     const shown = fields.url === undefined ? "(a cluster's node URLs)" : redacted(fields.url);
     throw invalid(ways[0]!, `left out when \`${ways[1]}\` is given`, shown);
   }
+  return ways.length === 0 ? LOCAL_REDIS : (fields.url as string | undefined);
 }
-
-/** The URL a store opens when given none of `url`, `client` and `cluster`. */
-export const LOCAL_REDIS = "redis://127.0.0.1:6379";
 
 /**
  * The prefix as the keys carry it. On a cluster every key of one scheduler must hash to one slot: a

@@ -18,7 +18,6 @@ import {
   clientNode,
   isCluster,
   keyPrefix,
-  LOCAL_REDIS,
   urlNode,
 } from "./connection-options.js";
 
@@ -29,10 +28,10 @@ import {
 export type RedisClient = Redis | Redis<"resp3"> | Cluster | Cluster<"resp3">;
 
 /** What the store does while Redis cannot be reached. */
-export type OnStoreError = "fail-closed" | "local";
+export type OnStoreError = NonNullable<RedisStoreOptions["onStoreError"]>;
 
 /** Whose clock measures how long a ticket has waited (for each priority's `maxWaitMs` aging bound). */
-export type AgingClock = "redis" | "scheduler";
+export type AgingClock = NonNullable<RedisStoreOptions["agingClock"]>;
 
 /** Where the store stands: talking to Redis, running on the local fallback, or neither. */
 export type RedisStoreStatus = "connecting" | "connected" | "local" | "unavailable" | "closed";
@@ -45,14 +44,12 @@ export const REDIS_STORE = {
   }),
   client: clientNode<RedisClient>({
     range: "an ioredis `Redis` or `Cluster`",
-    shownDefault: "none",
     doc: "a client to reuse, with its TLS / Sentinel / auth settings; the store opens one `duplicate()` for its subscription, and `close()` leaves the client open",
   }),
   cluster: custom<readonly string[]>({
     check: checkCluster,
     range: "1 to 64 redis:// or rediss:// URLs",
     json: { type: "array", minItems: 1, maxItems: 64, items: { type: "string", pattern: "^rediss?://" } },
-    shownDefault: "none",
     doc: "Redis Cluster: node URLs; the store opens an ioredis `Cluster` on them. Give one of `url`, `client`, `cluster`",
   }),
   prefix: string(128, {
@@ -92,11 +89,9 @@ export const REDIS_STORE = {
     doc: "this instance's id in Redis; unique among live instances",
   }),
   onError: func<(error: unknown) => void>({
-    shownDefault: "none",
     doc: "errors handled in the background (connection lost, reconciliation), for logging; what it throws is ignored",
   }),
   onStatusChange: func<(status: RedisStoreStatus, previous: RedisStoreStatus) => void>({
-    shownDefault: "none",
     doc: '`(status, previous) => void`, once per change of `store.status` (e.g. `"local"` when the fallback takes over); what it throws goes to `onError`',
   }),
 };
@@ -115,7 +110,7 @@ export type ResolvedRedisOptions = ReturnType<typeof resolveRedisOptions>;
  * resolveRedisOptions({ leaseMs: 0 }); // throws "Expected `leaseMs` to be an integer from 100 to 3600000, got `0` (number)"
  */
 export function resolveRedisOptions(options: RedisStoreOptions = {}) {
-  checkConnection(options);
+  const url = checkConnection(options);
   const given = resolveShape(REDIS_STORE, options);
   if (given.onStoreError === "local" && given.expectedInstances === undefined) {
     throw invalidOption("expectedInstances", 'a positive integer when `onStoreError` is "local"', undefined);
@@ -124,7 +119,7 @@ export function resolveRedisOptions(options: RedisStoreOptions = {}) {
   const onError = guarded(given.onError);
   return {
     ...given,
-    url: given.url ?? (given.client === undefined && given.cluster === undefined ? LOCAL_REDIS : undefined),
+    url,
     prefix: keyPrefix(given.prefix, given.cluster !== undefined || isCluster(given.client)),
     expectedInstances: given.expectedInstances ?? 1,
     instanceId: given.instanceId ?? randomBytes(8).toString("hex"),

@@ -48,9 +48,6 @@ export type BatchesHttpOptions = InferShape<typeof BATCHES_HTTP>;
 /** The HTTP options after defaults and validation (`tenant` undefined: every request is refused). */
 export type ResolvedHttpOptions = ReturnType<typeof resolveHttpOptions>;
 
-/** The keys of {@link BatchesHttpOptions}, to split them from the batch layer's own. */
-export const HTTP_KEYS = Object.keys(BATCHES_HTTP) as readonly (keyof typeof BATCHES_HTTP)[];
-
 function priorityOf(given: BatchesHttpOptions["httpPriority"], scheduler: Scheduler | undefined): PriorityOf {
   if (typeof given === "function") return given;
   // an invalid scheduler is the batch layer's error to report, not this one's

@@ -1,6 +1,6 @@
 import { type InferShape, integer, resolveShape, string } from "@llm-scheduler/core/kit";
 import type { Redis } from "ioredis";
-import { checkConnection, clientNode, LOCAL_REDIS, urlNode } from "../connection-options.js";
+import { checkConnection, clientNode, urlNode } from "../connection-options.js";
 
 /** An ioredis client of one Redis server (the batch store does not run on Redis Cluster yet). */
 export type BatchRedisClient = Redis | Redis<"resp3">;
@@ -13,7 +13,6 @@ export const REDIS_BATCH_STORE = {
   }),
   client: clientNode<BatchRedisClient>({
     range: "an ioredis client",
-    shownDefault: "none",
     doc: "an ioredis client to reuse (left open by `close()`); one server, not a `Cluster`",
   }),
   prefix: string(128, {
@@ -49,7 +48,6 @@ export type ResolvedBatchStoreOptions = ReturnType<typeof resolveBatchStoreOptio
  * resolveBatchStoreOptions({ url: "redis://127.0.0.1:6379", prefix: "llm:" });
  */
 export function resolveBatchStoreOptions(options: RedisBatchStoreOptions = {}) {
-  checkConnection(options);
-  const resolved = resolveShape(REDIS_BATCH_STORE, options);
-  return { ...resolved, url: resolved.url ?? (resolved.client === undefined ? LOCAL_REDIS : undefined) };
+  const url = checkConnection(options);
+  return { ...resolveShape(REDIS_BATCH_STORE, options), url };
 }
