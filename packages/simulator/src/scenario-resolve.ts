@@ -3,7 +3,7 @@ import { integerIn, invalidOption, object } from "@llm-scheduler/core/kit";
 import { resolveEngineLoad, resolveSpeed } from "@llm-scheduler/pool";
 import { LATENCY_SCHEMA } from "@llm-scheduler/upstream-sim";
 import { Capacity } from "./capacity.js";
-import { type Checked, checked } from "./fields.js";
+import { checked } from "./fields.js";
 import {
   BATCH,
   BATCH_TENANT,
@@ -188,11 +188,11 @@ export type ResolvedScenario = ReturnType<typeof resolve>;
 export type ResolvedChat = ReturnType<typeof resolveChat>;
 export type ResolvedBatch = ReturnType<typeof resolveBatch>;
 export type ResolvedBatchTenant = ResolvedBatch["tenants"][number];
-export type ResolvedBatchJobs = Checked<typeof JOBS>;
+export type ResolvedBatchJobs = NonNullable<ResolvedBatch["jobs"]>;
 export type ResolvedPool = NonNullable<ResolvedScenario["pool"]>;
 export type ResolvedPoolAdaptive = NonNullable<ResolvedPool["adaptive"]>;
 export type ResolvedReplica = ResolvedPool["replicas"][number];
-export type ResolvedGoal = Checked<typeof GOAL>;
+export type ResolvedGoal = ResolvedScenario["goal"];
 
 /**
  * Validates a scenario (typically parsed from a JSON file) and fills in every default. Throws a

@@ -30,6 +30,8 @@ const slots = (doc: string, shownDefault?: string) => integer(1, 100_000, { doc,
 const tokens = (doc: string, shownDefault?: string) => integer(0, 10_000_000, { doc, shownDefault });
 const retries = (fallback: number) =>
   integer(0, 100, { default: fallback, doc: "retries after a timeout or an error answer (429, 5xx)" });
+/** A client's timeout of one request; `"Infinity"` never gives up. */
+const timeout = (fallback: number, doc: string) => orInfinity(positive(7 * DAY, { default: fallback, doc }));
 const RETRY_DELAY_MS = number(0, 7 * DAY, {
   default: 1_000,
   doc: "pause before a retry (a 429's `retry-after-ms` wins)",
@@ -173,12 +175,7 @@ export const CHAT = {
   tenant: label({ default: "chat", doc: "the chat application's tenant" }),
   promptTokens: prompt(20, 200),
   maxTokens: answer(16, 64),
-  timeoutMs: orInfinity(
-    positive(7 * DAY, {
-      default: 10_000,
-      doc: 'front-end timeout to the first token; `"Infinity"` never gives up',
-    }),
-  ),
+  timeoutMs: timeout(10_000, 'front-end timeout to the first token; `"Infinity"` never gives up'),
   retries: retries(2),
   retryDelayMs: RETRY_DELAY_MS,
   systemPrompts: object(SYSTEM_PROMPTS, {
@@ -186,6 +183,9 @@ export const CHAT = {
     doc: "each chat request belongs to one of `count` users (uniform); its prompt starts with that user's `tokens`-token system prompt",
   }),
 };
+
+/** How long a batch request's prompt and answer are, in a job or a batch. */
+const BATCH_LENGTHS = { promptTokens: prompt(200, 800), maxTokens: answer(100, 300) };
 
 export const BATCH_TENANT = {
   name: required(label({ doc: "the tenant; unique, and not chat's" })),
@@ -195,8 +195,7 @@ export const BATCH_TENANT = {
     default: 0,
     doc: "items are sent evenly over this many ms; `0` sends them at once",
   }),
-  promptTokens: prompt(200, 800),
-  maxTokens: answer(100, 300),
+  ...BATCH_LENGTHS,
 };
 
 export const JOBS = {
@@ -209,15 +208,12 @@ export const JOBS = {
   }),
   items: range(1, 10, 100, "items per batch (at most 50,000)"),
   completionWindowMs: range(1_000, 300_000, 1_800_000, "completion window of each batch, ms"),
-  promptTokens: prompt(200, 800),
-  maxTokens: answer(100, 300),
+  ...BATCH_LENGTHS,
 };
 
 export const BATCH = {
   priority: label({ default: "batch", doc: "the scheduler priority batch requests ask for, not chat's" }),
-  timeoutMs: orInfinity(
-    positive(7 * DAY, { default: Number.POSITIVE_INFINITY, doc: "client timeout of a batch request" }),
-  ),
+  timeoutMs: timeout(Number.POSITIVE_INFINITY, "client timeout of a batch request"),
   retries: retries(3),
   retryDelayMs: RETRY_DELAY_MS,
   tenants: list(object(BATCH_TENANT, { doc: "" }), 0, Number.POSITIVE_INFINITY, {
@@ -243,7 +239,7 @@ export const GOAL = {
   ),
 };
 
-const SLOTS = integer(1, 100_000, { doc: "" });
+const SLOTS = slots("");
 const LIMIT_RANGE = object({ initial: SLOTS, min: SLOTS, max: SLOTS }, { doc: "" });
 
 const GATEWAY = {
