@@ -40,16 +40,16 @@ type Part = "kit" | "declarations" | "comments" | "imports" | "blank" | "code";
 const parts: Record<Part, number> = { kit: 0, declarations: 0, comments: 0, imports: 0, blank: 0, code: 0 };
 
 /**
- * Adds a module's lines to {@link parts}. A declaration is a property whose value carries a `doc:`
+ * Adds a module's lines to {@link parts} and returns how many it has. A declaration is a property whose value carries a `doc:`
  * (every kit node has one), with the comments above it; a line is counted once, in the first part
  * that holds it.
  */
-function split(path: string): void {
+function split(path: string): number {
   const text = readFileSync(path, "utf8");
   const rows = text.split("\n").slice(0, -1);
   if (KIT.some((kit) => path.endsWith(kit))) {
     parts.kit += rows.length;
-    return;
+    return rows.length;
   }
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
   const lineOf = (position: number) => source.getLineAndCharacterOfPosition(position).line;
@@ -75,6 +75,7 @@ function split(path: string): void {
     else if (/^\s*(\/\*\*?|\*|\/\/)/.test(row)) parts.comments += 1;
     else parts.code += 1;
   });
+  return rows.length;
 }
 
 /** The rows of a README's generated option tables, each as its cells. */
@@ -100,8 +101,7 @@ console.log("| package | options modules, lines | documented options |");
 console.log("| --- | ---: | ---: |");
 for (const name of chosen) {
   const modules = files(join(ROOT, "packages", name, "src"));
-  for (const path of modules) split(path);
-  const count = modules.reduce((sum, path) => sum + lines(path), 0);
+  const count = modules.reduce((sum, path) => sum + split(path), 0);
   let readme = "";
   try {
     readme = readFileSync(join(ROOT, "packages", name, "README.md"), "utf8");
